@@ -1,0 +1,42 @@
+#include <string.h>
+
+#include "internal.h"
+#include "ossa/offline/archive_writer.h"
+
+ossa_result ossa_archive_write(const ossa_archive_entry *entries, size_t entry_count, const ossa_allocator *allocator,
+                               ossa_blob *out, ossa_diag *diag)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!out || (!entries && entry_count))
+        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no entries or output");
+    if (entry_count > UINT32_MAX / OSSA_ARCHIVE_CHUNK_ENTRY_SIZE)
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0, "too many chunks");
+    size_t at = OSSA_ARCHIVE_HEADER_SIZE + entry_count * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
+    for (size_t i = 0; i < entry_count; ++i) {
+        if (!entries[i].data && entries[i].size)
+            return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, i, 0, 0, "chunk %zu has no data", i);
+        at = (at + 15) & ~(size_t)15;
+        if (!ossa__add_size(at, entries[i].size, &at))
+            return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, i, 0, 0, "archive size overflows");
+    }
+    const size_t size = (at + 15) & ~(size_t)15;
+    ossa_result r = ossa_blob_create(out, size, allocator);
+    if (r != OSSA_OK) return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte archive", size);
+    uint8_t *b = out->data;
+    memcpy(b, "OSSA", 4);
+    ossa__store_u32(b + 4, OSSA_ARCHIVE_VERSION);
+    ossa__store_u32(b + 8, (uint32_t)entry_count);
+    at = OSSA_ARCHIVE_HEADER_SIZE + entry_count * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
+    for (size_t i = 0; i < entry_count; ++i) {
+        at = (at + 15) & ~(size_t)15;
+        uint8_t *e = b + OSSA_ARCHIVE_HEADER_SIZE + i * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
+        ossa__store_u32(e, entries[i].tag);
+        ossa__store_u32(e + 4, entries[i].version);
+        ossa__store_u64(e + 8, at);
+        ossa__store_u64(e + 16, entries[i].size);
+        if (entries[i].size) memcpy(b + at, entries[i].data, entries[i].size);
+        ossa__store_u32(e + 24, ossa_crc32(0, b + at, entries[i].size));
+        at += entries[i].size;
+    }
+    return OSSA_OK;
+}

@@ -1,0 +1,115 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "ossa/local_to_model_job.h"
+#include "ossa/offline/error.h"
+#include "ossa/sampling_job.h"
+
+static int compare_floats(const void *pa, const void *pb)
+{
+    const float a = *(const float *)pa, b = *(const float *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Model-space matrices of a pose given as AoS local transforms (scalar reference path). */
+static void raw_to_model(const ossa_skeleton *skel, const ossa_transform *local, ossa_float4x4 *model)
+{
+    for (size_t j = 0; j < skel->joint_count; ++j) {
+        const ossa_float4x4 m = ossa_float4x4_from_transform(&local[j]);
+        const int p = skel->parents[j];
+        model[j] = p < 0 ? m : ossa_float4x4_mul(&model[p], &m);
+    }
+}
+
+static ossa_float3 transform_point(const ossa_float4x4 *m, ossa_float3 p)
+{
+    return (ossa_float3){m->cols[0][0] * p.x + m->cols[1][0] * p.y + m->cols[2][0] * p.z + m->cols[3][0],
+                         m->cols[0][1] * p.x + m->cols[1][1] * p.y + m->cols[2][1] * p.z + m->cols[3][1],
+                         m->cols[0][2] * p.x + m->cols[1][2] * p.y + m->cols[2][2] * p.z + m->cols[3][2]};
+}
+
+static float distance(ossa_float3 a, ossa_float3 b)
+{
+    const float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
+    return sqrtf(dx * dx + dy * dy + dz * dz);
+}
+
+ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_animation *raw, const ossa_animation *built,
+                               const ossa_error_desc *desc, ossa_error_report *report, ossa_diag *diag)
+{
+    if (report) memset(report, 0, sizeof *report);
+    if (!skeleton || !raw || !built || !report)
+        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "missing skeleton, animation or report");
+    const ossa_error_desc defaults = {0};
+    if (!desc) desc = &defaults;
+    const size_t n = skeleton->joint_count;
+    if (raw->track_count != n || built->track_count != n)
+        return ossa_diag_set(diag, OSSA_ERROR_JOINT_MISMATCH, SIZE_MAX, 0, 0,
+                             "skeleton has %zu joints, raw animation %zu tracks, built animation %zu", n,
+                             raw->track_count, built->track_count);
+    if (!isfinite(desc->sample_rate) || desc->sample_rate < 0.f || !isfinite(desc->shell_distance) ||
+        desc->shell_distance < 0.f)
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
+                             "sample_rate and shell_distance must be finite and >= 0");
+    const float rate = desc->sample_rate > 0.f ? desc->sample_rate : 60.f;
+    const float duration = raw->duration;
+    const size_t samples = (size_t)ceilf(duration * rate) + 1;
+    const size_t points_per_joint = desc->shell_distance > 0.f ? 4 : 1;
+    const ossa_allocator *a = desc->allocator;
+    const size_t ctx_size = ossa_sampling_context_size(n);
+    size_t error_count;
+    if (!ossa__mul_size(samples, n * points_per_joint, &error_count))
+        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "too many samples");
+    void *ctx_mem = ossa_alloc(a, ctx_size);
+    ossa_transform *local = ossa__calloc(a, n + 1, sizeof *local);
+    ossa_soa_transform *soa = ossa__calloc(a, skeleton->soa_count + 1, sizeof *soa);
+    ossa_float4x4 *m_raw = ossa__calloc(a, n + 1, sizeof *m_raw);
+    ossa_float4x4 *m_built = ossa__calloc(a, n + 1, sizeof *m_built);
+    float *errors = ossa__calloc(a, error_count + 1, sizeof *errors);
+    ossa_result r = OSSA_OK;
+    if (!ctx_mem || !local || !soa || !m_raw || !m_built || !errors) {
+        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory measuring error");
+        goto done;
+    }
+    ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, n);
+    double sum = 0.;
+    size_t count = 0;
+    const float d = desc->shell_distance;
+    const ossa_float3 offsets[4] = {{0.f, 0.f, 0.f}, {d, 0.f, 0.f}, {0.f, d, 0.f}, {0.f, 0.f, d}};
+    for (size_t s = 0; s < samples; ++s) {
+        float time = (float)s / rate;
+        if (time > duration) time = duration;
+        ossa_raw_animation_sample(raw, time, local, n);
+        raw_to_model(skeleton, local, m_raw);
+        const ossa_sampling_job sjob = {built, ctx, time / duration, soa, skeleton->soa_count};
+        const ossa_local_to_model_job ljob = {skeleton, NULL, 0, 0, soa, skeleton->soa_count, m_built, n};
+        if ((r = ossa_sampling_job_run(&sjob)) != OSSA_OK || (r = ossa_local_to_model_job_run(&ljob)) != OSSA_OK) {
+            ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "sampling the built animation failed: %s", ossa_result_string(r));
+            goto done;
+        }
+        for (size_t j = 0; j < n; ++j) {
+            for (size_t p = 0; p < points_per_joint; ++p) {
+                const float e = distance(transform_point(&m_raw[j], offsets[p]), transform_point(&m_built[j], offsets[p]));
+                errors[count++] = e;
+                sum += (double)e;
+                if (e > report->max || (s == 0 && j == 0 && p == 0)) {
+                    report->max = e;
+                    report->worst_joint = j;
+                    report->worst_time = time;
+                }
+            }
+        }
+    }
+    qsort(errors, count, sizeof *errors, compare_floats);
+    report->sample_count = samples;
+    report->point_count = count;
+    report->mean = count ? (float)(sum / (double)count) : 0.f;
+    report->p99 = count ? errors[(size_t)((double)(count - 1) * 0.99)] : 0.f;
+done:
+    ossa_free(a, ctx_mem), ossa_free(a, local), ossa_free(a, soa), ossa_free(a, m_raw), ossa_free(a, m_built);
+    ossa_free(a, errors);
+    if (r != OSSA_OK) memset(report, 0, sizeof *report);
+    return r;
+}

@@ -1,0 +1,54 @@
+/* ossa/offline/error.h: how far a built animation is from its source, in model space.
+ *
+ *   ossa_error_report rep;
+ *   ossa_measure_error(&skeleton, &raw, &anim, NULL, &rep, &diag);
+ *   printf("max %g p99 %g mean %g (joint %zu at %g s)\n", rep.max, rep.p99, rep.mean,
+ *          rep.worst_joint, rep.worst_time);
+ *
+ * Both animations are sampled at the same times (the raw one by ossa_raw_animation_sample,
+ * the built one by the runtime sampling job), converted to model space with the skeleton's
+ * hierarchy, and compared at each joint's position and, when `shell_distance` > 0, at
+ * virtual vertices that far from the joint along its local x, y and z axes (ACL's metric).
+ * The error is the distance between the two positions of a point, in the skeleton's units.
+ */
+#ifndef OSSA_OFFLINE_ERROR_H
+#define OSSA_OFFLINE_ERROR_H
+
+#include "ossa/animation.h"
+#include "ossa/skeleton.h"
+#include "ossa/offline/raw_animation.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Zero-initialised means the defaults. */
+typedef struct ossa_error_desc {
+    float sample_rate;      /* samples per second; 0 -> 60 */
+    float shell_distance;   /* virtual vertex distance in skeleton units; 0 -> joints only */
+    const ossa_allocator *allocator;
+} ossa_error_desc;
+
+typedef struct ossa_error_report {
+    float max;              /* largest error over all points and samples */
+    float p99;              /* 99th percentile over all (point, sample) pairs */
+    float mean;             /* mean over all (point, sample) pairs */
+    size_t worst_joint;     /* joint of the largest error */
+    float worst_time;       /* seconds */
+    size_t sample_count;    /* time samples taken */
+    size_t point_count;     /* (point, sample) pairs measured */
+} ossa_error_report;
+
+/* Measures `built` against `raw`, both for `skeleton` (track i = joint i).
+ * Errors: OSSA_ERROR_NULL_ARGUMENT; OSSA_ERROR_JOINT_MISMATCH when track counts differ from
+ * the joint count; OSSA_ERROR_INVALID_ARGUMENT (negative or non-finite desc values);
+ * OSSA_ERROR_OUT_OF_MEMORY. `report` is zeroed on error. */
+OSSA_API ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
+                                        const ossa_animation *built, const ossa_error_desc *desc,
+                                        ossa_error_report *report, ossa_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OSSA_OFFLINE_ERROR_H */

@@ -1,0 +1,101 @@
+/* ossa/offline/import.h: what every importer produces, and format detection.
+ *
+ *   ossa_import_output out = {0};
+ *   ossa_diag diag = {0};
+ *   if (ossa_import_assimp(bytes, size, &(ossa_assimp_desc){.format_hint = "bvh"}, &out, &diag))
+ *       fprintf(stderr, "%s\n", diag.message);
+ *   ... out.skeleton, out.animations[i], out.tracks[i], out.events[i], out.metadata ...
+ *   ossa_import_output_destroy(&out);
+ *
+ * Importers take `(data, size)` in memory and never touch files by name. On failure the
+ * output is empty but safe to destroy and the diag holds the first error.
+ * `metadata` is UTF-8 "key=value\n" lines; every importer records at least
+ * "format=<name>" and, when it knows them, "source_units=<linear unit>" and
+ * "unit_scale=<metres per source unit>".
+ */
+#ifndef OSSA_OFFLINE_IMPORT_H
+#define OSSA_OFFLINE_IMPORT_H
+
+#include "ossa/offline/raw_animation.h"
+#include "ossa/offline/raw_skeleton.h"
+#include "ossa/offline/raw_track.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ossa_import_output {
+    ossa_raw_skeleton skeleton;        /* may have 0 joints when the format has none */
+    ossa_raw_animation *animations;    /* [animation_count], tracks match skeleton joints */
+    size_t animation_count;
+    ossa_raw_track *tracks;            /* [track_count] user channels */
+    size_t track_count;
+    ossa_raw_event *events;            /* [event_count] */
+    size_t event_count;
+    char *metadata;                    /* "key=value\n" lines, NUL-terminated, may be NULL */
+    ossa_allocator allocator;
+} ossa_import_output;
+
+/* Appends an empty raw animation with `track_count` tracks and returns it through `*added`
+ * (valid until the next append). Errors: OSSA_ERROR_NULL_ARGUMENT, OSSA_ERROR_OUT_OF_MEMORY,
+ * OSSA_ERROR_TOO_MANY_JOINTS. */
+OSSA_API ossa_result ossa_import_output_add_animation(ossa_import_output *out, size_t track_count,
+                                                      ossa_raw_animation **added);
+
+/* Appends an empty raw track of `type` with `key_count` keys; see add_animation. */
+OSSA_API ossa_result ossa_import_output_add_track(ossa_import_output *out, ossa_track_type type,
+                                                  size_t key_count, ossa_raw_track **added);
+
+/* Appends an event (the name is copied). */
+OSSA_API ossa_result ossa_import_output_add_event(ossa_import_output *out, float time, const char *name);
+
+/* Appends "key=value\n" to metadata (both copied; newlines in value become spaces). */
+OSSA_API ossa_result ossa_import_output_add_metadata(ossa_import_output *out, const char *key,
+                                                     const char *value);
+
+/* The value of the first metadata line with `key`, copied into `buffer` (`size` bytes);
+ * returns false when absent. */
+OSSA_API bool ossa_import_output_metadata(const ossa_import_output *out, const char *key, char *buffer,
+                                          size_t size);
+
+/* Puts the skeleton in depth-first order and reorders every animation's tracks the same way.
+ * Errors: those of ossa_raw_skeleton_sort_depth_first; OSSA_ERROR_JOINT_MISMATCH when an
+ * animation's track count differs from the joint count. */
+OSSA_API ossa_result ossa_import_output_sort_depth_first(ossa_import_output *out, ossa_diag *diag);
+
+/* Releases everything and zeroes `out`. NULL is ignored. */
+OSSA_API void ossa_import_output_destroy(ossa_import_output *out);
+
+/* Formats ossa can import. */
+typedef enum ossa_import_format {
+    OSSA_FORMAT_UNKNOWN = 0,
+    OSSA_FORMAT_ASSIMP,       /* anything assimp reads: BVH, FBX, glTF, Collada, ... */
+    OSSA_FORMAT_OSSA,         /* a .ossa archive */
+    OSSA_FORMAT_OZZ,          /* ozz-animation archive */
+    OSSA_FORMAT_MAYA_ANIM,    /* Maya ASCII .anim */
+    OSSA_FORMAT_MRTK,         /* MRTK input animation */
+    OSSA_FORMAT_ANIMJ,        /* Resonite AnimJ */
+    OSSA_FORMAT_ANIMX,        /* Resonite AnimX */
+    OSSA_FORMAT_METROID_ANIM, /* Metroid Prime ANIM */
+    OSSA_FORMAT_METROID_CINF  /* Metroid Prime CINF skeleton */
+} ossa_import_format;
+
+/* Guesses the format from the first bytes (magic numbers) and, failing that, from the file
+ * name's extension (`name` may be NULL). Never reads past `size`. */
+OSSA_API ossa_import_format ossa_import_detect(const void *data, size_t size, const char *name);
+
+/* A short lower-case name of `format` ("assimp", "maya-anim", ...). */
+OSSA_API const char *ossa_import_format_name(ossa_import_format format);
+
+/* Imports `data` with the importer `ossa_import_detect` picks (each with its default
+ * options; `name` is the file name, used for detection and as the format hint).
+ * Errors: OSSA_ERROR_UNSUPPORTED_FORMAT when no importer recognises the data, else the
+ * importer's own. */
+OSSA_API ossa_result ossa_import_any(const void *data, size_t size, const char *name, ossa_import_output *out,
+                                     ossa_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OSSA_OFFLINE_IMPORT_H */

@@ -1,0 +1,116 @@
+#include "ossa/archive.h"
+
+#include <string.h>
+
+#include "blob.h"
+
+/* Reflected CRC-32 (polynomial 0xEDB88320), table built at compile time by a macro so the
+ * runtime keeps no mutable globals. */
+#define CRC_STEP(c) (((c) & 1u) ? 0xEDB88320u ^ ((c) >> 1) : ((c) >> 1))
+#define CRC_8(c) CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(c))))))))
+#define CRC_ROW(i) CRC_8((uint32_t)(i))
+#define CRC_4(i) CRC_ROW(i), CRC_ROW(i + 1), CRC_ROW(i + 2), CRC_ROW(i + 3)
+#define CRC_16(i) CRC_4(i), CRC_4(i + 4), CRC_4(i + 8), CRC_4(i + 12)
+#define CRC_64(i) CRC_16(i), CRC_16(i + 16), CRC_16(i + 32), CRC_16(i + 48)
+static const uint32_t crc_table[256] = {CRC_64(0), CRC_64(64), CRC_64(128), CRC_64(192)};
+
+uint32_t ossa_crc32(uint32_t crc, const void *data, size_t size)
+{
+    const uint8_t *p = data;
+    crc = ~crc;
+    for (size_t i = 0; i < size; ++i) crc = crc_table[(crc ^ p[i]) & 0xffu] ^ (crc >> 8);
+    return ~crc;
+}
+
+typedef struct entry {
+    uint32_t tag, version, crc;
+    uint64_t offset, size;
+} entry;
+
+static entry read_entry(const uint8_t *base, size_t index)
+{
+    const uint8_t *e = base + OSSA_ARCHIVE_HEADER_SIZE + index * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
+    return (entry){ossa__load_u32(e), ossa__load_u32(e + 4), ossa__load_u32(e + 24), ossa__load_u64(e + 8),
+                   ossa__load_u64(e + 16)};
+}
+
+ossa_result ossa_archive_init(ossa_archive *archive, const void *data, size_t size)
+{
+    if (!archive) return OSSA_ERROR_NULL_ARGUMENT;
+    memset(archive, 0, sizeof *archive);
+    if (!data) return OSSA_ERROR_NULL_ARGUMENT;
+    if (!ossa__host_is_little_endian()) return OSSA_ERROR_UNSUPPORTED_HOST;
+    if ((uintptr_t)data & 15u) return OSSA_ERROR_MISALIGNED;
+    const uint8_t *p = data;
+    if (size < 4) return OSSA_ERROR_TRUNCATED;
+    if (memcmp(p, "OSSA", 4) != 0) return OSSA_ERROR_BAD_MAGIC;
+    if (size < OSSA_ARCHIVE_HEADER_SIZE) return OSSA_ERROR_TRUNCATED;
+    const uint32_t version_flags = ossa__load_u32(p + 4);
+    if ((version_flags & 0xffffu) != OSSA_ARCHIVE_VERSION) return OSSA_ERROR_UNSUPPORTED_VERSION;
+    if ((version_flags >> 16) != 0 || ossa__load_u32(p + 12) != 0) return OSSA_ERROR_CORRUPT;
+    const uint32_t chunk_count = ossa__load_u32(p + 8);
+    if (chunk_count > (size - OSSA_ARCHIVE_HEADER_SIZE) / OSSA_ARCHIVE_CHUNK_ENTRY_SIZE) return OSSA_ERROR_TRUNCATED;
+    uint64_t previous_end = OSSA_ARCHIVE_HEADER_SIZE + (uint64_t)chunk_count * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
+    for (uint32_t i = 0; i < chunk_count; ++i) {
+        const entry e = read_entry(p, i);
+        if (ossa__load_u32(p + OSSA_ARCHIVE_HEADER_SIZE + (size_t)i * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE + 28) != 0)
+            return OSSA_ERROR_CORRUPT;
+        if ((e.offset & 15u) || e.offset < previous_end) return OSSA_ERROR_CORRUPT;
+        if (e.offset > size || e.size > size - e.offset) return OSSA_ERROR_TRUNCATED;
+        if (ossa_crc32(0, p + e.offset, (size_t)e.size) != e.crc) return OSSA_ERROR_CORRUPT;
+        previous_end = e.offset + e.size;
+    }
+    archive->data = p;
+    archive->size = size;
+    archive->chunk_count = chunk_count;
+    return OSSA_OK;
+}
+
+ossa_result ossa_archive_chunk_at(const ossa_archive *archive, size_t index, ossa_archive_chunk *chunk)
+{
+    if (!archive || !chunk) return OSSA_ERROR_NULL_ARGUMENT;
+    if (index >= archive->chunk_count) return OSSA_ERROR_NOT_FOUND;
+    const entry e = read_entry(archive->data, index);
+    *chunk = (ossa_archive_chunk){e.tag, e.version, archive->data + e.offset, (size_t)e.size};
+    return OSSA_OK;
+}
+
+ossa_result ossa_archive_find(const ossa_archive *archive, uint32_t tag, size_t nth, ossa_archive_chunk *chunk)
+{
+    if (!archive || !chunk) return OSSA_ERROR_NULL_ARGUMENT;
+    for (size_t i = 0; i < archive->chunk_count; ++i) {
+        const entry e = read_entry(archive->data, i);
+        if (e.tag != tag) continue;
+        if (nth-- == 0) return ossa_archive_chunk_at(archive, i, chunk);
+    }
+    return OSSA_ERROR_NOT_FOUND;
+}
+
+size_t ossa_archive_count(const ossa_archive *archive, uint32_t tag)
+{
+    size_t count = 0;
+    for (size_t i = 0; archive && i < archive->chunk_count; ++i) count += read_entry(archive->data, i).tag == tag;
+    return count;
+}
+
+ossa_result ossa_archive_skeleton(const ossa_archive *archive, ossa_skeleton *skeleton)
+{
+    if (!skeleton) return OSSA_ERROR_NULL_ARGUMENT;
+    memset(skeleton, 0, sizeof *skeleton);
+    ossa_archive_chunk chunk;
+    ossa_result r = ossa_archive_find(archive, OSSA_TAG_SKELETON, 0, &chunk);
+    if (r != OSSA_OK) return r;
+    if (chunk.version != OSSA_SKELETON_BLOB_VERSION) return OSSA_ERROR_UNSUPPORTED_VERSION;
+    return ossa_skeleton_init(skeleton, chunk.data, chunk.size);
+}
+
+ossa_result ossa_archive_animation(const ossa_archive *archive, size_t index, ossa_animation *animation)
+{
+    if (!animation) return OSSA_ERROR_NULL_ARGUMENT;
+    memset(animation, 0, sizeof *animation);
+    ossa_archive_chunk chunk;
+    ossa_result r = ossa_archive_find(archive, OSSA_TAG_ANIMATION, index, &chunk);
+    if (r != OSSA_OK) return r;
+    if (chunk.version != OSSA_ANIMATION_BLOB_VERSION) return OSSA_ERROR_UNSUPPORTED_VERSION;
+    return ossa_animation_init(animation, chunk.data, chunk.size);
+}

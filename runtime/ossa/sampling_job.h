@@ -1,0 +1,78 @@
+/* ossa/sampling_job.h: samples an animation at a ratio into SoA local-space transforms.
+ *
+ *   size_t bytes = ossa_sampling_context_size(skeleton.joint_count);
+ *   void *mem = aligned_alloc(16, bytes);                  // caller memory, 16-byte aligned
+ *   ossa_sampling_context *ctx = ossa_sampling_context_init(mem, bytes, skeleton.joint_count);
+ *   ossa_sampling_job job = {.animation = &anim, .context = ctx, .ratio = t / anim.duration,
+ *                            .output = pose, .output_count = skeleton.soa_count};
+ *   ossa_result r = ossa_sampling_job_run(&job);
+ *
+ * Ownership: the context is per playing instance (it caches decompressed keys and the
+ * stream cursor) and lives in caller memory; it is bound to the last animation sampled and
+ * resets itself when another one is given. Jobs with distinct contexts and outputs may run
+ * in parallel over the same animation.
+ */
+#ifndef OSSA_SAMPLING_JOB_H
+#define OSSA_SAMPLING_JOB_H
+
+#include "ossa/animation.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Per-instance sampling cache (opaque; lives in caller memory). */
+typedef struct ossa_sampling_context ossa_sampling_context;
+
+/* Bytes of memory a context able to sample animations of up to `max_tracks` joints needs.
+ * 0 when max_tracks exceeds OSSA_MAX_JOINTS. */
+OSSA_API size_t ossa_sampling_context_size(size_t max_tracks);
+
+/* Places an empty context in `memory` (`size` bytes, 16-byte aligned) for up to `max_tracks`
+ * joints. Returns NULL when memory is NULL or misaligned, size is below
+ * ossa_sampling_context_size(max_tracks) or max_tracks exceeds OSSA_MAX_JOINTS. */
+OSSA_API ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, size_t max_tracks);
+
+/* Forgets the cached animation and cursor; the next run decompresses from scratch. */
+OSSA_API void ossa_sampling_context_invalidate(ossa_sampling_context *context);
+
+/* Largest joint count `context` can sample (0 for NULL). */
+OSSA_API size_t ossa_sampling_context_max_tracks(const ossa_sampling_context *context);
+
+/* Samples `animation` at `ratio` into `output`.
+ * Fields (zero-initialised means: no animation, no context, ratio 0, no output, which are
+ * errors except the ratio):
+ *   animation      validated animation view
+ *   context        from ossa_sampling_context_init, max_tracks >= animation->track_count
+ *   ratio          time / duration; clamped to [0, 1]; must be finite
+ *   output         [output_count >= animation->soa_count] SoA local transforms; lanes past
+ *                  track_count in the last group are written with identity
+ * Units: output translations and scales in the animation's units, rotations normalised.
+ * Cost: forward playback touches only keys crossed since the last call; backward playback
+ * walks keys back; jumps cost the keys between the two ratios.
+ * Errors (nothing is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_NO_ANIMATION,
+ * OSSA_ERROR_NO_CONTEXT, OSSA_ERROR_CONTEXT_TOO_SMALL, OSSA_ERROR_INVALID_RATIO,
+ * OSSA_ERROR_NO_OUTPUT, OSSA_ERROR_OUTPUT_TOO_SMALL.
+ * Aliasing: output must not overlap the context or the animation.
+ * Source: ozz-animation SamplingJob (0.15 cursor and previous-key offsets); interpolation is
+ * linear for translation and scale, normalised lerp for rotation (the builder keeps
+ * consecutive rotation keys in one hemisphere). */
+typedef struct ossa_sampling_job {
+    const ossa_animation *animation;
+    ossa_sampling_context *context;
+    float ratio;
+    ossa_soa_transform *output;
+    size_t output_count;
+} ossa_sampling_job;
+
+/* Checks the job's fields as ossa_sampling_job_run does, without running. */
+OSSA_API ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job);
+
+/* Validates then samples; see ossa_sampling_job. */
+OSSA_API ossa_result ossa_sampling_job_run(const ossa_sampling_job *job);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OSSA_SAMPLING_JOB_H */

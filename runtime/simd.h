@@ -1,0 +1,147 @@
+/* Private SIMD layer: the only file that includes SIMDe. SSE2 on x86-64 and NEON on AArch64
+ * are chosen by SIMDe from the compiler flags; with -DSIMDE_NO_NATIVE everything runs on
+ * SIMDe's portable code. SoA maths is built on these 4-wide wrappers only. */
+#ifndef OSSA_RUNTIME_SIMD_H
+#define OSSA_RUNTIME_SIMD_H
+
+#include <simde/x86/sse2.h>
+
+#include "ossa/maths.h"
+
+typedef simde__m128 v4f;
+typedef simde__m128i v4i;
+
+/* ---- float4 ---- */
+static inline v4f v4f_load(const float *p) { return simde_mm_load_ps(p); }      /* 16-byte aligned */
+static inline v4f v4f_loadu(const float *p) { return simde_mm_loadu_ps(p); }
+static inline void v4f_store(float *p, v4f v) { simde_mm_store_ps(p, v); }      /* 16-byte aligned */
+static inline void v4f_storeu(float *p, v4f v) { simde_mm_storeu_ps(p, v); }
+static inline v4f v4f_set1(float f) { return simde_mm_set1_ps(f); }
+static inline v4f v4f_set(float x, float y, float z, float w) { return simde_mm_setr_ps(x, y, z, w); }
+static inline v4f v4f_zero(void) { return simde_mm_setzero_ps(); }
+static inline v4f v4f_one(void) { return simde_mm_set1_ps(1.f); }
+static inline v4f v4f_add(v4f a, v4f b) { return simde_mm_add_ps(a, b); }
+static inline v4f v4f_sub(v4f a, v4f b) { return simde_mm_sub_ps(a, b); }
+static inline v4f v4f_mul(v4f a, v4f b) { return simde_mm_mul_ps(a, b); }
+static inline v4f v4f_div(v4f a, v4f b) { return simde_mm_div_ps(a, b); }
+static inline v4f v4f_madd(v4f a, v4f b, v4f c) { return simde_mm_add_ps(simde_mm_mul_ps(a, b), c); } /* a*b+c */
+static inline v4f v4f_nmadd(v4f a, v4f b, v4f c) { return simde_mm_sub_ps(c, simde_mm_mul_ps(a, b)); } /* c-a*b */
+static inline v4f v4f_min(v4f a, v4f b) { return simde_mm_min_ps(a, b); }
+static inline v4f v4f_max(v4f a, v4f b) { return simde_mm_max_ps(a, b); }
+static inline v4f v4f_sqrt(v4f a) { return simde_mm_sqrt_ps(a); }
+static inline v4f v4f_rsqrt_est(v4f a) { return simde_mm_rsqrt_ps(a); }
+static inline v4f v4f_and(v4f a, v4f b) { return simde_mm_and_ps(a, b); }
+static inline v4f v4f_or(v4f a, v4f b) { return simde_mm_or_ps(a, b); }
+static inline v4f v4f_xor(v4f a, v4f b) { return simde_mm_xor_ps(a, b); }
+static inline v4f v4f_andnot(v4f a, v4f b) { return simde_mm_andnot_ps(a, b); } /* ~a & b */
+static inline v4f v4f_cmplt(v4f a, v4f b) { return simde_mm_cmplt_ps(a, b); }
+static inline v4f v4f_cmpge(v4f a, v4f b) { return simde_mm_cmpge_ps(a, b); }
+/* mask ? b : a, per lane (mask lanes all ones or all zeros). */
+static inline v4f v4f_select(v4f mask, v4f b, v4f a)
+{
+    return simde_mm_or_ps(simde_mm_and_ps(mask, b), simde_mm_andnot_ps(mask, a));
+}
+static inline v4f v4f_lerp(v4f a, v4f b, v4f alpha) { return v4f_madd(v4f_sub(b, a), alpha, a); }
+/* Lane i of v (i constant 0..3). */
+#define V4F_SPLAT(v, i) simde_mm_shuffle_ps((v), (v), SIMDE_MM_SHUFFLE(i, i, i, i))
+static inline float v4f_x(v4f v) { return simde_mm_cvtss_f32(v); }
+/* 1/sqrt(a) with one Newton-Raphson step on the hardware estimate (about 23 bits). */
+static inline v4f v4f_rsqrt(v4f a)
+{
+    const v4f e = simde_mm_rsqrt_ps(a);
+    return v4f_mul(v4f_mul(v4f_set1(0.5f), e), v4f_nmadd(v4f_mul(a, e), e, v4f_set1(3.f)));
+}
+/* Transposes 4 rows in place. */
+static inline void v4f_transpose4(v4f *r0, v4f *r1, v4f *r2, v4f *r3)
+{
+    const v4f t0 = simde_mm_unpacklo_ps(*r0, *r1), t1 = simde_mm_unpacklo_ps(*r2, *r3);
+    const v4f t2 = simde_mm_unpackhi_ps(*r0, *r1), t3 = simde_mm_unpackhi_ps(*r2, *r3);
+    *r0 = simde_mm_movelh_ps(t0, t1);
+    *r1 = simde_mm_movehl_ps(t1, t0);
+    *r2 = simde_mm_movelh_ps(t2, t3);
+    *r3 = simde_mm_movehl_ps(t3, t2);
+}
+
+/* ---- int4 ---- */
+static inline v4i v4i_set(int32_t x, int32_t y, int32_t z, int32_t w) { return simde_mm_setr_epi32(x, y, z, w); }
+static inline v4i v4i_set1(int32_t i) { return simde_mm_set1_epi32(i); }
+static inline v4i v4i_zero(void) { return simde_mm_setzero_si128(); }
+static inline v4i v4i_load(const int32_t *p) { return simde_mm_load_si128((const simde__m128i *)(const void *)p); }
+static inline void v4i_store(int32_t *p, v4i v) { simde_mm_store_si128((simde__m128i *)(void *)p, v); }
+static inline v4i v4i_add(v4i a, v4i b) { return simde_mm_add_epi32(a, b); }
+static inline v4i v4i_sub(v4i a, v4i b) { return simde_mm_sub_epi32(a, b); }
+static inline v4i v4i_and(v4i a, v4i b) { return simde_mm_and_si128(a, b); }
+static inline v4i v4i_or(v4i a, v4i b) { return simde_mm_or_si128(a, b); }
+static inline v4i v4i_cmpeq(v4i a, v4i b) { return simde_mm_cmpeq_epi32(a, b); }
+static inline v4i v4i_cmpgt(v4i a, v4i b) { return simde_mm_cmpgt_epi32(a, b); }
+#define V4I_SLL(v, n) simde_mm_slli_epi32((v), (n))
+#define V4I_SRL(v, n) simde_mm_srli_epi32((v), (n))
+static inline v4f v4i_as_f(v4i v) { return simde_mm_castsi128_ps(v); }
+static inline v4i v4f_as_i(v4f v) { return simde_mm_castps_si128(v); }
+static inline v4f v4i_to_f(v4i v) { return simde_mm_cvtepi32_ps(v); }
+static inline v4i v4f_to_i_round(v4f v) { return simde_mm_cvtps_epi32(v); }
+
+/* Four IEEE binary16 values (low 16 bits of each lane) to floats, exactly, including
+ * subnormals, infinities and NaN. Source: the magic-number method of F. Giesen,
+ * "Half to float done quick" (2012), as used by ozz-animation's HalfToFloat. */
+static inline v4f v4f_from_half(v4i h)
+{
+    const v4i mask_nosign = v4i_set1(0x7fff);
+    const v4f magic = v4i_as_f(v4i_set1((254 - 15) << 23));
+    const v4i was_infnan = v4i_set1(0x7bff);
+    const v4f exp_infnan = v4i_as_f(v4i_set1(255 << 23));
+    const v4i expmant = v4i_and(mask_nosign, h);
+    const v4i shifted = V4I_SLL(expmant, 13);
+    const v4f scaled = v4f_mul(v4i_as_f(shifted), magic);
+    const v4i b_wasinfnan = v4i_cmpgt(expmant, was_infnan);
+    const v4i sign = V4I_SLL(v4i_and(h, v4i_set1(0x8000)), 16);
+    const v4f infnanexp = v4f_and(v4i_as_f(b_wasinfnan), exp_infnan);
+    return v4f_or(v4f_or(scaled, infnanexp), v4i_as_f(sign));
+}
+
+/* ---- SoA helpers ---- */
+typedef struct v4f3 { v4f x, y, z; } v4f3;
+typedef struct v4fq { v4f x, y, z, w; } v4fq;
+
+static inline v4f3 v4f3_load(const ossa_soa_float3 *s)
+{
+    return (v4f3){v4f_load(s->x), v4f_load(s->y), v4f_load(s->z)};
+}
+static inline void v4f3_store(ossa_soa_float3 *s, v4f3 v)
+{
+    v4f_store(s->x, v.x), v4f_store(s->y, v.y), v4f_store(s->z, v.z);
+}
+static inline v4fq v4fq_load(const ossa_soa_quat *s)
+{
+    return (v4fq){v4f_load(s->x), v4f_load(s->y), v4f_load(s->z), v4f_load(s->w)};
+}
+static inline void v4fq_store(ossa_soa_quat *s, v4fq q)
+{
+    v4f_store(s->x, q.x), v4f_store(s->y, q.y), v4f_store(s->z, q.z), v4f_store(s->w, q.w);
+}
+static inline v4f3 v4f3_lerp(v4f3 a, v4f3 b, v4f alpha)
+{
+    return (v4f3){v4f_lerp(a.x, b.x, alpha), v4f_lerp(a.y, b.y, alpha), v4f_lerp(a.z, b.z, alpha)};
+}
+static inline v4f v4fq_dot(v4fq a, v4fq b)
+{
+    return v4f_madd(a.x, b.x, v4f_madd(a.y, b.y, v4f_madd(a.z, b.z, v4f_mul(a.w, b.w))));
+}
+/* Normalised quaternions; zero-length lanes give NaN (callers never pass them). */
+static inline v4fq v4fq_normalize(v4fq q)
+{
+    const v4f inv = v4f_rsqrt(v4fq_dot(q, q));
+    return (v4fq){v4f_mul(q.x, inv), v4f_mul(q.y, inv), v4f_mul(q.z, inv), v4f_mul(q.w, inv)};
+}
+/* Normalised lerp; b is taken in a's hemisphere when `shortest` (b negated where a.b < 0). */
+static inline v4fq v4fq_nlerp(v4fq a, v4fq b, v4f alpha, bool shortest)
+{
+    if (shortest) {
+        const v4f sign = v4f_and(v4f_cmplt(v4fq_dot(a, b), v4f_zero()), v4f_set1(-0.f));
+        b = (v4fq){v4f_xor(b.x, sign), v4f_xor(b.y, sign), v4f_xor(b.z, sign), v4f_xor(b.w, sign)};
+    }
+    return v4fq_normalize((v4fq){v4f_lerp(a.x, b.x, alpha), v4f_lerp(a.y, b.y, alpha), v4f_lerp(a.z, b.z, alpha),
+                                 v4f_lerp(a.w, b.w, alpha)});
+}
+
+#endif /* OSSA_RUNTIME_SIMD_H */

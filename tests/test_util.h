@@ -1,0 +1,29 @@
+/* Small helpers shared by the test executables (not part of any library). */
+#ifndef OSSA_TESTS_TEST_UTIL_H
+#define OSSA_TESTS_TEST_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* Reads a whole file into 16-byte aligned memory (free with free()); NULL if unreadable. */
+void *ossa_test_read_file(const char *path, size_t *size);
+
+/* Path of `relative` under ../shared/data (env OSSA_SHARED_DATA) in a static buffer. */
+const char *ossa_test_shared_path(const char *relative);
+
+/* Path of `relative` under Debian's assimp-testmodels (env OSSA_ASSIMP_MODELS). */
+const char *ossa_test_assimp_path(const char *relative);
+
+/* Reads `path` (16-byte aligned, free with free()); when missing prints
+ * "skipped: <shown> not found" and skips the current cmocka test (never returns then). */
+void *ossa_test_read_or_skip(const char *path, const char *shown, size_t *size);
+
+/* Deterministic xorshift PRNG for reproducible random tests. */
+uint32_t ossa_test_rand(uint32_t *state);
+/* Uniform float in [lo, hi). */
+float ossa_test_randf(uint32_t *state, float lo, float hi);
+
+#endif
