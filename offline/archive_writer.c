@@ -38,5 +38,6 @@ ossa_result ossa_archive_write(const ossa_archive_entry *entries, size_t entry_c
         ossa__store_u32(e + 24, ossa_crc32(0, b + at, entries[i].size));
         at += entries[i].size;
     }
+    ossa__store_u32(b + 12, ossa__archive_table_crc(b, (uint32_t)entry_count));
     return OSSA_OK;
 }

@@ -22,6 +22,12 @@ uint32_t ossa_crc32(uint32_t crc, const void *data, size_t size)
     return ~crc;
 }
 
+uint32_t ossa__archive_table_crc(const uint8_t *archive, uint32_t chunk_count)
+{
+    const uint32_t crc = ossa_crc32(0, archive, 12);
+    return ossa_crc32(crc, archive + OSSA_ARCHIVE_HEADER_SIZE, (size_t)chunk_count * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE);
+}
+
 typedef struct entry {
     uint32_t tag, version, crc;
     uint64_t offset, size;
@@ -47,9 +53,10 @@ ossa_result ossa_archive_init(ossa_archive *archive, const void *data, size_t si
     if (size < OSSA_ARCHIVE_HEADER_SIZE) return OSSA_ERROR_TRUNCATED;
     const uint32_t version_flags = ossa__load_u32(p + 4);
     if ((version_flags & 0xffffu) != OSSA_ARCHIVE_VERSION) return OSSA_ERROR_UNSUPPORTED_VERSION;
-    if ((version_flags >> 16) != 0 || ossa__load_u32(p + 12) != 0) return OSSA_ERROR_CORRUPT;
+    if ((version_flags >> 16) != 0) return OSSA_ERROR_CORRUPT;
     const uint32_t chunk_count = ossa__load_u32(p + 8);
     if (chunk_count > (size - OSSA_ARCHIVE_HEADER_SIZE) / OSSA_ARCHIVE_CHUNK_ENTRY_SIZE) return OSSA_ERROR_TRUNCATED;
+    if (ossa__archive_table_crc(p, chunk_count) != ossa__load_u32(p + 12)) return OSSA_ERROR_CORRUPT;
     uint64_t previous_end = OSSA_ARCHIVE_HEADER_SIZE + (uint64_t)chunk_count * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
     for (uint32_t i = 0; i < chunk_count; ++i) {
         const entry e = read_entry(p, i);

@@ -10,13 +10,15 @@
  * made from the archive is used. Writing archives is offline (ossa/offline/archive_writer.h).
  *
  * Layout v1, all little-endian:
- *   header (16 bytes): "OSSA", u16 version (1), u16 flags (0), u32 chunk_count, u32 reserved
+ *   header (16 bytes): "OSSA", u16 version (1), u16 flags (0), u32 chunk_count, u32 table_crc
+ *     (CRC-32 of header bytes 0..11 followed by the whole chunk table)
  *   chunk table [chunk_count] (32 bytes each): u32 tag (four ASCII bytes, first in memory
  *     first), u32 chunk version, u64 offset, u64 size, u32 crc32 of the payload, u32 reserved
  *   payloads at 16-byte aligned offsets, in table order, not overlapping.
  * Chunk tags: "SKEL" skeleton blob, "ANIM" animation blob, "META" UTF-8 "key=value\n" lines
- * (for example source units). The CRC-32 (IEEE 802.3 polynomial) makes any bit flip in a
- * payload an error rather than silently different data.
+ * (for example source units). The CRC-32s (IEEE 802.3 polynomial) of the table and of each
+ * payload make any bit flip outside the zero padding an error rather than silently
+ * different data.
  */
 #ifndef OSSA_ARCHIVE_H
 #define OSSA_ARCHIVE_H
@@ -75,6 +77,10 @@ OSSA_API ossa_result ossa_archive_skeleton(const ossa_archive *archive, ossa_ske
 
 /* The `index`-th animation chunk, validated into a view (see ossa_animation_init). */
 OSSA_API ossa_result ossa_archive_animation(const ossa_archive *archive, size_t index, ossa_animation *animation);
+
+/* CRC-32 that the header stores over its first 12 bytes and the chunk table (internal to
+ * the reader and the writer). */
+OSSA_API uint32_t ossa__archive_table_crc(const uint8_t *archive, uint32_t chunk_count);
 
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of `size` bytes, continuing from `crc`
  * (start with 0). */

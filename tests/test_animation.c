@@ -1,0 +1,329 @@
+/* Animation builder + sampling job against the raw animation's reference sampler. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossa/animation.h"
+#include "ossa/offline/builders.h"
+#include "ossa/sampling_job.h"
+#include "test_util.h"
+
+/* Quantisation bounds documented in builders.h: half floats (relative 2^-11 plus the
+ * subnormal step) and 15-bit smallest-three rotations. */
+static float half_tolerance(float magnitude) { return magnitude * (1.f / 2048.f) + 1e-6f; }
+#define ROTATION_TOLERANCE 2e-4f
+
+typedef struct fixture {
+    ossa_raw_animation raw;
+    ossa_blob blob;
+    ossa_animation anim;
+    void *ctx_mem;
+    ossa_sampling_context *ctx;
+    ossa_soa_transform *pose;
+    ossa_transform *expected;
+} fixture;
+
+/* Random clip: per track, a random number of keys per channel at random times. */
+static void make_random_clip(ossa_raw_animation *raw, size_t tracks, float duration, uint32_t seed)
+{
+    assert_int_equal(ossa_raw_animation_create(raw, tracks, NULL), OSSA_OK);
+    raw->duration = duration;
+    uint32_t s = seed;
+    for (size_t t = 0; t < tracks; ++t) {
+        const size_t nt = ossa_test_rand(&s) % 12, nr = ossa_test_rand(&s) % 12, ns = ossa_test_rand(&s) % 4;
+        assert_int_equal(ossa_raw_joint_track_resize(raw, t, nt, nr, ns), OSSA_OK);
+        ossa_raw_joint_track *tr = &raw->tracks[t];
+        float time = 0.f;
+        for (size_t k = 0; k < nt; ++k) {
+            time = k == 0 ? ossa_test_randf(&s, 0.f, duration / 8.f) : time + ossa_test_randf(&s, 0.01f, duration / 12.f);
+            if (time > duration) time = duration;
+            tr->translations[k] = (ossa_raw_float3_key){time, {ossa_test_randf(&s, -3.f, 3.f),
+                                                               ossa_test_randf(&s, -3.f, 3.f),
+                                                               ossa_test_randf(&s, -3.f, 3.f)}};
+            if (time >= duration) { tr->translation_count = k + 1; break; }
+        }
+        time = 0.f;
+        for (size_t k = 0; k < nr; ++k) {
+            time = k == 0 ? ossa_test_randf(&s, 0.f, duration / 8.f) : time + ossa_test_randf(&s, 0.01f, duration / 12.f);
+            if (time > duration) time = duration;
+            const ossa_quat q = ossa_quat_normalize((ossa_quat){ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f),
+                                                                ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f)});
+            tr->rotations[k] = (ossa_raw_quat_key){time, q};
+            if (time >= duration) { tr->rotation_count = k + 1; break; }
+        }
+        for (size_t k = 0; k < ns; ++k)
+            tr->scales[k] = (ossa_raw_float3_key){duration * (float)k / 4.f,
+                                                  {ossa_test_randf(&s, .5f, 2.f), ossa_test_randf(&s, .5f, 2.f), 1.f}};
+    }
+}
+
+static void setup_fixture(fixture *f, size_t tracks, float duration, uint32_t seed)
+{
+    memset(f, 0, sizeof *f);
+    make_random_clip(&f->raw, tracks, duration, seed);
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_raw_animation_validate(&f->raw, &diag), OSSA_OK);
+    assert_int_equal(ossa_animation_build(&f->raw, NULL, &f->blob, &diag), OSSA_OK);
+    assert_int_equal(ossa_animation_init(&f->anim, f->blob.data, f->blob.size), OSSA_OK);
+    const size_t bytes = ossa_sampling_context_size(tracks);
+    f->ctx_mem = aligned_alloc(16, bytes);
+    f->ctx = ossa_sampling_context_init(f->ctx_mem, bytes, tracks);
+    assert_non_null(f->ctx);
+    f->pose = aligned_alloc(16, sizeof(ossa_soa_transform) * (f->anim.soa_count + 1));
+    f->expected = calloc(tracks + 1, sizeof(ossa_transform));
+}
+
+static void teardown_fixture(fixture *f)
+{
+    free(f->ctx_mem);
+    free(f->pose);
+    free(f->expected);
+    ossa_blob_destroy(&f->blob);
+    ossa_raw_animation_destroy(&f->raw);
+}
+
+static float quat_angle_error(ossa_quat a, ossa_quat b)
+{
+    /* For unit quaternions in one hemisphere |a - b| = 2 sin(angle / 4); acos of the dot
+     * product would lose precision near 1. */
+    const float sign = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w < 0.f ? -1.f : 1.f;
+    const float dx = a.x - sign * b.x, dy = a.y - sign * b.y, dz = a.z - sign * b.z, dw = a.w - sign * b.w;
+    const float half_chord = .5f * sqrtf(dx * dx + dy * dy + dz * dz + dw * dw);
+    return 4.f * asinf(half_chord > 1.f ? 1.f : half_chord);
+}
+
+/* Samples at `time` and compares every joint with the reference sampler. */
+static void check_at(fixture *f, float time)
+{
+    const ossa_sampling_job job = {&f->anim, f->ctx, time / f->raw.duration, f->pose, f->anim.soa_count};
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+    assert_int_equal(ossa_raw_animation_sample(&f->raw, time, f->expected, f->raw.track_count), OSSA_OK);
+    for (size_t j = 0; j < f->raw.track_count; ++j) {
+        const ossa_transform got = ossa_soa_transform_get(&f->pose[j / 4], (int)(j % 4));
+        const ossa_transform *want = &f->expected[j];
+        const float tt = half_tolerance(4.f) * 2.f;
+        if (fabsf(got.translation.x - want->translation.x) > tt || fabsf(got.translation.y - want->translation.y) > tt ||
+            fabsf(got.translation.z - want->translation.z) > tt)
+            fail_msg("joint %zu at %g s: translation (%g %g %g), expected (%g %g %g)", j, (double)time,
+                     (double)got.translation.x, (double)got.translation.y, (double)got.translation.z,
+                     (double)want->translation.x, (double)want->translation.y, (double)want->translation.z);
+        /* Interpolating quantised keys can differ from interpolating exact keys by a little
+         * more than the key error; 4x the per-component bound covers it. */
+        const float angle = quat_angle_error(got.rotation, want->rotation);
+        if (angle > 4.f * ROTATION_TOLERANCE)
+            fail_msg("joint %zu at %g s: rotation off by %g rad", j, (double)time, (double)angle);
+        const float st = half_tolerance(2.f) * 2.f;
+        if (fabsf(got.scale.x - want->scale.x) > st || fabsf(got.scale.y - want->scale.y) > st ||
+            fabsf(got.scale.z - want->scale.z) > st)
+            fail_msg("joint %zu at %g s: scale off", j, (double)time);
+    }
+    /* Padding lanes are identity. */
+    for (size_t j = f->raw.track_count; j < f->anim.soa_count * 4; ++j) {
+        const ossa_transform got = ossa_soa_transform_get(&f->pose[j / 4], (int)(j % 4));
+        assert_float_equal(got.rotation.w, 1.f, 1e-6f);
+        assert_float_equal(got.scale.x, 1.f, 1e-6f);
+        assert_float_equal(got.translation.x, 0.f, 1e-6f);
+    }
+}
+
+static void test_forward_backward_random(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_fixture(&f, 23, 2.5f, 1234);
+    for (int i = 0; i <= 300; ++i) check_at(&f, 2.5f * (float)i / 300.f);    /* forward */
+    for (int i = 300; i >= 0; --i) check_at(&f, 2.5f * (float)i / 300.f);    /* backward */
+    uint32_t s = 99;
+    for (int i = 0; i < 500; ++i) check_at(&f, ossa_test_randf(&s, 0.f, 2.5f)); /* random */
+    check_at(&f, 2.5f);
+    check_at(&f, 0.f);
+    /* A fresh context after random access gives the same pose as a continued one. */
+    ossa_sampling_context_invalidate(f.ctx);
+    check_at(&f, 1.25f);
+    teardown_fixture(&f);
+}
+
+static void test_single_joint_and_many_joints(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_fixture(&f, 1, 0.5f, 7);
+    for (int i = 0; i <= 40; ++i) check_at(&f, 0.5f * (float)i / 40.f);
+    teardown_fixture(&f);
+    setup_fixture(&f, 130, 10.f, 8);
+    uint32_t s = 3;
+    for (int i = 0; i < 100; ++i) check_at(&f, ossa_test_randf(&s, 0.f, 10.f));
+    teardown_fixture(&f);
+}
+
+static void test_exact_keys_are_reproduced(void **state)
+{
+    (void)state;
+    /* A key value exactly representable as half floats comes back exactly at its time. */
+    ossa_raw_animation raw;
+    assert_int_equal(ossa_raw_animation_create(&raw, 2, NULL), OSSA_OK);
+    raw.duration = 1.f;
+    assert_int_equal(ossa_raw_joint_track_resize(&raw, 1, 3, 0, 0), OSSA_OK);
+    raw.tracks[1].translations[0] = (ossa_raw_float3_key){0.f, {1.f, 2.f, 3.f}};
+    raw.tracks[1].translations[1] = (ossa_raw_float3_key){.5f, {-1.f, .5f, 8.f}};
+    raw.tracks[1].translations[2] = (ossa_raw_float3_key){1.f, {0.f, 0.f, 0.f}};
+    ossa_blob blob = {0};
+    ossa_animation anim;
+    assert_int_equal(ossa_animation_build(&raw, NULL, &blob, NULL), OSSA_OK);
+    assert_int_equal(ossa_animation_init(&anim, blob.data, blob.size), OSSA_OK);
+    assert_int_equal(anim.timepoint_count, 3);
+    const size_t bytes = ossa_sampling_context_size(2);
+    void *mem = aligned_alloc(16, bytes);
+    ossa_soa_transform pose[1];
+    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 2), .5f, pose, 1};
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+    assert_true(pose[0].translation.x[1] == -1.f && pose[0].translation.y[1] == .5f && pose[0].translation.z[1] == 8.f);
+    job.ratio = .25f; /* halfway: exact midpoint of two representable values */
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+    assert_float_equal(pose[0].translation.x[1], 0.f, 1e-6f);
+    assert_float_equal(pose[0].translation.z[1], 5.5f, 1e-6f);
+    job.ratio = 7.f; /* clamped to 1 */
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+    assert_float_equal(pose[0].translation.z[1], 0.f, 1e-6f);
+    free(mem);
+    ossa_blob_destroy(&blob);
+    ossa_raw_animation_destroy(&raw);
+}
+
+static void test_job_errors_write_nothing(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_fixture(&f, 5, 1.f, 5);
+    ossa_sampling_job job;
+    memset(&job, 0, sizeof job);
+    assert_int_equal(ossa_sampling_job_run(NULL), OSSA_ERROR_NULL_ARGUMENT);
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_NO_ANIMATION);
+    job.animation = &f.anim;
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_NO_CONTEXT);
+    const size_t small_bytes = ossa_sampling_context_size(4);
+    void *small_mem = aligned_alloc(16, small_bytes);
+    job.context = ossa_sampling_context_init(small_mem, small_bytes, 4);
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_CONTEXT_TOO_SMALL);
+    job.context = f.ctx;
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_NO_OUTPUT);
+    memset(f.pose, 0xab, sizeof(ossa_soa_transform) * 2);
+    job.output = f.pose;
+    job.output_count = 1;
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_OUTPUT_TOO_SMALL);
+    job.output_count = 2;
+    job.ratio = NAN;
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_INVALID_RATIO);
+    const unsigned char *bytes = (const unsigned char *)f.pose;
+    for (size_t i = 0; i < sizeof(ossa_soa_transform) * 2; ++i) assert_int_equal(bytes[i], 0xab);
+    job.ratio = .5f;
+    assert_int_equal(ossa_sampling_job_validate(&job), OSSA_OK);
+    /* Context placement errors. */
+    assert_null(ossa_sampling_context_init(NULL, 1024, 4));
+    assert_null(ossa_sampling_context_init((char *)small_mem + 4, small_bytes, 4));
+    assert_null(ossa_sampling_context_init(small_mem, small_bytes - 1, 4));
+    assert_int_equal(ossa_sampling_context_size(OSSA_MAX_JOINTS + 1), 0);
+    free(small_mem);
+    teardown_fixture(&f);
+}
+
+static void test_offset_overflow_injects_keys(void **state)
+{
+    (void)state;
+    /* Track 0 has keys only at 0 and the end; tracks 1..3 have 25,000 keys each, so the
+     * offset from track 0's first interior key back to its previous would pass 65535
+     * unless the builder injects keys. */
+    ossa_raw_animation raw;
+    const size_t dense = 25000;
+    assert_int_equal(ossa_raw_animation_create(&raw, 4, NULL), OSSA_OK);
+    raw.duration = 100.f;
+    assert_int_equal(ossa_raw_joint_track_resize(&raw, 0, 3, 0, 0), OSSA_OK);
+    raw.tracks[0].translations[0] = (ossa_raw_float3_key){0.f, {0.f, 0.f, 0.f}};
+    raw.tracks[0].translations[1] = (ossa_raw_float3_key){99.f, {99.f, 0.f, 0.f}};
+    raw.tracks[0].translations[2] = (ossa_raw_float3_key){100.f, {0.f, 0.f, 0.f}};
+    for (size_t t = 1; t < 4; ++t) {
+        assert_int_equal(ossa_raw_joint_track_resize(&raw, t, dense, 0, 0), OSSA_OK);
+        for (size_t k = 0; k < dense; ++k)
+            raw.tracks[t].translations[k] =
+                (ossa_raw_float3_key){100.f * (float)k / (float)(dense - 1), {(float)(k % 7), 0.f, 0.f}};
+    }
+    ossa_blob blob = {0};
+    ossa_animation anim;
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_animation_build(&raw, NULL, &blob, &diag), OSSA_OK);
+    assert_int_equal(ossa_animation_init(&anim, blob.data, blob.size), OSSA_OK);
+    assert_true(anim.translations.key_count > 3 * dense + 3); /* keys were injected */
+    for (size_t k = 0; k < anim.translations.key_count; ++k) assert_true(anim.translations.previous[k] <= k);
+    /* Sampling still matches the source on track 0 (injected keys lie on the segment). */
+    const size_t bytes = ossa_sampling_context_size(4);
+    void *mem = aligned_alloc(16, bytes);
+    ossa_soa_transform pose[1];
+    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 4), 0.f, pose, 1};
+    for (int i = 0; i <= 100; ++i) {
+        job.ratio = (float)i / 100.f;
+        assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+        const float t = 100.f * job.ratio;
+        const float want = t <= 99.f ? t : 99.f * (100.f - t);
+        assert_float_equal(pose[0].translation.x[0], want, half_tolerance(99.f) * 2.f + 1e-3f);
+    }
+    free(mem);
+    ossa_blob_destroy(&blob);
+    ossa_raw_animation_destroy(&raw);
+}
+
+static void test_invalid_raw_animation_is_named(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw;
+    assert_int_equal(ossa_raw_animation_create(&raw, 3, NULL), OSSA_OK);
+    raw.duration = 1.f;
+    assert_int_equal(ossa_raw_joint_track_resize(&raw, 2, 0, 2, 0), OSSA_OK);
+    raw.tracks[2].rotations[0] = (ossa_raw_quat_key){.5f, {0.f, 0.f, 0.f, 1.f}};
+    raw.tracks[2].rotations[1] = (ossa_raw_quat_key){.5f, {0.f, 0.f, 0.f, 1.f}};
+    ossa_diag diag = {0};
+    ossa_blob blob = {0};
+    assert_int_equal(ossa_animation_build(&raw, NULL, &blob, &diag), OSSA_ERROR_INVALID_KEY);
+    assert_null(blob.data);
+    assert_non_null(strstr(diag.message, "rotation key 1 of track 2"));
+    raw.duration = -1.f;
+    ossa_diag_clear(&diag);
+    assert_int_equal(ossa_raw_animation_validate(&raw, &diag), OSSA_ERROR_INVALID_ANIMATION);
+    ossa_raw_animation_destroy(&raw);
+}
+
+static void test_corrupted_blob_rejected(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_fixture(&f, 9, 1.f, 11);
+    ossa_animation view;
+    unsigned char *copy = aligned_alloc(16, f.blob.size + 16);
+    /* Every truncation fails cleanly. */
+    for (size_t n = 0; n + 15 < f.blob.size; n += 3) {
+        memcpy(copy, f.blob.data, n);
+        assert_int_not_equal(ossa_animation_init(&view, copy, n), OSSA_OK);
+    }
+    /* Changing structural bytes is caught: previous offsets and time indices. */
+    memcpy(copy, f.blob.data, f.blob.size);
+    assert_int_equal(ossa_animation_init(&view, copy, f.blob.size), OSSA_OK);
+    uint16_t *prev = (uint16_t *)(void *)(copy + ((const unsigned char *)f.anim.translations.previous - (const unsigned char *)f.blob.data));
+    prev[f.anim.translations.key_count - 1] = 0xffff;
+    assert_int_equal(ossa_animation_init(&view, copy, f.blob.size), OSSA_ERROR_INVALID_ANIMATION);
+    assert_int_equal(ossa_animation_init(&view, (unsigned char *)f.blob.data + 4, f.blob.size - 4), OSSA_ERROR_MISALIGNED);
+    free(copy);
+    teardown_fixture(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forward_backward_random),
+        cmocka_unit_test(test_single_joint_and_many_joints),
+        cmocka_unit_test(test_exact_keys_are_reproduced),
+        cmocka_unit_test(test_job_errors_write_nothing),
+        cmocka_unit_test(test_offset_overflow_injects_keys),
+        cmocka_unit_test(test_invalid_raw_animation_is_named),
+        cmocka_unit_test(test_corrupted_blob_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

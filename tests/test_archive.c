@@ -1,0 +1,163 @@
+/* .ossa archive: write/read round trip, truncation and bit flips. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossa/archive.h"
+#include "ossa/offline/archive_writer.h"
+#include "ossa/offline/builders.h"
+#include "test_util.h"
+
+typedef struct fixture {
+    ossa_blob skel_blob, anim_blob, file;
+} fixture;
+
+static void build(fixture *f)
+{
+    memset(f, 0, sizeof *f);
+    ossa_raw_skeleton rs;
+    assert_int_equal(ossa_raw_skeleton_create(&rs, 5, NULL), OSSA_OK);
+    for (int i = 1; i < 5; ++i) rs.joints[i].parent = i - 1;
+    assert_int_equal(ossa_raw_skeleton_set_name(&rs, 4, "tip"), OSSA_OK);
+    assert_int_equal(ossa_skeleton_build(&rs, NULL, &f->skel_blob, NULL), OSSA_OK);
+    ossa_raw_skeleton_destroy(&rs);
+    ossa_raw_animation ra;
+    assert_int_equal(ossa_raw_animation_create(&ra, 5, NULL), OSSA_OK);
+    assert_int_equal(ossa_raw_animation_set_name(&ra, "wave"), OSSA_OK);
+    ra.duration = 2.f;
+    for (size_t t = 0; t < 5; ++t) {
+        assert_int_equal(ossa_raw_joint_track_resize(&ra, t, 3, 2, 0), OSSA_OK);
+        for (int k = 0; k < 3; ++k)
+            ra.tracks[t].translations[k] = (ossa_raw_float3_key){(float)k, {(float)t, (float)k, .5f}};
+        ra.tracks[t].rotations[0] = (ossa_raw_quat_key){0.f, {0.f, 0.f, 0.f, 1.f}};
+        ra.tracks[t].rotations[1] = (ossa_raw_quat_key){1.5f, {0.f, .6f, 0.f, .8f}};
+    }
+    assert_int_equal(ossa_animation_build(&ra, NULL, &f->anim_blob, NULL), OSSA_OK);
+    ossa_raw_animation_destroy(&ra);
+    static const char meta[] = "source_units=m\n";
+    const ossa_archive_entry entries[] = {
+        {OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, f->skel_blob.data, f->skel_blob.size},
+        {OSSA_TAG_META, 1, meta, sizeof meta - 1},
+        {OSSA_TAG_ANIMATION, OSSA_ANIMATION_BLOB_VERSION, f->anim_blob.data, f->anim_blob.size},
+    };
+    assert_int_equal(ossa_archive_write(entries, 3, NULL, &f->file, NULL), OSSA_OK);
+}
+
+static void teardown(fixture *f)
+{
+    ossa_blob_destroy(&f->skel_blob), ossa_blob_destroy(&f->anim_blob), ossa_blob_destroy(&f->file);
+}
+
+static void test_round_trip_bit_exact(void **state)
+{
+    (void)state;
+    fixture f;
+    build(&f);
+    ossa_archive ar;
+    assert_int_equal(ossa_archive_init(&ar, f.file.data, f.file.size), OSSA_OK);
+    assert_int_equal(ar.chunk_count, 3);
+    assert_int_equal(ossa_archive_count(&ar, OSSA_TAG_ANIMATION), 1);
+    ossa_archive_chunk c;
+    assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_SKELETON, 0, &c), OSSA_OK);
+    assert_int_equal(c.size, f.skel_blob.size);
+    assert_memory_equal(c.data, f.skel_blob.data, c.size);
+    assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_ANIMATION, 0, &c), OSSA_OK);
+    assert_int_equal(c.size, f.anim_blob.size);
+    assert_memory_equal(c.data, f.anim_blob.data, c.size);
+    assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_META, 0, &c), OSSA_OK);
+    assert_memory_equal(c.data, "source_units=m\n", c.size);
+    assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_ANIMATION, 1, &c), OSSA_ERROR_NOT_FOUND);
+    ossa_skeleton skel;
+    ossa_animation anim;
+    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+    assert_string_equal(ossa_skeleton_joint_name(&skel, 4), "tip");
+    assert_int_equal(ossa_archive_animation(&ar, 0, &anim), OSSA_OK);
+    assert_string_equal(anim.name, "wave");
+    assert_float_equal(anim.duration, 2.f, 0.f);
+    /* Writing the loaded chunks again gives the same bytes. */
+    ossa_archive_entry again[3];
+    for (size_t i = 0; i < 3; ++i) {
+        assert_int_equal(ossa_archive_chunk_at(&ar, i, &c), OSSA_OK);
+        again[i] = (ossa_archive_entry){c.tag, c.version, c.data, c.size};
+    }
+    ossa_blob copy = {0};
+    assert_int_equal(ossa_archive_write(again, 3, NULL, &copy, NULL), OSSA_OK);
+    assert_int_equal(copy.size, f.file.size);
+    assert_memory_equal(copy.data, f.file.data, copy.size);
+    ossa_blob_destroy(&copy);
+    teardown(&f);
+}
+
+static void test_known_crc(void **state)
+{
+    (void)state;
+    assert_int_equal(ossa_crc32(0, "123456789", 9), 0xCBF43926u); /* the standard check value */
+    assert_int_equal(ossa_crc32(ossa_crc32(0, "1234", 4), "56789", 5), 0xCBF43926u);
+}
+
+/* Opens the archive and every view in it; OSSA_OK only if all succeed. */
+static ossa_result load_all(const void *data, size_t size)
+{
+    ossa_archive ar;
+    ossa_result r = ossa_archive_init(&ar, data, size);
+    if (r != OSSA_OK) return r;
+    ossa_skeleton skel;
+    ossa_animation anim;
+    if ((r = ossa_archive_skeleton(&ar, &skel)) != OSSA_OK) return r;
+    return ossa_archive_animation(&ar, 0, &anim);
+}
+
+static void test_truncated_and_flipped_rejected(void **state)
+{
+    (void)state;
+    fixture f;
+    build(&f);
+    unsigned char *copy = aligned_alloc(16, f.file.size);
+    for (size_t n = 0; n < f.file.size; ++n) {
+        memcpy(copy, f.file.data, n);
+        const ossa_result r = load_all(copy, n);
+        if (r == OSSA_OK) fail_msg("truncated to %zu of %zu bytes but loaded", n, f.file.size);
+    }
+    /* Every single-bit flip anywhere in the file is rejected. */
+    for (size_t byte = 0; byte < f.file.size; ++byte) {
+        for (int bit = 0; bit < 8; ++bit) {
+            memcpy(copy, f.file.data, f.file.size);
+            copy[byte] ^= (unsigned char)(1u << bit);
+            const ossa_result r = load_all(copy, f.file.size);
+            /* Flips in the zero padding between chunks change no data and no checksum. */
+            if (r == OSSA_OK) {
+                ossa_archive ar;
+                assert_int_equal(ossa_archive_init(&ar, f.file.data, f.file.size), OSSA_OK);
+                bool in_chunk = byte < OSSA_ARCHIVE_HEADER_SIZE + 3 * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
+                for (size_t i = 0; i < 3; ++i) {
+                    ossa_archive_chunk c;
+                    ossa_archive_chunk_at(&ar, i, &c);
+                    const size_t at = (size_t)((const unsigned char *)c.data - (const unsigned char *)f.file.data);
+                    if (byte >= at && byte < at + c.size) in_chunk = true;
+                }
+                if (in_chunk) fail_msg("bit %d of byte %zu flipped but the archive loaded", bit, byte);
+            }
+        }
+    }
+    memcpy(copy, f.file.data, f.file.size);
+    copy[0] = 'X';
+    assert_int_equal(load_all(copy, f.file.size), OSSA_ERROR_BAD_MAGIC);
+    memcpy(copy, f.file.data, f.file.size);
+    copy[4] = 2;
+    assert_int_equal(load_all(copy, f.file.size), OSSA_ERROR_UNSUPPORTED_VERSION);
+    memcpy(copy, f.file.data, f.file.size);
+    copy[8] = 0xff, copy[9] = 0xff; /* chunk count beyond the file */
+    assert_int_equal(load_all(copy, f.file.size), OSSA_ERROR_TRUNCATED);
+    assert_int_equal(load_all(NULL, 4), OSSA_ERROR_NULL_ARGUMENT);
+    free(copy);
+    teardown(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip_bit_exact),
+        cmocka_unit_test(test_known_crc),
+        cmocka_unit_test(test_truncated_and_flipped_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,160 @@
+/* Local-to-model job against a scalar reference built on the public scalar maths. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossa/local_to_model_job.h"
+#include "ossa/offline/builders.h"
+#include "test_util.h"
+
+typedef struct fixture {
+    ossa_blob blob;
+    ossa_skeleton skel;
+    ossa_soa_transform *pose;
+    ossa_transform *local;
+    ossa_float4x4 *out, *ref;
+} fixture;
+
+/* A random tree of n joints in depth-first order, random local transforms. */
+static void setup(fixture *f, size_t n, uint32_t seed)
+{
+    memset(f, 0, sizeof *f);
+    ossa_raw_skeleton raw;
+    assert_int_equal(ossa_raw_skeleton_create(&raw, n, NULL), OSSA_OK);
+    uint32_t s = seed;
+    for (size_t i = 1; i < n; ++i) raw.joints[i].parent = (int32_t)(ossa_test_rand(&s) % i);
+    raw.joints[n > 3 ? 3 : 0].parent = -1; /* a second root */
+    assert_int_equal(ossa_raw_skeleton_sort_depth_first(&raw, NULL, NULL), OSSA_OK);
+    assert_int_equal(ossa_skeleton_build(&raw, NULL, &f->blob, NULL), OSSA_OK);
+    ossa_raw_skeleton_destroy(&raw);
+    assert_int_equal(ossa_skeleton_init(&f->skel, f->blob.data, f->blob.size), OSSA_OK);
+    f->pose = aligned_alloc(16, f->skel.soa_count * sizeof *f->pose);
+    f->local = calloc(n, sizeof *f->local);
+    f->out = aligned_alloc(16, n * sizeof *f->out);
+    f->ref = aligned_alloc(16, n * sizeof *f->ref);
+    for (size_t g = 0; g < f->skel.soa_count; ++g) ossa_soa_transform_set_identity(&f->pose[g]);
+    for (size_t i = 0; i < n; ++i) {
+        f->local[i].translation = (ossa_float3){ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f),
+                                                ossa_test_randf(&s, -1.f, 1.f)};
+        f->local[i].rotation = ossa_quat_normalize((ossa_quat){ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f),
+                                                               ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f)});
+        f->local[i].scale = (ossa_float3){ossa_test_randf(&s, .5f, 1.5f), ossa_test_randf(&s, .5f, 1.5f),
+                                          ossa_test_randf(&s, .5f, 1.5f)};
+        ossa_soa_transform_set(&f->pose[i / 4], (int)(i % 4), &f->local[i]);
+    }
+}
+
+static void teardown(fixture *f)
+{
+    free(f->pose), free(f->local), free(f->out), free(f->ref);
+    ossa_blob_destroy(&f->blob);
+}
+
+static void reference(const fixture *f, const ossa_float4x4 *root)
+{
+    for (size_t i = 0; i < f->skel.joint_count; ++i) {
+        const ossa_float4x4 m = ossa_float4x4_from_transform(&f->local[i]);
+        const int p = f->skel.parents[i];
+        f->ref[i] = ossa_float4x4_mul(p < 0 ? root : &f->ref[p], &m);
+    }
+}
+
+static void assert_matrices_near(const ossa_float4x4 *a, const ossa_float4x4 *b, size_t n, float tol)
+{
+    for (size_t i = 0; i < n; ++i)
+        for (int c = 0; c < 4; ++c)
+            for (int r = 0; r < 4; ++r)
+                if (fabsf(a[i].cols[c][r] - b[i].cols[c][r]) > tol)
+                    fail_msg("joint %zu [%d][%d]: %g vs %g", i, c, r, (double)a[i].cols[c][r], (double)b[i].cols[c][r]);
+}
+
+static void test_matches_reference(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {1, 4, 7, 67, 130};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; ++k) {
+        fixture f;
+        setup(&f, sizes[k], (uint32_t)(k + 1));
+        const ossa_float4x4 id = ossa_float4x4_identity();
+        reference(&f, &id);
+        ossa_local_to_model_job job = {&f.skel, NULL, 0, 0, f.pose, f.skel.soa_count, f.out, sizes[k]};
+        assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+        assert_matrices_near(f.out, f.ref, sizes[k], 2e-4f);
+        /* With a root matrix. */
+        const ossa_transform rt = {{5.f, -2.f, 1.f}, ossa_quat_normalize((ossa_quat){.3f, .1f, -.2f, .9f}), {2.f, 2.f, 2.f}};
+        const ossa_float4x4 root = ossa_float4x4_from_transform(&rt);
+        reference(&f, &root);
+        job.root = &root;
+        assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+        assert_matrices_near(f.out, f.ref, sizes[k], 2e-3f);
+        teardown(&f);
+    }
+}
+
+static void test_partial_range(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 30, 42);
+    const ossa_float4x4 id = ossa_float4x4_identity();
+    reference(&f, &id);
+    ossa_local_to_model_job job = {&f.skel, NULL, 0, 0, f.pose, f.skel.soa_count, f.out, 30};
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+    /* Change joints 10..29 locally, update only [10, 30): parents below 10 come from output. */
+    for (size_t i = 10; i < 30; ++i) {
+        f.local[i].translation.x += 1.f;
+        ossa_soa_transform_set(&f.pose[i / 4], (int)(i % 4), &f.local[i]);
+    }
+    ossa_float4x4 before[10];
+    memcpy(before, f.out, sizeof before);
+    reference(&f, &id);
+    job.joint_begin = 10;
+    job.joint_end = 30;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+    assert_memory_equal(before, f.out, sizeof before); /* joints below the range untouched */
+    assert_matrices_near(f.out, f.ref, 30, 2e-4f);
+    teardown(&f);
+}
+
+static void test_errors_write_nothing(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, 9, 3);
+    ossa_local_to_model_job job;
+    memset(&job, 0, sizeof job);
+    memset(f.out, 0x5a, 9 * sizeof *f.out);
+    assert_int_equal(ossa_local_to_model_job_run(NULL), OSSA_ERROR_NULL_ARGUMENT);
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_NO_SKELETON);
+    job.skeleton = &f.skel;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_NO_INPUT);
+    job.input = f.pose;
+    job.input_count = 2;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INPUT_TOO_SMALL);
+    job.input_count = 3;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_NO_OUTPUT);
+    job.output = f.out;
+    job.output_count = 8;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_OUTPUT_TOO_SMALL);
+    job.output_count = 9;
+    job.joint_begin = 5, job.joint_end = 5;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_RANGE);
+    job.joint_begin = 0, job.joint_end = 10;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_RANGE);
+    job.joint_end = 0;
+    job.output = (ossa_float4x4 *)(void *)f.pose; /* overlaps the input */
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_ALIASING);
+    const unsigned char *bytes = (const unsigned char *)f.out;
+    for (size_t i = 0; i < 9 * sizeof *f.out; ++i) assert_int_equal(bytes[i], 0x5a);
+    teardown(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matches_reference),
+        cmocka_unit_test(test_partial_range),
+        cmocka_unit_test(test_errors_write_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
