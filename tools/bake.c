@@ -1,0 +1,112 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossa/offline/archive_writer.h"
+#include "ossa/offline/builders.h"
+#include "tools.h"
+
+static void usage_bake(void)
+{
+    fprintf(stderr, "usage: ossa bake [INPUT] [-o OUT.ossa] [--drop-end-sites]\n"
+                    "  INPUT defaults to %s\n", OSSA_DEFAULT_INPUT);
+}
+
+/* OUT defaults to the input's base name with .ossa, in the current directory. */
+static void default_output(const char *input, char *out, size_t size)
+{
+    const char *base = strrchr(input, '/');
+    base = base ? base + 1 : input;
+    snprintf(out, size, "%s", base);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out) *dot = '\0';
+    strncat(out, ".ossa", size - strlen(out) - 1);
+}
+
+/* META chunk text: the importer's metadata, the input name and the events. */
+static char *meta_text(const ossa_import_output *imp, const char *input)
+{
+    size_t size = 64 + strlen(input) + (imp->metadata ? strlen(imp->metadata) : 0);
+    for (size_t i = 0; i < imp->event_count; ++i) size += strlen(imp->events[i].name) + 48;
+    char *text = malloc(size);
+    if (!text) return NULL;
+    int n = snprintf(text, size, "input=%s\n%s", input, imp->metadata ? imp->metadata : "");
+    for (size_t i = 0; i < imp->event_count && n >= 0 && (size_t)n < size; ++i)
+        n += snprintf(text + n, size - (size_t)n, "event=%.9g %s\n", (double)imp->events[i].time, imp->events[i].name);
+    return text;
+}
+
+int tool_bake(int argc, char **argv)
+{
+    const char *input = NULL, *output = NULL;
+    bool drop_end_sites = false;
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc) output = argv[++i];
+        else if (!strcmp(argv[i], "--drop-end-sites")) drop_end_sites = true;
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return usage_bake(), 0;
+        else if (argv[i][0] == '-' || input) return usage_bake(), fprintf(stderr, "ossa: bake: unexpected argument %s\n", argv[i]), 2;
+        else input = argv[i];
+    }
+    if (!input) input = OSSA_DEFAULT_INPUT;
+    char default_out[4096];
+    if (!output) {
+        default_output(input, default_out, sizeof default_out);
+        output = default_out;
+    }
+    ossa_import_output imp = {0};
+    const double t0 = tool_now();
+    if (!tool_import(input, drop_end_sites, &imp)) return 1;
+    if (imp.skeleton.joint_count == 0 && imp.animation_count > 0) {
+        fprintf(stderr, "ossa: %s: animation without a skeleton (give a file that has one)\n", input);
+        ossa_import_output_destroy(&imp);
+        return 1;
+    }
+    const double t1 = tool_now();
+    ossa_diag diag;
+    ossa_diag_clear(&diag);
+    size_t entry_count = 0;
+    ossa_archive_entry *entries = calloc(imp.animation_count + 2, sizeof *entries);
+    ossa_blob *blobs = calloc(imp.animation_count + 1, sizeof *blobs);
+    char *meta = meta_text(&imp, input);
+    int status = 1;
+    if (!entries || !blobs || !meta) {
+        fprintf(stderr, "ossa: out of memory\n");
+        goto done;
+    }
+    if (imp.skeleton.joint_count) {
+        if (ossa_skeleton_build(&imp.skeleton, NULL, &blobs[0], &diag) != OSSA_OK) {
+            tool_print_diag("skeleton", &diag);
+            goto done;
+        }
+        entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
+    }
+    for (size_t a = 0; a < imp.animation_count; ++a) {
+        if (ossa_animation_build(&imp.animations[a], NULL, &blobs[a + 1], &diag) != OSSA_OK) {
+            char what[300];
+            snprintf(what, sizeof what, "animation \"%s\"", imp.animations[a].name);
+            tool_print_diag(what, &diag);
+            goto done;
+        }
+        entries[entry_count++] =
+            (ossa_archive_entry){OSSA_TAG_ANIMATION, OSSA_ANIMATION_BLOB_VERSION, blobs[a + 1].data, blobs[a + 1].size};
+    }
+    entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_META, 1, meta, strlen(meta)};
+    ossa_blob file = {0};
+    if (ossa_archive_write(entries, entry_count, NULL, &file, &diag) != OSSA_OK) {
+        tool_print_diag("archive", &diag);
+        goto done;
+    }
+    const double t2 = tool_now();
+    if (tool_write_file(output, file.data, file.size)) {
+        printf("baked %s -> %s: %zu joints, %zu animations, %zu bytes (import %.1f ms, build %.1f ms)\n\n", input,
+               output, imp.skeleton.joint_count, imp.animation_count, file.size, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+        status = tool_report(output, file.data, file.size, &imp, input);
+    }
+    ossa_blob_destroy(&file);
+done:
+    for (size_t i = 0; blobs && i <= imp.animation_count; ++i) ossa_blob_destroy(&blobs[i]);
+    free(blobs);
+    free(entries);
+    free(meta);
+    ossa_import_output_destroy(&imp);
+    return status;
+}

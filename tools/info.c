@@ -1,0 +1,153 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossa/local_to_model_job.h"
+#include "ossa/offline/error.h"
+#include "ossa/sampling_job.h"
+#include "tools.h"
+
+static int compare_doubles(const void *pa, const void *pb)
+{
+    const double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Median over 7 repetitions of forward playback at 60 Hz over the whole clip, looping. */
+static double time_sampling(const ossa_animation *anim, ossa_sampling_context *ctx, ossa_soa_transform *pose)
+{
+    const size_t steps = (size_t)(anim->duration * 60.f) + 1;
+    const size_t calls = steps < 2000 ? 2000 : steps;
+    double reps[7];
+    for (int r = 0; r < 7; ++r) {
+        const double t0 = tool_now();
+        for (size_t i = 0; i < calls; ++i) {
+            const ossa_sampling_job job = {anim, ctx, (float)(i % steps) / (float)(steps - 1 ? steps - 1 : 1), pose,
+                                           anim->soa_count};
+            ossa_sampling_job_run(&job);
+        }
+        reps[r] = (tool_now() - t0) / (double)calls;
+    }
+    qsort(reps, 7, sizeof *reps, compare_doubles);
+    return reps[3];
+}
+
+static void print_meta(const ossa_archive *ar, const char *key, const char *label)
+{
+    ossa_archive_chunk c;
+    if (ossa_archive_find(ar, OSSA_TAG_META, 0, &c) != OSSA_OK) return;
+    const char *text = c.data;
+    const size_t klen = strlen(key);
+    for (size_t at = 0; at < c.size;) {
+        const char *line = text + at;
+        const char *end = memchr(line, '\n', c.size - at);
+        const size_t len = end ? (size_t)(end - line) : c.size - at;
+        if (len > klen && !strncmp(line, key, klen) && line[klen] == '=')
+            printf("%-16s %.*s\n", label, (int)(len - klen - 1), line + klen + 1);
+        at += len + 1;
+    }
+}
+
+int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,
+                const char *against_path)
+{
+    ossa_archive ar;
+    ossa_result r = ossa_archive_init(&ar, archive, size);
+    if (r != OSSA_OK) {
+        fprintf(stderr, "ossa: %s: %s (%s)\n", archive_path, ossa_result_string(r), ossa_result_name(r));
+        return 1;
+    }
+    ossa_skeleton skel;
+    if ((r = ossa_archive_skeleton(&ar, &skel)) != OSSA_OK && r != OSSA_ERROR_NOT_FOUND) {
+        fprintf(stderr, "ossa: %s: skeleton: %s (%s)\n", archive_path, ossa_result_string(r), ossa_result_name(r));
+        return 1;
+    }
+    printf("%-16s %s (%zu bytes, %zu chunks)\n", "archive", archive_path, size, ar.chunk_count);
+    print_meta(&ar, "input", "source");
+    print_meta(&ar, "format", "format");
+    print_meta(&ar, "source_units", "source units");
+    print_meta(&ar, "unit_scale", "metres per unit");
+    printf("%-16s %zu joints (%zu SoA groups)\n", "skeleton", skel.joint_count, skel.soa_count);
+    const size_t anim_count = ossa_archive_count(&ar, OSSA_TAG_ANIMATION);
+    const size_t ctx_size = ossa_sampling_context_size(skel.joint_count);
+    void *ctx_mem = aligned_alloc(16, ctx_size);
+    ossa_soa_transform *pose = aligned_alloc(16, (skel.soa_count + 1) * sizeof *pose);
+    ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, skel.joint_count);
+    int status = 0;
+    for (size_t a = 0; a < anim_count && ctx && pose; ++a) {
+        ossa_animation anim;
+        if ((r = ossa_archive_animation(&ar, a, &anim)) != OSSA_OK) {
+            fprintf(stderr, "ossa: %s: animation %zu: %s (%s)\n", archive_path, a, ossa_result_string(r),
+                    ossa_result_name(r));
+            status = 1;
+            break;
+        }
+        ossa_archive_chunk chunk;
+        ossa_archive_find(&ar, OSSA_TAG_ANIMATION, a, &chunk);
+        printf("\nanimation %zu       \"%s\"\n", a, anim.name);
+        printf("%-16s %.4g s, %zu tracks\n", "duration", (double)anim.duration, anim.track_count);
+        printf("%-16s %zu translation, %zu rotation, %zu scale; %zu time points (%s-bit indices)\n", "keys",
+               anim.translations.key_count, anim.rotations.key_count, anim.scales.key_count, anim.timepoint_count,
+               anim.translations.time_index16 ? "16" : "8");
+        const ossa_raw_animation *raw = against && a < against->animation_count ? &against->animations[a] : NULL;
+        if (raw) {
+            const size_t raw_bytes = ossa_raw_animation_size(raw);
+            printf("%-16s %zu\n", "raw bytes", raw_bytes);
+            printf("%-16s %zu (ratio %.2f)\n", "baked bytes", chunk.size, (double)raw_bytes / (double)chunk.size);
+        } else {
+            printf("%-16s %zu\n", "baked bytes", chunk.size);
+        }
+        if (raw && anim.track_count == skel.joint_count) {
+            ossa_error_report rep;
+            ossa_diag diag;
+            ossa_diag_clear(&diag);
+            if (ossa_measure_error(&skel, raw, &anim, NULL, &rep, &diag) == OSSA_OK) {
+                char units[64] = "source units";
+                ossa_import_output_metadata(against, "source_units", units, sizeof units);
+                printf("%-16s max %.3g / p99 %.3g / mean %.3g %s (joint positions in model space, 60 Hz, vs %s)\n",
+                       "error", (double)rep.max, (double)rep.p99, (double)rep.mean, units, against_path);
+                printf("%-16s joint %zu \"%s\" at %.3f s\n", "worst", rep.worst_joint,
+                       ossa_skeleton_joint_name(&skel, rep.worst_joint), (double)rep.worst_time);
+            } else {
+                tool_print_diag("error measurement", &diag);
+            }
+        }
+        if (anim.track_count <= skel.joint_count) {
+            const double per_call = time_sampling(&anim, ctx, pose);
+            printf("%-16s %.0f ns/call, %.1f ns/joint (forward playback at 60 Hz, median of 7)\n", "sampling",
+                   per_call * 1e9, per_call * 1e9 / (double)(anim.track_count ? anim.track_count : 1));
+        }
+    }
+    free(ctx_mem);
+    free(pose);
+    return status;
+}
+
+int tool_info(int argc, char **argv)
+{
+    const char *path = NULL, *against = NULL;
+    bool drop_end_sites = false;
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "--against") && i + 1 < argc) against = argv[++i];
+        else if (!strcmp(argv[i], "--drop-end-sites")) drop_end_sites = true;
+        else if (argv[i][0] == '-' || path) {
+            fprintf(stderr, "usage: ossa info FILE.ossa [--against INPUT [--drop-end-sites]]\n");
+            return 2;
+        } else path = argv[i];
+    }
+    if (!path) {
+        fprintf(stderr, "usage: ossa info FILE.ossa [--against INPUT [--drop-end-sites]]\n");
+        return 2;
+    }
+    size_t size = 0;
+    void *data = tool_read_file(path, &size);
+    if (!data) return 1;
+    ossa_import_output imp = {0};
+    if (against && !tool_import(against, drop_end_sites, &imp)) {
+        free(data);
+        return 1;
+    }
+    const int status = tool_report(path, data, size, against ? &imp : NULL, against);
+    ossa_import_output_destroy(&imp);
+    free(data);
+    return status;
+}

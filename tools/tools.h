@@ -1,0 +1,40 @@
+/* Shared pieces of the ossa command line (the only code that prints or opens files). */
+#ifndef OSSA_TOOLS_TOOLS_H
+#define OSSA_TOOLS_TOOLS_H
+
+#include <stdio.h>
+
+#include "ossa/archive.h"
+#include "ossa/offline/common.h"
+#include "ossa/offline/import.h"
+
+#define OSSA_DEFAULT_INPUT "/usr/share/assimp/models/BVH/01_01.bvh"
+
+/* Whole file into 16-byte aligned memory (free with free()); prints the error and returns
+ * NULL when it cannot be read. */
+void *tool_read_file(const char *path, size_t *size);
+
+/* Writes size bytes; prints the error and returns false on failure. */
+bool tool_write_file(const char *path, const void *data, size_t size);
+
+/* ossa_read_file_fn for importers: paths relative to the directory in `user` (a char *). */
+ossa_result tool_read_relative(const char *path, void **data, size_t *size, void *user);
+
+/* Imports `path` with the importer its content/extension selects; prints one error line and
+ * returns false on failure. The output is sorted depth-first. */
+bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out);
+
+/* Prints "ossa: <what>: <diag>" to stderr. */
+void tool_print_diag(const char *what, const ossa_diag *diag);
+
+/* Monotonic seconds. */
+double tool_now(void);
+
+int tool_bake(int argc, char **argv);
+int tool_info(int argc, char **argv);
+
+/* Prints the inspection table of an archive in memory; against may be NULL. */
+int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,
+                const char *against_path);
+
+#endif
