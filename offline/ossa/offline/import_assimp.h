@@ -19,19 +19,78 @@ extern "C" {
 #endif
 
 /* Reads a file a scene refers to (a glTF .bin buffer, a texture); returns OSSA_OK and sets
- * *data / *size to bytes allocated with malloc (released by ossa with free), or an error. */
+ * *data / *size to bytes allocated with malloc (released by ossa with free), or an error.
+ * `path` is the reference as assimp spells it, relative to the main file's directory (a glTF
+ * buffer uri "walk.bin" arrives as "walk.bin"). It is called at most once per distinct path
+ * during one import, from the calling thread. */
 typedef ossa_result (*ossa_read_file_fn)(const char *path, void **data, size_t *size, void *user);
 
 /* Zero-initialised means the defaults. */
 typedef struct ossa_assimp_desc {
-    const char *format_hint;     /* file extension without the dot ("bvh", "gltf"); NULL lets
-                                    assimp guess from the content */
+    const char *format_hint;     /* file extension, with or without the dot ("bvh", ".gltf"; 1 to
+                                    15 letters or digits); NULL lets assimp guess from the content */
     bool drop_end_sites;         /* BVH end sites: false keeps them as leaf joints */
     ossa_read_file_fn read_file; /* for external references; NULL -> none can be resolved */
     void *read_file_user;
-    const ossa_allocator *allocator;
+    const ossa_allocator *allocator; /* NULL keeps out->allocator (zero: malloc/free) */
 } ossa_assimp_desc;
 
+/* Imports the joint hierarchy and every animation of the scene in `data` (`size` bytes).
+ *
+ * Joints: the nodes an animation channel targets or a mesh uses as a bone (found by name, the
+ * first node in depth-first order when names repeat), the BVH end sites below them (leaf
+ * nodes assimp names "EndSite_<joint>", unless desc->drop_end_sites), and every ancestor of
+ * those, so model space is the scene's. The scene root is dropped when it is neither animated
+ * nor a bone and its transform is the identity (assimp's container nodes "RootNode", "ROOT");
+ * its children then become roots. It is kept when it carries a transform: Collada's root holds
+ * <unit> and the Z-up to Y-up turn, a glTF scene's single root node is the file's own node.
+ * Joints come out in depth-first pre-order (parents before children, scene order among
+ * siblings). Rest pose: each node's local matrix as translation, rotation and scale (shear is
+ * lost; a negative determinant gives three negative scales).
+ *
+ * Animations: one per aiAnimation, in scene order, named from the file or "animation<i>",
+ * with one track per joint. Key time in seconds = ticks / mTicksPerSecond (25 when the file
+ * leaves it 0, as assimp documents; metadata "ticks_per_second_assumed=25" then says so).
+ * When keys start before 0 every key of that animation is shifted so the earliest is at 0.
+ * Keys are sorted by time (stable) and keys at equal times merged, the last one kept. A joint
+ * the animation does not drive, or a channel with no key, holds its rest pose as one key at 0.
+ * Duration: the last key time, or mDuration when that is later by less than a day (assimp's
+ * BVH loader declares 2^32-1 ticks for 0 frames); one tick for a single pose. assimp 5.2 keeps
+ * no interpolation mode: glTF STEP keys arrive as linear keys and CUBICSPLINE keys as their
+ * values without tangents. Mesh and morph channels are ignored.
+ *
+ * Metadata ("key=value" lines of out->metadata):
+ *   format=assimp:<ext>     the first extension of the loader that read the file ("bvh",
+ *                           "fbx", "gltf", "dae"), else the hint, else "assimp"
+ *   importer, generator     the loader's name and the authoring tool, when stated
+ *   source_units, unit_scale
+ *       BVH and formats stating nothing: "unknown", 1.
+ *       FBX: GlobalSettings UnitScaleFactor (centimetres per unit): unit_scale = factor / 100
+ *            metres per unit; source_units "cm" for 1, "m" for 100, ... ("custom" otherwise).
+ *       glTF: "m", 1 (glTF 2.0 section 3.4).
+ *       Collada: assimp multiplies the scene root by <unit meter>; that factor is unit_scale.
+ *            When the root joint carries it, "unit_scale_in_root=true" says model space is
+ *            already in metres: do not scale again.
+ *   up_axis                 "+y" for glTF and Collada (assimp turns Z-up files), FBX's UpAxis
+ *
+ * Shapes: data [size] bytes, read only. Units: source units (see metadata), seconds.
+ * Errors: OSSA_ERROR_NULL_ARGUMENT (out, or data with size > 0); OSSA_ERROR_INVALID_ARGUMENT
+ * (format_hint); OSSA_ERROR_PARSE (empty input or assimp failed: the message holds
+ * aiGetErrorString(), diag.line the line assimp names, plus the external file that could not
+ * be read); OSSA_ERROR_UNSUPPORTED_FORMAT ("no skeleton or animation found", or a build
+ * without assimp); OSSA_ERROR_TOO_MANY_JOINTS; OSSA_ERROR_INVALID_SKELETON (a non-finite
+ * node transform); OSSA_ERROR_INVALID_KEY (NaN or infinite key, zero quaternion);
+ * OSSA_ERROR_INVALID_ANIMATION (ticks per second negative, NaN or infinite: a BVH Frame Time
+ * of 0); OSSA_ERROR_OUT_OF_MEMORY. On failure `out` is destroyed
+ * (empty, safe to destroy again). A scene with joints but no animation succeeds with
+ * animation_count 0. `out` must be empty (zero-initialised or destroyed) on entry.
+ * Aliasing: none; read_file must not call ossa_import_assimp.
+ * Threads: assimp keeps its last error string in a global, so concurrent imports may report
+ * each other's messages; nothing else is shared. Nothing is printed (no assimp logger is
+ * attached) and no file is opened by name.
+ * Source: assimp 5.2 C API (cimport.h, scene.h, anim.h); BVH by Biovision; glTF 2.0 spec;
+ * FBX GlobalSettings as read by assimp's FBX converter.
+ */
 OSSA_API ossa_result ossa_import_assimp(const void *data, size_t size, const ossa_assimp_desc *desc,
                                         ossa_import_output *out, ossa_diag *diag);
 
