@@ -29,6 +29,9 @@ typedef struct bchannel {
     btrack *tracks;   /* [padded] */
     sort_entry *sorted;
     size_t key_count;
+    uint32_t *iframe_desc; /* [2 * iframe_count] (cursor, data offset) */
+    uint8_t *iframe_data;
+    size_t iframe_count, iframe_data_size;
 } bchannel;
 
 typedef struct builder {
@@ -197,6 +200,8 @@ static void free_builder(builder *b)
         }
         ossa_free(b->allocator, ch->tracks);
         ossa_free(b->allocator, ch->sorted);
+        ossa_free(b->allocator, ch->iframe_desc);
+        ossa_free(b->allocator, ch->iframe_data);
     }
 }
 
@@ -222,6 +227,62 @@ static ossa_result collect(builder *b, const ossa_raw_animation *raw)
     return OSSA_OK;
 }
 
+/* Cursor positions of the iframes: where the stream's previous-key ratio passes each
+ * multiple of the interval, or every 8 keys per track when automatic; plus the end, so
+ * backward playback can start from the last frame cheaply. */
+static size_t iframe_positions(const builder *b, const bchannel *c, float interval_ratio, uint32_t *out)
+{
+    const size_t first = 2 * b->padded, n = c->key_count;
+    size_t count = 0, last = first;
+    if (interval_ratio > 0.f) {
+        /* An iframe at the first key of each interval bucket of previous-key ratios. */
+        float bucket = 0.f;
+        for (size_t k = first; k < n; ++k) {
+            const float kb = floorf(c->sorted[k].prev_ratio / interval_ratio);
+            if (kb > bucket) {
+                bucket = kb;
+                out[count++] = (uint32_t)(last = k);
+            }
+        }
+    } else if (interval_ratio == 0.f) {
+        for (size_t k = first + 8 * b->padded; k < n; k += 8 * b->padded) out[count++] = (uint32_t)(last = k);
+    }
+    if (interval_ratio >= 0.f && n > last) out[count++] = (uint32_t)n;
+    return count;
+}
+
+/* Snapshots the cursor state at each iframe position and group-varint encodes it. */
+static ossa_result build_iframes(builder *b, bchannel *c, float interval_ratio)
+{
+    const size_t n = c->key_count, padded = b->padded;
+    const size_t max_count = n + 2;
+    uint32_t *positions = ossa__calloc(b->allocator, max_count, sizeof *positions);
+    uint32_t *entries = ossa__calloc(b->allocator, padded, sizeof *entries);
+    uint32_t *deltas = ossa__calloc(b->allocator, padded, sizeof *deltas);
+    ossa_result r = OSSA_OK;
+    if (!positions || !entries || !deltas) goto oom;
+    c->iframe_count = iframe_positions(b, c, interval_ratio, positions);
+    c->iframe_desc = ossa__calloc(b->allocator, 2 * c->iframe_count + 1, sizeof *c->iframe_desc);
+    c->iframe_data = ossa__calloc(b->allocator, c->iframe_count * (padded / 4 * 17) + 1, 1);
+    if (!c->iframe_desc || !c->iframe_data) goto oom;
+    for (size_t t = 0; t < padded; ++t) entries[t] = (uint32_t)(padded + t);
+    size_t k = 2 * padded, size = 0;
+    for (size_t i = 0; i < c->iframe_count; ++i) {
+        for (; k < positions[i]; ++k) entries[c->sorted[k].track] = (uint32_t)k;
+        for (size_t t = 0; t < padded; ++t) deltas[t] = positions[i] - 1 - entries[t];
+        c->iframe_desc[2 * i] = positions[i];
+        c->iframe_desc[2 * i + 1] = (uint32_t)size;
+        size += ossa__gv_encode(deltas, padded, c->iframe_data + size);
+    }
+    c->iframe_data_size = size;
+    goto done;
+oom:
+    r = ossa_diag_set(b->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory building iframes");
+done:
+    ossa_free(b->allocator, positions), ossa_free(b->allocator, entries), ossa_free(b->allocator, deltas);
+    return r;
+}
+
 static ossa_result quantise_value(builder *b, int channel, const float v[4], uint16_t out[3], size_t track)
 {
     if (channel == 1) {
@@ -245,9 +306,9 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
     if (!raw || !out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no animation or output");
     const ossa_animation_build_desc defaults = {0};
     if (!desc) desc = &defaults;
-    if (desc->iframe_interval != 0.f)
+    if (!isfinite(desc->iframe_interval))
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "iframe_interval is reserved in this version and must be 0");
+                             "iframe_interval must be a finite number of seconds");
     ossa_result r = ossa_raw_animation_validate(raw, diag);
     if (r != OSSA_OK) return r;
 
@@ -260,6 +321,9 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
     }
     for (int c = 0; c < 3 && b.padded; ++c)
         if ((r = bound_offsets(&b, &b.channels[c], c == 1)) != OSSA_OK) goto fail;
+    const float interval_ratio = desc->iframe_interval < 0.f ? -1.f : desc->iframe_interval / raw->duration;
+    for (int c = 0; c < 3 && b.padded; ++c)
+        if ((r = build_iframes(&b, &b.channels[c], interval_ratio)) != OSSA_OK) goto fail;
 
     /* Shared table of time points: every distinct key ratio. */
     size_t total = 0, tp_count = 0;
@@ -293,7 +357,8 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
     for (int c = 0; c < 3; ++c) {
         const size_t n = b.channels[c].key_count;
         channel_at[c] = size;
-        size += ((n * index_size + 3) & ~(size_t)3) + ((n * 2 + 3) & ~(size_t)3) + ((n * 6 + 3) & ~(size_t)3);
+        size += ((n * index_size + 3) & ~(size_t)3) + ((n * 2 + 3) & ~(size_t)3) + ((n * 6 + 3) & ~(size_t)3) +
+                b.channels[c].iframe_count * 8 + ((b.channels[c].iframe_data_size + 3) & ~(size_t)3);
     }
     const size_t name_at = size;
     size = (size + name_size + 15) & ~(size_t)15;
@@ -308,6 +373,11 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
     ossa__store_u32(blob + 12, wide ? OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES : 0u);
     for (int c = 0; c < 3; ++c) ossa__store_u32(blob + 16 + 4 * c, (uint32_t)b.channels[c].key_count);
     ossa__store_u32(blob + 28, (uint32_t)name_size);
+    ossa__store_f32(blob + 32, desc->iframe_interval > 0.f ? desc->iframe_interval : 0.f);
+    for (int c = 0; c < 3; ++c) {
+        ossa__store_u32(blob + 36 + 4 * c, (uint32_t)b.channels[c].iframe_count);
+        ossa__store_u32(blob + 48 + 4 * c, (uint32_t)b.channels[c].iframe_data_size);
+    }
     for (size_t i = 0; i < tp_count; ++i) ossa__store_f32(blob + 64 + i * 4, timepoints[i]);
     for (int c = 0; c < 3; ++c) {
         const bchannel *ch = &b.channels[c];
@@ -330,6 +400,9 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
             }
             for (int k = 0; k < 3; ++k) ossa__store_u16(values + i * 6 + (size_t)k * 2, q[k]);
         }
+        uint8_t *iframes = values + ((n * 6 + 3) & ~(size_t)3);
+        for (size_t i = 0; i < 2 * ch->iframe_count; ++i) ossa__store_u32(iframes + i * 4, ch->iframe_desc[i]);
+        if (ch->iframe_data_size) memcpy(iframes + ch->iframe_count * 8, ch->iframe_data, ch->iframe_data_size);
     }
     memcpy(blob + name_at, raw->name, name_size);
     r = OSSA_OK;

@@ -13,26 +13,50 @@ static size_t time_index(const ossa_animation_channel *c, size_t key)
     return c->time_index8 ? c->time_index8[key] : c->time_index16[key];
 }
 
+/* Compares iframe `i` of channel `c` with the replayed state `current` at its cursor. */
+static bool iframe_matches(const ossa_animation_channel *c, size_t i, const uint32_t *current, size_t padded)
+{
+    uint32_t deltas[OSSA_MAX_SOA_JOINTS * 4];
+    const uint32_t cursor = c->iframe_desc[2 * i], offset = c->iframe_desc[2 * i + 1];
+    if (offset >= c->iframe_data_size) return false;
+    if (ossa__gv_decode(c->iframe_data, c->iframe_data_size, offset, deltas, padded) == 0) return false;
+    for (size_t t = 0; t < padded; ++t)
+        if (deltas[t] >= cursor || cursor - 1 - deltas[t] != current[t]) return false;
+    return true;
+}
+
 /* Checks the ordering invariants the sampling job relies on (see ossa/animation.h) by
  * replaying the forward cursor: each key's previous key must be the current head of some
- * track's chain, which also proves that no key is the previous of two keys. */
+ * track's chain, which also proves that no key is the previous of two keys. Iframes are
+ * compared with the replayed state at their cursor. */
 static ossa_result validate_channel(const ossa_animation *a, const ossa_animation_channel *c, int channel)
 {
     const size_t padded = a->soa_count * 4;
     const size_t n = c->key_count;
-    if (padded == 0) return n == 0 ? OSSA_OK : OSSA_ERROR_INVALID_ANIMATION;
+    if (padded == 0) return n == 0 && c->iframe_count == 0 ? OSSA_OK : OSSA_ERROR_INVALID_ANIMATION;
     if (n < 2 * padded) return OSSA_ERROR_INVALID_ANIMATION;
+    for (size_t i = 0; i < c->iframe_count; ++i) {
+        const uint32_t cursor = c->iframe_desc[2 * i];
+        if (cursor < 2 * padded || cursor > n || (i && cursor <= c->iframe_desc[2 * i - 2]))
+            return OSSA_ERROR_INVALID_ANIMATION;
+    }
     /* current[t] = index of the last key of track t consumed so far (its chain's head). */
     uint32_t current[OSSA_MAX_SOA_JOINTS * 4];
     for (size_t k = 0; k < padded; ++k) {
         if (c->previous[k] != 0 || time_index(c, k) != 0) return OSSA_ERROR_INVALID_ANIMATION;
-        current[k] = (uint32_t)k;
+        current[k] = (uint32_t)(k + padded);
     }
     for (size_t k = padded; k < 2 * padded; ++k)
-        if (c->previous[k] != padded) return OSSA_ERROR_INVALID_ANIMATION;
+        if (c->previous[k] != padded || time_index(c, k) >= a->timepoint_count || time_index(c, k) == 0)
+            return OSSA_ERROR_INVALID_ANIMATION;
     float last_prev_time = 0.f;
-    size_t hint = 0;
-    for (size_t k = padded; k < n; ++k) {
+    size_t hint = 0, next_iframe = 0;
+    for (size_t k = 2 * padded; k <= n; ++k) {
+        if (next_iframe < c->iframe_count && c->iframe_desc[2 * next_iframe] == k) {
+            if (!iframe_matches(c, next_iframe, current, padded)) return OSSA_ERROR_INVALID_ANIMATION;
+            ++next_iframe;
+        }
+        if (k == n) break;
         const size_t ti = time_index(c, k);
         if (ti >= a->timepoint_count || c->previous[k] == 0 || c->previous[k] > k) return OSSA_ERROR_INVALID_ANIMATION;
         const size_t prev = k - c->previous[k];
@@ -53,14 +77,13 @@ static ossa_result validate_channel(const ossa_animation *a, const ossa_animatio
     for (size_t t = 0; t < padded; ++t)
         if (time_index(c, current[t]) != a->timepoint_count - 1) return OSSA_ERROR_INVALID_ANIMATION;
     /* Values: rotations carry packed bits, halves must be finite. */
-    for (size_t i = 0; i < 3 * n; ++i) {
-        const uint16_t v = c->values[i];
-        if (channel != 1 && (v & 0x7c00u) == 0x7c00u) return OSSA_ERROR_INVALID_ANIMATION;
-    }
+    for (size_t i = 0; channel != 1 && i < 3 * n; ++i)
+        if ((c->values[i] & 0x7c00u) == 0x7c00u) return OSSA_ERROR_INVALID_ANIMATION;
     return OSSA_OK;
 }
 
-static bool take_channel(ossa__cursor *cur, ossa_animation_channel *c, uint32_t key_count, bool wide)
+static bool take_channel(ossa__cursor *cur, ossa_animation_channel *c, uint32_t key_count, bool wide,
+                         uint32_t iframe_count, uint32_t iframe_data_size)
 {
     c->key_count = key_count;
     if (wide) {
@@ -72,7 +95,11 @@ static bool take_channel(ossa__cursor *cur, ossa_animation_channel *c, uint32_t 
     }
     c->previous = (const uint16_t *)(const void *)ossa__take(cur, key_count, 2, 4);
     c->values = (const uint16_t *)(const void *)ossa__take(cur, (size_t)key_count * 3u, 2, 4);
-    return c->previous && c->values;
+    c->iframe_count = iframe_count;
+    c->iframe_desc = (const uint32_t *)(const void *)ossa__take(cur, (size_t)iframe_count * 2u, 4, 4);
+    c->iframe_data = ossa__take(cur, iframe_data_size, 1, 4);
+    c->iframe_data_size = iframe_data_size;
+    return c->previous && c->values && c->iframe_desc && c->iframe_data;
 }
 
 static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
@@ -87,9 +114,14 @@ static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
     uint32_t key_count[3];
     for (int i = 0; i < 3; ++i) key_count[i] = ossa__load_u32(h + 16 + 4 * i);
     const uint32_t name_size = ossa__load_u32(h + 28);
-    /* Iframe fields (interval, counts, sizes) are reserved in this version. */
-    for (int i = 32; i < HEADER_SIZE; i += 4)
-        if (ossa__load_u32(h + i) != 0) return i == 60 ? OSSA_ERROR_INVALID_ANIMATION : OSSA_ERROR_UNSUPPORTED_VERSION;
+    const float iframe_interval = ossa__load_f32(h + 32);
+    uint32_t iframe_count[3], iframe_size[3];
+    for (int i = 0; i < 3; ++i) {
+        iframe_count[i] = ossa__load_u32(h + 36 + 4 * i);
+        iframe_size[i] = ossa__load_u32(h + 48 + 4 * i);
+    }
+    if (ossa__load_u32(h + 60) != 0 || !isfinite(iframe_interval) || iframe_interval < 0.f)
+        return OSSA_ERROR_INVALID_ANIMATION;
     if (!isfinite(duration) || !(duration > 0.f)) return OSSA_ERROR_INVALID_ANIMATION;
     if (track_count > OSSA_MAX_JOINTS) return OSSA_ERROR_TOO_MANY_JOINTS;
     if (flags & ~OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES) return OSSA_ERROR_INVALID_ANIMATION;
@@ -103,9 +135,10 @@ static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
     a->timepoint_count = timepoint_count;
     a->timepoints = (const float *)(const void *)ossa__take(&cur, timepoint_count, 4, 4);
     if (!a->timepoints) return OSSA_ERROR_TRUNCATED;
-    if (!take_channel(&cur, &a->translations, key_count[0], wide) ||
-        !take_channel(&cur, &a->rotations, key_count[1], wide) ||
-        !take_channel(&cur, &a->scales, key_count[2], wide))
+    a->iframe_interval = iframe_interval;
+    if (!take_channel(&cur, &a->translations, key_count[0], wide, iframe_count[0], iframe_size[0]) ||
+        !take_channel(&cur, &a->rotations, key_count[1], wide, iframe_count[1], iframe_size[1]) ||
+        !take_channel(&cur, &a->scales, key_count[2], wide, iframe_count[2], iframe_size[2]))
         return OSSA_ERROR_TRUNCATED;
     const uint8_t *name = ossa__take(&cur, name_size, 1, 4);
     if (!name) return OSSA_ERROR_TRUNCATED;
@@ -140,6 +173,9 @@ size_t ossa_animation_data_size(const ossa_animation *a)
 {
     if (!a) return 0;
     const size_t index_size = a->translations.time_index16 ? 2 : 1;
-    size_t keys = a->translations.key_count + a->rotations.key_count + a->scales.key_count;
-    return HEADER_SIZE + a->timepoint_count * sizeof(float) + keys * (index_size + 2 + 6) + strlen(a->name) + 1;
+    const ossa_animation_channel *c[3] = {&a->translations, &a->rotations, &a->scales};
+    size_t bytes = HEADER_SIZE + a->timepoint_count * sizeof(float) + strlen(a->name) + 1;
+    for (int i = 0; i < 3; ++i)
+        bytes += c[i]->key_count * (index_size + 2 + 6) + c[i]->iframe_count * 8 + c[i]->iframe_data_size;
+    return bytes;
 }

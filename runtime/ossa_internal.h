@@ -51,4 +51,53 @@ static inline ossa_quat ossa__unpack_quat(const uint16_t in[3])
     return (ossa_quat){c[0], c[1], c[2], c[3]};
 }
 
+/* Group varint: values in groups of 4, one tag byte (2 bits per value: byte length - 1,
+ * value 0 in the low bits) then the little-endian bytes. */
+
+/* Bytes needed to encode `count` (multiple of 4) values. */
+static inline size_t ossa__gv_size(const uint32_t *values, size_t count)
+{
+    size_t bytes = count / 4;
+    for (size_t i = 0; i < count; ++i) bytes += values[i] < 0x100u ? 1 : values[i] < 0x10000u ? 2 : values[i] < 0x1000000u ? 3 : 4;
+    return bytes;
+}
+
+/* Encodes `count` (multiple of 4) values at `out`; returns bytes written. */
+static inline size_t ossa__gv_encode(const uint32_t *values, size_t count, uint8_t *out)
+{
+    size_t at = 0;
+    for (size_t g = 0; g < count; g += 4) {
+        const size_t tag_at = at++;
+        uint8_t tag = 0;
+        for (size_t i = 0; i < 4; ++i) {
+            const uint32_t v = values[g + i];
+            const unsigned len = v < 0x100u ? 1u : v < 0x10000u ? 2u : v < 0x1000000u ? 3u : 4u;
+            tag |= (uint8_t)((len - 1u) << (2 * i));
+            for (unsigned b = 0; b < len; ++b) out[at++] = (uint8_t)(v >> (8 * b));
+        }
+        out[tag_at] = tag;
+    }
+    return at;
+}
+
+/* Decodes `count` (multiple of 4) values from data[offset, size); returns the offset after
+ * them, or 0 when the data ends first. */
+static inline size_t ossa__gv_decode(const uint8_t *data, size_t size, size_t offset, uint32_t *out, size_t count)
+{
+    size_t at = offset;
+    for (size_t g = 0; g < count; g += 4) {
+        if (at >= size) return 0;
+        const unsigned tag = data[at++];
+        for (size_t i = 0; i < 4; ++i) {
+            const unsigned len = ((tag >> (2 * i)) & 3u) + 1u;
+            if (len > size - at) return 0;
+            uint32_t v = 0;
+            for (unsigned b = 0; b < len; ++b) v |= (uint32_t)data[at + b] << (8 * b);
+            at += len;
+            out[g + i] = v;
+        }
+    }
+    return at;
+}
+
 #endif

@@ -119,38 +119,116 @@ static inline uint32_t find_track(const uint32_t *entries, uint32_t padded, uint
     return t;
 }
 
-/* Moves the channel's cursor so that every track's entry is the first key after `ratio`
- * (or its last key), marking changed SoA groups outdated. */
+/* Ratio of key `key`'s previous key: the sort key of the stream (non-decreasing). */
+static inline float prev_ratio(const ossa_animation *a, const ossa_animation_channel *c, uint32_t key)
+{
+    return a->timepoints[key_time_index(c, key - c->previous[key])];
+}
+
+static inline void load_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t key,
+                            uint32_t *hint)
+{
+    const uint32_t t = find_track(s->entries, padded, key - c->previous[key], hint);
+    s->entries[t] = key;
+    s->outdated[t >> 2] = 1;
+}
+
+static inline void unload_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t key,
+                              uint32_t *hint)
+{
+    const uint32_t t = find_track(s->entries, padded, key, hint);
+    s->entries[t] = key - c->previous[key];
+    s->outdated[t >> 2] = 1;
+}
+
+/* Restores the cursor state snapshotted by iframe `i` (validated at init). */
+static void load_iframe(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s, size_t i)
+{
+    const uint32_t padded = (uint32_t)a->soa_count * 4;
+    const uint32_t cursor = c->iframe_desc[2 * i];
+    ossa__gv_decode(c->iframe_data, c->iframe_data_size, c->iframe_desc[2 * i + 1], s->entries, padded);
+    for (uint32_t t = 0; t < padded; ++t) s->entries[t] = cursor - 1 - s->entries[t];
+    s->cursor = cursor;
+    memset(s->outdated, 1, a->soa_count);
+}
+
+/* Moves the channel's cursor so that keys [0, cursor) are exactly those whose previous key
+ * is at or before `ratio`; then each track's entry is its first key after `ratio` (or its
+ * last key). Short moves walk the stream; once a move passes 4 keys per track, the target
+ * is found by binary search and reached through the nearest iframe when that is shorter. */
 static void update_cursor(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s, uint32_t *hint,
                           float ratio, bool reset)
 {
     const uint32_t padded = (uint32_t)a->soa_count * 4;
     const uint32_t n = (uint32_t)c->key_count;
-    const float *tp = a->timepoints;
+    const uint32_t first = 2 * padded;
     if (reset) {
-        s->cursor = 2 * padded;
+        s->cursor = first;
         for (uint32_t t = 0; t < padded; ++t) s->entries[t] = padded + t;
         memset(s->outdated, 1, a->soa_count);
         *hint = 0;
     }
-    uint32_t cursor = s->cursor;
-    while (cursor < n) {
-        const uint32_t prev = cursor - c->previous[cursor];
-        if (tp[key_time_index(c, prev)] > ratio) break;
-        const uint32_t t = find_track(s->entries, padded, prev, hint);
-        s->entries[t] = cursor++;
-        s->outdated[t >> 2] = 1;
+    uint32_t cursor = s->cursor, budget = 4 * padded;
+    while (cursor < n && prev_ratio(a, c, cursor) <= ratio) {
+        if (!budget--) goto seek;
+        load_key(c, s, padded, cursor++, hint);
     }
-    while (cursor > 2 * padded) {
-        const uint32_t key = cursor - 1;
-        const uint32_t prev = key - c->previous[key];
-        if (tp[key_time_index(c, prev)] <= ratio) break;
-        const uint32_t t = find_track(s->entries, padded, key, hint);
-        s->entries[t] = prev;
-        s->outdated[t >> 2] = 1;
-        --cursor;
+    while (cursor > first && prev_ratio(a, c, cursor - 1) > ratio) {
+        if (!budget--) goto seek;
+        unload_key(c, s, padded, --cursor, hint);
     }
     s->cursor = cursor;
+    return;
+seek:;
+    /* target = first key whose previous key is after ratio. */
+    uint32_t lo = first, hi = n;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (prev_ratio(a, c, mid) <= ratio) lo = mid + 1;
+        else hi = mid;
+    }
+    const uint32_t target = lo;
+    /* Nearest iframe at or before the target. */
+    size_t count = c->iframe_count, best = 0;
+    lo = 0, hi = (uint32_t)count;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (c->iframe_desc[2 * mid] <= target) lo = mid + 1;
+        else hi = mid;
+    }
+    best = lo; /* iframes [0, best) are at or before target */
+    const uint32_t walk = cursor > target ? cursor - target : target - cursor;
+    if (best > 0 && target - c->iframe_desc[2 * (best - 1)] < walk) {
+        load_iframe(a, c, s, best - 1);
+        cursor = s->cursor;
+    } else if (target - first < walk) {
+        s->cursor = first;
+        for (uint32_t t = 0; t < padded; ++t) s->entries[t] = padded + t;
+        memset(s->outdated, 1, a->soa_count);
+        cursor = first;
+    }
+    while (cursor < target) load_key(c, s, padded, cursor++, hint);
+    while (cursor > target) unload_key(c, s, padded, --cursor, hint);
+    s->cursor = cursor;
+}
+
+/* Gathers the (left, right) keys of the 4 tracks of group g: their time ratios and their
+ * 3 value words, one vector per word. */
+static inline void gather_group(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
+                                size_t g, float ratio[2][4], v4i words[2][3])
+{
+    OSSA_ALIGNAS(16) int32_t w[2][3][4];
+    for (int lane = 0; lane < 4; ++lane) {
+        const uint32_t right = s->entries[g * 4 + (size_t)lane];
+        const uint32_t keys[2] = {right - c->previous[right], right};
+        for (int k = 0; k < 2; ++k) {
+            const uint16_t *v = &c->values[(size_t)keys[k] * 3];
+            w[k][0][lane] = v[0], w[k][1][lane] = v[1], w[k][2][lane] = v[2];
+            ratio[k][lane] = a->timepoints[key_time_index(c, keys[k])];
+        }
+    }
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < 3; ++i) words[k][i] = v4i_load(w[k][i]);
 }
 
 static void decompress_float3(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
@@ -159,22 +237,34 @@ static void decompress_float3(const ossa_animation *a, const ossa_animation_chan
     for (size_t g = 0; g < a->soa_count; ++g) {
         if (!s->outdated[g]) continue;
         s->outdated[g] = 0;
-        int32_t hx[2][4], hy[2][4], hz[2][4];
-        for (int lane = 0; lane < 4; ++lane) {
-            const uint32_t right = s->entries[g * 4 + (size_t)lane];
-            const uint32_t keys[2] = {right - c->previous[right], right};
-            for (int k = 0; k < 2; ++k) {
-                const uint16_t *v = &c->values[(size_t)keys[k] * 3];
-                hx[k][lane] = v[0], hy[k][lane] = v[1], hz[k][lane] = v[2];
-                cache[g].ratio[k][lane] = a->timepoints[key_time_index(c, keys[k])];
-            }
-        }
+        v4i words[2][3];
+        gather_group(a, c, s, g, cache[g].ratio, words);
         for (int k = 0; k < 2; ++k) {
-            v4f_store(cache[g].value[k].x, v4f_from_half(v4i_set(hx[k][0], hx[k][1], hx[k][2], hx[k][3])));
-            v4f_store(cache[g].value[k].y, v4f_from_half(v4i_set(hy[k][0], hy[k][1], hy[k][2], hy[k][3])));
-            v4f_store(cache[g].value[k].z, v4f_from_half(v4i_set(hz[k][0], hz[k][1], hz[k][2], hz[k][3])));
+            v4f_store(cache[g].value[k].x, v4f_from_half(words[k][0]));
+            v4f_store(cache[g].value[k].y, v4f_from_half(words[k][1]));
+            v4f_store(cache[g].value[k].z, v4f_from_half(words[k][2]));
         }
     }
+}
+
+/* Smallest-three decoding of 4 keys at once (see ossa__unpack_quat for the packing). */
+static inline void unpack_quats(const v4i words[3], ossa_soa_quat *out)
+{
+    const v4i low15 = v4i_set1(0x7fff), one = v4i_set1(1);
+    const v4i largest = v4i_or(v4i_and(V4I_SRL(words[0], 15), one), V4I_SLL(v4i_and(V4I_SRL(words[1], 15), one), 1));
+    const v4f sign = v4i_as_f(V4I_SLL(V4I_SRL(words[2], 15), 31));
+    const v4f scale = v4f_set1(2.f / ((float)OSSA__QUAT_QUANT_MAX * OSSA__SQRT2)), offset = v4f_set1(-1.f / OSSA__SQRT2);
+    const v4f c0 = v4f_madd(v4i_to_f(v4i_and(words[0], low15)), scale, offset);
+    const v4f c1 = v4f_madd(v4i_to_f(v4i_and(words[1], low15)), scale, offset);
+    const v4f c2 = v4f_madd(v4i_to_f(v4i_and(words[2], low15)), scale, offset);
+    const v4f sum = v4f_madd(c0, c0, v4f_madd(c1, c1, v4f_mul(c2, c2)));
+    const v4f big = v4f_xor(v4f_sqrt(v4f_max(v4f_sub(v4f_one(), sum), v4f_zero())), sign);
+    const v4f is0 = v4i_as_f(v4i_cmpeq(largest, v4i_zero())), is1 = v4i_as_f(v4i_cmpeq(largest, one));
+    const v4f is2 = v4i_as_f(v4i_cmpeq(largest, v4i_set1(2))), is3 = v4i_as_f(v4i_cmpeq(largest, v4i_set1(3)));
+    v4f_store(out->x, v4f_select(is0, big, c0));
+    v4f_store(out->y, v4f_select(is1, big, v4f_select(is0, c0, c1)));
+    v4f_store(out->z, v4f_select(is2, big, v4f_select(is3, c2, c1)));
+    v4f_store(out->w, v4f_select(is3, big, c2));
 }
 
 static void decompress_quat(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
@@ -183,18 +273,10 @@ static void decompress_quat(const ossa_animation *a, const ossa_animation_channe
     for (size_t g = 0; g < a->soa_count; ++g) {
         if (!s->outdated[g]) continue;
         s->outdated[g] = 0;
-        for (int lane = 0; lane < 4; ++lane) {
-            const uint32_t right = s->entries[g * 4 + (size_t)lane];
-            const uint32_t keys[2] = {right - c->previous[right], right};
-            for (int k = 0; k < 2; ++k) {
-                const ossa_quat q = ossa__unpack_quat(&c->values[(size_t)keys[k] * 3]);
-                cache[g].value[k].x[lane] = q.x;
-                cache[g].value[k].y[lane] = q.y;
-                cache[g].value[k].z[lane] = q.z;
-                cache[g].value[k].w[lane] = q.w;
-                cache[g].ratio[k][lane] = a->timepoints[key_time_index(c, keys[k])];
-            }
-        }
+        v4i words[2][3];
+        gather_group(a, c, s, g, cache[g].ratio, words);
+        unpack_quats(words[0], &cache[g].value[0]);
+        unpack_quats(words[1], &cache[g].value[1]);
     }
 }
 

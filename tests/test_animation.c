@@ -314,6 +314,56 @@ static void test_corrupted_blob_rejected(void **state)
     teardown_fixture(&f);
 }
 
+/* Same poses, bit for bit, with no iframes, automatic iframes and a 0.1 s interval, for
+ * forward, backward and random access; and random access lands on iframes. */
+static void test_iframes_give_identical_poses(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw;
+    make_random_clip(&raw, 37, 6.f, 77);
+    const float intervals[3] = {-1.f, 0.f, .1f};
+    ossa_blob blobs[3] = {{0}};
+    ossa_animation anims[3];
+    void *mems[3];
+    ossa_sampling_context *ctxs[3];
+    const size_t bytes = ossa_sampling_context_size(37);
+    for (int i = 0; i < 3; ++i) {
+        const ossa_animation_build_desc desc = {.iframe_interval = intervals[i]};
+        assert_int_equal(ossa_animation_build(&raw, &desc, &blobs[i], NULL), OSSA_OK);
+        assert_int_equal(ossa_animation_init(&anims[i], blobs[i].data, blobs[i].size), OSSA_OK);
+        mems[i] = aligned_alloc(16, bytes);
+        ctxs[i] = ossa_sampling_context_init(mems[i], bytes, 37);
+    }
+    assert_int_equal(anims[0].rotations.iframe_count, 0);
+    assert_true(anims[1].rotations.iframe_count >= 1);
+    assert_true(anims[2].rotations.iframe_count > anims[1].rotations.iframe_count);
+    assert_int_equal(anims[0].rotations.key_count, anims[2].rotations.key_count);
+    ossa_soa_transform pose[3][10];
+    uint32_t s = 5;
+    for (int step = 0; step < 1500; ++step) {
+        float ratio;
+        if (step < 400) ratio = (float)step / 399.f;                 /* forward */
+        else if (step < 800) ratio = (float)(799 - step) / 399.f;    /* backward */
+        else ratio = ossa_test_randf(&s, -.1f, 1.1f);                /* random, clamped ends */
+        for (int i = 0; i < 3; ++i) {
+            const ossa_sampling_job job = {&anims[i], ctxs[i], ratio, pose[i], 10};
+            assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+        }
+        assert_memory_equal(pose[0], pose[1], sizeof pose[0]);
+        assert_memory_equal(pose[0], pose[2], sizeof pose[0]);
+    }
+    /* A corrupted iframe is caught at load. */
+    unsigned char *copy = aligned_alloc(16, blobs[2].size);
+    memcpy(copy, blobs[2].data, blobs[2].size);
+    const ossa_animation_channel *c = &anims[2].rotations;
+    copy[(size_t)(c->iframe_data - (const uint8_t *)blobs[2].data) + 1] ^= 0x01;
+    ossa_animation view;
+    assert_int_equal(ossa_animation_init(&view, copy, blobs[2].size), OSSA_ERROR_INVALID_ANIMATION);
+    free(copy);
+    for (int i = 0; i < 3; ++i) free(mems[i]), ossa_blob_destroy(&blobs[i]);
+    ossa_raw_animation_destroy(&raw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_offset_overflow_injects_keys),
         cmocka_unit_test(test_invalid_raw_animation_is_named),
         cmocka_unit_test(test_corrupted_blob_rejected),
+        cmocka_unit_test(test_iframes_give_identical_poses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

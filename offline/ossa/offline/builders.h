@@ -32,20 +32,24 @@ OSSA_API ossa_result ossa_skeleton_build(const ossa_raw_skeleton *raw, const oss
 /* Options of the animation builder. Zero-initialised means the defaults. */
 typedef struct ossa_animation_build_desc {
     const ossa_allocator *allocator;  /* NULL -> malloc/free */
-    float iframe_interval;            /* reserved for iframes; must be 0 in this version */
+    float iframe_interval;            /* seconds between iframes; 0 -> automatic (one every 8 keys
+                                         per track, so a seek walks at most that many); negative ->
+                                         no iframes (random access then walks the stream) */
 } ossa_animation_build_desc;
 
 /* Builds a runtime animation blob from a valid raw animation: adds keys at time 0 and at
  * the duration to every channel (holding the nearest value; identity for empty channels),
  * pads tracks to a multiple of 4, keeps consecutive rotations in one hemisphere, quantises
  * (half floats, 15-bit smallest-three quaternions), shares a time-point table, sorts keys by
- * previous-key time then track, and injects a key wherever a previous-key offset would pass
- * 65535. No key is removed (the optimiser is a separate step).
+ * previous-key time then track, injects a key wherever a previous-key offset would pass
+ * 65535 and records iframes (cursor snapshots, see ossa/animation.h). No key is removed (the
+ * optimiser is a separate step).
  * Units: times become ratios (time / duration).
  * Quantisation error: half floats have a relative error of at most 2^-11 (0.049 %) of the
  * value, so a translation of magnitude m is off by up to m * 4.9e-4 per component; rotation
  * components are off by up to 1/(2 * 32767 * sqrt 2) = 1.08e-5, about 0.0012 degrees.
- * Errors: OSSA_ERROR_NULL_ARGUMENT; validate's errors; OSSA_ERROR_INVALID_ARGUMENT (desc);
+ * Errors: OSSA_ERROR_NULL_ARGUMENT; validate's errors; OSSA_ERROR_INVALID_ARGUMENT (desc
+ * iframe_interval not finite);
  * OSSA_ERROR_OUT_OF_MEMORY; OSSA_ERROR_INVALID_ANIMATION when more than 65536 distinct key
  * times exist. `out` stays empty on error.
  * Source: ozz-animation AnimationBuilder 0.15 (sorting, offsets, time points, quantisation). */
