@@ -245,7 +245,7 @@ static size_t iframe_positions(const builder *b, const bchannel *c, float interv
             }
         }
     } else if (interval_ratio == 0.f) {
-        for (size_t k = first + 8 * b->padded; k < n; k += 8 * b->padded) out[count++] = (uint32_t)(last = k);
+        for (size_t k = first + 4 * b->padded; k < n; k += 4 * b->padded) out[count++] = (uint32_t)(last = k);
     }
     if (interval_ratio >= 0.f && n > last) out[count++] = (uint32_t)n;
     return count;

@@ -7,6 +7,9 @@
 #include "internal.h"
 #include "ossa/offline/import_assimp.h"
 /* -- importer headers added by later work go below this line -- */
+#include "import/resonite_common.h" /* ossa_import_animj, ossa_import_animx, ossa__animj_sniff */
+#include "ossa/offline/import_mrtk.h"
+#include "ossa/offline/import_ozz.h"
 
 static bool grow_one(ossa_import_output *out, void **array, size_t count, size_t elem)
 {
@@ -106,6 +109,7 @@ ossa_result ossa_import_output_sort_depth_first(ossa_import_output *out, ossa_di
 {
     if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no import output");
     size_t n = out->skeleton.joint_count;
+    if (n == 0) return OSSA_OK; /* an animation without a skeleton: nothing to order */
     for (size_t a = 0; a < out->animation_count; ++a)
         if (out->animations[a].track_count != n)
             return ossa_diag_set(diag, OSSA_ERROR_JOINT_MISMATCH, SIZE_MAX, 0, 0,
@@ -177,10 +181,19 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
     /* Content first: magic numbers that cannot be mistaken. */
     if (starts_with(data, size, "OSSA")) return OSSA_FORMAT_OSSA;
     /* -- content detection added by later work goes below this line -- */
+    if (size >= 6 && !memcmp(data, "\x05" "AnimX", 6)) return OSSA_FORMAT_ANIMX;
+    if (ossa__animj_sniff(data, size)) return OSSA_FORMAT_ANIMJ;
+    if (size >= 8 && !memcmp(data, "\xc6\x42\x9e\x0f\x6e\xaf\x8f\x6a", 8)) return OSSA_FORMAT_MRTK;
+    /* ozz-animation: endianness byte 0 or 1, then the first object tag "ozz-..." */
+    if (size >= 5 && ((const uint8_t *)data)[0] <= 1 && memcmp((const uint8_t *)data + 1, "ozz-", 4) == 0)
+        return OSSA_FORMAT_OZZ;
 
     /* Then extensions. */
     if (!strcasecmp(ext, "ossa")) return OSSA_FORMAT_OSSA;
     /* -- extension detection added by later work goes below this line -- */
+    if (!strcasecmp(ext, "animj")) return OSSA_FORMAT_ANIMJ;
+    if (!strcasecmp(ext, "animx")) return OSSA_FORMAT_ANIMX;
+    if (!strcasecmp(ext, "ozz")) return OSSA_FORMAT_OZZ;
 
     static const char *const assimp_extensions[] = {"bvh", "fbx", "gltf", "glb", "dae", "zae", "x", "md5anim",
                                                     "md5mesh", "smd", "ms3d", "b3d", "3ds", "ogex", "irr",
@@ -204,6 +217,11 @@ ossa_result ossa_import_any(const void *data, size_t size, const char *name, oss
         return ossa_import_assimp(data, size, &desc, out, diag);
     }
     /* -- dispatch added by later work goes below this line -- */
+    case OSSA_FORMAT_ANIMJ: return ossa_import_animj(data, size, NULL, out, diag);
+    case OSSA_FORMAT_ANIMX: return ossa_import_animx(data, size, NULL, out, diag);
+    case OSSA_FORMAT_MRTK:
+        return ossa_import_mrtk(data, size, NULL, out, diag);
+    case OSSA_FORMAT_OZZ: return ossa_import_ozz(data, size, NULL, out, diag);
     default:
         break;
     }

@@ -28,6 +28,7 @@ struct ossa_sampling_context {
     const float *timepoints; /* identity of the bound animation, NULL when unbound */
     size_t key_counts[3];
     uint32_t hint[3];        /* last track found, to shorten searches */
+    float ratio;             /* of the last run */
     channel_state channels[3];
     interp_float3 *translations; /* [max_soa] */
     interp_quat *rotations;      /* [max_soa] */
@@ -133,10 +134,22 @@ static inline void load_key(const ossa_animation_channel *c, channel_state *s, u
     s->outdated[t >> 2] = 1;
 }
 
+/* As find_track, searching downwards: walking backwards meets tracks in decreasing order. */
+static inline uint32_t find_track_down(const uint32_t *entries, uint32_t padded, uint32_t key, uint32_t *hint)
+{
+    uint32_t t = *hint;
+    for (uint32_t tried = 0; tried < padded; ++tried) {
+        if (entries[t] == key) break;
+        t = t == 0 ? padded - 1 : t - 1;
+    }
+    *hint = t;
+    return t;
+}
+
 static inline void unload_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t key,
                               uint32_t *hint)
 {
-    const uint32_t t = find_track(s->entries, padded, key, hint);
+    const uint32_t t = find_track_down(s->entries, padded, key, hint);
     s->entries[t] = key - c->previous[key];
     s->outdated[t >> 2] = 1;
 }
@@ -154,10 +167,10 @@ static void load_iframe(const ossa_animation *a, const ossa_animation_channel *c
 
 /* Moves the channel's cursor so that keys [0, cursor) are exactly those whose previous key
  * is at or before `ratio`; then each track's entry is its first key after `ratio` (or its
- * last key). Short moves walk the stream; once a move passes 4 keys per track, the target
+ * last key). Short moves walk the stream; once a move passes one key per track, the target
  * is found by binary search and reached through the nearest iframe when that is shorter. */
 static void update_cursor(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s, uint32_t *hint,
-                          float ratio, bool reset)
+                          float ratio, float last_ratio, bool reset)
 {
     const uint32_t padded = (uint32_t)a->soa_count * 4;
     const uint32_t n = (uint32_t)c->key_count;
@@ -168,7 +181,10 @@ static void update_cursor(const ossa_animation *a, const ossa_animation_channel 
         memset(s->outdated, 1, a->soa_count);
         *hint = 0;
     }
-    uint32_t cursor = s->cursor, budget = 4 * padded;
+    uint32_t cursor = s->cursor, budget = padded;
+    /* A jump over more than half the mean spacing of iframes seeks at once (as ozz does). */
+    const float jump = ratio > last_ratio ? ratio - last_ratio : last_ratio - ratio;
+    if (!reset && c->iframe_count && jump * (float)c->iframe_count > .5f) goto seek;
     while (cursor < n && prev_ratio(a, c, cursor) <= ratio) {
         if (!budget--) goto seek;
         load_key(c, s, padded, cursor++, hint);
@@ -303,9 +319,10 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
         ctx->key_counts[1] = a->rotations.key_count;
         ctx->key_counts[2] = a->scales.key_count;
     }
-    update_cursor(a, &a->translations, &ctx->channels[0], &ctx->hint[0], ratio, reset);
-    update_cursor(a, &a->rotations, &ctx->channels[1], &ctx->hint[1], ratio, reset);
-    update_cursor(a, &a->scales, &ctx->channels[2], &ctx->hint[2], ratio, reset);
+    update_cursor(a, &a->translations, &ctx->channels[0], &ctx->hint[0], ratio, ctx->ratio, reset);
+    update_cursor(a, &a->rotations, &ctx->channels[1], &ctx->hint[1], ratio, ctx->ratio, reset);
+    update_cursor(a, &a->scales, &ctx->channels[2], &ctx->hint[2], ratio, ctx->ratio, reset);
+    ctx->ratio = ratio;
     decompress_float3(a, &a->translations, &ctx->channels[0], ctx->translations);
     decompress_quat(a, &a->rotations, &ctx->channels[1], ctx->rotations);
     decompress_float3(a, &a->scales, &ctx->channels[2], ctx->scales);

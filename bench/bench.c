@@ -1,0 +1,187 @@
+/* Runs each ozz-animation measure of BENCHMARKS.md with ossa on the same files and prints
+ * ossa's value, the reference value and their ratio.
+ *
+ *   ossa-bench [--callgrind] [--shared DIR]
+ *
+ * Wall-clock figures are medians of 9 repetitions. Under
+ * `valgrind --tool=callgrind --instr-atstart=no ossa-bench --callgrind` each measured loop is
+ * bracketed by callgrind's start/stop requests; the per-call instruction counts are then
+ * read from callgrind's output (Ir of the run divided by the calls printed here). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossa/local_to_model_job.h"
+#include "ossa/offline/builders.h"
+#include "ossa/sampling_job.h"
+#include "tools.h"
+
+#if defined(OSSA_HAVE_CALLGRIND)
+#include <valgrind/callgrind.h>
+#define MEASURE_START() CALLGRIND_START_INSTRUMENTATION
+#define MEASURE_STOP() CALLGRIND_STOP_INSTRUMENTATION
+#else
+#define MEASURE_START() ((void)0)
+#define MEASURE_STOP() ((void)0)
+#endif
+
+typedef struct clip {
+    const char *name;
+    ossa_import_output imp;
+    ossa_blob skel_blob, anim_blob;
+    ossa_skeleton skel;
+    ossa_animation anim;
+} clip;
+
+static int compare_doubles(const void *pa, const void *pb)
+{
+    const double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static uint32_t next_random(uint32_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 17, *s ^= *s << 5;
+    return *s;
+}
+
+typedef enum mode { FORWARD, RANDOM, LOCAL_TO_MODEL } mode;
+
+/* ns per call, median of 9 repetitions of `calls` calls. */
+static double run(clip *c, mode m, size_t calls)
+{
+    const size_t ctx_size = ossa_sampling_context_size(c->skel.joint_count);
+    void *mem = aligned_alloc(16, ctx_size);
+    ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, c->skel.joint_count);
+    ossa_soa_transform *pose = aligned_alloc(16, (c->skel.soa_count + 1) * sizeof *pose);
+    ossa_float4x4 *models = aligned_alloc(16, (c->skel.joint_count + 1) * sizeof *models);
+    const size_t steps = (size_t)(c->anim.duration * 60.f) + 1;
+    ossa_sampling_job job = {&c->anim, ctx, 0.f, pose, c->skel.soa_count};
+    ossa_sampling_job_run(&job);
+    const ossa_local_to_model_job l2m = {&c->skel, NULL, 0, 0, pose, c->skel.soa_count, models, c->skel.joint_count};
+    double reps[9];
+    uint32_t seed = 12345;
+    for (int r = 0; r < 9; ++r) {
+        const double t0 = tool_now();
+        if (r == 4) MEASURE_START();
+        for (size_t i = 0; i < calls; ++i) {
+            if (m == FORWARD) {
+                job.ratio = (float)(i % steps) / (float)(steps - 1);
+                ossa_sampling_job_run(&job);
+            } else if (m == RANDOM) {
+                job.ratio = (float)(next_random(&seed) >> 8) * (1.f / 16777216.f);
+                ossa_sampling_job_run(&job);
+            } else {
+                ossa_local_to_model_job_run(&l2m);
+            }
+        }
+        if (r == 4) MEASURE_STOP();
+        reps[r] = (tool_now() - t0) / (double)calls * 1e9;
+    }
+    free(mem), free(pose), free(models);
+    qsort(reps, 9, sizeof *reps, compare_doubles);
+    return reps[4];
+}
+
+static bool load(clip *c, const char *path, const char *skeleton_path)
+{
+    memset(c, 0, sizeof *c);
+    c->name = path;
+    if (!tool_import(path, false, &c->imp)) return false;
+    if (c->imp.skeleton.joint_count == 0 && skeleton_path) {
+        ossa_import_output skel = {0};
+        if (!tool_import(skeleton_path, false, &skel)) return false;
+        c->imp.skeleton = skel.skeleton;
+        memset(&skel.skeleton, 0, sizeof skel.skeleton);
+        ossa_import_output_destroy(&skel);
+    }
+    ossa_diag diag;
+    ossa_diag_clear(&diag);
+    if (c->imp.animation_count == 0 || ossa_skeleton_build(&c->imp.skeleton, NULL, &c->skel_blob, &diag) != OSSA_OK ||
+        ossa_animation_build(&c->imp.animations[0], NULL, &c->anim_blob, &diag) != OSSA_OK ||
+        ossa_skeleton_init(&c->skel, c->skel_blob.data, c->skel_blob.size) != OSSA_OK ||
+        ossa_animation_init(&c->anim, c->anim_blob.data, c->anim_blob.size) != OSSA_OK ||
+        c->anim.track_count != c->skel.joint_count) {
+        tool_print_diag(path, &diag);
+        return false;
+    }
+    return true;
+}
+
+static void unload(clip *c)
+{
+    ossa_blob_destroy(&c->skel_blob), ossa_blob_destroy(&c->anim_blob);
+    ossa_import_output_destroy(&c->imp);
+}
+
+typedef struct measure {
+    const char *label;
+    const char *clip;   /* file under the shared data folder, or an absolute path */
+    mode mode;
+    size_t calls;
+    double ozz_ir, ozz_ns;
+} measure;
+
+static const measure measures[] = {
+    {"sampling forward 60 Hz", "ozz/pab_walk_raw.ozz", FORWARD, 20000, 5783, 460},
+    {"sampling forward 60 Hz", "ozz/pab_jog_raw.ozz", FORWARD, 20000, 5976, 485},
+    {"sampling forward 60 Hz", "ozz/pab_run_raw.ozz", FORWARD, 20000, 5902, 508},
+    {"sampling forward 60 Hz", "ozz/pab_atlas_raw.ozz", FORWARD, 20000, 5530, 442},
+    {"sampling random ratios", "ozz/pab_walk_raw.ozz", RANDOM, 5000, 22153, 1770},
+    {"sampling random ratios", "ozz/pab_atlas_raw.ozz", RANDOM, 5000, 128378, 8900},
+    {"local-to-model (67 joints)", "ozz/pab_walk_raw.ozz", LOCAL_TO_MODEL, 20000, 8497, 470},
+    {"sampling forward 60 Hz", OSSA_DEFAULT_INPUT, FORWARD, 20000, 10187, 855},
+    {"sampling random ratios", OSSA_DEFAULT_INPUT, RANDOM, 2000, 379782, 29000},
+};
+
+static const char *short_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int main(int argc, char **argv)
+{
+    const char *shared = getenv("OSSA_SHARED_DATA") ? getenv("OSSA_SHARED_DATA") : "../shared/data";
+    long only = -1;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--shared") && i + 1 < argc) shared = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = strtol(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--list")) {
+            for (size_t m = 0; m < sizeof measures / sizeof *measures; ++m)
+                printf("%zu\t%s\t%s\t%.0f\t%.0f\n", m, measures[m].label, short_name(measures[m].clip), measures[m].ozz_ir,
+                       measures[m].ozz_ns);
+            return 0;
+        } else {
+            fprintf(stderr, "usage: ossa-bench [--shared DIR] [--only N] [--list]\n"
+                            "  --only N   run measure N alone (for callgrind: bench/callgrind.sh)\n");
+            return 2;
+        }
+    }
+    char skel_path[4096];
+    snprintf(skel_path, sizeof skel_path, "%s/ozz/pab_skeleton.ozz", shared);
+    if (only < 0)
+        printf("| measure                    | clip                  | ossa ns/call | ozz ns/call | ossa/ozz | ossa ns/joint |\n"
+               "|----------------------------|-----------------------|-------------:|------------:|---------:|--------------:|\n");
+    int status = 0;
+    for (size_t m = 0; m < sizeof measures / sizeof *measures; ++m) {
+        if (only >= 0 && (size_t)only != m) continue;
+        const measure *me = &measures[m];
+        char path[4096];
+        if (me->clip[0] == '/') snprintf(path, sizeof path, "%s", me->clip);
+        else snprintf(path, sizeof path, "%s/%s", shared, me->clip);
+        clip c;
+        if (!load(&c, path, skel_path)) {
+            fprintf(stderr, "skipped: %s could not be loaded\n", path);
+            status = 1;
+            unload(&c);
+            continue;
+        }
+        const double ns = run(&c, me->mode, me->calls);
+        if (only >= 0) printf("calls %zu\n", me->calls);
+        else
+            printf("| %-26s | %-21s | %12.0f | %11.0f | %8.2f | %13.1f |\n", me->label, short_name(me->clip), ns,
+                   me->ozz_ns, ns / me->ozz_ns, ns / (double)c.skel.joint_count);
+        unload(&c);
+    }
+    return status;
+}
