@@ -15,16 +15,17 @@
  *   chunk table [chunk_count] (32 bytes each): u32 tag (four ASCII bytes, first in memory
  *     first), u32 chunk version, u64 offset, u64 size, u32 crc32 of the payload, u32 reserved
  *   payloads at 16-byte aligned offsets, in table order, not overlapping.
- * Chunk tags: "SKEL" skeleton blob, "ANIM" animation blob, "META" UTF-8 "key=value\n" lines
- * (for example source units). The CRC-32s (IEEE 802.3 polynomial) of the table and of each
- * payload make any bit flip outside the zero padding an error rather than silently
- * different data.
+ * Chunk tags: "SKEL" skeleton blob, "ANIM" animation blob, "TRCK" track blob, "META" UTF-8
+ * "key=value\n" lines (for example source units). The CRC-32s (IEEE 802.3 polynomial) of the
+ * table and of each payload make any bit flip outside the zero padding an error rather than
+ * silently different data.
  */
 #ifndef OSSA_ARCHIVE_H
 #define OSSA_ARCHIVE_H
 
 #include "ossa/animation.h"
 #include "ossa/skeleton.h"
+#include "ossa/track.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +40,8 @@ extern "C" {
 #define OSSA_TAG_SKELETON OSSA_TAG('S', 'K', 'E', 'L')
 #define OSSA_TAG_ANIMATION OSSA_TAG('A', 'N', 'I', 'M')
 #define OSSA_TAG_META OSSA_TAG('M', 'E', 'T', 'A')
+/* User-channel track blob (ossa/track.h), chunk version OSSA_TRACK_BLOB_VERSION. */
+#define OSSA_TAG_TRACK OSSA_TAG('T', 'R', 'C', 'K')
 
 /* An opened archive: a view over validated bytes. */
 typedef struct ossa_archive {
@@ -81,6 +84,11 @@ OSSA_API ossa_result ossa_archive_animation(const ossa_archive *archive, size_t 
 /* CRC-32 that the header stores over its first 12 bytes and the chunk table (internal to
  * the reader and the writer). */
 OSSA_API uint32_t ossa__archive_table_crc(const uint8_t *archive, uint32_t chunk_count);
+
+/* The `index`-th track chunk ("TRCK"), validated into a view (see ossa_track_init;
+ * OSSA_ERROR_NOT_FOUND when absent, OSSA_ERROR_UNSUPPORTED_VERSION for another blob version).
+ * `*track` is zeroed on error. Implemented in track.c. */
+OSSA_API ossa_result ossa_archive_track(const ossa_archive *archive, size_t index, ossa_track *track);
 
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of `size` bytes, continuing from `crc`
  * (start with 0). */

@@ -9,7 +9,8 @@
  *
  * A key's interpolation applies to the segment that starts at the key (step holds the key's
  * value until the next key; linear interpolates, and for quaternions uses nlerp along the
- * shortest arc). Before the first key and after the last the nearest key holds.
+ * shortest arc; slerp, quaternions only, interpolates spherically along the shortest arc).
+ * Before the first key and after the last the nearest key holds.
  * Source: ozz-animation offline RawTrack (ratio-keyed, per-key interpolation).
  */
 #ifndef OSSA_OFFLINE_RAW_TRACK_H
@@ -17,23 +18,14 @@
 
 #include "ossa/maths.h"
 #include "ossa/offline/common.h"
+#include "ossa/track.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum ossa_track_type {
-    OSSA_TRACK_FLOAT = 1,  /* value[0] */
-    OSSA_TRACK_FLOAT2 = 2, /* value[0..1] */
-    OSSA_TRACK_FLOAT3 = 3, /* value[0..2] */
-    OSSA_TRACK_FLOAT4 = 4, /* value[0..3] */
-    OSSA_TRACK_QUAT = 5    /* value = x, y, z, w */
-} ossa_track_type;
-
-typedef enum ossa_interp {
-    OSSA_INTERP_STEP = 0,
-    OSSA_INTERP_LINEAR = 1
-} ossa_interp;
+/* ossa_track_type and ossa_interp (OSSA_INTERP_STEP, OSSA_INTERP_LINEAR, OSSA_INTERP_SLERP for
+ * quaternions) are shared with the runtime tracks and defined in ossa/track.h. */
 
 typedef struct ossa_raw_track_key {
     float ratio;                /* in [0, 1], strictly increasing */

@@ -1,0 +1,202 @@
+#include "ossa/blending_job.h"
+
+#include <math.h>
+
+#include "simd.h"
+
+static bool overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    const uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+    return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+}
+
+/* Checks one layer array. Sizes before values so that a short array is reported as such
+ * rather than read out of bounds. */
+static ossa_result validate_layers(const ossa_blend_layer *layers, size_t count, size_t soa_count)
+{
+    for (size_t i = 0; i < count; ++i) {
+        const ossa_blend_layer *l = &layers[i];
+        if (!l->transform) return OSSA_ERROR_NO_INPUT;
+        if (l->transform_count < soa_count) return OSSA_ERROR_INPUT_TOO_SMALL;
+        if (l->joint_weights && l->joint_weight_count / 4 < soa_count) return OSSA_ERROR_JOINT_WEIGHTS_TOO_SMALL;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        const ossa_blend_layer *l = &layers[i];
+        if (!isfinite(l->weight)) return OSSA_ERROR_INVALID_WEIGHT;
+        for (size_t j = 0; l->joint_weights && j < 4 * soa_count; ++j)
+            if (!isfinite(l->joint_weights[j])) return OSSA_ERROR_INVALID_WEIGHT;
+    }
+    return OSSA_OK;
+}
+
+static bool layers_alias(const ossa_blend_layer *layers, size_t count, size_t soa_count, const void *out,
+                         size_t out_bytes)
+{
+    for (size_t i = 0; i < count; ++i) {
+        if (overlaps(out, out_bytes, layers[i].transform, soa_count * sizeof(ossa_soa_transform))) return true;
+        if (layers[i].joint_weights && overlaps(out, out_bytes, layers[i].joint_weights, 4 * soa_count * sizeof(float)))
+            return true;
+    }
+    return false;
+}
+
+ossa_result ossa_blending_job_validate(const ossa_blending_job *job)
+{
+    if (!job) return OSSA_ERROR_NULL_ARGUMENT;
+    if (!(job->threshold >= 0.f) || !isfinite(job->threshold)) return OSSA_ERROR_INVALID_THRESHOLD;
+    if (job->layer_count == 0 && job->additive_layer_count == 0) return OSSA_ERROR_NO_LAYERS;
+    if ((!job->layers && job->layer_count) || (!job->additive_layers && job->additive_layer_count))
+        return OSSA_ERROR_NULL_ARGUMENT;
+    if (!job->rest_pose) return OSSA_ERROR_NO_REST_POSE;
+    if (!job->output) return OSSA_ERROR_NO_OUTPUT;
+    const size_t n = job->rest_pose_count;
+    if (job->output_count < n) return OSSA_ERROR_OUTPUT_TOO_SMALL;
+    ossa_result r = validate_layers(job->layers, job->layer_count, n);
+    if (r == OSSA_OK) r = validate_layers(job->additive_layers, job->additive_layer_count, n);
+    if (r != OSSA_OK) return r;
+    const size_t out_bytes = n * sizeof(ossa_soa_transform);
+    if (overlaps(job->output, out_bytes, job->rest_pose, out_bytes) ||
+        layers_alias(job->layers, job->layer_count, n, job->output, out_bytes) ||
+        layers_alias(job->additive_layers, job->additive_layer_count, n, job->output, out_bytes))
+        return OSSA_ERROR_ALIASING;
+    return OSSA_OK;
+}
+
+/* ---- SoA arithmetic on the simd.h wrappers ---- */
+
+static inline v4f3 f3_scale(v4f3 a, v4f w) { return (v4f3){v4f_mul(a.x, w), v4f_mul(a.y, w), v4f_mul(a.z, w)}; }
+/* a * w + c */
+static inline v4f3 f3_madd(v4f3 a, v4f w, v4f3 c)
+{
+    return (v4f3){v4f_madd(a.x, w, c.x), v4f_madd(a.y, w, c.y), v4f_madd(a.z, w, c.z)};
+}
+static inline v4fq q_scale(v4fq a, v4f w)
+{
+    return (v4fq){v4f_mul(a.x, w), v4f_mul(a.y, w), v4f_mul(a.z, w), v4f_mul(a.w, w)};
+}
+static inline v4fq q_madd(v4fq a, v4f w, v4fq c)
+{
+    return (v4fq){v4f_madd(a.x, w, c.x), v4f_madd(a.y, w, c.y), v4f_madd(a.z, w, c.z), v4f_madd(a.w, w, c.w)};
+}
+/* Hamilton product a * b (rotate by b, then by a), as ossa_quat_mul. */
+static inline v4fq q_mul(v4fq a, v4fq b)
+{
+    return (v4fq){
+        v4f_sub(v4f_add(v4f_add(v4f_mul(a.w, b.x), v4f_mul(a.x, b.w)), v4f_mul(a.y, b.z)), v4f_mul(a.z, b.y)),
+        v4f_sub(v4f_add(v4f_add(v4f_mul(a.w, b.y), v4f_mul(a.y, b.w)), v4f_mul(a.z, b.x)), v4f_mul(a.x, b.z)),
+        v4f_sub(v4f_add(v4f_add(v4f_mul(a.w, b.z), v4f_mul(a.z, b.w)), v4f_mul(a.x, b.y)), v4f_mul(a.y, b.x)),
+        v4f_sub(v4f_sub(v4f_sub(v4f_mul(a.w, b.w), v4f_mul(a.x, b.x)), v4f_mul(a.y, b.y)), v4f_mul(a.z, b.z)),
+    };
+}
+static inline v4f sign_bit(v4f mask) { return v4f_and(mask, v4f_set1(-0.f)); }
+static inline v4f f_abs(v4f a) { return v4f_andnot(v4f_set1(-0.f), a); }
+
+/* Normalises q exactly (sqrt and divide rather than an estimate). Lanes whose squared length
+ * is already within 2^-20 of 1 are returned unchanged: renormalising them could not make
+ * them more unit than float rounding allows, and keeping them makes pass-through exact. */
+static inline v4fq normalize(v4fq q)
+{
+    const v4f len2 = v4fq_dot(q, q);
+    const v4f unit = v4f_cmplt(f_abs(v4f_sub(len2, v4f_one())), v4f_set1(0x1p-20f));
+    const v4f inv = v4f_select(unit, v4f_one(), v4f_div(v4f_one(), v4f_sqrt(len2)));
+    return q_scale(q, inv);
+}
+
+/* Weighted sums of one SoA group. */
+typedef struct accumulator {
+    v4f3 t, s;
+    v4fq q;
+    v4f w;
+} accumulator;
+
+/* Adds `in` with per-lane weight w. Starting from zero sums is exact (0 + x = x), and the
+ * hemisphere test against a zero sum never flips. */
+static inline void accumulate(accumulator *a, const ossa_soa_transform *in, v4f w)
+{
+    const v4f3 t = v4f3_load(&in->translation), s = v4f3_load(&in->scale);
+    const v4fq q = v4fq_load(&in->rotation);
+    a->t = f3_madd(t, w, a->t);
+    a->s = f3_madd(s, w, a->s);
+    /* Opposite hemisphere: add -q (by negating the weight), the shortest path. */
+    const v4f flip = sign_bit(v4f_cmplt(v4fq_dot(a->q, q), v4f_zero()));
+    a->q = q_madd(q, v4f_xor(w, flip), a->q);
+    a->w = v4f_add(a->w, w);
+}
+
+/* Per-lane weight of layer `l` for group `g`: weight * max(0, joint factor). */
+static inline v4f lane_weights(const ossa_blend_layer *l, float weight, size_t g)
+{
+    const v4f w = v4f_set1(weight);
+    if (!l->joint_weights) return w;
+    return v4f_mul(w, v4f_max(v4f_loadu(l->joint_weights + 4 * g), v4f_zero()));
+}
+
+/* Applies a delta with per-lane amount a >= 0, or removes it when `subtract`. */
+static inline void add_delta(v4f3 *t, v4fq *q, v4f3 *s, const ossa_soa_transform *d, v4f a, bool subtract)
+{
+    const v4f3 dt = v4f3_load(&d->translation), ds = v4f3_load(&d->scale);
+    v4fq dq = v4fq_load(&d->rotation);
+    const v4f one = v4f_one();
+    *t = f3_madd(dt, subtract ? v4f_xor(a, v4f_set1(-0.f)) : a, *t);
+    /* nlerp(identity, dq, a) with dq taken with w >= 0, so the path is the shortest. */
+    const v4f flip = sign_bit(v4f_cmplt(dq.w, v4f_zero()));
+    dq = (v4fq){v4f_xor(dq.x, flip), v4f_xor(dq.y, flip), v4f_xor(dq.z, flip), v4f_xor(dq.w, flip)};
+    v4fq iq = normalize(
+        (v4fq){v4f_mul(dq.x, a), v4f_mul(dq.y, a), v4f_mul(dq.z, a), v4f_madd(v4f_sub(dq.w, one), a, one)});
+    if (subtract) {
+        const v4f neg = v4f_set1(-0.f);
+        iq = (v4fq){v4f_xor(iq.x, neg), v4f_xor(iq.y, neg), v4f_xor(iq.z, neg), iq.w};
+    }
+    *q = q_mul(*q, iq);
+    /* lerp(1, ds, a) */
+    const v4f3 ls = {v4f_madd(v4f_sub(ds.x, one), a, one), v4f_madd(v4f_sub(ds.y, one), a, one),
+                     v4f_madd(v4f_sub(ds.z, one), a, one)};
+    if (subtract) {
+        *s = (v4f3){v4f_div(s->x, ls.x), v4f_div(s->y, ls.y), v4f_div(s->z, ls.z)};
+    } else {
+        *s = (v4f3){v4f_mul(s->x, ls.x), v4f_mul(s->y, ls.y), v4f_mul(s->z, ls.z)};
+    }
+}
+
+/* Joints are processed one SoA group at a time through every layer, so the sums stay in
+ * registers and no scratch memory is needed whatever the joint count. */
+ossa_result ossa_blending_job_run(const ossa_blending_job *job)
+{
+    const ossa_result r = ossa_blending_job_validate(job);
+    if (r != OSSA_OK) return r;
+    const v4f threshold = v4f_set1(job->threshold > 0.f ? job->threshold : OSSA_BLEND_DEFAULT_THRESHOLD);
+    bool any_layer = false;
+    for (size_t i = 0; i < job->layer_count; ++i) any_layer |= job->layers[i].weight > 0.f;
+
+    for (size_t g = 0; g < job->rest_pose_count; ++g) {
+        const ossa_soa_transform *rest = &job->rest_pose[g];
+        v4f3 t, s;
+        v4fq q;
+        if (!any_layer) {
+            t = v4f3_load(&rest->translation), s = v4f3_load(&rest->scale), q = v4fq_load(&rest->rotation);
+        } else {
+            const v4f zero = v4f_zero();
+            accumulator acc = {{zero, zero, zero}, {zero, zero, zero}, {zero, zero, zero, zero}, zero};
+            for (size_t i = 0; i < job->layer_count; ++i) {
+                const ossa_blend_layer *l = &job->layers[i];
+                if (l->weight > 0.f) accumulate(&acc, &l->transform[g], lane_weights(l, l->weight, g));
+            }
+            /* The rest pose tops the weight up to the threshold (weight 0 in lanes already
+             * above it, which adds exact zeros). */
+            accumulate(&acc, rest, v4f_max(v4f_sub(threshold, acc.w), zero));
+            const v4f inv = v4f_div(v4f_one(), v4f_max(acc.w, threshold));
+            t = f3_scale(acc.t, inv), s = f3_scale(acc.s, inv), q = normalize(acc.q);
+        }
+        for (size_t i = 0; i < job->additive_layer_count; ++i) {
+            const ossa_blend_layer *l = &job->additive_layers[i];
+            if (l->weight == 0.f) continue;
+            const bool subtract = l->weight < 0.f;
+            add_delta(&t, &q, &s, &l->transform[g], lane_weights(l, fabsf(l->weight), g), subtract);
+        }
+        ossa_soa_transform *out = &job->output[g];
+        v4f3_store(&out->translation, t);
+        v4fq_store(&out->rotation, q);
+        v4f3_store(&out->scale, s);
+    }
+    return OSSA_OK;
+}
