@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ossa/blending_job.h"
 #include "ossa/local_to_model_job.h"
 #include "ossa/offline/builders.h"
 #include "ossa/sampling_job.h"
@@ -44,40 +45,77 @@ static uint32_t next_random(uint32_t *s)
     return *s;
 }
 
-typedef enum mode { FORWARD, RANDOM, LOCAL_TO_MODEL } mode;
+typedef enum mode { FORWARD, RANDOM, LOCAL_TO_MODEL, BLEND, FULL_FRAME } mode;
 
-/* ns per call, median of 9 repetitions of `calls` calls. */
-static double run(clip *c, mode m, size_t calls)
+/* Per-clip runtime state. */
+typedef struct player {
+    void *ctx_mem;
+    ossa_sampling_context *ctx;
+    ossa_soa_transform *pose;
+} player;
+
+static void player_init(player *p, const clip *c)
 {
     const size_t ctx_size = ossa_sampling_context_size(c->skel.joint_count);
-    void *mem = aligned_alloc(16, ctx_size);
-    ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, c->skel.joint_count);
-    ossa_soa_transform *pose = aligned_alloc(16, (c->skel.soa_count + 1) * sizeof *pose);
-    ossa_float4x4 *models = aligned_alloc(16, (c->skel.joint_count + 1) * sizeof *models);
-    const size_t steps = (size_t)(c->anim.duration * 60.f) + 1;
-    ossa_sampling_job job = {&c->anim, ctx, 0.f, pose, c->skel.soa_count};
-    ossa_sampling_job_run(&job);
-    const ossa_local_to_model_job l2m = {&c->skel, NULL, 0, 0, pose, c->skel.soa_count, models, c->skel.joint_count};
+    p->ctx_mem = aligned_alloc(16, ctx_size);
+    p->ctx = ossa_sampling_context_init(p->ctx_mem, ctx_size, c->skel.joint_count);
+    p->pose = aligned_alloc(16, (c->skel.soa_count + 1) * sizeof *p->pose);
+}
+
+/* ns per call, median of 9 repetitions of `calls` calls; the middle repetition is the one
+ * callgrind instruments. `c` holds 3 clips for BLEND and FULL_FRAME (walk, jog, run). */
+static double run(clip *c, mode m, size_t calls)
+{
+    const int n = (m == BLEND || m == FULL_FRAME) ? 3 : 1;
+    player p[3];
+    for (int i = 0; i < n; ++i) player_init(&p[i], &c[i]);
+    const ossa_skeleton *skel = &c[0].skel;
+    ossa_soa_transform *blended = aligned_alloc(16, (skel->soa_count + 1) * sizeof *blended);
+    ossa_float4x4 *models = aligned_alloc(16, (skel->joint_count + 1) * sizeof *models);
+    const size_t steps = (size_t)(c[0].anim.duration * 60.f) + 1;
+    ossa_sampling_job jobs[3];
+    for (int i = 0; i < n; ++i) {
+        jobs[i] = (ossa_sampling_job){&c[i].anim, p[i].ctx, 0.f, p[i].pose, skel->soa_count};
+        ossa_sampling_job_run(&jobs[i]);
+    }
+    const ossa_blend_layer layers[3] = {{.3f, p[0].pose, skel->soa_count, NULL, 0},
+                                        {.3f, p[n > 1 ? 1 : 0].pose, skel->soa_count, NULL, 0},
+                                        {.4f, p[n > 2 ? 2 : 0].pose, skel->soa_count, NULL, 0}};
+    const ossa_blending_job blend = {0.f, layers, 3, NULL, 0, skel->rest_pose, skel->soa_count, blended, skel->soa_count};
+    const ossa_local_to_model_job l2m = {skel, NULL, 0, 0, m == FULL_FRAME ? blended : p[0].pose, skel->soa_count,
+                                         models, skel->joint_count};
     double reps[9];
     uint32_t seed = 12345;
     for (int r = 0; r < 9; ++r) {
         const double t0 = tool_now();
         if (r == 4) MEASURE_START();
         for (size_t i = 0; i < calls; ++i) {
-            if (m == FORWARD) {
-                job.ratio = (float)(i % steps) / (float)(steps - 1);
-                ossa_sampling_job_run(&job);
-            } else if (m == RANDOM) {
-                job.ratio = (float)(next_random(&seed) >> 8) * (1.f / 16777216.f);
-                ossa_sampling_job_run(&job);
-            } else {
+            switch (m) {
+            case FORWARD:
+                jobs[0].ratio = (float)(i % steps) / (float)(steps - 1);
+                ossa_sampling_job_run(&jobs[0]);
+                break;
+            case RANDOM:
+                jobs[0].ratio = (float)(next_random(&seed) >> 8) * (1.f / 16777216.f);
+                ossa_sampling_job_run(&jobs[0]);
+                break;
+            case LOCAL_TO_MODEL: ossa_local_to_model_job_run(&l2m); break;
+            case BLEND: ossa_blending_job_run(&blend); break;
+            case FULL_FRAME:
+                for (int k = 0; k < 3; ++k) {
+                    jobs[k].ratio = (float)(i % steps) / (float)(steps - 1);
+                    ossa_sampling_job_run(&jobs[k]);
+                }
+                ossa_blending_job_run(&blend);
                 ossa_local_to_model_job_run(&l2m);
+                break;
             }
         }
         if (r == 4) MEASURE_STOP();
         reps[r] = (tool_now() - t0) / (double)calls * 1e9;
     }
-    free(mem), free(pose), free(models);
+    for (int i = 0; i < n; ++i) free(p[i].ctx_mem), free(p[i].pose);
+    free(blended), free(models);
     qsort(reps, 9, sizeof *reps, compare_doubles);
     return reps[4];
 }
@@ -131,6 +169,8 @@ static const measure measures[] = {
     {"local-to-model (67 joints)", "ozz/pab_walk_raw.ozz", LOCAL_TO_MODEL, 20000, 8497, 470},
     {"sampling forward 60 Hz", OSSA_DEFAULT_INPUT, FORWARD, 20000, 10187, 855},
     {"sampling random ratios", OSSA_DEFAULT_INPUT, RANDOM, 2000, 379782, 29000},
+    {"blending 3 layers (67 joints)", "ozz/pab_walk_raw.ozz", BLEND, 20000, 3988, 254},
+    {"full frame: 3 sample+blend+l2m", "ozz/pab_walk_raw.ozz", FULL_FRAME, 5000, 30307, 2210},
 };
 
 static const char *short_name(const char *path)
@@ -169,19 +209,28 @@ int main(int argc, char **argv)
         char path[4096];
         if (me->clip[0] == '/') snprintf(path, sizeof path, "%s", me->clip);
         else snprintf(path, sizeof path, "%s/%s", shared, me->clip);
-        clip c;
-        if (!load(&c, path, skel_path)) {
-            fprintf(stderr, "skipped: %s could not be loaded\n", path);
+        clip c[3];
+        const int n = (me->mode == BLEND || me->mode == FULL_FRAME) ? 3 : 1;
+        static const char *const blend_clips[3] = {"ozz/pab_walk_raw.ozz", "ozz/pab_jog_raw.ozz", "ozz/pab_run_raw.ozz"};
+        bool ok = true;
+        for (int i = 0; i < n; ++i) {
+            if (n == 3) snprintf(path, sizeof path, "%s/%s", shared, blend_clips[i]);
+            if (!load(&c[i], path, skel_path)) {
+                fprintf(stderr, "skipped: %s could not be loaded\n", path);
+                ok = false;
+            }
+        }
+        if (!ok) {
             status = 1;
-            unload(&c);
+            for (int i = 0; i < n; ++i) unload(&c[i]);
             continue;
         }
-        const double ns = run(&c, me->mode, me->calls);
+        const double ns = run(c, me->mode, me->calls);
         if (only >= 0) printf("calls %zu\n", me->calls);
         else
             printf("| %-26s | %-21s | %12.0f | %11.0f | %8.2f | %13.1f |\n", me->label, short_name(me->clip), ns,
-                   me->ozz_ns, ns / me->ozz_ns, ns / (double)c.skel.joint_count);
-        unload(&c);
+                   me->ozz_ns, ns / me->ozz_ns, ns / (double)c[0].skel.joint_count);
+        for (int i = 0; i < n; ++i) unload(&c[i]);
     }
     return status;
 }
