@@ -34,16 +34,17 @@ static inline void m44_store(ossa_float4x4 *m, const m44 *v)
     for (int i = 0; i < 4; ++i) v4f_store(m->cols[i], v->c[i]);
 }
 
-/* a * b, b's columns as combinations of a's columns. */
-static inline m44 m44_mul(const m44 *a, const m44 *b)
+/* a * b for an affine b (bottom row 0, 0, 0, 1, as every local transform's matrix is): b's
+ * columns as combinations of a's columns, skipping the terms that multiply by 0 or 1. */
+static inline m44 m44_mul_affine(const m44 *a, const m44 *b)
 {
     m44 r;
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 3; ++i) {
         const v4f bc = b->c[i];
-        r.c[i] = v4f_madd(a->c[0], V4F_SPLAT(bc, 0),
-                          v4f_madd(a->c[1], V4F_SPLAT(bc, 1),
-                                   v4f_madd(a->c[2], V4F_SPLAT(bc, 2), v4f_mul(a->c[3], V4F_SPLAT(bc, 3)))));
+        r.c[i] = v4f_madd(a->c[0], V4F_SPLAT(bc, 0), v4f_madd(a->c[1], V4F_SPLAT(bc, 1), v4f_mul(a->c[2], V4F_SPLAT(bc, 2))));
     }
+    const v4f t = b->c[3];
+    r.c[3] = v4f_madd(a->c[0], V4F_SPLAT(t, 0), v4f_madd(a->c[1], V4F_SPLAT(t, 1), v4f_madd(a->c[2], V4F_SPLAT(t, 2), a->c[3])));
     return r;
 }
 
@@ -99,10 +100,10 @@ ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
             const int parent = parents[j];
             m44 model;
             if (parent < 0) {
-                model = m44_mul(&root, &local[j - group * 4]);
+                model = m44_mul_affine(&root, &local[j - group * 4]);
             } else {
                 const m44 pm = m44_load(&out[parent]);
-                model = m44_mul(&pm, &local[j - group * 4]);
+                model = m44_mul_affine(&pm, &local[j - group * 4]);
             }
             m44_store(&out[j], &model);
         }
