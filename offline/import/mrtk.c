@@ -1,0 +1,333 @@
+#include "import/mrtk_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define BOOL_OUT_WEIGHT 1.0e6f
+
+enum { KIND_FULL, KIND_SIMPLE, KIND_BOOL };
+
+typedef struct reader {
+    const uint8_t *data;
+    size_t size, pos;
+    ossa_diag *diag;
+    const ossa_allocator *allocator;
+} reader;
+
+static ossa_result need(reader *r, size_t bytes, const char *what)
+{
+    if (r->size - r->pos >= bytes) return OSSA_OK;
+    return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, r->pos, 0, 0,
+                         "expected %s (%zu bytes) at byte %zu, found the end of the data after %zu bytes", what, bytes,
+                         r->pos, r->size - r->pos);
+}
+
+static uint32_t get_u32(reader *r)
+{
+    const uint8_t *p = r->data + r->pos;
+    r->pos += 4;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int32_t get_i32(reader *r)
+{
+    const uint32_t u = get_u32(r);
+    return u <= INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
+}
+
+static float get_f32(reader *r)
+{
+    const uint32_t u = get_u32(r);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static ossa_result bad_key(reader *r, ossa_result code, size_t offset, const char *name, size_t key, const char *field,
+                           float found, const char *expected)
+{
+    return ossa_diag_set(r->diag, code, offset, 0, 0, "key %zu of curve '%s': %s is %g; expected %s", key, name, field,
+                         (double)found, expected);
+}
+
+/* One key's fields after the time, validated. */
+static ossa_result read_key_rest(reader *r, int kind, const char *name, size_t i, ossa__unity_key *k)
+{
+    const size_t at = r->pos - 4;
+    k->value = get_f32(r);
+    if (!isfinite(k->value))
+        return bad_key(r, OSSA_ERROR_INVALID_KEY, at + 4, name, i, "value", k->value, "a finite number");
+    if (kind != KIND_FULL) {
+        /* MRTK fills the missing fields on read: zero tangents, Both-weighted with weights 0
+         * (linear), and for bool curves an out weight of 1e6 (a step). */
+        k->weighted_mode = OSSA__UNITY_WEIGHTED_BOTH;
+        k->out_weight = kind == KIND_BOOL ? BOOL_OUT_WEIGHT : 0.f;
+        return OSSA_OK;
+    }
+    static const char *const fields[4] = {"in tangent", "out tangent", "in weight", "out weight"};
+    float v[4];
+    for (int f = 0; f < 4; ++f) {
+        v[f] = get_f32(r);
+        if (f < 2 ? isnan(v[f]) : !isfinite(v[f]))
+            return bad_key(r, OSSA_ERROR_INVALID_KEY, at + 8 + 4 * (size_t)f, name, i, fields[f], v[f],
+                           f < 2 ? "a number (infinite for a stepped segment)" : "a finite number");
+    }
+    k->in_tangent = v[0];
+    k->out_tangent = v[1];
+    k->in_weight = v[2];
+    k->out_weight = v[3];
+    k->weighted_mode = get_i32(r);
+    if (k->weighted_mode < 0 || k->weighted_mode > OSSA__UNITY_WEIGHTED_BOTH)
+        return ossa_diag_set(
+            r->diag, OSSA_ERROR_CORRUPT, at + 24, 0, 0,
+            "key %zu of curve '%s': weighted mode is %d; expected 0 (None), 1 (In), 2 (Out) or 3 (Both)", i, name,
+            (int)k->weighted_mode);
+    return OSSA_OK;
+}
+
+static ossa_result read_curve(reader *r, ossa__mrtk_recording *rec, size_t index, int kind)
+{
+    char name[64], what[128];
+    ossa__mrtk_curve_name(index, name, sizeof name);
+    ossa__mrtk_curve *c = &rec->curves[index];
+    c->offset = r->pos;
+    snprintf(what, sizeof what, "the header (pre-wrap, post-wrap, key count) of curve '%s'", name);
+    if (need(r, 12, what) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
+    c->c.pre_wrap = get_i32(r);
+    c->c.post_wrap = get_i32(r);
+    const size_t count_at = r->pos;
+    const int32_t n = get_i32(r);
+    const size_t stride = kind == KIND_FULL ? 28 : 8;
+    if (n < 0)
+        return ossa_diag_set(r->diag, OSSA_ERROR_CORRUPT, count_at, 0, 0,
+                             "curve '%s' declares %d keys; expected a count >= 0", name, (int)n);
+    if ((size_t)n > (r->size - r->pos) / stride)
+        return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, count_at, 0, 0,
+                             "curve '%s' declares %d keys of %zu bytes, but only %zu bytes remain", name, (int)n,
+                             stride, r->size - r->pos);
+    if (n == 0) return OSSA_OK;
+    c->keys = ossa__calloc(r->allocator, (size_t)n, sizeof *c->keys);
+    if (!c->keys)
+        return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, count_at, 0, 0, "out of memory for %d keys", (int)n);
+    c->c.keys = c->keys;
+    c->c.key_count = (size_t)n;
+    for (size_t i = 0; i < (size_t)n; ++i) {
+        ossa__unity_key *k = &c->keys[i];
+        const size_t at = r->pos;
+        k->time = get_f32(r);
+        if (!isfinite(k->time))
+            return bad_key(r, OSSA_ERROR_INVALID_KEY, at, name, i, "time", k->time, "a finite number of seconds");
+        if (i > 0 && k->time < k[-1].time)
+            return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at, 0, 0,
+                                 "key %zu of curve '%s': time %g is before the previous key's %g; expected "
+                                 "non-decreasing times",
+                                 i, name, (double)k->time, (double)k[-1].time);
+        ossa_result res = read_key_rest(r, kind, name, i, k);
+        if (res != OSSA_OK) return res;
+        if (i + 1 == (size_t)n && k->time > rec->duration) {
+            rec->duration = k->time;
+            rec->duration_offset = at;
+        }
+    }
+    return OSSA_OK;
+}
+
+static ossa_result read_curves(reader *r, ossa__mrtk_recording *rec, size_t first, size_t count, int kind)
+{
+    for (size_t i = first; i < first + count; ++i) {
+        ossa_result res = read_curve(r, rec, i, kind);
+        if (res != OSSA_OK) return res;
+    }
+    return OSSA_OK;
+}
+
+/* Offset of the first byte that breaks UTF-8 (or is NUL) in p[0..n), or n. */
+static size_t utf8_error(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        const uint8_t b = p[i];
+        size_t len;
+        uint32_t cp, min;
+        if (b == 0) return i;
+        if (b < 0x80) {
+            ++i;
+            continue;
+        }
+        if ((b & 0xe0) == 0xc0) {
+            len = 2;
+            cp = b & 0x1fu;
+            min = 0x80;
+        } else if ((b & 0xf0) == 0xe0) {
+            len = 3;
+            cp = b & 0x0fu;
+            min = 0x800;
+        } else if ((b & 0xf8) == 0xf0) {
+            len = 4;
+            cp = b & 0x07u;
+            min = 0x10000;
+        } else
+            return i;
+        if (n - i < len) return i;
+        for (size_t k = 1; k < len; ++k) {
+            if ((p[i + k] & 0xc0) != 0x80) return i;
+            cp = cp << 6 | (p[i + k] & 0x3fu);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+        i += len;
+    }
+    return n;
+}
+
+static ossa_result read_markers(reader *r, ossa__mrtk_recording *rec)
+{
+    if (r->pos == r->size) return OSSA_OK; /* the published layout stops before the list */
+    rec->has_markers = true;
+    if (need(r, 4, "the marker count (Int32)") != OSSA_OK) return OSSA_ERROR_TRUNCATED;
+    const size_t count_at = r->pos;
+    const int32_t n = get_i32(r);
+    if (n < 0)
+        return ossa_diag_set(r->diag, OSSA_ERROR_CORRUPT, count_at, 0, 0,
+                             "the marker list declares %d markers; expected a count >= 0", (int)n);
+    if ((size_t)n > (r->size - r->pos) / 5)
+        return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, count_at, 0, 0,
+                             "the marker list declares %d markers of at least 5 bytes, but only %zu bytes remain",
+                             (int)n, r->size - r->pos);
+    if (n == 0) return OSSA_OK;
+    rec->markers = ossa__calloc(r->allocator, (size_t)n, sizeof *rec->markers);
+    if (!rec->markers) return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, count_at, 0, 0, "out of memory");
+    rec->marker_count = (size_t)n;
+    for (size_t i = 0; i < (size_t)n; ++i) {
+        ossa__mrtk_marker *m = &rec->markers[i];
+        char what[64];
+        snprintf(what, sizeof what, "the time of marker %zu (Float32)", i);
+        if (need(r, 4, what) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
+        const size_t at = r->pos;
+        m->time = get_f32(r);
+        if (!isfinite(m->time))
+            return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at, 0, 0,
+                                 "marker %zu: time is %g; expected a finite number of seconds", i, (double)m->time);
+        /* .NET BinaryWriter string: 7-bit encoded byte length (at most 5 bytes), UTF-8. */
+        const size_t length_at = r->pos;
+        uint64_t length = 0;
+        for (unsigned shift = 0;; shift += 7) {
+            snprintf(what, sizeof what, "the name length of marker %zu (7-bit encoded)", i);
+            if (need(r, 1, what) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
+            const uint8_t b = r->data[r->pos++];
+            length |= (uint64_t)(b & 0x7f) << shift;
+            if (!(b & 0x80)) break;
+            if (shift == 28)
+                return ossa_diag_set(r->diag, OSSA_ERROR_CORRUPT, length_at, 0, 0,
+                                     "marker %zu: the name length runs past 5 bytes; expected a 7-bit encoded Int32",
+                                     i);
+        }
+        if (length > INT32_MAX)
+            return ossa_diag_set(r->diag, OSSA_ERROR_CORRUPT, length_at, 0, 0,
+                                 "marker %zu: name length %llu; expected at most 2147483647", i,
+                                 (unsigned long long)length);
+        snprintf(what, sizeof what, "the UTF-8 name of marker %zu", i);
+        if (need(r, (size_t)length, what) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
+        m->name_offset = r->pos;
+        m->name_size = (size_t)length;
+        const size_t bad = utf8_error(r->data + r->pos, m->name_size);
+        if (bad < m->name_size)
+            return ossa_diag_set(r->diag, OSSA_ERROR_PARSE, r->pos + bad, 0, 0,
+                                 "marker %zu: name byte 0x%02x at position %zu; expected UTF-8 text without NUL", i,
+                                 r->data[r->pos + bad], bad);
+        r->pos += m->name_size;
+    }
+    return OSSA_OK;
+}
+
+static ossa_result read_recording(reader *r, ossa__mrtk_recording *rec)
+{
+    static const uint8_t magic[8] = {0xc6, 0x42, 0x9e, 0x0f, 0x6e, 0xaf, 0x8f, 0x6a};
+    const size_t have = r->size < 8 ? r->size : 8;
+    if (memcmp(r->data, magic, have) != 0) {
+        char found[40] = "";
+        for (size_t i = 0; i < have; ++i) snprintf(found + 3 * i, sizeof found - 3 * i, "%02x ", r->data[i]);
+        return ossa_diag_set(r->diag, OSSA_ERROR_BAD_MAGIC, 0, 0, 0,
+                             "expected the MRTK input animation magic c6 42 9e 0f 6e af 8f 6a, found %s", found);
+    }
+    if (need(r, 8, "the Int64 magic number") != OSSA_OK) return OSSA_ERROR_TRUNCATED;
+    r->pos = 8;
+    if (need(r, 8, "the Int32 major and minor version") != OSSA_OK) return OSSA_ERROR_TRUNCATED;
+    rec->major = get_i32(r);
+    rec->minor = get_i32(r);
+    const bool newer = rec->major > OSSA_MRTK_VERSION_MAJOR ||
+                       (rec->major == OSSA_MRTK_VERSION_MAJOR && rec->minor > OSSA_MRTK_VERSION_MINOR);
+    if (newer || rec->major < 1 || rec->minor < 0)
+        return ossa_diag_set(r->diag, OSSA_ERROR_UNSUPPORTED_VERSION, rec->major == 1 ? 12 : 8, 0, 0,
+                             "version %d.%d%s; expected 1.0 or 1.1", (int)rec->major, (int)rec->minor,
+                             newer ? " is newer than this reader" : " is not an MRTK version");
+    int kind = KIND_FULL;
+    rec->has_camera = rec->has_hands = true;
+    if (rec->minor >= 1) {
+        if (need(r, 3, "the 3 flag bytes HasCameraPose, HasHandData, HasEyeGaze") != OSSA_OK)
+            return OSSA_ERROR_TRUNCATED;
+        /* BinaryReader.ReadBoolean: any non-zero byte is true. */
+        rec->has_camera = r->data[r->pos++] != 0;
+        rec->has_hands = r->data[r->pos++] != 0;
+        rec->has_gaze = r->data[r->pos++] != 0;
+        kind = KIND_SIMPLE;
+    }
+    ossa_result res = OSSA_OK;
+    if (rec->has_camera) res = read_curves(r, rec, OSSA__MRTK_CURVE_CAMERA, OSSA__MRTK_POSE_CURVES, kind);
+    if (res == OSSA_OK && rec->has_hands) res = read_curves(r, rec, OSSA__MRTK_CURVE_STATE, 4, KIND_BOOL);
+    if (res == OSSA_OK && rec->has_hands)
+        res = read_curves(r, rec, OSSA__MRTK_CURVE_HANDS, 2 * OSSA__MRTK_HAND_CURVES, kind);
+    if (res == OSSA_OK && rec->has_gaze) res = read_curves(r, rec, OSSA__MRTK_CURVE_GAZE, 6, KIND_SIMPLE);
+    if (res == OSSA_OK) res = read_markers(r, rec);
+    return res;
+}
+
+static void free_recording(ossa__mrtk_recording *rec, const ossa_allocator *allocator)
+{
+    for (size_t i = 0; i < OSSA__MRTK_CURVE_COUNT; ++i) ossa_free(allocator, rec->curves[i].keys);
+    ossa_free(allocator, rec->markers);
+}
+
+static ossa_result resolve_desc(const ossa_mrtk_desc *desc, ossa__mrtk_settings *set, ossa_diag *diag)
+{
+    const ossa_mrtk_desc d = desc ? *desc : (ossa_mrtk_desc){0};
+    const float v[4] = {d.sample_rate, d.tolerance, d.rotation_tolerance, d.max_duration};
+    const float defaults[4] = {60.f, 1e-4f, 1e-3f, 3600.f};
+    const float limits[4] = {10000.f, 1.f, 3.15f, 1e7f};
+    static const char *const names[4] = {"sample_rate", "tolerance", "rotation_tolerance", "max_duration"};
+    float r[4];
+    for (int i = 0; i < 4; ++i) {
+        if (!(v[i] >= 0.f && v[i] <= limits[i]))
+            return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
+                                 "desc %s is %g; expected 0 (default %g) or a value in (0, %g]", names[i], (double)v[i],
+                                 (double)defaults[i], (double)limits[i]);
+        r[i] = v[i] > 0.f ? v[i] : defaults[i];
+    }
+    *set = (ossa__mrtk_settings){r[0], r[1], r[2], r[3]};
+    return OSSA_OK;
+}
+
+ossa_result ossa_import_mrtk(const void *data, size_t size, const ossa_mrtk_desc *desc, ossa_import_output *out,
+                             ossa_diag *diag)
+{
+    if (!out || (!data && size))
+        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "expected data and an output");
+    if (desc && desc->allocator) out->allocator = *desc->allocator;
+    ossa__mrtk_settings set;
+    ossa_result res = resolve_desc(desc, &set, diag);
+    if (res != OSSA_OK) return res;
+    static const uint8_t empty[1] = {0};
+    reader r = {data ? data : empty, size, 0, diag, &out->allocator};
+    ossa__mrtk_recording rec;
+    memset(&rec, 0, sizeof rec);
+    res = read_recording(&r, &rec);
+    if (res == OSSA_OK) res = ossa__mrtk_build(&rec, &set, r.data, out, diag);
+    free_recording(&rec, &out->allocator);
+    if (res != OSSA_OK) {
+        const ossa_allocator keep = out->allocator;
+        ossa_import_output_destroy(out);
+        out->allocator = keep;
+    }
+    return res;
+}
