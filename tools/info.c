@@ -97,18 +97,30 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
             printf("%-16s %zu\n", "baked bytes", chunk.size);
         }
         if (raw && anim.track_count == skel.joint_count) {
-            ossa_error_report rep;
-            ossa_diag diag;
-            ossa_diag_clear(&diag);
-            if (ossa_measure_error(&skel, raw, &anim, NULL, &rep, &diag) == OSSA_OK) {
-                char units[64] = "source units";
-                ossa_import_output_metadata(against, "source_units", units, sizeof units);
-                printf("%-16s max %.3g / p99 %.3g / mean %.3g %s (joint positions in model space, 60 Hz, vs %s)\n",
-                       "error", (double)rep.max, (double)rep.p99, (double)rep.mean, units, against_path);
-                printf("%-16s joint %zu \"%s\" at %.3f s\n", "worst", rep.worst_joint,
+            char units[64] = "source units", scale_text[64] = "";
+            if (!ossa_import_output_metadata(against, "source_units", units, sizeof units) || !strcmp(units, "unknown"))
+                snprintf(units, sizeof units, "source units");
+            ossa_import_output_metadata(against, "unit_scale", scale_text, sizeof scale_text);
+            const float unit_scale = strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL) : 1.f;
+            /* Joint positions, then ACL's virtual vertices 3 cm away (in source units). */
+            const ossa_error_desc descs[2] = {{0.f, 0.f, NULL}, {0.f, .03f / unit_scale, NULL}};
+            for (int d = 0; d < 2; ++d) {
+                ossa_error_report rep;
+                ossa_diag diag;
+                ossa_diag_clear(&diag);
+                if (ossa_measure_error(&skel, raw, &anim, &descs[d], &rep, &diag) != OSSA_OK) {
+                    tool_print_diag("error measurement", &diag);
+                    break;
+                }
+                if (d == 0)
+                    printf("%-16s max %.3g / p99 %.3g / mean %.3g %s at joints (model space, 60 Hz, vs %s)\n", "error",
+                           (double)rep.max, (double)rep.p99, (double)rep.mean, units, against_path);
+                else
+                    printf("%-16s max %.3g / p99 %.3g / mean %.3g %s at virtual vertices %.3g %s from each joint\n", "",
+                           (double)rep.max, (double)rep.p99, (double)rep.mean, units, (double)descs[1].shell_distance,
+                           units);
+                printf("%-16s joint %zu \"%s\" at %.3f s\n", "  worst", rep.worst_joint,
                        ossa_skeleton_joint_name(&skel, rep.worst_joint), (double)rep.worst_time);
-            } else {
-                tool_print_diag("error measurement", &diag);
             }
         }
         if (anim.track_count <= skel.joint_count) {
