@@ -29,7 +29,6 @@ static inline v4f v4f_nmadd(v4f a, v4f b, v4f c) { return simde_mm_sub_ps(c, sim
 static inline v4f v4f_min(v4f a, v4f b) { return simde_mm_min_ps(a, b); }
 static inline v4f v4f_max(v4f a, v4f b) { return simde_mm_max_ps(a, b); }
 static inline v4f v4f_sqrt(v4f a) { return simde_mm_sqrt_ps(a); }
-static inline v4f v4f_rsqrt_est(v4f a) { return simde_mm_rsqrt_ps(a); }
 static inline v4f v4f_and(v4f a, v4f b) { return simde_mm_and_ps(a, b); }
 static inline v4f v4f_or(v4f a, v4f b) { return simde_mm_or_ps(a, b); }
 static inline v4f v4f_xor(v4f a, v4f b) { return simde_mm_xor_ps(a, b); }
@@ -45,12 +44,10 @@ static inline v4f v4f_lerp(v4f a, v4f b, v4f alpha) { return v4f_madd(v4f_sub(b,
 /* Lane i of v (i constant 0..3). */
 #define V4F_SPLAT(v, i) simde_mm_shuffle_ps((v), (v), SIMDE_MM_SHUFFLE(i, i, i, i))
 static inline float v4f_x(v4f v) { return simde_mm_cvtss_f32(v); }
-/* 1/sqrt(a) with one Newton-Raphson step on the hardware estimate (about 23 bits). */
-static inline v4f v4f_rsqrt(v4f a)
-{
-    const v4f e = simde_mm_rsqrt_ps(a);
-    return v4f_mul(v4f_mul(v4f_set1(0.5f), e), v4f_nmadd(v4f_mul(a, e), e, v4f_set1(3.f)));
-}
+/* 1/sqrt(a), correctly rounded square root then division: the hardware estimates differ by
+ * ISA (SSE 2^-12, NEON 2^-8) and a Newton step leaves NEON at 1.6e-5, too coarse for
+ * normalised quaternions that must agree on every platform. */
+static inline v4f v4f_rsqrt(v4f a) { return simde_mm_div_ps(simde_mm_set1_ps(1.f), simde_mm_sqrt_ps(a)); }
 /* Transposes 4 rows in place. */
 static inline void v4f_transpose4(v4f *r0, v4f *r1, v4f *r2, v4f *r3)
 {
