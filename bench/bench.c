@@ -13,6 +13,8 @@
 #include "ossa/blending_job.h"
 #include "ossa/local_to_model_job.h"
 #include "ossa/offline/builders.h"
+#include "ossa/offline/error.h"
+#include "ossa/offline/optimizer.h"
 #include "ossa/sampling_job.h"
 #include "tools.h"
 
@@ -28,6 +30,7 @@
 typedef struct clip {
     const char *name;
     ossa_import_output imp;
+    ossa_raw_animation optimized; /* imp.animations[0] after the default optimiser */
     ossa_blob skel_blob, anim_blob;
     ossa_skeleton skel;
     ossa_animation anim;
@@ -134,8 +137,12 @@ static bool load(clip *c, const char *path, const char *skeleton_path)
     }
     ossa_diag diag;
     ossa_diag_clear(&diag);
+    char scale_text[64] = "1";
+    ossa_import_output_metadata(&c->imp, "unit_scale", scale_text, sizeof scale_text);
+    const ossa_optimizer_desc opt = {.unit_scale = strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL) : 1.f};
     if (c->imp.animation_count == 0 || ossa_skeleton_build(&c->imp.skeleton, NULL, &c->skel_blob, &diag) != OSSA_OK ||
-        ossa_animation_build(&c->imp.animations[0], NULL, &c->anim_blob, &diag) != OSSA_OK ||
+        ossa_animation_optimize(&c->imp.animations[0], &c->imp.skeleton, &opt, &c->optimized, &diag) != OSSA_OK ||
+        ossa_animation_build(&c->optimized, NULL, &c->anim_blob, &diag) != OSSA_OK ||
         ossa_skeleton_init(&c->skel, c->skel_blob.data, c->skel_blob.size) != OSSA_OK ||
         ossa_animation_init(&c->anim, c->anim_blob.data, c->anim_blob.size) != OSSA_OK ||
         c->anim.track_count != c->skel.joint_count) {
@@ -148,7 +155,14 @@ static bool load(clip *c, const char *path, const char *skeleton_path)
 static void unload(clip *c)
 {
     ossa_blob_destroy(&c->skel_blob), ossa_blob_destroy(&c->anim_blob);
+    ossa_raw_animation_destroy(&c->optimized);
     ossa_import_output_destroy(&c->imp);
+}
+
+static const char *short_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
 }
 
 typedef struct measure {
@@ -173,11 +187,53 @@ static const measure measures[] = {
     {"full frame: 3 sample+blend+l2m", "ozz/pab_walk_raw.ozz", FULL_FRAME, 5000, 30307, 2210},
 };
 
-static const char *short_name(const char *path)
+/* Size, error and build time of the default optimiser + builder on the pab clips, next to
+ * ozz's (BENCHMARKS.md: joint position error at 60 Hz over all joints and frames). */
+static void compression_table(const char *shared, const char *skel_path)
 {
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
+    static const struct { const char *file; double ozz_bytes, ozz_max_mm, ozz_mean_mm, ozz_build_ms; } refs[] = {
+        {"ozz/pab_walk_raw.ozz", 10827, 1.97, .57, .3},
+        {"ozz/pab_jog_raw.ozz", 7721, 1.36, .39, 0},
+        {"ozz/pab_run_raw.ozz", 7174, 1.42, .50, 0},
+        {"ozz/pab_atlas_raw.ozz", 78774, 2.62, .70, 4.6},
+    };
+    printf("\n| clip | ossa bytes | ozz bytes | ossa/ozz | max joint err mm (ozz) | mean mm (ozz) | "
+           "max err at 3 cm mm | optimise+build ms (ozz) |\n|---|---:|---:|---:|---|---|---:|---|\n");
+    for (size_t i = 0; i < sizeof refs / sizeof *refs; ++i) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", shared, refs[i].file);
+        clip c;
+        if (!load(&c, path, skel_path)) {
+            fprintf(stderr, "skipped: %s could not be loaded\n", path);
+            unload(&c);
+            continue;
+        }
+        ossa_error_report joints, shell;
+        const ossa_error_desc jd = {0}, sd = {.shell_distance = .03f};
+        ossa_measure_error(&c.skel, &c.imp.animations[0], &c.anim, &jd, &joints, NULL);
+        ossa_measure_error(&c.skel, &c.imp.animations[0], &c.anim, &sd, &shell, NULL);
+        double times[9];
+        for (int r = 0; r < 9; ++r) {
+            ossa_raw_animation small = {0};
+            ossa_blob blob = {0};
+            const double t0 = tool_now();
+            ossa_animation_optimize(&c.imp.animations[0], &c.imp.skeleton, NULL, &small, NULL);
+            ossa_animation_build(&small, NULL, &blob, NULL);
+            times[r] = (tool_now() - t0) * 1e3;
+            ossa_blob_destroy(&blob);
+            ossa_raw_animation_destroy(&small);
+        }
+        qsort(times, 9, sizeof *times, compare_doubles);
+        char build_ref[32] = "";
+        if (refs[i].ozz_build_ms > 0) snprintf(build_ref, sizeof build_ref, " (%.1f)", refs[i].ozz_build_ms);
+        printf("| %s | %zu | %.0f | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f%s |\n", short_name(refs[i].file),
+               c.anim_blob.size, refs[i].ozz_bytes, (double)c.anim_blob.size / refs[i].ozz_bytes,
+               (double)joints.max * 1e3, refs[i].ozz_max_mm, (double)joints.mean * 1e3, refs[i].ozz_mean_mm,
+               (double)shell.max * 1e3, times[4], build_ref);
+        unload(&c);
+    }
 }
+
 
 int main(int argc, char **argv)
 {
@@ -232,5 +288,6 @@ int main(int argc, char **argv)
                    me->ozz_ns, ns / me->ozz_ns, ns / (double)c[0].skel.joint_count);
         for (int i = 0; i < n; ++i) unload(&c[i]);
     }
+    if (only < 0) compression_table(shared, skel_path);
     return status;
 }

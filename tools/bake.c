@@ -3,12 +3,20 @@
 
 #include "ossa/offline/archive_writer.h"
 #include "ossa/offline/builders.h"
+#include "ossa/offline/optimizer.h"
 #include "tools.h"
 
 static void usage_bake(void)
 {
-    fprintf(stderr, "usage: ossa bake [INPUT] [-o OUT.ossa] [--drop-end-sites]\n"
-                    "  INPUT defaults to %s\n", OSSA_DEFAULT_INPUT);
+    fprintf(stderr,
+            "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites]\n"
+            "                 [--tolerance METRES | --no-optimize] [--iframe-interval SECONDS]\n"
+            "  INPUT defaults to %s\n"
+            "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation, .anim)\n"
+            "  --tolerance M       optimiser error bound at 3 cm virtual vertices, metres (default 0.0005)\n"
+            "  --no-optimize       keep every source key\n"
+            "  --iframe-interval S seconds between iframes (0 automatic, negative none)\n",
+            OSSA_DEFAULT_INPUT);
 }
 
 /* OUT defaults to the input's base name with .ossa, in the current directory. */
@@ -37,10 +45,22 @@ static char *meta_text(const ossa_import_output *imp, const char *input)
 
 int tool_bake(int argc, char **argv)
 {
-    const char *input = NULL, *output = NULL;
-    bool drop_end_sites = false;
+    const char *input = NULL, *output = NULL, *skeleton_path = NULL;
+    bool drop_end_sites = false, optimize = true;
+    float tolerance_m = 0.f, iframe_interval = 0.f;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) output = argv[++i];
+        else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc) skeleton_path = argv[++i];
+        else if (!strcmp(argv[i], "--no-optimize")) optimize = false;
+        else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
+            char *end;
+            tolerance_m = strtof(argv[++i], &end);
+            if (*end || !(tolerance_m > 0.f)) return fprintf(stderr, "ossa: bake: --tolerance needs metres > 0\n"), 2;
+        } else if (!strcmp(argv[i], "--iframe-interval") && i + 1 < argc) {
+            char *end;
+            iframe_interval = strtof(argv[++i], &end);
+            if (*end) return fprintf(stderr, "ossa: bake: --iframe-interval needs seconds\n"), 2;
+        }
         else if (!strcmp(argv[i], "--drop-end-sites")) drop_end_sites = true;
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return usage_bake(), 0;
         else if (argv[i][0] == '-' || input) return usage_bake(), fprintf(stderr, "ossa: bake: unexpected argument %s\n", argv[i]), 2;
@@ -55,6 +75,10 @@ int tool_bake(int argc, char **argv)
     ossa_import_output imp = {0};
     const double t0 = tool_now();
     if (!tool_import(input, drop_end_sites, &imp)) return 1;
+    if (skeleton_path && !tool_attach_skeleton(skeleton_path, &imp)) {
+        ossa_import_output_destroy(&imp);
+        return 1;
+    }
     if (imp.skeleton.joint_count == 0 && imp.animation_count > 0) {
         fprintf(stderr, "ossa: %s: animation without a skeleton (give a file that has one)\n", input);
         ossa_import_output_destroy(&imp);
@@ -79,8 +103,22 @@ int tool_bake(int argc, char **argv)
         }
         entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
     }
+    const float unit_scale = tool_unit_scale(&imp);
+    const ossa_optimizer_desc opt = {.tolerance = tolerance_m / unit_scale, .unit_scale = unit_scale};
+    const ossa_animation_build_desc build = {.iframe_interval = iframe_interval};
     for (size_t a = 0; a < imp.animation_count; ++a) {
-        if (ossa_animation_build(&imp.animations[a], NULL, &blobs[a + 1], &diag) != OSSA_OK) {
+        ossa_raw_animation small = {0};
+        const ossa_raw_animation *source = &imp.animations[a];
+        if (optimize && imp.skeleton.joint_count == source->track_count) {
+            if (ossa_animation_optimize(source, &imp.skeleton, &opt, &small, &diag) != OSSA_OK) {
+                tool_print_diag("optimiser", &diag);
+                goto done;
+            }
+            source = &small;
+        }
+        const ossa_result built = ossa_animation_build(source, &build, &blobs[a + 1], &diag);
+        ossa_raw_animation_destroy(&small);
+        if (built != OSSA_OK) {
             char what[300];
             snprintf(what, sizeof what, "animation \"%s\"", imp.animations[a].name);
             tool_print_diag(what, &diag);

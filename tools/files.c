@@ -111,3 +111,35 @@ double tool_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+bool tool_attach_skeleton(const char *skeleton_path, ossa_import_output *out)
+{
+    ossa_import_output skel = {0};
+    if (!tool_import(skeleton_path, false, &skel)) return false;
+    bool ok = true;
+    if (skel.skeleton.joint_count == 0) {
+        fprintf(stderr, "ossa: %s: no skeleton in this file\n", skeleton_path);
+        ok = false;
+    } else if (out->skeleton.joint_count == 0) {
+        for (size_t a = 0; a < out->animation_count && ok; ++a)
+            if (out->animations[a].track_count != skel.skeleton.joint_count) {
+                fprintf(stderr, "ossa: %s has %zu joints but animation \"%s\" has %zu tracks\n", skeleton_path,
+                        skel.skeleton.joint_count, out->animations[a].name, out->animations[a].track_count);
+                ok = false;
+            }
+        if (ok) {
+            out->skeleton = skel.skeleton;
+            memset(&skel.skeleton, 0, sizeof skel.skeleton);
+        }
+    }
+    ossa_import_output_destroy(&skel);
+    return ok;
+}
+
+float tool_unit_scale(const ossa_import_output *imp)
+{
+    char text[64] = "";
+    if (!ossa_import_output_metadata(imp, "unit_scale", text, sizeof text)) return 1.f;
+    const float scale = strtof(text, NULL);
+    return scale > 0.f ? scale : 1.f;
+}

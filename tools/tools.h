@@ -24,6 +24,13 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
  * returns false on failure. The output is sorted depth-first. */
 bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out);
 
+/* Imports `skeleton_path` and moves its skeleton into `out` when `out` has none (an
+ * animation-only file such as an ozz RawAnimation or a Maya .anim). False on error. */
+bool tool_attach_skeleton(const char *skeleton_path, ossa_import_output *out);
+
+/* Metres per source unit from the import metadata (1 when unknown). */
+float tool_unit_scale(const ossa_import_output *imp);
+
 /* Prints "ossa: <what>: <diag>" to stderr. */
 void tool_print_diag(const char *what, const ossa_diag *diag);
 
