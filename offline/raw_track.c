@@ -5,18 +5,6 @@
 
 #include "internal.h"
 
-size_t ossa_track_type_width(ossa_track_type type)
-{
-    switch (type) {
-    case OSSA_TRACK_FLOAT: return 1;
-    case OSSA_TRACK_FLOAT2: return 2;
-    case OSSA_TRACK_FLOAT3: return 3;
-    case OSSA_TRACK_FLOAT4:
-    case OSSA_TRACK_QUAT: return 4;
-    }
-    return 0;
-}
-
 ossa_result ossa_raw_track_create(ossa_raw_track *track, ossa_track_type type, size_t key_count,
                                   const ossa_allocator *allocator)
 {
@@ -95,28 +83,6 @@ ossa_result ossa_raw_track_validate(const ossa_raw_track *track, ossa_diag *diag
     return OSSA_OK;
 }
 
-/* Spherical lerp of unit quaternions a and b along the shortest arc; nlerp when they are
- * within about 3.6 degrees (dot > 0.9995), where sin(theta) loses precision. Source: K. Shoemake, "Animating
- * rotation with quaternion curves", SIGGRAPH 1985. */
-static void slerp(const float *qa, const float *qb, float alpha, float out[4])
-{
-    const ossa_quat na = ossa_quat_normalize((ossa_quat){qa[0], qa[1], qa[2], qa[3]});
-    const ossa_quat nb = ossa_quat_normalize((ossa_quat){qb[0], qb[1], qb[2], qb[3]});
-    const float a[4] = {na.x, na.y, na.z, na.w}, b[4] = {nb.x, nb.y, nb.z, nb.w};
-    float dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    const float sign = dot < 0.f ? -1.f : 1.f;
-    dot *= sign;
-    float wa = 1.f - alpha, wb = alpha;
-    if (dot < .9995f) {
-        const float theta = acosf(dot), inv_sin = 1.f / sinf(theta);
-        wa = sinf(wa * theta) * inv_sin;
-        wb = sinf(wb * theta) * inv_sin;
-    }
-    const ossa_quat q = ossa_quat_normalize((ossa_quat){wa * a[0] + wb * sign * b[0], wa * a[1] + wb * sign * b[1],
-                                                        wa * a[2] + wb * sign * b[2], wa * a[3] + wb * sign * b[3]});
-    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
-}
-
 void ossa_raw_track_evaluate(const ossa_raw_track *track, float ratio, float value[4])
 {
     memset(value, 0, 4 * sizeof *value);
@@ -143,7 +109,10 @@ void ossa_raw_track_evaluate(const ossa_raw_track *track, float ratio, float val
     } else {
         const float alpha = (ratio - a->ratio) / (b->ratio - a->ratio);
         if (a->interpolation == OSSA_INTERP_SLERP) {
-            slerp(a->value, b->value, alpha, value);
+            const ossa_quat q = ossa_quat_slerp(
+                ossa_quat_normalize((ossa_quat){a->value[0], a->value[1], a->value[2], a->value[3]}),
+                ossa_quat_normalize((ossa_quat){b->value[0], b->value[1], b->value[2], b->value[3]}), alpha);
+            value[0] = q.x, value[1] = q.y, value[2] = q.z, value[3] = q.w;
             return;
         }
         float sign = 1.f;

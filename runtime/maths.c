@@ -101,6 +101,20 @@ ossa_quat ossa_quat_normalize(ossa_quat q)
     return (ossa_quat){q.x * inv, q.y * inv, q.z * inv, q.w * inv};
 }
 
+ossa_quat ossa_quat_slerp(ossa_quat a, ossa_quat b, float alpha)
+{
+    float dot = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    const float sign = dot < 0.f ? -1.f : 1.f;
+    dot *= sign;
+    float wa = 1.f - alpha, wb = alpha * sign;
+    if (dot < .9995f) {
+        const float theta = acosf(dot), inv_sin = 1.f / sinf(theta);
+        wa = sinf(wa * theta) * inv_sin;
+        wb = sinf(alpha * theta) * inv_sin * sign;
+    }
+    return ossa_quat_normalize((ossa_quat){wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z, wa * a.w + wb * b.w});
+}
+
 ossa_float3 ossa_quat_rotate(ossa_quat q, ossa_float3 v)
 {
     /* v' = v + 2w (u x v) + 2 u x (u x v), u = q.xyz */

@@ -6,7 +6,7 @@
 #include "blob.h"
 #include "ossa/archive.h"
 
-static size_t type_width(uint32_t type)
+size_t ossa_track_type_width(ossa_track_type type)
 {
     switch (type) {
     case OSSA_TRACK_FLOAT: return 1;
@@ -14,8 +14,8 @@ static size_t type_width(uint32_t type)
     case OSSA_TRACK_FLOAT3: return 3;
     case OSSA_TRACK_FLOAT4:
     case OSSA_TRACK_QUAT: return 4;
-    default: return 0;
     }
+    return 0;
 }
 
 /* Checks what the jobs rely on: the key search needs sorted ratios spanning [0, 1], the
@@ -53,7 +53,7 @@ static ossa_result init(ossa_track *t, const uint8_t *blob, size_t size)
     const uint32_t key_count = ossa__load_u32(h + 4);
     const uint32_t name_size = ossa__load_u32(h + 8);
     if (ossa__load_u32(h + 12) != 0) return OSSA_ERROR_INVALID_TRACK;
-    const size_t width = type_width(type);
+    const size_t width = ossa_track_type_width((ossa_track_type)type);
     if (width == 0 || key_count < 2 || key_count > OSSA_TRACK_MAX_KEYS) return OSSA_ERROR_INVALID_TRACK;
     t->type = (ossa_track_type)type;
     t->width = width;

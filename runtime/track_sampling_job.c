@@ -35,23 +35,6 @@ static void quat_normalize(float q[4])
     q[0] = n.x, q[1] = n.y, q[2] = n.z, q[3] = n.w;
 }
 
-/* Spherical lerp along the shortest arc, before normalisation; nlerp weights when the keys are within about 3.6
- * degrees (dot > 0.9995), where sin(theta) loses precision. Source: K. Shoemake, "Animating
- * rotation with quaternion curves", SIGGRAPH 1985. */
-static void slerp(const float *a, const float *b, float alpha, float *out)
-{
-    float dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    const float sign = dot < 0.f ? -1.f : 1.f;
-    dot *= sign;
-    float wa = 1.f - alpha, wb = alpha;
-    if (dot < .9995f) {
-        const float theta = acosf(dot), inv_sin = 1.f / sinf(theta);
-        wa = sinf(wa * theta) * inv_sin;
-        wb = sinf(wb * theta) * inv_sin;
-    }
-    for (int c = 0; c < 4; ++c) out[c] = wa * a[c] + wb * sign * b[c];
-}
-
 ossa_result ossa_track_sampling_job_run(const ossa_track_sampling_job *job)
 {
     const ossa_result r = ossa_track_sampling_job_validate(job);
@@ -78,7 +61,8 @@ ossa_result ossa_track_sampling_job_run(const ossa_track_sampling_job *job)
         const float *b = a + width;
         const float alpha = (ratio - ratios[k]) / (ratios[k + 1] - ratios[k]);
         if (interp == OSSA_INTERP_SLERP) {
-            slerp(a, b, alpha, value);
+            const ossa_quat q = ossa_quat_slerp((ossa_quat){a[0], a[1], a[2], a[3]}, (ossa_quat){b[0], b[1], b[2], b[3]}, alpha);
+            value[0] = q.x, value[1] = q.y, value[2] = q.z, value[3] = q.w;
         } else {
             float sign = 1.f;
             if (t->type == OSSA_TRACK_QUAT && a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.f)

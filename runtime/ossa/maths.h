@@ -91,6 +91,12 @@ OSSA_API ossa_quat ossa_quat_mul(ossa_quat a, ossa_quat b);
 /* q normalised; the identity when |q| is 0 or not finite. */
 OSSA_API ossa_quat ossa_quat_normalize(ossa_quat q);
 
+/* Spherical linear interpolation from a (alpha 0) to b (alpha 1) along the shortest arc,
+ * normalised; normalised-lerp weights when the two are within about 3.6 degrees (dot above
+ * 0.9995), where sin(theta) loses precision. a and b should be unit quaternions.
+ * Source: K. Shoemake, "Animating rotation with quaternion curves", SIGGRAPH 1985. */
+OSSA_API ossa_quat ossa_quat_slerp(ossa_quat a, ossa_quat b, float alpha);
+
 /* Rotates vector v by unit quaternion q. */
 OSSA_API ossa_float3 ossa_quat_rotate(ossa_quat q, ossa_float3 v);
 

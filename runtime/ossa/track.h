@@ -62,6 +62,9 @@ typedef enum ossa_interp {
     OSSA_INTERP_SLERP = 2   /* quaternions only: spherical lerp along the shortest arc */
 } ossa_interp;
 
+/* Number of floats a value of `type` uses (1..4; 4 for quaternions; 0 if invalid). */
+OSSA_API size_t ossa_track_type_width(ossa_track_type type);
+
 /* Runtime track: a view over a validated blob. */
 typedef struct ossa_track {
     ossa_track_type type;

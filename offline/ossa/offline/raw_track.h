@@ -48,8 +48,6 @@ typedef struct ossa_raw_event {
     char *name;                 /* owned UTF-8 */
 } ossa_raw_event;
 
-/* Number of floats a value of `type` uses (1..4; 4 for quaternions; 0 if invalid). */
-OSSA_API size_t ossa_track_type_width(ossa_track_type type);
 
 /* Allocates `key_count` zeroed keys (linear), name "". Errors: OSSA_ERROR_NULL_ARGUMENT,
  * OSSA_ERROR_INVALID_ARGUMENT (type), OSSA_ERROR_OUT_OF_MEMORY. */
