@@ -10,12 +10,15 @@ static void usage_bake(void)
 {
     fprintf(stderr,
             "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites]\n"
-            "                 [--tolerance METRES | --no-optimize] [--iframe-interval SECONDS]\n"
+            "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
+            "                 [--iframe-interval SECONDS] [-q]\n"
             "  INPUT defaults to %s\n"
             "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation, .anim)\n"
             "  --tolerance M       optimiser error bound at 3 cm virtual vertices, metres (default 0.0005)\n"
             "  --no-optimize       keep every source key\n"
-            "  --iframe-interval S seconds between iframes (0 automatic, negative none)\n",
+            "  --unit-scale M      metres per source unit when the input does not say (BVH)\n"
+            "  --iframe-interval S seconds between iframes (0 automatic, negative none)\n"
+            "  -q, --quiet         print only the one-line summary, not the report\n",
             OSSA_DEFAULT_INPUT);
 }
 
@@ -46,16 +49,21 @@ static char *meta_text(const ossa_import_output *imp, const char *input)
 int tool_bake(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL, *skeleton_path = NULL;
-    bool drop_end_sites = false, optimize = true;
-    float tolerance_m = 0.f, iframe_interval = 0.f;
+    bool drop_end_sites = false, optimize = true, quiet = false;
+    float tolerance_m = 0.f, iframe_interval = 0.f, unit_scale_arg = 0.f;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) output = argv[++i];
         else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc) skeleton_path = argv[++i];
         else if (!strcmp(argv[i], "--no-optimize")) optimize = false;
+        else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) quiet = true;
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
             char *end;
             tolerance_m = strtof(argv[++i], &end);
             if (*end || !(tolerance_m > 0.f)) return fprintf(stderr, "ossa: bake: --tolerance needs metres > 0\n"), 2;
+        } else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
+            char *end;
+            unit_scale_arg = strtof(argv[++i], &end);
+            if (*end || !(unit_scale_arg > 0.f)) return fprintf(stderr, "ossa: bake: --unit-scale needs metres > 0\n"), 2;
         } else if (!strcmp(argv[i], "--iframe-interval") && i + 1 < argc) {
             char *end;
             iframe_interval = strtof(argv[++i], &end);
@@ -103,7 +111,7 @@ int tool_bake(int argc, char **argv)
         }
         entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
     }
-    const float unit_scale = tool_unit_scale(&imp);
+    const float unit_scale = unit_scale_arg > 0.f ? unit_scale_arg : tool_unit_scale(&imp);
     const ossa_optimizer_desc opt = {.tolerance = tolerance_m / unit_scale, .unit_scale = unit_scale};
     const ossa_animation_build_desc build = {.iframe_interval = iframe_interval};
     for (size_t a = 0; a < imp.animation_count; ++a) {
@@ -135,9 +143,10 @@ int tool_bake(int argc, char **argv)
     }
     const double t2 = tool_now();
     if (tool_write_file(output, file.data, file.size)) {
-        printf("baked %s -> %s: %zu joints, %zu animations, %zu bytes (import %.1f ms, build %.1f ms)\n\n", input,
-               output, imp.skeleton.joint_count, imp.animation_count, file.size, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
-        status = tool_report(output, file.data, file.size, &imp, input);
+        printf("baked %s -> %s: %zu joints, %zu animations, %zu bytes (import %.1f ms, build %.1f ms)\n%s", input,
+               output, imp.skeleton.joint_count, imp.animation_count, file.size, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
+               quiet ? "" : "\n");
+        status = quiet ? 0 : tool_report(output, file.data, file.size, &imp, input);
     }
     ossa_blob_destroy(&file);
 done:

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Times `ossa bake` (import + optimise + build + save) over the clip set with hyperfine.
+#   bash bench/bake.sh [BUILD_DIR]      (default: build; shared data from ../shared/data)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build=${1:-build}
+ossa=$(realpath "$build/tools/ossa")
+shared=${OSSA_SHARED_DATA:-$(realpath ../shared/data)}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+skel="$shared/ozz/pab_skeleton.ozz"
+commands=()
+names=()
+for clip in walk jog run atlas; do
+  names+=("pab_$clip")
+  commands+=("$ossa bake $shared/ozz/pab_${clip}_raw.ozz --skeleton $skel -o $out/$clip.ossa -q")
+done
+names+=(cmu_01_01)
+commands+=("$ossa bake /usr/share/assimp/models/BVH/01_01.bvh -o $out/01_01.ossa -q")
+args=()
+for i in "${!commands[@]}"; do args+=(-n "${names[$i]}" "${commands[$i]}"); done
+hyperfine --warmup 1 --runs 10 --style basic --export-markdown "$out/bake.md" "${args[@]}" >/dev/null
+cat "$out/bake.md"
