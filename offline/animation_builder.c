@@ -283,8 +283,36 @@ done:
     return r;
 }
 
-static ossa_result quantise_value(builder *b, int channel, const float v[4], uint16_t out[3], size_t track)
+/* Per SoA group: min x, y, z then step x, y, z, 4 lanes each (see ossa/animation.h). */
+static void translation_ranges(const builder *b, float *ranges)
 {
+    for (size_t t = 0; t < b->padded; ++t) {
+        const btrack *tr = &b->channels[0].tracks[t];
+        float *r = ranges + (t / 4) * 24 + t % 4;
+        for (int c = 0; c < 3; ++c) {
+            float lo = tr->keys[0].value[c], hi = lo;
+            for (size_t k = 1; k < tr->count; ++k) {
+                lo = tr->keys[k].value[c] < lo ? tr->keys[k].value[c] : lo;
+                hi = tr->keys[k].value[c] > hi ? tr->keys[k].value[c] : hi;
+            }
+            r[4 * c] = lo;
+            r[12 + 4 * c] = (hi - lo) / 65535.f;
+        }
+    }
+}
+
+static ossa_result quantise_value(builder *b, int channel, const float v[4], uint16_t out[3], size_t track,
+                                  const float *ranges)
+{
+    if (channel == 0 && ranges) {
+        const float *r = ranges + (track / 4) * 24 + track % 4;
+        for (int c = 0; c < 3; ++c) {
+            const float step = r[12 + 4 * c];
+            const float q = step > 0.f ? (v[c] - r[4 * c]) / step : 0.f;
+            out[c] = (uint16_t)lrintf(q < 0.f ? 0.f : (q > 65535.f ? 65535.f : q));
+        }
+        return OSSA_OK;
+    }
     if (channel == 1) {
         ossa__pack_quat((ossa_quat){v[0], v[1], v[2], v[3]}, out);
         return OSSA_OK;
@@ -306,6 +334,9 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
     if (!raw || !out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no animation or output");
     const ossa_animation_build_desc defaults = {0};
     if (!desc) desc = &defaults;
+    if (desc->translation_encoding != OSSA_TRANSLATION_RANGED && desc->translation_encoding != OSSA_TRANSLATION_HALF)
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0, "unknown translation encoding %d",
+                             (int)desc->translation_encoding);
     if (!isfinite(desc->iframe_interval))
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
                              "iframe_interval must be a finite number of seconds");
@@ -351,6 +382,7 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
     const bool wide = tp_count > 256;
     const size_t index_size = wide ? 2 : 1;
     const size_t name_size = strlen(raw->name) + 1;
+    const bool ranged = desc->translation_encoding == OSSA_TRANSLATION_RANGED;
 
     size_t size = 64 + tp_count * 4;
     size_t channel_at[3];
@@ -360,6 +392,8 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
         size += ((n * index_size + 3) & ~(size_t)3) + ((n * 2 + 3) & ~(size_t)3) + ((n * 6 + 3) & ~(size_t)3) +
                 b.channels[c].iframe_count * 8 + ((b.channels[c].iframe_data_size + 3) & ~(size_t)3);
     }
+    const size_t ranges_at = (size + 15) & ~(size_t)15;
+    if (ranged) size = ranges_at + b.padded / 4 * 24 * sizeof(float);
     const size_t name_at = size;
     size = (size + name_size + 15) & ~(size_t)15;
     if ((r = ossa_blob_create(out, size, b.allocator)) != OSSA_OK) {
@@ -370,7 +404,19 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
     ossa__store_f32(blob, raw->duration);
     ossa__store_u32(blob + 4, (uint32_t)raw->track_count);
     ossa__store_u32(blob + 8, (uint32_t)tp_count);
-    ossa__store_u32(blob + 12, wide ? OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES : 0u);
+    ossa__store_u32(blob + 12, (wide ? OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES : 0u) |
+                                   (ranged ? OSSA_ANIMATION_FLAG_RANGED_TRANSLATIONS : 0u));
+    float *ranges = NULL;
+    if (ranged && b.padded) {
+        ranges = ossa__calloc(b.allocator, b.padded / 4 * 24, sizeof *ranges);
+        if (!ranges) {
+            r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for translation ranges");
+            ossa_blob_destroy(out);
+            goto fail;
+        }
+        translation_ranges(&b, ranges);
+        for (size_t i = 0; i < b.padded / 4 * 24; ++i) ossa__store_f32(blob + ranges_at + i * 4, ranges[i]);
+    }
     for (int c = 0; c < 3; ++c) ossa__store_u32(blob + 16 + 4 * c, (uint32_t)b.channels[c].key_count);
     ossa__store_u32(blob + 28, (uint32_t)name_size);
     ossa__store_f32(blob + 32, desc->iframe_interval > 0.f ? desc->iframe_interval : 0.f);
@@ -394,7 +440,8 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
             else indices[i] = (uint8_t)ti;
             ossa__store_u16(previous + i * 2, (uint16_t)(e->index ? i - tr->position[e->index - 1] : 0));
             uint16_t q[3];
-            if ((r = quantise_value(&b, c, key->value, q, e->track)) != OSSA_OK) {
+            if ((r = quantise_value(&b, c, key->value, q, e->track, ranges)) != OSSA_OK) {
+                ossa_free(b.allocator, ranges);
                 ossa_blob_destroy(out);
                 goto fail;
             }
@@ -405,6 +452,7 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
         if (ch->iframe_data_size) memcpy(iframes + ch->iframe_count * 8, ch->iframe_data, ch->iframe_data_size);
     }
     memcpy(blob + name_at, raw->name, name_size);
+    ossa_free(b.allocator, ranges);
     r = OSSA_OK;
 fail:
     ossa_free(b.allocator, timepoints);

@@ -77,7 +77,8 @@ static ossa_result validate_channel(const ossa_animation *a, const ossa_animatio
     for (size_t t = 0; t < padded; ++t)
         if (time_index(c, current[t]) != a->timepoint_count - 1) return OSSA_ERROR_INVALID_ANIMATION;
     /* Values: rotations carry packed bits, halves must be finite. */
-    for (size_t i = 0; channel != 1 && i < 3 * n; ++i)
+    const bool halves = channel == 2 || (channel == 0 && !a->translation_ranges);
+    for (size_t i = 0; halves && i < 3 * n; ++i)
         if ((c->values[i] & 0x7c00u) == 0x7c00u) return OSSA_ERROR_INVALID_ANIMATION;
     return OSSA_OK;
 }
@@ -124,7 +125,8 @@ static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
         return OSSA_ERROR_INVALID_ANIMATION;
     if (!isfinite(duration) || !(duration > 0.f)) return OSSA_ERROR_INVALID_ANIMATION;
     if (track_count > OSSA_MAX_JOINTS) return OSSA_ERROR_TOO_MANY_JOINTS;
-    if (flags & ~OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES) return OSSA_ERROR_INVALID_ANIMATION;
+    if (flags & ~(OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES | OSSA_ANIMATION_FLAG_RANGED_TRANSLATIONS))
+        return OSSA_ERROR_INVALID_ANIMATION;
     const bool wide = (flags & OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES) != 0;
     if (timepoint_count < 2 || timepoint_count > 65536u || (!wide && timepoint_count > 256u))
         return OSSA_ERROR_INVALID_ANIMATION;
@@ -140,6 +142,14 @@ static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
         !take_channel(&cur, &a->rotations, key_count[1], wide, iframe_count[1], iframe_size[1]) ||
         !take_channel(&cur, &a->scales, key_count[2], wide, iframe_count[2], iframe_size[2]))
         return OSSA_ERROR_TRUNCATED;
+    if (flags & OSSA_ANIMATION_FLAG_RANGED_TRANSLATIONS) {
+        a->translation_ranges = (const float *)(const void *)ossa__take(&cur, a->soa_count * 24u, 4, 16);
+        if (!a->translation_ranges) return OSSA_ERROR_TRUNCATED;
+        for (size_t i = 0; i < a->soa_count * 24u; ++i) {
+            const float v = a->translation_ranges[i];
+            if (!isfinite(v) || ((i % 24u) >= 12u && v < 0.f)) return OSSA_ERROR_INVALID_ANIMATION;
+        }
+    }
     const uint8_t *name = ossa__take(&cur, name_size, 1, 4);
     if (!name) return OSSA_ERROR_TRUNCATED;
     if (name_size == 0 || name[name_size - 1] != '\0') return OSSA_ERROR_INVALID_ANIMATION;
@@ -175,6 +185,7 @@ size_t ossa_animation_data_size(const ossa_animation *a)
     const size_t index_size = a->translations.time_index16 ? 2 : 1;
     const ossa_animation_channel *c[3] = {&a->translations, &a->rotations, &a->scales};
     size_t bytes = HEADER_SIZE + a->timepoint_count * sizeof(float) + strlen(a->name) + 1;
+    if (a->translation_ranges) bytes += a->soa_count * 24 * sizeof(float);
     for (int i = 0; i < 3; ++i)
         bytes += c[i]->key_count * (index_size + 2 + 6) + c[i]->iframe_count * 8 + c[i]->iframe_data_size;
     return bytes;

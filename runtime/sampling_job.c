@@ -247,14 +247,24 @@ static inline void gather_group(const ossa_animation *a, const ossa_animation_ch
         for (int i = 0; i < 3; ++i) words[k][i] = v4i_load(w[k][i]);
 }
 
+/* Half floats, or (when `ranges` is not NULL) 16-bit fractions of each track's range. */
 static void decompress_float3(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
-                              interp_float3 *cache)
+                              const float *ranges, interp_float3 *cache)
 {
     for (size_t g = 0; g < a->soa_count; ++g) {
         if (!s->outdated[g]) continue;
         s->outdated[g] = 0;
         v4i words[2][3];
         gather_group(a, c, s, g, cache[g].ratio, words);
+        if (ranges) {
+            const float *r = ranges + g * 24;
+            for (int k = 0; k < 2; ++k) {
+                v4f_store(cache[g].value[k].x, v4f_madd(v4i_to_f(words[k][0]), v4f_load(r + 12), v4f_load(r)));
+                v4f_store(cache[g].value[k].y, v4f_madd(v4i_to_f(words[k][1]), v4f_load(r + 16), v4f_load(r + 4)));
+                v4f_store(cache[g].value[k].z, v4f_madd(v4i_to_f(words[k][2]), v4f_load(r + 20), v4f_load(r + 8)));
+            }
+            continue;
+        }
         for (int k = 0; k < 2; ++k) {
             v4f_store(cache[g].value[k].x, v4f_from_half(words[k][0]));
             v4f_store(cache[g].value[k].y, v4f_from_half(words[k][1]));
@@ -323,9 +333,9 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     update_cursor(a, &a->rotations, &ctx->channels[1], &ctx->hint[1], ratio, ctx->ratio, reset);
     update_cursor(a, &a->scales, &ctx->channels[2], &ctx->hint[2], ratio, ctx->ratio, reset);
     ctx->ratio = ratio;
-    decompress_float3(a, &a->translations, &ctx->channels[0], ctx->translations);
+    decompress_float3(a, &a->translations, &ctx->channels[0], a->translation_ranges, ctx->translations);
     decompress_quat(a, &a->rotations, &ctx->channels[1], ctx->rotations);
-    decompress_float3(a, &a->scales, &ctx->channels[2], ctx->scales);
+    decompress_float3(a, &a->scales, &ctx->channels[2], NULL, ctx->scales);
 
     const v4f vratio = v4f_set1(ratio);
     for (size_t g = 0; g < a->soa_count; ++g) {

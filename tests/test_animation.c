@@ -169,8 +169,10 @@ static void test_exact_keys_are_reproduced(void **state)
     raw.tracks[1].translations[2] = (ossa_raw_float3_key){1.f, {0.f, 0.f, 0.f}};
     ossa_blob blob = {0};
     ossa_animation anim;
-    assert_int_equal(ossa_animation_build(&raw, NULL, &blob, NULL), OSSA_OK);
+    const ossa_animation_build_desc half = {.translation_encoding = OSSA_TRANSLATION_HALF};
+    assert_int_equal(ossa_animation_build(&raw, &half, &blob, NULL), OSSA_OK);
     assert_int_equal(ossa_animation_init(&anim, blob.data, blob.size), OSSA_OK);
+    assert_null(anim.translation_ranges);
     assert_int_equal(anim.timepoint_count, 3);
     const size_t bytes = ossa_sampling_context_size(2);
     void *mem = aligned_alloc(16, bytes);
@@ -364,6 +366,59 @@ static void test_iframes_give_identical_poses(void **state)
     ossa_raw_animation_destroy(&raw);
 }
 
+/* Far from the origin, ranged translations keep the error within half a step of each
+ * track's range while half floats lose 2^-11 of the magnitude. */
+static void test_ranged_translations_far_from_origin(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw;
+    assert_int_equal(ossa_raw_animation_create(&raw, 5, NULL), OSSA_OK);
+    raw.duration = 2.f;
+    uint32_t s = 21;
+    for (size_t t = 0; t < 5; ++t) {
+        assert_int_equal(ossa_raw_joint_track_resize(&raw, t, 40, 0, 0), OSSA_OK);
+        for (size_t k = 0; k < 40; ++k)
+            raw.tracks[t].translations[k] = (ossa_raw_float3_key){
+                2.f * (float)k / 39.f, {1000.f + ossa_test_randf(&s, 0.f, 2.f), -500.f + ossa_test_randf(&s, -1.f, 1.f),
+                                        (float)t}};
+    }
+    const ossa_animation_build_desc descs[2] = {{.translation_encoding = OSSA_TRANSLATION_RANGED},
+                                                {.translation_encoding = OSSA_TRANSLATION_HALF}};
+    float worst[2] = {0.f, 0.f};
+    ossa_transform expected[5];
+    for (int e = 0; e < 2; ++e) {
+        ossa_blob blob = {0};
+        ossa_animation anim;
+        assert_int_equal(ossa_animation_build(&raw, &descs[e], &blob, NULL), OSSA_OK);
+        assert_int_equal(ossa_animation_init(&anim, blob.data, blob.size), OSSA_OK);
+        assert_true((anim.translation_ranges != NULL) == (e == 0));
+        const size_t bytes = ossa_sampling_context_size(5);
+        void *mem = aligned_alloc(16, bytes);
+        ossa_soa_transform pose[2];
+        ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 5), 0.f, pose, 2};
+        for (int i = 0; i <= 200; ++i) {
+            job.ratio = (float)i / 200.f;
+            assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+            ossa_raw_animation_sample(&raw, 2.f * job.ratio, expected, 5);
+            for (size_t t = 0; t < 5; ++t) {
+                const ossa_transform got = ossa_soa_transform_get(&pose[t / 4], (int)(t % 4));
+                const float d[3] = {fabsf(got.translation.x - expected[t].translation.x),
+                                    fabsf(got.translation.y - expected[t].translation.y),
+                                    fabsf(got.translation.z - expected[t].translation.z)};
+                for (int c = 0; c < 3; ++c) worst[e] = d[c] > worst[e] ? d[c] : worst[e];
+            }
+        }
+        free(mem);
+        ossa_blob_destroy(&blob);
+    }
+    /* Ranges are at most 2 wide: half a step is 2 / 131070 (plus float rounding at 1000). */
+    assert_true(worst[0] <= 2.f / 131070.f + 1e-4f);
+    assert_true(worst[1] > 10.f * worst[0]);
+    print_message("max translation error 1000 units from the origin: ranged %g, half %g\n", (double)worst[0],
+                  (double)worst[1]);
+    ossa_raw_animation_destroy(&raw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_invalid_raw_animation_is_named),
         cmocka_unit_test(test_corrupted_blob_rejected),
         cmocka_unit_test(test_iframes_give_identical_poses),
+        cmocka_unit_test(test_ranged_translations_far_from_origin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,12 +11,13 @@ static void usage_bake(void)
     fprintf(stderr,
             "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites]\n"
             "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
-            "                 [--iframe-interval SECONDS] [-q]\n"
+            "                 [--translations ranged|half] [--iframe-interval SECONDS] [-q]\n"
             "  INPUT defaults to %s\n"
             "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation, .anim)\n"
             "  --tolerance M       optimiser error bound at 3 cm virtual vertices, metres (default 0.0005)\n"
             "  --no-optimize       keep every source key\n"
             "  --unit-scale M      metres per source unit when the input does not say (BVH)\n"
+            "  --translations E    ranged (default: 16 bits of each track's range) or half (ozz's floats)\n"
             "  --iframe-interval S seconds between iframes (0 automatic, negative none)\n"
             "  -q, --quiet         print only the one-line summary, not the report\n",
             OSSA_DEFAULT_INPUT);
@@ -51,6 +52,7 @@ int tool_bake(int argc, char **argv)
     const char *input = NULL, *output = NULL, *skeleton_path = NULL;
     bool drop_end_sites = false, optimize = true, quiet = false;
     float tolerance_m = 0.f, iframe_interval = 0.f, unit_scale_arg = 0.f;
+    ossa_translation_encoding encoding = OSSA_TRANSLATION_RANGED;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) output = argv[++i];
         else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc) skeleton_path = argv[++i];
@@ -60,6 +62,11 @@ int tool_bake(int argc, char **argv)
             char *end;
             tolerance_m = strtof(argv[++i], &end);
             if (*end || !(tolerance_m > 0.f)) return fprintf(stderr, "ossa: bake: --tolerance needs metres > 0\n"), 2;
+        } else if (!strcmp(argv[i], "--translations") && i + 1 < argc) {
+            ++i;
+            if (!strcmp(argv[i], "half")) encoding = OSSA_TRANSLATION_HALF;
+            else if (!strcmp(argv[i], "ranged")) encoding = OSSA_TRANSLATION_RANGED;
+            else return fprintf(stderr, "ossa: bake: --translations is half or ranged, not %s\n", argv[i]), 2;
         } else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
             char *end;
             unit_scale_arg = strtof(argv[++i], &end);
@@ -113,7 +120,7 @@ int tool_bake(int argc, char **argv)
     }
     const float unit_scale = unit_scale_arg > 0.f ? unit_scale_arg : tool_unit_scale(&imp);
     const ossa_optimizer_desc opt = {.tolerance = tolerance_m / unit_scale, .unit_scale = unit_scale};
-    const ossa_animation_build_desc build = {.iframe_interval = iframe_interval};
+    const ossa_animation_build_desc build = {.translation_encoding = encoding, .iframe_interval = iframe_interval};
     for (size_t a = 0; a < imp.animation_count; ++a) {
         ossa_raw_animation small = {0};
         const ossa_raw_animation *source = &imp.animations[a];

@@ -28,7 +28,13 @@
  *   per channel (translation, rotation, scale), each array padded to 4 bytes:
  *     u8|u16 time_index[key_count], u16 previous[key_count], u16 values[3 * key_count],
  *     u32 iframe_desc[2 * iframe_count], u8 iframe_data[iframe_data_size]
+ *   f32 translation_ranges[24 * ceil(track_count / 4)] when OSSA_ANIMATION_FLAG_RANGED_TRANSLATIONS
+ *     is set (16-byte aligned; per SoA group: min x[4], y[4], z[4], step x[4], y[4], z[4])
  *   char name[name_size] (NUL-terminated)
+ *
+ * Ranged translations: component c of a key is min_c + q * step_c with q the stored 16-bit
+ * value and step_c = (max_c - min_c) / 65535 over the track's keys, so the error is at most
+ * half a step whatever the distance from the origin (half floats lose 2^-11 of the value).
  *
  * Iframes (per channel) are snapshots of the sampling cursor: iframe i holds the cursor
  * position c_i (keys [0, c_i) loaded) and, for every padded track, the distance
@@ -54,6 +60,8 @@ extern "C" {
 #define OSSA_ANIMATION_BLOB_VERSION 1u
 /* flags: time indices are 16-bit (else 8-bit). */
 #define OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES 0x1u
+/* flags: translations are 16-bit fractions of a per-track range (else half floats). */
+#define OSSA_ANIMATION_FLAG_RANGED_TRANSLATIONS 0x2u
 
 /* One channel's keyframe stream. */
 typedef struct ossa_animation_channel {
@@ -80,6 +88,7 @@ typedef struct ossa_animation {
     ossa_animation_channel scales;
     const char *name;            /* NUL-terminated, may be "" */
     float iframe_interval;       /* seconds between iframes as built (informative) */
+    const float *translation_ranges; /* [24 * soa_count] when translations are ranged, else NULL */
 } ossa_animation;
 
 /* Validates `blob` and points `animation` into it. Validation checks every size against

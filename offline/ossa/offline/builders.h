@@ -29,8 +29,16 @@ extern "C" {
 OSSA_API ossa_result ossa_skeleton_build(const ossa_raw_skeleton *raw, const ossa_allocator *allocator,
                                          ossa_blob *out, ossa_diag *diag);
 
+/* How translations are stored. */
+typedef enum ossa_translation_encoding {
+    OSSA_TRANSLATION_RANGED = 0, /* 16-bit fractions of each track's range (default): error at
+                                    most half of range / 65535 per component */
+    OSSA_TRANSLATION_HALF = 1    /* ozz's half floats: error up to 2^-11 of the value */
+} ossa_translation_encoding;
+
 /* Options of the animation builder. Zero-initialised means the defaults. */
 typedef struct ossa_animation_build_desc {
+    ossa_translation_encoding translation_encoding;
     const ossa_allocator *allocator;  /* NULL -> malloc/free */
     float iframe_interval;            /* seconds between iframes; 0 -> automatic (one every 8 keys
                                          per track, so a seek walks at most that many); negative ->
@@ -45,8 +53,10 @@ typedef struct ossa_animation_build_desc {
  * 65535 and records iframes (cursor snapshots, see ossa/animation.h). No key is removed (the
  * optimiser is a separate step).
  * Units: times become ratios (time / duration).
- * Quantisation error: half floats have a relative error of at most 2^-11 (0.049 %) of the
- * value, so a translation of magnitude m is off by up to m * 4.9e-4 per component; rotation
+ * Quantisation error: ranged translations are off by at most (max - min) / 131070 per
+ * component of the track's range; half floats (scales, and translations on request) have a
+ * relative error of at most 2^-11 (0.049 %) of the value, so a translation of magnitude m is
+ * off by up to m * 4.9e-4 per component, as in ozz; rotation
  * components are off by up to 1/(2 * 32767 * sqrt 2) = 1.08e-5, about 0.0012 degrees.
  * Errors: OSSA_ERROR_NULL_ARGUMENT; validate's errors; OSSA_ERROR_INVALID_ARGUMENT (desc
  * iframe_interval not finite);
