@@ -10,6 +10,7 @@
 #include "import/resonite_common.h" /* ossa_import_animj, ossa_import_animx, ossa__animj_sniff */
 #include "ossa/offline/import_mrtk.h"
 #include "ossa/offline/import_ozz.h"
+#include "ossa/offline/import_metroid.h"
 
 static bool grow_one(ossa_import_output *out, void **array, size_t count, size_t elem)
 {
@@ -191,6 +192,11 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
     /* Then extensions. */
     if (!strcasecmp(ext, "ossa")) return OSSA_FORMAT_OSSA;
     /* -- extension detection added by later work goes below this line -- */
+    /* Metroid ANIM has no magic: a big-endian version word 0 or 2 (Maya's .anim is text). */
+    if (!strcasecmp(ext, "anim") && size >= 4 && !memcmp(data, "\0\0\0", 3) &&
+        (((const uint8_t *)data)[3] == 0 || ((const uint8_t *)data)[3] == 2))
+        return OSSA_FORMAT_METROID_ANIM;
+    if (!strcasecmp(ext, "cinf")) return OSSA_FORMAT_METROID_CINF;
     if (!strcasecmp(ext, "animj")) return OSSA_FORMAT_ANIMJ;
     if (!strcasecmp(ext, "animx")) return OSSA_FORMAT_ANIMX;
     if (!strcasecmp(ext, "ozz")) return OSSA_FORMAT_OZZ;
@@ -217,6 +223,8 @@ ossa_result ossa_import_any(const void *data, size_t size, const char *name, oss
         return ossa_import_assimp(data, size, &desc, out, diag);
     }
     /* -- dispatch added by later work goes below this line -- */
+    case OSSA_FORMAT_METROID_ANIM: return ossa_import_metroid_anim(data, size, NULL, out, diag);
+    case OSSA_FORMAT_METROID_CINF: return ossa_import_metroid_cinf(data, size, NULL, out, diag);
     case OSSA_FORMAT_ANIMJ: return ossa_import_animj(data, size, NULL, out, diag);
     case OSSA_FORMAT_ANIMX: return ossa_import_animx(data, size, NULL, out, diag);
     case OSSA_FORMAT_MRTK:

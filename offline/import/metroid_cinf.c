@@ -1,0 +1,284 @@
+/* Metroid Prime / Echoes CINF skeletons, and the big-endian reader the ANIM importer shares. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "metroid.h"
+
+ossa_result ossa__metroid_fail(ossa__metroid_reader *r, ossa_result code, size_t offset, const char *fmt, ...)
+{
+    char text[sizeof(((ossa_diag *)0)->message)];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    if (r->code == OSSA_OK) r->code = code;
+    return ossa_diag_set(r->diag, code, offset, 0, 0, "%s%s", r->prefix ? r->prefix : "", text);
+}
+
+bool ossa__metroid_need(ossa__metroid_reader *r, uint64_t count, size_t item, const char *what)
+{
+    const uint64_t remaining = r->size - r->pos;
+    if (item == 0 || count <= remaining / item) return true;
+    ossa__metroid_fail(r, OSSA_ERROR_TRUNCATED, r->pos,
+                       "%s needs %llu bytes but only %llu remain", what,
+                       (unsigned long long)count * (unsigned long long)item, (unsigned long long)remaining);
+    return false;
+}
+
+bool ossa__metroid_u8(ossa__metroid_reader *r, uint8_t *v, const char *what)
+{
+    if (!ossa__metroid_need(r, 1, 1, what)) return false;
+    *v = r->data[r->pos++];
+    return true;
+}
+
+bool ossa__metroid_u16(ossa__metroid_reader *r, uint16_t *v, const char *what)
+{
+    if (!ossa__metroid_need(r, 1, 2, what)) return false;
+    *v = ossa__metroid_be16(r->data + r->pos);
+    r->pos += 2;
+    return true;
+}
+
+bool ossa__metroid_s16(ossa__metroid_reader *r, int16_t *v, const char *what)
+{
+    uint16_t u;
+    if (!ossa__metroid_u16(r, &u, what)) return false;
+    *v = (int16_t)(u >= 0x8000u ? (int32_t)u - 0x10000 : (int32_t)u);
+    return true;
+}
+
+bool ossa__metroid_u32(ossa__metroid_reader *r, uint32_t *v, const char *what)
+{
+    if (!ossa__metroid_need(r, 1, 4, what)) return false;
+    *v = ossa__metroid_be32(r->data + r->pos);
+    r->pos += 4;
+    return true;
+}
+
+bool ossa__metroid_f32(ossa__metroid_reader *r, float *v, const char *what)
+{
+    uint32_t u;
+    if (!ossa__metroid_u32(r, &u, what)) return false;
+    *v = ossa__metroid_bits_to_float(u);
+    return true;
+}
+
+/* Donkey Kong Country Returns reuses the extension with another layout. */
+#define DKCR_CINF_MAGIC 0x9E220006u
+
+static ossa_result parse_layout(ossa__metroid_reader *r, ossa_metroid_game game, ossa__metroid_cinf *cinf)
+{
+    memset(cinf, 0, sizeof *cinf);
+    cinf->game = game;
+    bool present[OSSA__METROID_MAX_BONES] = {false};
+    const size_t bone_min = game == OSSA_METROID_GAME_MP2 ? 56u : 24u;
+    uint32_t count;
+    size_t at = r->pos;
+    if (!ossa__metroid_u32(r, &count, "bone count")) return r->code;
+    if (count > OSSA__METROID_MAX_BONES)
+        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "bone count %u exceeds the game's limit of 100", count);
+    if (!ossa__metroid_need(r, count, bone_min, "bone table")) return r->code;
+    for (uint32_t b = 0; b < count; ++b) {
+        ossa__metroid_bone *bone = &cinf->bones[b];
+        bone->offset = r->pos;
+        if (!ossa__metroid_u32(r, &bone->id, "bone id")) return r->code;
+        if (bone->id >= OSSA__METROID_MAX_BONES)
+            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, bone->offset, "bone %u has id %u; ids must be below 100",
+                                      b, bone->id);
+        if (present[bone->id])
+            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, bone->offset, "bone %u repeats bone id %u", b, bone->id);
+        present[bone->id] = true;
+        if (!ossa__metroid_u32(r, &bone->parent_id, "parent id")) return r->code;
+        at = r->pos;
+        float *xyz[3] = {&bone->origin.x, &bone->origin.y, &bone->origin.z};
+        for (int c = 0; c < 3; ++c)
+            if (!ossa__metroid_f32(r, xyz[c], "bone origin")) return r->code;
+        if (!isfinite(bone->origin.x) || !isfinite(bone->origin.y) || !isfinite(bone->origin.z))
+            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "bone id %u has a non-finite origin", bone->id);
+        /* MP2 adds two quaternions (skeleton-space and local rotation); nothing reads them back. */
+        if (game == OSSA_METROID_GAME_MP2) {
+            if (!ossa__metroid_need(r, 8, 4, "bone rotations")) return r->code;
+            r->pos += 32;
+        }
+        uint32_t linked;
+        if (!ossa__metroid_u32(r, &linked, "linked bone count")) return r->code;
+        if (!ossa__metroid_need(r, linked, 4, "linked bone ids")) return r->code;
+        r->pos += (size_t)linked * 4u;
+    }
+    cinf->bone_count = count;
+
+    uint32_t order_count;
+    if (!ossa__metroid_u32(r, &order_count, "build-order count")) return r->code;
+    if (!ossa__metroid_need(r, order_count, 4, "build-order list")) return r->code;
+    bool ordered[OSSA__METROID_MAX_BONES] = {false};
+    for (uint32_t i = 0; i < order_count; ++i) {
+        at = r->pos;
+        uint32_t id = 0;
+        (void)ossa__metroid_u32(r, &id, "build-order id"); /* the whole list was checked above */
+        if (id >= OSSA__METROID_MAX_BONES || !present[id])
+            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "build-order entry %u names bone id %u, which the file lacks",
+                                      i, id);
+        if (!ordered[id]) cinf->order[cinf->order_count++] = (uint8_t)id;
+        ordered[id] = true;
+    }
+
+    uint32_t name_count;
+    if (!ossa__metroid_u32(r, &name_count, "name count")) return r->code;
+    if (!ossa__metroid_need(r, name_count, 5, "name table")) return r->code;
+    for (uint32_t i = 0; i < name_count; ++i) {
+        at = r->pos;
+        const uint8_t *start = r->data + r->pos;
+        const uint8_t *nul = memchr(start, 0, r->size - r->pos);
+        if (!nul)
+            return ossa__metroid_fail(r, OSSA_ERROR_TRUNCATED, at, "name %u has no terminating NUL before the end", i);
+        r->pos += (size_t)(nul - start) + 1u;
+        uint32_t id;
+        if (!ossa__metroid_u32(r, &id, "name bone id")) return r->code;
+        if (id >= OSSA__METROID_MAX_BONES || !present[id]) continue;
+        for (size_t b = 0; b < cinf->bone_count; ++b)
+            if (cinf->bones[b].id == id && !cinf->bones[b].name) cinf->bones[b].name = (const char *)start;
+    }
+    return OSSA_OK;
+}
+
+static ossa_metroid_game guess_game(const uint8_t *p, size_t size)
+{
+    /* MP1's linked count (1..100) follows the first origin where MP2 has a float. */
+    if (size < 28 || ossa__metroid_be32(p) == 0) return OSSA_METROID_GAME_MP1;
+    const uint32_t check = ossa__metroid_be32(p + 24);
+    return (check == 0 || check > 100) ? OSSA_METROID_GAME_MP2 : OSSA_METROID_GAME_MP1;
+}
+
+ossa_result ossa__metroid_cinf_parse(const void *data, size_t size, ossa_metroid_game game, const char *prefix,
+                                     ossa__metroid_cinf *cinf, ossa_diag *diag)
+{
+    const uint8_t *p = data;
+    ossa__metroid_reader r = {p, size, 0, diag, prefix, OSSA_OK};
+    if (size >= 4 && ossa__metroid_be32(p) == DKCR_CINF_MAGIC)
+        return ossa__metroid_fail(&r, OSSA_ERROR_UNSUPPORTED_FORMAT, 0,
+                                  "Donkey Kong Country Returns CINF (0x9E220006) is not supported");
+    if (game == OSSA_METROID_GAME_MP1 || game == OSSA_METROID_GAME_MP2) return parse_layout(&r, game, cinf);
+    if (game != OSSA_METROID_GAME_AUTO)
+        return ossa__metroid_fail(&r, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, "unknown game %d", (int)game);
+    const ossa_metroid_game first = guess_game(p, size);
+    ossa_diag first_diag = {.offset = SIZE_MAX};
+    r.diag = &first_diag;
+    if (parse_layout(&r, first, cinf) == OSSA_OK) return OSSA_OK;
+    ossa_diag other_diag = {.offset = SIZE_MAX};
+    ossa__metroid_reader r2 = {p, size, 0, &other_diag, prefix, OSSA_OK};
+    const ossa_metroid_game second = first == OSSA_METROID_GAME_MP1 ? OSSA_METROID_GAME_MP2 : OSSA_METROID_GAME_MP1;
+    if (parse_layout(&r2, second, cinf) == OSSA_OK) return OSSA_OK;
+    return ossa_diag_set(diag, first_diag.code, first_diag.offset, 0, 0, "%s", first_diag.message);
+}
+
+ossa_result ossa__metroid_cinf_skeleton(const ossa__metroid_cinf *cinf, const ossa_allocator *allocator,
+                                        ossa_raw_skeleton *skeleton, uint32_t *bone_ids, ossa_diag *diag)
+{
+    const size_t n = cinf->bone_count;
+    size_t order[OSSA__METROID_MAX_BONES];     /* joint -> index in cinf->bones */
+    int32_t joint_of_id[OSSA__METROID_MAX_BONES];
+    int32_t bone_of_id[OSSA__METROID_MAX_BONES];
+    bool placed[OSSA__METROID_MAX_BONES] = {false};
+    for (size_t i = 0; i < OSSA__METROID_MAX_BONES; ++i) joint_of_id[i] = bone_of_id[i] = -1;
+    for (size_t b = 0; b < n; ++b) bone_of_id[cinf->bones[b].id] = (int32_t)b;
+
+    /* Parent cycles would make the game recurse forever; report the first bone on one. */
+    for (size_t b = 0; b < n; ++b) {
+        uint32_t id = cinf->bones[b].id;
+        size_t steps = 0;
+        while (id < OSSA__METROID_MAX_BONES && bone_of_id[id] >= 0 && steps <= n) {
+            id = cinf->bones[bone_of_id[id]].parent_id;
+            ++steps;
+        }
+        if (steps > n)
+            return ossa_diag_set(diag, OSSA_ERROR_CORRUPT, cinf->bones[b].offset, 0, 0,
+                                 "CINF bone id %u: its parent chain loops", cinf->bones[b].id);
+    }
+
+    size_t count = 0;
+    for (size_t i = 0; i < cinf->order_count; ++i) {
+        const size_t b = (size_t)bone_of_id[cinf->order[i]];
+        order[count++] = b;
+        placed[b] = true;
+    }
+    for (size_t b = 0; b < n; ++b)
+        if (!placed[b]) order[count++] = b;
+    for (size_t j = 0; j < n; ++j) joint_of_id[cinf->bones[order[j]].id] = (int32_t)j;
+
+    ossa_result res = ossa_raw_skeleton_create(skeleton, n, allocator);
+    if (res != OSSA_OK) return ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "could not allocate %zu joints", n);
+    for (size_t j = 0; j < n; ++j) {
+        const ossa__metroid_bone *bone = &cinf->bones[order[j]];
+        ossa_raw_joint *joint = &skeleton->joints[j];
+        const uint32_t pid = bone->parent_id;
+        const bool has_parent = pid < OSSA__METROID_MAX_BONES && joint_of_id[pid] >= 0;
+        joint->parent = has_parent ? joint_of_id[pid] : -1;
+        ossa_float3 offset = bone->origin;
+        if (has_parent) {
+            const ossa_float3 p = cinf->bones[bone_of_id[pid]].origin;
+            offset = (ossa_float3){offset.x - p.x, offset.y - p.y, offset.z - p.z};
+            if (!isfinite(offset.x) || !isfinite(offset.y) || !isfinite(offset.z))
+                return ossa_diag_set(diag, OSSA_ERROR_CORRUPT, bone->offset + 8, 0, 0,
+                                     "CINF bone id %u: its offset from the parent's origin overflows", bone->id);
+        }
+        joint->rest.translation = offset;
+        char fallback[16];
+        snprintf(fallback, sizeof fallback, "bone_%u", bone->id);
+        res = ossa_raw_skeleton_set_name(skeleton, j, bone->name ? bone->name : fallback);
+        if (res != OSSA_OK) return ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory naming joints");
+    }
+    size_t new_index[OSSA__METROID_MAX_BONES];
+    res = ossa_raw_skeleton_sort_depth_first(skeleton, new_index, diag);
+    if (res != OSSA_OK) return res;
+    for (size_t j = 0; j < n; ++j) bone_ids[new_index[j]] = cinf->bones[order[j]].id;
+    return OSSA_OK;
+}
+
+ossa_result ossa__metroid_add_bone_ids(ossa_import_output *out, const char *key, const uint32_t *ids, size_t count)
+{
+    size_t bytes;
+    if (!ossa__mul_size(count, 12, &bytes) || !ossa__add_size(bytes, 1, &bytes)) return OSSA_ERROR_OUT_OF_MEMORY;
+    char *text = ossa_alloc(&out->allocator, bytes);
+    if (!text) return OSSA_ERROR_OUT_OF_MEMORY;
+    size_t len = 0;
+    text[0] = '\0';
+    for (size_t i = 0; i < count; ++i) {
+        const char *sep = i ? "," : "";
+        int w = ids[i] < OSSA__METROID_MAX_BONES ? snprintf(text + len, bytes - len, "%s%u", sep, ids[i])
+                                                 : snprintf(text + len, bytes - len, "%s-", sep);
+        if (w > 0) len += (size_t)w;
+    }
+    ossa_result res = ossa_import_output_add_metadata(out, key, text);
+    ossa_free(&out->allocator, text);
+    return res;
+}
+
+ossa_result ossa_import_metroid_cinf(const void *data, size_t size, const ossa_metroid_cinf_desc *desc,
+                                     ossa_import_output *out, ossa_diag *diag)
+{
+    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no import output");
+    ossa_import_output_destroy(out);
+    if (desc && desc->allocator) out->allocator = *desc->allocator;
+    if (!data) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no CINF data");
+    ossa__metroid_cinf *cinf = ossa_alloc(&out->allocator, sizeof *cinf);
+    if (!cinf) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    memset(cinf, 0, sizeof *cinf);
+    ossa_result res = ossa__metroid_cinf_parse(data, size, desc ? desc->game : OSSA_METROID_GAME_AUTO, "", cinf, diag);
+    uint32_t ids[OSSA__METROID_MAX_BONES];
+    if (res == OSSA_OK) res = ossa__metroid_cinf_skeleton(cinf, &out->allocator, &out->skeleton, ids, diag);
+    const bool mp2 = cinf->game == OSSA_METROID_GAME_MP2;
+    const size_t joints = cinf->bone_count;
+    ossa_free(&out->allocator, cinf);
+    if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "format", mp2 ? "metroid-cinf-mp2" : "metroid-cinf-mp1");
+    if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "game", mp2 ? "mp2" : "mp1");
+    if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "source_units", "metres");
+    if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "unit_scale", "1");
+    if (res == OSSA_OK) res = ossa__metroid_add_bone_ids(out, "joint_bone_ids", ids, joints);
+    if (res != OSSA_OK) {
+        ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory writing the output");
+        ossa_import_output_destroy(out);
+    }
+    return res;
+}

@@ -1,0 +1,61 @@
+/* libFuzzer target for the Metroid Prime CINF importer: each input is imported as a CINF
+ * (detected, MP1 and MP2 layouts) and as the skeleton a fixed ANIM binds to; every run must
+ * pass check() below; never a crash, a leak, a hang or unbounded memory.
+ *   ./fuzz_metroid_cinf -max_total_time=600 tests/fuzz/corpus/metroid_cinf */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ossa/offline/import_metroid.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A compressed MP1 ANIM animating bones 3 (rotation, translation) and 7 (rotation). */
+static const unsigned char anim_mp1[115] = {
+    0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+    0x3f, 0x00, 0x00, 0x00, 0x3e, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x10, 0x00, 0x3c, 0x23, 0xd7, 0x0a, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01,
+    0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02,
+    0x00, 0x00, 0x00, 0x03, 0x00, 0x02, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x07, 0x00, 0x02,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x70, 0x28, 0x28, 0xc8, 0x00,
+    0x00, 0x14, 0x12,
+};
+
+/* Any result must be OSSA_OK with output that passes the raw validators, or an error with a
+ * message, an offset inside the input (or SIZE_MAX) and an empty output. */
+static void check(ossa_result r, const ossa_diag *diag, const ossa_import_output *out, size_t size, bool animation)
+{
+    if (r != OSSA_OK) {
+        if (diag->code != r || diag->message[0] == '\0' || (diag->offset != SIZE_MAX && diag->offset > size)) abort();
+        if (out->skeleton.joint_count || out->animation_count || out->track_count || out->event_count || out->metadata)
+            abort();
+        return;
+    }
+    ossa_diag v = {0};
+    if (ossa_raw_skeleton_validate(&out->skeleton, &v) != OSSA_OK) abort();
+    if (!ossa_raw_skeleton_is_depth_first(&out->skeleton)) abort();
+    if (out->animation_count != (animation ? 1u : 0u) || !out->metadata) abort();
+    if (animation && ossa_raw_animation_validate(&out->animations[0], &v) != OSSA_OK) abort();
+    if (animation && out->animations[0].track_count != out->skeleton.joint_count) abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    for (int game = 0; game <= 2; ++game) {
+        ossa_import_output out = {0};
+        ossa_diag diag = {0};
+        const ossa_metroid_cinf_desc desc = {.game = (ossa_metroid_game)game};
+        const ossa_result r = ossa_import_metroid_cinf(data, size, &desc, &out, &diag);
+        check(r, &diag, &out, size, false);
+        ossa_import_output_destroy(&out);
+    }
+    ossa_import_output out = {0};
+    ossa_diag diag = {0};
+    const ossa_metroid_anim_desc desc = {.cinf_data = data, .cinf_size = size};
+    const ossa_result r = ossa_import_metroid_anim(anim_mp1, sizeof anim_mp1, &desc, &out, &diag);
+    check(r, &diag, &out, size, true);
+    ossa_import_output_destroy(&out);
+    return 0;
+}
