@@ -13,7 +13,8 @@ static void usage_bake(void)
             "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
             "                 [--translations ranged|half] [--iframe-interval SECONDS] [-q]\n"
             "  INPUT defaults to %s\n"
-            "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation, .anim)\n"
+            "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation,\n"
+            "                      Maya .anim) or bind to it (Metroid ANIM with its CINF)\n"
             "  --tolerance M       optimiser error bound at 3 cm virtual vertices, metres (default 0.0005)\n"
             "  --no-optimize       keep every source key\n"
             "  --unit-scale M      metres per source unit when the input does not say (BVH)\n"
@@ -89,11 +90,7 @@ int tool_bake(int argc, char **argv)
     }
     ossa_import_output imp = {0};
     const double t0 = tool_now();
-    if (!tool_import(input, drop_end_sites, &imp)) return 1;
-    if (skeleton_path && !tool_attach_skeleton(skeleton_path, &imp)) {
-        ossa_import_output_destroy(&imp);
-        return 1;
-    }
+    if (!tool_import_with_skeleton(input, skeleton_path, drop_end_sites, &imp)) return 1;
     if (imp.skeleton.joint_count == 0 && imp.animation_count > 0) {
         fprintf(stderr, "ossa: %s: animation without a skeleton (give a file that has one)\n", input);
         ossa_import_output_destroy(&imp);

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "ossa/offline/import_assimp.h"
+#include "ossa/offline/import_metroid.h"
 #include "tools.h"
 
 void *tool_read_file(const char *path, size_t *size)
@@ -142,4 +143,35 @@ float tool_unit_scale(const ossa_import_output *imp)
     if (!ossa_import_output_metadata(imp, "unit_scale", text, sizeof text)) return 1.f;
     const float scale = strtof(text, NULL);
     return scale > 0.f ? scale : 1.f;
+}
+
+bool tool_import_with_skeleton(const char *path, const char *skeleton_path, bool drop_end_sites,
+                               ossa_import_output *out)
+{
+    if (!skeleton_path) return tool_import(path, drop_end_sites, out);
+    size_t size = 0, skel_size = 0;
+    void *data = tool_read_file(path, &size);
+    if (!data) return false;
+    if (ossa_import_detect(data, size, path) != OSSA_FORMAT_METROID_ANIM) {
+        free(data);
+        return tool_import(path, drop_end_sites, out) && tool_attach_skeleton(skeleton_path, out);
+    }
+    void *cinf = tool_read_file(skeleton_path, &skel_size);
+    if (!cinf) {
+        free(data);
+        return false;
+    }
+    ossa_diag diag;
+    ossa_diag_clear(&diag);
+    const ossa_metroid_anim_desc desc = {.cinf_data = cinf, .cinf_size = skel_size};
+    ossa_result r = ossa_import_metroid_anim(data, size, &desc, out, &diag);
+    if (r == OSSA_OK) r = ossa_import_output_sort_depth_first(out, &diag);
+    free(data);
+    free(cinf);
+    if (r != OSSA_OK) {
+        tool_print_diag(path, &diag);
+        ossa_import_output_destroy(out);
+        return false;
+    }
+    return true;
 }

@@ -136,25 +136,26 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
 
 int tool_info(int argc, char **argv)
 {
-    const char *path = NULL, *against = NULL;
+    const char *path = NULL, *against = NULL, *skeleton_path = NULL;
     bool drop_end_sites = false;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--against") && i + 1 < argc) against = argv[++i];
+        else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc) skeleton_path = argv[++i];
         else if (!strcmp(argv[i], "--drop-end-sites")) drop_end_sites = true;
         else if (argv[i][0] == '-' || path) {
-            fprintf(stderr, "usage: ossa info FILE.ossa [--against INPUT [--drop-end-sites]]\n");
+            fprintf(stderr, "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]]\n");
             return 2;
         } else path = argv[i];
     }
     if (!path) {
-        fprintf(stderr, "usage: ossa info FILE.ossa [--against INPUT [--drop-end-sites]]\n");
+        fprintf(stderr, "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]]\n");
         return 2;
     }
     size_t size = 0;
     void *data = tool_read_file(path, &size);
     if (!data) return 1;
     ossa_import_output imp = {0};
-    if (against && !tool_import(against, drop_end_sites, &imp)) {
+    if (against && !tool_import_with_skeleton(against, skeleton_path, drop_end_sites, &imp)) {
         free(data);
         return 1;
     }

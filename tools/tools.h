@@ -24,6 +24,12 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
  * returns false on failure. The output is sorted depth-first. */
 bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out);
 
+/* As tool_import, binding the animation to `skeleton_path` where the format's importer binds
+ * by itself (a Metroid ANIM to its CINF); otherwise the skeleton is attached afterwards with
+ * tool_attach_skeleton. */
+bool tool_import_with_skeleton(const char *path, const char *skeleton_path, bool drop_end_sites,
+                               ossa_import_output *out);
+
 /* Imports `skeleton_path` and moves its skeleton into `out` when `out` has none (an
  * animation-only file such as an ozz RawAnimation or a Maya .anim). False on error. */
 bool tool_attach_skeleton(const char *skeleton_path, ossa_import_output *out);
