@@ -1,0 +1,521 @@
+/* Resonite AnimX reader: header, LZ4/LZMA payloads, version 0 and 1 tracks.
+ * Layout: FORMATS section 2.2-2.3 (resonite-core src/animation/mod.rs, Avatar-Toolkit
+ * resonite_animx.py, lz4net LZ4Stream); .NET BinaryWriter conventions, little-endian. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../internal.h"
+#include "resonite_common.h"
+
+#ifdef OSSA_HAVE_LZ4
+#include <lz4.h>
+#endif
+#ifdef OSSA_HAVE_LZMA
+#include <lzma.h>
+#endif
+
+/* liblzma's decoder may use this much memory (FrooxEngine writes 2 MiB dictionaries). */
+#define LZMA_MEMLIMIT ((uint64_t)64 << 20)
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t size, pos;
+    const char *where; /* "" for the file, else which decompressed payload */
+    ossa_diag *diag;
+} reader;
+
+static ossa_result need(reader *r, size_t n, const char *what)
+{
+    if (r->size - r->pos >= n) return OSSA_OK;
+    return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, r->pos, 0, 0,
+                         "%s needs %zu bytes but only %zu remain%s", what, n, r->size - r->pos, r->where);
+}
+
+static ossa_result corrupt(reader *r, size_t at, const char *what)
+{
+    return ossa_diag_set(r->diag, OSSA_ERROR_CORRUPT, at, 0, 0, "%s%s", what, r->where);
+}
+
+static uint64_t load_le(const uint8_t *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+    return v;
+}
+
+static ossa_result read_u8(reader *r, const char *what, uint8_t *v)
+{
+    ossa_result e = need(r, 1, what);
+    if (e) return e;
+    *v = r->p[r->pos++];
+    return OSSA_OK;
+}
+
+static ossa_result read_f32(reader *r, const char *what, float *v)
+{
+    ossa_result e = need(r, 4, what);
+    if (e) return e;
+    union { uint32_t u; float f; } c = {(uint32_t)load_le(r->p + r->pos, 4)};
+    r->pos += 4;
+    *v = c.f;
+    return OSSA_OK;
+}
+
+/* .NET Write7BitEncodedInt: 7 bits per byte, low first, at most 5 bytes, a non-negative int. */
+static ossa_result read_count(reader *r, const char *what, size_t *v)
+{
+    const size_t at = r->pos;
+    uint64_t value = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        uint8_t b;
+        ossa_result e = read_u8(r, what, &b);
+        if (e) return e;
+        value |= (uint64_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) break;
+        if (shift == 28) return corrupt(r, at, "a 7-bit encoded integer runs past 5 bytes");
+    }
+    if (value > INT32_MAX) {
+        char text[96];
+        snprintf(text, sizeof text, "%s %llu is larger than a .NET int allows", what, (unsigned long long)value);
+        return corrupt(r, at, text);
+    }
+    *v = (size_t)value;
+    return OSSA_OK;
+}
+
+/* A 7-bit-length UTF-8 string, copied NUL-terminated. */
+static ossa_result read_string(reader *r, const ossa_allocator *a, const char *what, char **out)
+{
+    size_t n;
+    ossa_result res = read_count(r, what, &n);
+    if (res == OSSA_OK) res = need(r, n, what);
+    if (res != OSSA_OK) return res;
+    const size_t bad = ossa__res_utf8_invalid(r->p + r->pos, n);
+    if (bad != SIZE_MAX)
+        return ossa_diag_set(r->diag, OSSA_ERROR_PARSE, r->pos + bad, 0, 0, "%s is not valid UTF-8%s", what, r->where);
+    *out = ossa_alloc(a, n + 1);
+    if (!*out) return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, r->pos, 0, 0, "out of memory");
+    memcpy(*out, r->p + r->pos, n);
+    (*out)[n] = '\0';
+    r->pos += n;
+    return OSSA_OK;
+}
+
+/* One value of `type` into dst[components] (or *str for strings; str NULL discards it). */
+static ossa_result read_value(reader *r, const ossa__res_type *type, const ossa_allocator *a, double *dst, char **str)
+{
+    const size_t at = r->pos;
+    if (type->kind == OSSA__RES_KIND_STRING) {
+        uint8_t has;
+        char *s = NULL;
+        ossa_result e = read_u8(r, "string value", &has);
+        if (e) return e;
+        if (has > 1) return corrupt(r, at, "a string value's null flag must be 0 or 1");
+        if (has && (e = read_string(r, a, "string value", &s))) return e;
+        if (str) *str = s;
+        else ossa_free(a, s);
+        return OSSA_OK;
+    }
+    ossa_result e = need(r, ossa__res_type_size(type), type->name);
+    if (e) return e;
+    const uint8_t *p = r->p + r->pos;
+    for (size_t c = 0; c < type->components; ++c) {
+        const size_t n = type->component_bytes;
+        const uint64_t bits = type->kind == OSSA__RES_KIND_BOOL ? (p[0] >> c) & 1u : load_le(p + c * n, n);
+        double v;
+        switch (type->kind) {
+        case OSSA__RES_KIND_INT: {
+            const uint64_t sign = (uint64_t)1 << (8 * n - 1);
+            v = (bits & sign) ? -(double)((~bits & (sign - 1)) + 1) : (double)bits;
+            break;
+        }
+        case OSSA__RES_KIND_FLOAT: {
+            union { uint32_t u; float f; } cv = {(uint32_t)bits};
+            v = (double)cv.f;
+            break;
+        }
+        case OSSA__RES_KIND_DOUBLE: {
+            union { uint64_t u; double d; } cv = {bits};
+            v = cv.d;
+            break;
+        }
+        default: v = (double)bits; break;
+        }
+        const char *bad = ossa__res_check_component(type, v);
+        if (bad)
+            return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at + c * n, 0, 0,
+                                 "%s component %zu (%g) %s%s", type->name, c, v, bad, r->where);
+        dst[c] = v;
+    }
+    r->pos += ossa__res_type_size(type);
+    return OSSA_OK;
+}
+
+static ossa_result read_time(reader *r, double *t)
+{
+    const size_t at = r->pos;
+    float f;
+    ossa_result e = read_f32(r, "keyframe time", &f);
+    if (e) return e;
+    if (!isfinite(f)) return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at, 0, 0, "keyframe time is not finite%s", r->where);
+    *t = (double)f;
+    return OSSA_OK;
+}
+
+/* Checks that `count` items of at least `each` bytes can remain. */
+static ossa_result fits(reader *r, size_t at, size_t count, size_t each, const char *what)
+{
+    if (each == 0 || count <= (r->size - r->pos) / each) return OSSA_OK;
+    return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, at, 0, 0,
+                         "%s %zu needs at least %zu bytes each but only %zu bytes remain%s", what, count, each,
+                         r->size - r->pos, r->where);
+}
+
+#define TRY(expr)                                                                                     \
+    do {                                                                                              \
+        ossa_result try_result_ = (expr);                                                             \
+        if (try_result_ != OSSA_OK) return try_result_;                                               \
+    } while (0)
+
+static ossa_result read_track(reader *r, int version, const ossa__res_settings *s, size_t *total, ossa__res_track *t)
+{
+    const ossa_allocator *a = s->allocator;
+    uint8_t b, flags = 0;
+    const size_t start = r->pos;
+    t->offset = start;
+    t->interval = -1.0;
+    TRY(read_u8(r, "track type", &b));
+    if (version == 0) {
+        t->track_type = (b & 1) ? OSSA__RES_CURVE : OSSA__RES_RAW;
+        t->value_type = b >> 1;
+    } else {
+        t->track_type = b;
+        TRY(read_u8(r, "value type", &t->value_type));
+    }
+    if (t->track_type == OSSA__RES_BEZIER)
+        return ossa_diag_set(r->diag, OSSA_ERROR_UNSUPPORTED_FORMAT, start, 0, 0,
+                             "Bezier tracks are not supported (no public definition of their layout)%s", r->where);
+    if (t->track_type > OSSA__RES_BEZIER)
+        return ossa_diag_set(r->diag, OSSA_ERROR_UNSUPPORTED_FORMAT, start, 0, 0,
+                             "unknown track type %u (expected 0 Raw, 1 Discrete or 2 Curve)%s", t->track_type, r->where);
+    const ossa__res_type *type = ossa__res_type_get(t->value_type);
+    if (!type)
+        return ossa_diag_set(r->diag, OSSA_ERROR_UNSUPPORTED_FORMAT, r->pos - 1, 0, 0,
+                             "unknown value type %u (expected 0 bool .. 39 string)%s", t->value_type, r->where);
+    TRY(read_string(r, a, "node name", &t->node));
+    TRY(read_string(r, a, "property name", &t->property));
+    const size_t count_at = r->pos;
+    TRY(read_count(r, "keyframe count", &t->key_count));
+    const size_t vsize = type->kind == OSSA__RES_KIND_STRING ? 1 : ossa__res_type_size(type);
+    if (t->track_type == OSSA__RES_RAW) {
+        float interval;
+        const size_t at = r->pos;
+        TRY(read_f32(r, "interval", &interval));
+        if (!isfinite(interval) || interval < 0.f)
+            return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at, 0, 0,
+                                 "Raw track interval %g must be finite and >= 0%s", (double)interval, r->where);
+        t->interval = (double)interval;
+    } else if (t->track_type == OSSA__RES_CURVE) {
+        TRY(read_u8(r, "curve flags", &flags));
+        if (flags > 3) return corrupt(r, r->pos - 1, "curve flags use bits other than 0 and 1");
+    }
+    /* Every count is checked against the bytes left before anything is allocated. */
+    const size_t each = vsize + (t->track_type == OSSA__RES_RAW ? 0 : 4) + ((flags & 2) ? 2 * vsize : 0) + (flags & 1);
+    TRY(fits(r, count_at, t->key_count, each, "keyframe count"));
+    const char *over = ossa__res_key_budget(s, t->key_count, total);
+    if (over)
+        return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, count_at, 0, 0, "keyframe count %zu: %s (%zu)%s",
+                             t->key_count, over, s->max_keys, r->where);
+    if (ossa__res_track_alloc(t, a, (flags & 2) != 0) != OSSA_OK)
+        return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, count_at, 0, 0, "out of memory for %zu keys",
+                             t->key_count);
+    const size_t n = t->key_count, comps = type->components;
+    if (t->track_type == OSSA__RES_CURVE) {
+        uint8_t shared = OSSA_ANIMX_INTERP_BASE;
+        size_t at = r->pos;
+        if (!(flags & 1)) TRY(read_u8(r, "interpolation", &shared));
+        for (size_t k = 0; k < n; ++k) {
+            uint8_t v = shared;
+            if (flags & 1) {
+                at = r->pos;
+                TRY(read_u8(r, "interpolation", &v));
+            }
+            if ((unsigned)v - OSSA_ANIMX_INTERP_BASE > 3u) {
+                char text[96];
+                snprintf(text, sizeof text, "interpolation byte %u is not one of %d (Hold) .. %d (CubicBezier)", v,
+                         OSSA_ANIMX_INTERP_BASE, OSSA_ANIMX_INTERP_BASE + 3);
+                return corrupt(r, at, text);
+            }
+            t->interps[k] = (uint8_t)(v - OSSA_ANIMX_INTERP_BASE);
+        }
+    }
+    for (size_t k = 0; k < n; ++k) {
+        double *dst = t->values ? t->values + k * comps : NULL;
+        char **str = t->strings ? &t->strings[k] : NULL;
+        if (t->track_type != OSSA__RES_RAW && OSSA_ANIMX_TIME_FIRST) TRY(read_time(r, &t->times[k]));
+        TRY(read_value(r, type, a, dst, str));
+        if (t->track_type != OSSA__RES_RAW && !OSSA_ANIMX_TIME_FIRST) TRY(read_time(r, &t->times[k]));
+    }
+    double *first = OSSA_ANIMX_LEFT_TANGENT_FIRST ? t->left : t->right;
+    double *second = OSSA_ANIMX_LEFT_TANGENT_FIRST ? t->right : t->left;
+    for (size_t k = 0; (flags & 2) && k < n; ++k) {
+        TRY(read_value(r, type, a, first ? first + k * comps : NULL, NULL));
+        TRY(read_value(r, type, a, second ? second + k * comps : NULL, NULL));
+    }
+    return OSSA_OK;
+}
+
+ossa_result ossa__animx_read_header(const uint8_t *data, size_t size, ossa__animx_header *h, ossa_diag *diag)
+{
+    static const uint8_t magic[6] = {5, 'A', 'n', 'i', 'm', 'X'};
+    reader r = {data, size, 6, "", diag};
+    memset(h, 0, sizeof *h);
+    if (size < 6 || memcmp(data, magic, 6) != 0)
+        return ossa_diag_set(diag, OSSA_ERROR_BAD_MAGIC, 0, 0, 0, "expected the AnimX magic 05 'AnimX', found %s",
+                             size < 6 ? "a shorter file" : "other bytes");
+    TRY(need(&r, 4, "version"));
+    h->version = (int32_t)(uint32_t)load_le(data + 6, 4);
+    if (h->version != 0 && h->version != 1)
+        return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_VERSION, 6, 0, 0,
+                             "AnimX version %d is not supported (expected 0 or 1)", (int)h->version);
+    r.pos = 10;
+    size_t count;
+    TRY(read_count(&r, "track count", &count));
+    h->track_count = (uint32_t)count;
+    const size_t at = r.pos;
+    TRY(read_f32(&r, "globalDuration", &h->duration));
+    if (!isfinite(h->duration) || h->duration < 0.f)
+        return ossa_diag_set(diag, OSSA_ERROR_CORRUPT, at, 0, 0, "globalDuration %g must be finite and >= 0", (double)h->duration);
+    TRY(read_count(&r, "name length", &h->name_size));
+    TRY(need(&r, h->name_size, "name"));
+    h->name_offset = r.pos;
+    const size_t bad = ossa__res_utf8_invalid(data + r.pos, h->name_size);
+    if (bad != SIZE_MAX)
+        return ossa_diag_set(diag, OSSA_ERROR_PARSE, r.pos + bad, 0, 0, "the name is not valid UTF-8");
+    r.pos += h->name_size;
+    uint8_t enc;
+    TRY(read_u8(&r, "encoding", &enc));
+    if (enc > 2) return corrupt(&r, r.pos - 1, "unknown encoding (expected 0 raw, 1 LZ4 or 2 LZMA)");
+    h->encoding = enc;
+    h->header_size = r.pos;
+    return OSSA_OK;
+}
+
+#ifdef OSSA_HAVE_LZ4
+/* lz4net LZ4Stream varint: 7 bits per byte, low first, up to 64 bits. */
+static ossa_result read_varint64(reader *r, const char *what, uint64_t *v)
+{
+    const size_t at = r->pos;
+    *v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        uint8_t b;
+        if (shift > 63) return corrupt(r, at, "an LZ4 chunk varint runs past 64 bits");
+        TRY(read_u8(r, what, &b));
+        *v |= (uint64_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) return OSSA_OK;
+    }
+}
+
+/* Two passes over the chunks: sizes first (checked against the cap and LZ4's largest
+ * ratio), one allocation, then the blocks. */
+static ossa_result lz4_decode(reader *r, size_t cap, const ossa_allocator *a, uint8_t **out, size_t *out_size)
+{
+    const size_t start = r->pos;
+    size_t total = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        size_t done = 0;
+        for (r->pos = start; r->pos < r->size;) {
+            const size_t at = r->pos;
+            uint64_t flags, length, packed;
+            TRY(read_varint64(r, "LZ4 chunk flags", &flags));
+            TRY(read_varint64(r, "LZ4 chunk length", &length));
+            if (flags >> 2) return corrupt(r, at, "LZ4 chunk flags use bits other than compressed and high-compression");
+            packed = length;
+            if (flags & 1) TRY(read_varint64(r, "LZ4 compressed length", &packed));
+            if (packed > r->size - r->pos)
+                return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, at, 0, 0,
+                                     "LZ4 chunk declares %llu bytes but only %zu remain",
+                                     (unsigned long long)packed, r->size - r->pos);
+            if (length > cap - done || length > packed * 255 + 16 || packed > LZ4_MAX_INPUT_SIZE ||
+                length > LZ4_MAX_INPUT_SIZE) {
+                char text[160];
+                snprintf(text, sizeof text,
+                         "LZ4 chunk of %llu bytes from %llu is too large (payload limit %zu, LZ4 ratio or block size)",
+                         (unsigned long long)length, (unsigned long long)packed, cap);
+                return corrupt(r, at, text);
+            }
+            if (pass == 1 && (flags & 1)) {
+                int got = LZ4_decompress_safe((const char *)r->p + r->pos, (char *)*out + done, (int)packed, (int)length);
+                if (got < 0 || (uint64_t)got != length) return corrupt(r, at, "LZ4 block data is corrupt");
+            } else if (pass == 1 && length) {
+                memcpy(*out + done, r->p + r->pos, (size_t)length);
+            }
+            r->pos += (size_t)packed;
+            done += (size_t)length;
+        }
+        total = done;
+        if (pass == 0 && total && !(*out = ossa_alloc(a, total)))
+            return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, start, 0, 0, "out of memory for %zu LZ4 bytes", total);
+    }
+    *out_size = total;
+    return OSSA_OK;
+}
+#endif
+
+#ifdef OSSA_HAVE_LZMA
+static ossa_result lzma_decode(reader *r, size_t cap, const ossa_allocator *a, uint8_t **out, size_t *out_size)
+{
+    const size_t start = r->pos;
+    TRY(need(r, 21, "LZMA header (5 property bytes, two 8-byte lengths)"));
+    const uint8_t *p = r->p + start;
+    const uint64_t first = load_le(p + 5, 8), second = load_le(p + 13, 8), rest = r->size - start - 21;
+    uint64_t unpacked = OSSA_ANIMX_LZMA_UNPACKED_SIZE_FIRST ? first : second;
+    uint64_t packed = OSSA_ANIMX_LZMA_UNPACKED_SIZE_FIRST ? second : first;
+    if (packed != rest && unpacked == rest) unpacked = packed, packed = rest;
+    if (packed == 0 || packed == UINT64_MAX) packed = rest; /* "unknown" */
+    const size_t packed_at = start + (OSSA_ANIMX_LZMA_UNPACKED_SIZE_FIRST ? 13 : 5);
+    if (packed > rest)
+        return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, packed_at, 0, 0,
+                             "the LZMA header declares %llu packed bytes but only %llu follow",
+                             (unsigned long long)packed, (unsigned long long)rest);
+    if (packed < rest) {
+        char text[96];
+        snprintf(text, sizeof text, "%llu unexpected bytes after the LZMA data", (unsigned long long)(rest - packed));
+        return corrupt(r, start + 21 + (size_t)packed, text);
+    }
+    if (unpacked > cap) {
+        char text[128];
+        snprintf(text, sizeof text, "LZMA payload declares %llu bytes, more than the limit of %zu",
+                 (unsigned long long)unpacked, cap);
+        return corrupt(r, start + 5, text);
+    }
+    *out_size = (size_t)unpacked;
+    if (unpacked == 0) return OSSA_OK;
+    if (!(*out = ossa_alloc(a, (size_t)unpacked)))
+        return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, start, 0, 0, "out of memory for %zu LZMA bytes",
+                             (size_t)unpacked);
+    /* The .lzma "alone" header is the same 5 property bytes plus the unpacked size; it lets
+     * liblzma apply a memory limit and stop at the known size without an end marker. */
+    uint8_t alone[13];
+    memcpy(alone, p, 5);
+    for (int i = 0; i < 8; ++i) alone[5 + i] = (uint8_t)(unpacked >> (8 * i));
+    lzma_stream s = LZMA_STREAM_INIT;
+    lzma_ret ret = lzma_alone_decoder(&s, LZMA_MEMLIMIT);
+    const uint8_t *inputs[2] = {alone, p + 21};
+    const size_t sizes[2] = {sizeof alone, (size_t)packed};
+    s.next_out = *out;
+    s.avail_out = (size_t)unpacked;
+    for (int part = 0; ret == LZMA_OK && part < 2 && s.avail_out; ++part) {
+        s.next_in = inputs[part];
+        s.avail_in = sizes[part];
+        while (ret == LZMA_OK && s.avail_in && s.avail_out) ret = lzma_code(&s, LZMA_RUN);
+    }
+    const size_t produced = (size_t)unpacked - s.avail_out;
+    lzma_end(&s);
+    if (ret == LZMA_MEMLIMIT_ERROR) return corrupt(r, start, "LZMA properties ask for more than 64 MiB of decoder memory");
+    if (ret == LZMA_OPTIONS_ERROR || ret == LZMA_FORMAT_ERROR) return corrupt(r, start, "LZMA properties are invalid");
+    if (ret != LZMA_OK && ret != LZMA_STREAM_END) return corrupt(r, start + 21, "LZMA data is corrupt");
+    if (produced != unpacked)
+        return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, r->size, 0, 0,
+                             "LZMA data ends after %zu of %llu declared bytes", produced,
+                             (unsigned long long)unpacked);
+    return OSSA_OK;
+}
+#endif
+
+ossa_result ossa__animx_decompress(int encoding, const uint8_t *data, size_t size, size_t start, size_t cap,
+                                   const ossa_allocator *a, uint8_t **out, size_t *out_size, ossa_diag *diag)
+{
+    reader r = {data, size, start, "", diag};
+    ossa_result res = OSSA_ERROR_UNSUPPORTED_FORMAT;
+    *out = NULL;
+    *out_size = 0;
+#ifdef OSSA_HAVE_LZ4
+    if (encoding == OSSA_ANIMX_LZ4) res = lz4_decode(&r, cap, a, out, out_size);
+#endif
+#ifdef OSSA_HAVE_LZMA
+    if (encoding == OSSA_ANIMX_LZMA) res = lzma_decode(&r, cap, a, out, out_size);
+#endif
+    (void)r, (void)cap;
+    if (res == OSSA_ERROR_UNSUPPORTED_FORMAT)
+        return ossa_diag_set(diag, res, start, 0, 0, "the tracks are %s-compressed but ossa was built without %s",
+                             encoding == OSSA_ANIMX_LZ4 ? "LZ4" : "LZMA",
+                             encoding == OSSA_ANIMX_LZ4 ? "liblz4" : "liblzma");
+    if (res != OSSA_OK) {
+        ossa_free(a, *out);
+        *out = NULL;
+        *out_size = 0;
+    }
+    return res;
+}
+
+static ossa_result import_animx(const uint8_t *data, size_t size, const ossa__res_settings *s, ossa__res_anim *anim,
+                                ossa_import_output *out, ossa_diag *diag)
+{
+    ossa__animx_header h;
+    TRY(ossa__animx_read_header(data, size, &h, diag));
+    const ossa_allocator *a = s->allocator;
+    anim->duration = (double)h.duration;
+    anim->version = h.version;
+    anim->encoding = h.encoding;
+    if (!(anim->name = ossa_alloc(a, h.name_size + 1)))
+        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, 0, 0, 0, "out of memory");
+    memcpy(anim->name, data + h.name_offset, h.name_size);
+    anim->name[h.name_size] = '\0';
+    uint8_t *payload = NULL;
+    size_t payload_size = 0;
+    /* Raw tracks report file offsets; decompressed ones offsets in the decompressed bytes. */
+    reader r = {data, size, h.header_size, "", diag};
+    if (h.encoding != OSSA_ANIMX_RAW) {
+        TRY(ossa__animx_decompress(h.encoding, data, size, h.header_size, s->max_decompressed, a, &payload,
+                                   &payload_size, diag));
+        r = (reader){payload, payload_size, 0,
+                     h.encoding == OSSA_ANIMX_LZ4 ? " (offset in the LZ4-decompressed tracks)" : " (offset in the LZMA-decompressed tracks)",
+                     diag};
+    }
+    ossa_result res = fits(&r, 10, h.track_count, h.version == 0 ? 4 : 5, "track count");
+    if (res == OSSA_OK && h.track_count && !(anim->tracks = ossa__calloc(a, h.track_count, sizeof *anim->tracks)))
+        res = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, 10, 0, 0, "out of memory for %u tracks", h.track_count);
+    size_t total = 0;
+    for (size_t i = 0; res == OSSA_OK && i < h.track_count; ++i) {
+        anim->track_count = i + 1;
+        res = read_track(&r, h.version, s, &total, &anim->tracks[i]);
+    }
+    if (res == OSSA_OK && r.pos != r.size) {
+        char text[96];
+        snprintf(text, sizeof text, "%zu unexpected bytes after the last of %u tracks", r.size - r.pos, h.track_count);
+        res = corrupt(&r, r.pos, text);
+    }
+    ossa_free(a, payload);
+    if (res != OSSA_OK) return res;
+    static const char *const encodings[] = {"raw", "lz4", "lzma"};
+    char version[16];
+    snprintf(version, sizeof version, "%d", (int)h.version);
+    ossa_import_output_add_metadata(out, "format", "animx");
+    ossa_import_output_add_metadata(out, "name", anim->name);
+    ossa_import_output_add_metadata(out, "animx_version", version);
+    ossa_import_output_add_metadata(out, "animx_encoding", encodings[h.encoding]);
+    ossa_import_output_add_metadata(out, "source_units", "metres");
+    ossa_import_output_add_metadata(out, "unit_scale", "1");
+    return ossa__res_convert(anim, s, out, diag);
+}
+
+ossa_result ossa_import_animx(const void *data, size_t size, const ossa_resonite_desc *desc, ossa_import_output *out,
+                              ossa_diag *diag)
+{
+    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no output");
+    memset(out, 0, sizeof *out);
+    if (desc && desc->allocator) out->allocator = *desc->allocator;
+    if (!data) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no input data");
+    ossa__res_settings s;
+    ossa_result res = ossa__res_settings_get(desc, &s, diag);
+    if (res != OSSA_OK) return res;
+    ossa__res_anim anim = {0};
+    anim.format = "animx";
+    anim.allocator = s.allocator;
+    res = import_animx(data, size, &s, &anim, out, diag);
+    ossa__res_anim_free(&anim);
+    if (res != OSSA_OK) ossa_import_output_destroy(out);
+    return res;
+}
