@@ -57,7 +57,7 @@ typedef struct ossa_animation_build_desc {
  * component of the track's range; half floats (scales, and translations on request) have a
  * relative error of at most 2^-11 (0.049 %) of the value, so a translation of magnitude m is
  * off by up to m * 4.9e-4 per component, as in ozz; rotation
- * components are off by up to 1/(2 * 32767 * sqrt 2) = 1.08e-5, about 0.0012 degrees.
+ * components are off by up to half a step, 1/(32767 * sqrt 2) = 2.16e-5 (about 0.0025 degrees).
  * Errors: OSSA_ERROR_NULL_ARGUMENT; validate's errors; OSSA_ERROR_INVALID_ARGUMENT (desc
  * iframe_interval not finite);
  * OSSA_ERROR_OUT_OF_MEMORY; OSSA_ERROR_INVALID_ANIMATION when more than 65536 distinct key
