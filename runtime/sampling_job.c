@@ -17,17 +17,23 @@ typedef struct interp_quat {
     ossa_soa_quat value[2];
 } interp_quat;
 
+/* outdated[] bits: the group's keys changed; the group's two keys are equal in every lane
+ * (a constant segment: interpolation is a copy). */
+enum { OUTDATED = 1, CONSTANT = 2 };
+
 typedef struct channel_state {
     uint32_t cursor;     /* next key to load */
     uint32_t *entries;   /* [padded] right key of each track */
-    uint8_t *outdated;   /* [soa] group needs decompression */
+    uint8_t *outdated;   /* [soa] OUTDATED | CONSTANT bits per group */
+    uint16_t *slots;     /* [slot_mask + 1] track of a key, indexed by its low bits: a guess
+                            checked against entries, so collisions only cost a search */
 } channel_state;
 
 struct ossa_sampling_context {
     size_t max_soa;
+    uint32_t slot_mask;      /* slots per channel - 1 (a power of two >= 4 tracks per track) */
     const float *timepoints; /* identity of the bound animation, NULL when unbound */
     size_t key_counts[3];
-    uint32_t hint[3];        /* last track found, to shorten searches */
     float ratio;             /* of the last run */
     channel_state channels[3];
     interp_float3 *translations; /* [max_soa] */
@@ -37,12 +43,19 @@ struct ossa_sampling_context {
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
+static size_t slot_count(size_t max_soa)
+{
+    size_t n = 16;
+    while (n < max_soa * 16) n *= 2;
+    return n;
+}
+
 static size_t layout(size_t max_soa, size_t offsets[6])
 {
     size_t at = align16(sizeof(struct ossa_sampling_context));
     for (int c = 0; c < 3; ++c) {
         offsets[c] = at;
-        at += align16(max_soa * 4 * sizeof(uint32_t)) + align16(max_soa);
+        at += align16(max_soa * 4 * sizeof(uint32_t)) + align16(max_soa) + align16(slot_count(max_soa) * sizeof(uint16_t));
     }
     offsets[3] = at;
     at += max_soa * sizeof(interp_float3);
@@ -70,9 +83,15 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
     ossa_sampling_context *ctx = memory;
     memset(ctx, 0, sizeof *ctx);
     ctx->max_soa = max_soa;
+    ctx->slot_mask = (uint32_t)slot_count(max_soa) - 1;
     for (int c = 0; c < 3; ++c) {
-        ctx->channels[c].entries = (uint32_t *)(void *)(base + offsets[c]);
-        ctx->channels[c].outdated = base + offsets[c] + align16(max_soa * 4 * sizeof(uint32_t));
+        uint8_t *at = base + offsets[c];
+        ctx->channels[c].entries = (uint32_t *)(void *)at;
+        at += align16(max_soa * 4 * sizeof(uint32_t));
+        ctx->channels[c].outdated = at;
+        at += align16(max_soa);
+        ctx->channels[c].slots = (uint16_t *)(void *)at;
+        memset(ctx->channels[c].slots, 0, slot_count(max_soa) * sizeof(uint16_t));
     }
     ctx->translations = (interp_float3 *)(void *)(base + offsets[3]);
     ctx->rotations = (interp_quat *)(void *)(base + offsets[4]);
@@ -107,16 +126,14 @@ static inline uint32_t key_time_index(const ossa_animation_channel *c, uint32_t 
     return c->time_index8 ? c->time_index8[key] : c->time_index16[key];
 }
 
-/* Track whose entry equals `key`, searching from `*hint` (the validated stream guarantees
- * one exists; the loop is bounded anyway). */
-static inline uint32_t find_track(const uint32_t *entries, uint32_t padded, uint32_t key, uint32_t *hint)
+/* Track whose entry equals `key`: the slot table's guess when it checks out, else a search
+ * (the validated stream guarantees a match; the loop is bounded anyway). */
+static inline uint32_t find_track(const channel_state *s, uint32_t padded, uint32_t mask, uint32_t key)
 {
-    uint32_t t = *hint;
-    for (uint32_t tried = 0; tried < padded; ++tried) {
-        if (entries[t] == key) break;
-        t = t + 1 == padded ? 0 : t + 1;
-    }
-    *hint = t;
+    const uint32_t guess = s->slots[key & mask];
+    if (guess < padded && s->entries[guess] == key) return guess;
+    uint32_t t = 0;
+    while (t + 1 < padded && s->entries[t] != key) ++t;
     return t;
 }
 
@@ -126,72 +143,76 @@ static inline float prev_ratio(const ossa_animation *a, const ossa_animation_cha
     return a->timepoints[key_time_index(c, key - c->previous[key])];
 }
 
-static inline void load_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t key,
-                            uint32_t *hint)
+static inline void load_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t mask,
+                            uint32_t key)
 {
-    const uint32_t t = find_track(s->entries, padded, key - c->previous[key], hint);
+    const uint32_t t = find_track(s, padded, mask, key - c->previous[key]);
     s->entries[t] = key;
-    s->outdated[t >> 2] = 1;
+    s->slots[key & mask] = (uint16_t)t;
+    s->outdated[t >> 2] = OUTDATED;
 }
 
-/* As find_track, searching downwards: walking backwards meets tracks in decreasing order. */
-static inline uint32_t find_track_down(const uint32_t *entries, uint32_t padded, uint32_t key, uint32_t *hint)
+static inline void unload_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t mask,
+                              uint32_t key)
 {
-    uint32_t t = *hint;
-    for (uint32_t tried = 0; tried < padded; ++tried) {
-        if (entries[t] == key) break;
-        t = t == 0 ? padded - 1 : t - 1;
-    }
-    *hint = t;
-    return t;
+    const uint32_t t = find_track(s, padded, mask, key);
+    const uint32_t prev = key - c->previous[key];
+    s->entries[t] = prev;
+    s->slots[prev & mask] = (uint16_t)t;
+    s->outdated[t >> 2] = OUTDATED;
 }
 
-static inline void unload_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t key,
-                              uint32_t *hint)
+/* Marks every group outdated and points the slots at the current entries. */
+static void refresh_all(const ossa_animation *a, channel_state *s, uint32_t mask)
 {
-    const uint32_t t = find_track_down(s->entries, padded, key, hint);
-    s->entries[t] = key - c->previous[key];
-    s->outdated[t >> 2] = 1;
+    const uint32_t padded = (uint32_t)a->soa_count * 4;
+    for (uint32_t t = 0; t < padded; ++t) s->slots[s->entries[t] & mask] = (uint16_t)t;
+    memset(s->outdated, OUTDATED, a->soa_count);
+}
+
+/* The state before any key past the second of each track is loaded. */
+static void rewind_state(const ossa_animation *a, channel_state *s, uint32_t mask)
+{
+    const uint32_t padded = (uint32_t)a->soa_count * 4;
+    s->cursor = 2 * padded;
+    for (uint32_t t = 0; t < padded; ++t) s->entries[t] = padded + t;
+    refresh_all(a, s, mask);
 }
 
 /* Restores the cursor state snapshotted by iframe `i` (validated at init). */
-static void load_iframe(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s, size_t i)
+static void load_iframe(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s, uint32_t mask,
+                        size_t i)
 {
     const uint32_t padded = (uint32_t)a->soa_count * 4;
     const uint32_t cursor = c->iframe_desc[2 * i];
     ossa__gv_decode(c->iframe_data, c->iframe_data_size, c->iframe_desc[2 * i + 1], s->entries, padded);
     for (uint32_t t = 0; t < padded; ++t) s->entries[t] = cursor - 1 - s->entries[t];
     s->cursor = cursor;
-    memset(s->outdated, 1, a->soa_count);
+    refresh_all(a, s, mask);
 }
 
 /* Moves the channel's cursor so that keys [0, cursor) are exactly those whose previous key
  * is at or before `ratio`; then each track's entry is its first key after `ratio` (or its
  * last key). Short moves walk the stream; once a move passes one key per track, the target
  * is found by binary search and reached through the nearest iframe when that is shorter. */
-static void update_cursor(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s, uint32_t *hint,
+static void update_cursor(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s, uint32_t mask,
                           float ratio, float last_ratio, bool reset)
 {
     const uint32_t padded = (uint32_t)a->soa_count * 4;
     const uint32_t n = (uint32_t)c->key_count;
     const uint32_t first = 2 * padded;
-    if (reset) {
-        s->cursor = first;
-        for (uint32_t t = 0; t < padded; ++t) s->entries[t] = padded + t;
-        memset(s->outdated, 1, a->soa_count);
-        *hint = 0;
-    }
+    if (reset) rewind_state(a, s, mask);
     uint32_t cursor = s->cursor, budget = padded;
     /* A jump over more than half the mean spacing of iframes seeks at once (as ozz does). */
     const float jump = ratio > last_ratio ? ratio - last_ratio : last_ratio - ratio;
     if (!reset && c->iframe_count && jump * (float)c->iframe_count > .5f) goto seek;
     while (cursor < n && prev_ratio(a, c, cursor) <= ratio) {
         if (!budget--) goto seek;
-        load_key(c, s, padded, cursor++, hint);
+        load_key(c, s, padded, mask, cursor++);
     }
     while (cursor > first && prev_ratio(a, c, cursor - 1) > ratio) {
         if (!budget--) goto seek;
-        unload_key(c, s, padded, --cursor, hint);
+        unload_key(c, s, padded, mask, --cursor);
     }
     s->cursor = cursor;
     return;
@@ -204,27 +225,23 @@ seek:;
         else hi = mid;
     }
     const uint32_t target = lo;
-    /* Nearest iframe at or before the target. */
-    size_t count = c->iframe_count, best = 0;
-    lo = 0, hi = (uint32_t)count;
+    /* Nearest iframe at or before the target: iframes [0, lo) are. */
+    lo = 0, hi = (uint32_t)c->iframe_count;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         if (c->iframe_desc[2 * mid] <= target) lo = mid + 1;
         else hi = mid;
     }
-    best = lo; /* iframes [0, best) are at or before target */
     const uint32_t walk = cursor > target ? cursor - target : target - cursor;
-    if (best > 0 && target - c->iframe_desc[2 * (best - 1)] < walk) {
-        load_iframe(a, c, s, best - 1);
+    if (lo > 0 && target - c->iframe_desc[2 * (lo - 1)] < walk) {
+        load_iframe(a, c, s, mask, lo - 1);
         cursor = s->cursor;
     } else if (target - first < walk) {
-        s->cursor = first;
-        for (uint32_t t = 0; t < padded; ++t) s->entries[t] = padded + t;
-        memset(s->outdated, 1, a->soa_count);
+        rewind_state(a, s, mask);
         cursor = first;
     }
-    while (cursor < target) load_key(c, s, padded, cursor++, hint);
-    while (cursor > target) unload_key(c, s, padded, --cursor, hint);
+    while (cursor < target) load_key(c, s, padded, mask, cursor++);
+    while (cursor > target) unload_key(c, s, padded, mask, --cursor);
     s->cursor = cursor;
 }
 
@@ -248,14 +265,23 @@ static inline void gather_group(const ossa_animation *a, const ossa_animation_ch
 }
 
 /* Half floats, or (when `ranges` is not NULL) 16-bit fractions of each track's range. */
+/* CONSTANT when both keys of every lane hold the same words. */
+static inline uint8_t constant_flag(v4i words[2][3])
+{
+    return v4i_all_equal(words[0][0], words[1][0]) && v4i_all_equal(words[0][1], words[1][1]) &&
+                   v4i_all_equal(words[0][2], words[1][2])
+               ? CONSTANT
+               : 0;
+}
+
 static void decompress_float3(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
                               const float *ranges, interp_float3 *cache)
 {
     for (size_t g = 0; g < a->soa_count; ++g) {
-        if (!s->outdated[g]) continue;
-        s->outdated[g] = 0;
+        if (!(s->outdated[g] & OUTDATED)) continue;
         v4i words[2][3];
         gather_group(a, c, s, g, cache[g].ratio, words);
+        s->outdated[g] = constant_flag(words);
         if (ranges) {
             const float *r = ranges + g * 24;
             for (int k = 0; k < 2; ++k) {
@@ -297,10 +323,10 @@ static void decompress_quat(const ossa_animation *a, const ossa_animation_channe
                             interp_quat *cache)
 {
     for (size_t g = 0; g < a->soa_count; ++g) {
-        if (!s->outdated[g]) continue;
-        s->outdated[g] = 0;
+        if (!(s->outdated[g] & OUTDATED)) continue;
         v4i words[2][3];
         gather_group(a, c, s, g, cache[g].ratio, words);
+        s->outdated[g] = constant_flag(words);
         unpack_quats(words[0], &cache[g].value[0]);
         unpack_quats(words[1], &cache[g].value[1]);
     }
@@ -329,27 +355,36 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
         ctx->key_counts[1] = a->rotations.key_count;
         ctx->key_counts[2] = a->scales.key_count;
     }
-    update_cursor(a, &a->translations, &ctx->channels[0], &ctx->hint[0], ratio, ctx->ratio, reset);
-    update_cursor(a, &a->rotations, &ctx->channels[1], &ctx->hint[1], ratio, ctx->ratio, reset);
-    update_cursor(a, &a->scales, &ctx->channels[2], &ctx->hint[2], ratio, ctx->ratio, reset);
+    update_cursor(a, &a->translations, &ctx->channels[0], ctx->slot_mask, ratio, ctx->ratio, reset);
+    update_cursor(a, &a->rotations, &ctx->channels[1], ctx->slot_mask, ratio, ctx->ratio, reset);
+    update_cursor(a, &a->scales, &ctx->channels[2], ctx->slot_mask, ratio, ctx->ratio, reset);
     ctx->ratio = ratio;
     decompress_float3(a, &a->translations, &ctx->channels[0], a->translation_ranges, ctx->translations);
     decompress_quat(a, &a->rotations, &ctx->channels[1], ctx->rotations);
     decompress_float3(a, &a->scales, &ctx->channels[2], NULL, ctx->scales);
 
     const v4f vratio = v4f_set1(ratio);
+    const uint8_t *constant_t = ctx->channels[0].outdated, *constant_r = ctx->channels[1].outdated,
+                  *constant_s = ctx->channels[2].outdated;
     for (size_t g = 0; g < a->soa_count; ++g) {
         ossa_soa_transform *out = &job->output[g];
         const interp_float3 *t = &ctx->translations[g];
         const interp_quat *q = &ctx->rotations[g];
         const interp_float3 *s = &ctx->scales[g];
-        v4f3_store(&out->translation, v4f3_lerp(v4f3_load(&t->value[0]), v4f3_load(&t->value[1]),
-                                               alpha_of(t->ratio[0], t->ratio[1], vratio)));
+        /* Constant segments (common after key reduction) are copies of their left key. */
+        if (constant_t[g]) out->translation = t->value[0];
+        else
+            v4f3_store(&out->translation, v4f3_lerp(v4f3_load(&t->value[0]), v4f3_load(&t->value[1]),
+                                                   alpha_of(t->ratio[0], t->ratio[1], vratio)));
         /* The builder keeps consecutive keys in one hemisphere, so no sign fix-up is needed. */
-        v4fq_store(&out->rotation, v4fq_nlerp(v4fq_load(&q->value[0]), v4fq_load(&q->value[1]),
-                                             alpha_of(q->ratio[0], q->ratio[1], vratio), false));
-        v4f3_store(&out->scale, v4f3_lerp(v4f3_load(&s->value[0]), v4f3_load(&s->value[1]),
-                                         alpha_of(s->ratio[0], s->ratio[1], vratio)));
+        if (constant_r[g]) out->rotation = q->value[0];
+        else
+            v4fq_store(&out->rotation, v4fq_nlerp(v4fq_load(&q->value[0]), v4fq_load(&q->value[1]),
+                                                 alpha_of(q->ratio[0], q->ratio[1], vratio), false));
+        if (constant_s[g]) out->scale = s->value[0];
+        else
+            v4f3_store(&out->scale, v4f3_lerp(v4f3_load(&s->value[0]), v4f3_load(&s->value[1]),
+                                             alpha_of(s->ratio[0], s->ratio[1], vratio)));
     }
     return OSSA_OK;
 }

@@ -71,6 +71,8 @@ static inline v4i v4i_and(v4i a, v4i b) { return simde_mm_and_si128(a, b); }
 static inline v4i v4i_or(v4i a, v4i b) { return simde_mm_or_si128(a, b); }
 static inline v4i v4i_cmpeq(v4i a, v4i b) { return simde_mm_cmpeq_epi32(a, b); }
 static inline v4i v4i_cmpgt(v4i a, v4i b) { return simde_mm_cmpgt_epi32(a, b); }
+/* True when every lane of a equals the same lane of b. */
+static inline bool v4i_all_equal(v4i a, v4i b) { return simde_mm_movemask_epi8(simde_mm_cmpeq_epi32(a, b)) == 0xffff; }
 #define V4I_SLL(v, n) simde_mm_slli_epi32((v), (n))
 #define V4I_SRL(v, n) simde_mm_srli_epi32((v), (n))
 static inline v4f v4i_as_f(v4i v) { return simde_mm_castsi128_ps(v); }
