@@ -181,9 +181,10 @@ ossa_result ossa_blending_job_run(const ossa_blending_job *job)
                 const ossa_blend_layer *l = &job->layers[i];
                 if (l->weight > 0.f) accumulate(&acc, &l->transform[g], lane_weights(l, l->weight, g));
             }
-            /* The rest pose tops the weight up to the threshold (weight 0 in lanes already
-             * above it, which adds exact zeros). */
-            accumulate(&acc, rest, v4f_max(v4f_sub(threshold, acc.w), zero));
+            /* The rest pose tops the weight up to the threshold in the lanes below it (weight
+             * 0 elsewhere adds exact zeros); skipped when every lane is above it. */
+            const v4f fill = v4f_max(v4f_sub(threshold, acc.w), zero);
+            if (v4f_any_gt(fill, zero)) accumulate(&acc, rest, fill);
             const v4f inv = v4f_div(v4f_one(), v4f_max(acc.w, threshold));
             t = f3_scale(acc.t, inv), s = f3_scale(acc.s, inv), q = normalize(acc.q);
         }
