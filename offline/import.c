@@ -233,8 +233,7 @@ ossa_result ossa_import_any(const void *data, size_t size, const char *name, oss
     default:
         break;
     }
-    return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, 0, 0, 0,
-                         "%s: not a format ossa can import (%s)", name ? name : "input",
+    return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, 0, 0, 0, "not a format ossa can import (%s)",
                          format == OSSA_FORMAT_UNKNOWN ? "unrecognised content and extension"
                                                        : ossa_import_format_name(format));
 }
