@@ -78,7 +78,13 @@ static bool fill_track(builder *b, btrack *t, const void *raw_keys, size_t count
         if (!(ratio > 0.f) || ratio >= 1.f) continue; /* ends are added explicitly */
         if (!push_key(b, t, ratio, v)) return false;
     }
-    return push_key(b, t, 1.f, last);
+    if (!push_key(b, t, 1.f, last)) return false;
+    /* A constant track is stored once: its key at ratio 0. */
+    bool constant = true;
+    for (size_t k = 1; k < t->count && constant; ++k)
+        constant = !memcmp(t->keys[k].value, t->keys[0].value, sizeof t->keys[0].value);
+    if (constant) t->count = 1;
+    return true;
 }
 
 /* Normalises rotations and keeps consecutive ones in the same hemisphere, so that the
@@ -159,7 +165,7 @@ static ossa_result bound_offsets(builder *b, bchannel *c, bool rotations)
             btrack *tr = &c->tracks[t];
             for (size_t k = tr->count; k-- > 1;) {
                 if (tr->position[k] - tr->position[k - 1] <= UINT16_MAX) continue;
-                if (k < 2) /* a second key's offset is at most 2 * padded; kept for safety */
+                if (k < 2) /* a second key's offset is below 2 * padded; kept for safety */
                     return ossa_diag_set(b->diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
                                          "previous-key offset overflow at a track's second key");
                 ossa_result r = inject_key(b, tr, k - 1);
@@ -232,7 +238,7 @@ static ossa_result collect(builder *b, const ossa_raw_animation *raw)
  * backward playback can start from the last frame cheaply. */
 static size_t iframe_positions(const builder *b, const bchannel *c, float interval_ratio, uint32_t *out)
 {
-    const size_t first = 2 * b->padded, n = c->key_count;
+    const size_t first = b->padded, n = c->key_count;
     size_t count = 0, last = first;
     if (interval_ratio > 0.f) {
         /* An iframe at the first key of each interval bucket of previous-key ratios. */
@@ -265,8 +271,8 @@ static ossa_result build_iframes(builder *b, bchannel *c, float interval_ratio)
     c->iframe_desc = ossa__calloc(b->allocator, 2 * c->iframe_count + 1, sizeof *c->iframe_desc);
     c->iframe_data = ossa__calloc(b->allocator, c->iframe_count * (padded / 4 * 17) + 1, 1);
     if (!c->iframe_desc || !c->iframe_data) goto oom;
-    for (size_t t = 0; t < padded; ++t) entries[t] = (uint32_t)(padded + t);
-    size_t k = 2 * padded, size = 0;
+    for (size_t t = 0; t < padded; ++t) entries[t] = (uint32_t)t;
+    size_t k = padded, size = 0;
     for (size_t i = 0; i < c->iframe_count; ++i) {
         for (; k < positions[i]; ++k) entries[c->sorted[k].track] = (uint32_t)k;
         for (size_t t = 0; t < padded; ++t) deltas[t] = positions[i] - 1 - entries[t];

@@ -34,24 +34,21 @@ static ossa_result validate_channel(const ossa_animation *a, const ossa_animatio
     const size_t padded = a->soa_count * 4;
     const size_t n = c->key_count;
     if (padded == 0) return n == 0 && c->iframe_count == 0 ? OSSA_OK : OSSA_ERROR_INVALID_ANIMATION;
-    if (n < 2 * padded) return OSSA_ERROR_INVALID_ANIMATION;
+    if (n < padded) return OSSA_ERROR_INVALID_ANIMATION;
     for (size_t i = 0; i < c->iframe_count; ++i) {
         const uint32_t cursor = c->iframe_desc[2 * i];
-        if (cursor < 2 * padded || cursor > n || (i && cursor <= c->iframe_desc[2 * i - 2]))
+        if (cursor < padded || cursor > n || (i && cursor <= c->iframe_desc[2 * i - 2]))
             return OSSA_ERROR_INVALID_ANIMATION;
     }
     /* current[t] = index of the last key of track t consumed so far (its chain's head). */
     uint32_t current[OSSA_MAX_SOA_JOINTS * 4];
     for (size_t k = 0; k < padded; ++k) {
         if (c->previous[k] != 0 || time_index(c, k) != 0) return OSSA_ERROR_INVALID_ANIMATION;
-        current[k] = (uint32_t)(k + padded);
+        current[k] = (uint32_t)k;
     }
-    for (size_t k = padded; k < 2 * padded; ++k)
-        if (c->previous[k] != padded || time_index(c, k) >= a->timepoint_count || time_index(c, k) == 0)
-            return OSSA_ERROR_INVALID_ANIMATION;
     float last_prev_time = 0.f;
     size_t hint = 0, next_iframe = 0;
-    for (size_t k = 2 * padded; k <= n; ++k) {
+    for (size_t k = padded; k <= n; ++k) {
         if (next_iframe < c->iframe_count && c->iframe_desc[2 * next_iframe] == k) {
             if (!iframe_matches(c, next_iframe, current, padded)) return OSSA_ERROR_INVALID_ANIMATION;
             ++next_iframe;
@@ -73,9 +70,9 @@ static ossa_result validate_channel(const ossa_animation *a, const ossa_animatio
         current[t] = (uint32_t)k;
         hint = t;
     }
-    /* Every chain ends at ratio 1. */
+    /* Every chain ends at ratio 1, or is a constant track's single key. */
     for (size_t t = 0; t < padded; ++t)
-        if (time_index(c, current[t]) != a->timepoint_count - 1) return OSSA_ERROR_INVALID_ANIMATION;
+        if (current[t] != t && time_index(c, current[t]) != a->timepoint_count - 1) return OSSA_ERROR_INVALID_ANIMATION;
     /* Values: rotations carry packed bits, halves must be finite. */
     const bool halves = channel == 2 || (channel == 0 && !a->translation_ranges);
     for (size_t i = 0; halves && i < 3 * n; ++i)

@@ -1,5 +1,6 @@
 #include "ossa/sampling_job.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -170,12 +171,12 @@ static void refresh_all(const ossa_animation *a, channel_state *s, uint32_t mask
     memset(s->outdated, OUTDATED, a->soa_count);
 }
 
-/* The state before any key past the second of each track is loaded. */
+/* The state with only the keys at ratio 0 loaded (a constant track stays there). */
 static void rewind_state(const ossa_animation *a, channel_state *s, uint32_t mask)
 {
     const uint32_t padded = (uint32_t)a->soa_count * 4;
-    s->cursor = 2 * padded;
-    for (uint32_t t = 0; t < padded; ++t) s->entries[t] = padded + t;
+    s->cursor = padded;
+    for (uint32_t t = 0; t < padded; ++t) s->entries[t] = t;
     refresh_all(a, s, mask);
 }
 
@@ -200,7 +201,7 @@ static void update_cursor(const ossa_animation *a, const ossa_animation_channel 
 {
     const uint32_t padded = (uint32_t)a->soa_count * 4;
     const uint32_t n = (uint32_t)c->key_count;
-    const uint32_t first = 2 * padded;
+    const uint32_t first = padded;
     if (reset) rewind_state(a, s, mask);
     uint32_t cursor = s->cursor, budget = padded;
     /* A jump over more than half the mean spacing of iframes seeks at once (as ozz does). */
@@ -332,10 +333,13 @@ static void decompress_quat(const ossa_animation *a, const ossa_animation_channe
     }
 }
 
+/* Interpolation factor of each lane. A constant track's lane has both keys at ratio 0: its
+ * span is clamped to the smallest normal float, so alpha stays finite and the lerp of two
+ * equal values returns the value. */
 static inline v4f alpha_of(const float ratio0[4], const float ratio1[4], v4f ratio)
 {
     const v4f r0 = v4f_load(ratio0);
-    return v4f_div(v4f_sub(ratio, r0), v4f_sub(v4f_load(ratio1), r0));
+    return v4f_div(v4f_sub(ratio, r0), v4f_max(v4f_sub(v4f_load(ratio1), r0), v4f_set1(FLT_MIN)));
 }
 
 ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)

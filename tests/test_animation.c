@@ -366,6 +366,54 @@ static void test_iframes_give_identical_poses(void **state)
     ossa_raw_animation_destroy(&raw);
 }
 
+/* Constant tracks (including the padding ones) keep only their key at ratio 0; sampling
+ * still returns their value, next to an animated track in the same SoA group. */
+static void test_constant_tracks_stored_once(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw;
+    assert_int_equal(ossa_raw_animation_create(&raw, 5, NULL), OSSA_OK);
+    raw.duration = 1.f;
+    for (size_t t = 0; t < 4; ++t) {
+        assert_int_equal(ossa_raw_joint_track_resize(&raw, t, 2, 0, 0), OSSA_OK);
+        raw.tracks[t].translations[0] = (ossa_raw_float3_key){0.f, {(float)t, 1.f, 2.f}};
+        raw.tracks[t].translations[1] = (ossa_raw_float3_key){.7f, {(float)t, 1.f, 2.f}};
+    }
+    assert_int_equal(ossa_raw_joint_track_resize(&raw, 4, 3, 0, 0), OSSA_OK);
+    raw.tracks[4].translations[0] = (ossa_raw_float3_key){0.f, {0.f, 0.f, 0.f}};
+    raw.tracks[4].translations[1] = (ossa_raw_float3_key){.5f, {4.f, 0.f, 0.f}};
+    raw.tracks[4].translations[2] = (ossa_raw_float3_key){1.f, {0.f, 0.f, 0.f}};
+    ossa_blob blob = {0};
+    ossa_animation anim;
+    assert_int_equal(ossa_animation_build(&raw, NULL, &blob, NULL), OSSA_OK);
+    assert_int_equal(ossa_animation_init(&anim, blob.data, blob.size), OSSA_OK);
+    /* 8 padded tracks: one key each, plus track 4's keys at 0.5 and 1. */
+    assert_int_equal(anim.translations.key_count, 8 + 2);
+    assert_int_equal(anim.rotations.key_count, 8);
+    assert_int_equal(anim.scales.key_count, 8);
+    const size_t bytes = ossa_sampling_context_size(5);
+    void *mem = aligned_alloc(16, bytes);
+    ossa_soa_transform pose[2];
+    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 5), 0.f, pose, 2};
+    const float ratios[] = {0.f, .25f, .5f, .9f, 1.f, .1f, 0.f};
+    for (size_t i = 0; i < sizeof ratios / sizeof *ratios; ++i) {
+        job.ratio = ratios[i];
+        assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+        for (size_t t = 0; t < 4; ++t) {
+            assert_float_equal(pose[0].translation.x[t], (float)t, 1e-4f);
+            assert_float_equal(pose[0].translation.z[t], 2.f, 1e-4f);
+            assert_float_equal(pose[0].rotation.w[t], 1.f, 1e-6f);
+        }
+        const float want = ratios[i] <= .5f ? 8.f * ratios[i] : 8.f * (1.f - ratios[i]);
+        assert_float_equal(pose[1].translation.x[0], want, 1e-3f);
+        assert_float_equal(pose[1].scale.y[0], 1.f, 1e-6f);
+        assert_true(pose[1].translation.x[1] == 0.f && pose[1].rotation.w[3] == 1.f); /* padding lanes */
+    }
+    free(mem);
+    ossa_blob_destroy(&blob);
+    ossa_raw_animation_destroy(&raw);
+}
+
 /* Far from the origin, ranged translations keep the error within half a step of each
  * track's range while half floats lose 2^-11 of the magnitude. */
 static void test_ranged_translations_far_from_origin(void **state)
@@ -431,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_corrupted_blob_rejected),
         cmocka_unit_test(test_iframes_give_identical_poses),
         cmocka_unit_test(test_ranged_translations_far_from_origin),
+        cmocka_unit_test(test_constant_tracks_stored_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

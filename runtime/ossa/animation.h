@@ -11,7 +11,8 @@
  * Keyframe layout (one stream per channel: translation, rotation, scale). Tracks are padded
  * to a multiple of 4 (the padding tracks hold identity keys). Keys are sorted by the time of
  * each key's previous key of the same track, then by track; so the first `padded` keys are
- * the keys at ratio 0 of tracks 0..padded-1 and the next `padded` keys their successors. Each
+ * the keys at ratio 0 of tracks 0..padded-1, followed by their successors. A constant track
+ * (every key equal) is stored once: its key at ratio 0 and no other. Each
  * key stores the offset back to its track's previous key (16 bits; the builder injects a key
  * when an offset would overflow), an index into a shared table of time points (ratios in
  * [0, 1], 8-bit indices when the table has at most 256 entries, else 16-bit) and its value:
@@ -65,7 +66,7 @@ extern "C" {
 
 /* One channel's keyframe stream. */
 typedef struct ossa_animation_channel {
-    size_t key_count;            /* keys over all padded tracks, >= 2 * padded track count */
+    size_t key_count;            /* keys over all padded tracks, >= padded track count */
     const uint8_t *time_index8;  /* [key_count] when the animation uses 8-bit indices, else NULL */
     const uint16_t *time_index16;/* [key_count] when it uses 16-bit indices, else NULL */
     const uint16_t *previous;    /* [key_count] offset to the track's previous key (0 for first keys) */
