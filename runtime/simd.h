@@ -43,8 +43,9 @@ static inline v4f v4f_select(v4f mask, v4f b, v4f a)
     return simde_mm_or_ps(simde_mm_and_ps(mask, b), simde_mm_andnot_ps(mask, a));
 }
 static inline v4f v4f_lerp(v4f a, v4f b, v4f alpha) { return v4f_madd(v4f_sub(b, a), alpha, a); }
-/* Lane i of v (i constant 0..3). */
-#define V4F_SPLAT(v, i) simde_mm_shuffle_ps((v), (v), SIMDE_MM_SHUFFLE(i, i, i, i))
+/* Lane i of v (i constant 0..3) in every lane. The integer shuffle (pshufd on SSE2) has a
+ * separate destination, so no register copy precedes it as shufps would need. */
+#define V4F_SPLAT(v, i) simde_mm_castsi128_ps(simde_mm_shuffle_epi32(simde_mm_castps_si128(v), SIMDE_MM_SHUFFLE(i, i, i, i)))
 static inline float v4f_x(v4f v) { return simde_mm_cvtss_f32(v); }
 /* 1/sqrt(a), correctly rounded square root then division: the hardware estimates differ by
  * ISA (SSE 2^-12, NEON 2^-8) and a Newton step leaves NEON at 1.6e-5, too coarse for
