@@ -18,7 +18,6 @@ ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job)
     const uintptr_t in0 = (uintptr_t)job->input, in1 = in0 + job->input_count * sizeof *job->input;
     const uintptr_t out0 = (uintptr_t)job->output, out1 = out0 + job->output_count * sizeof *job->output;
     if (in0 < out1 && out0 < in1) return OSSA_ERROR_ALIASING;
-#undef JOINT
     return OSSA_OK;
 }
 
