@@ -109,8 +109,8 @@ typedef struct accumulator {
     v4f w;
 } accumulator;
 
-/* Adds `in` with per-lane weight w. Starting from zero sums is exact (0 + x = x), and the
- * hemisphere test against a zero sum never flips. */
+/* Adds `in` with per-lane weight w to the sums, taking -q where it lies in the other
+ * hemisphere of the rotation sum (the shortest path). */
 static inline void accumulate(accumulator *a, const ossa_soa_transform *in, v4f w)
 {
     const v4f3 t = v4f3_load(&in->translation), s = v4f3_load(&in->scale);
@@ -176,8 +176,20 @@ ossa_result ossa_blending_job_run(const ossa_blending_job *job)
             t = v4f3_load(&rest->translation), s = v4f3_load(&rest->scale), q = v4fq_load(&rest->rotation);
         } else {
             const v4f zero = v4f_zero();
-            accumulator acc = {{zero, zero, zero}, {zero, zero, zero}, {zero, zero, zero, zero}, zero};
-            for (size_t i = 0; i < job->layer_count; ++i) {
+            /* The first contributing layer starts the sums (no hemisphere test against zero). */
+            size_t i = 0;
+            while (!(job->layers[i].weight > 0.f)) ++i; /* any_layer: one exists */
+            accumulator acc;
+            {
+                const ossa_blend_layer *l = &job->layers[i];
+                const v4f w = lane_weights(l, l->weight, g);
+                const ossa_soa_transform *in = &l->transform[g];
+                acc.t = f3_scale(v4f3_load(&in->translation), w);
+                acc.s = f3_scale(v4f3_load(&in->scale), w);
+                acc.q = q_scale(v4fq_load(&in->rotation), w);
+                acc.w = w;
+            }
+            for (++i; i < job->layer_count; ++i) {
                 const ossa_blend_layer *l = &job->layers[i];
                 if (l->weight > 0.f) accumulate(&acc, &l->transform[g], lane_weights(l, l->weight, g));
             }
