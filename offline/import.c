@@ -11,6 +11,7 @@
 #include "ossa/offline/import_mrtk.h"
 #include "ossa/offline/import_ozz.h"
 #include "ossa/offline/import_metroid.h"
+#include "ossa/offline/import_maya.h"
 
 static bool grow_one(ossa_import_output *out, void **array, size_t count, size_t elem)
 {
@@ -182,6 +183,7 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
     /* Content first: magic numbers that cannot be mistaken. */
     if (starts_with(data, size, "OSSA")) return OSSA_FORMAT_OSSA;
     /* -- content detection added by later work goes below this line -- */
+    if (ossa_maya_anim_detect(data, size)) return OSSA_FORMAT_MAYA_ANIM;
     if (size >= 6 && !memcmp(data, "\x05" "AnimX", 6)) return OSSA_FORMAT_ANIMX;
     if (ossa__animj_sniff(data, size)) return OSSA_FORMAT_ANIMJ;
     if (size >= 8 && !memcmp(data, "\xc6\x42\x9e\x0f\x6e\xaf\x8f\x6a", 8)) return OSSA_FORMAT_MRTK;
@@ -223,6 +225,7 @@ ossa_result ossa_import_any(const void *data, size_t size, const char *name, oss
         return ossa_import_assimp(data, size, &desc, out, diag);
     }
     /* -- dispatch added by later work goes below this line -- */
+    case OSSA_FORMAT_MAYA_ANIM: return ossa_import_maya_anim(data, size, NULL, out, diag);
     case OSSA_FORMAT_METROID_ANIM: return ossa_import_metroid_anim(data, size, NULL, out, diag);
     case OSSA_FORMAT_METROID_CINF: return ossa_import_metroid_cinf(data, size, NULL, out, diag);
     case OSSA_FORMAT_ANIMJ: return ossa_import_animj(data, size, NULL, out, diag);
