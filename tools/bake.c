@@ -4,6 +4,7 @@
 #include "ossa/offline/archive_writer.h"
 #include "ossa/offline/builders.h"
 #include "ossa/offline/optimizer.h"
+#include "ossa/offline/track_builder.h"
 #include "tools.h"
 
 static void usage_bake(void)
@@ -100,8 +101,10 @@ int tool_bake(int argc, char **argv)
     ossa_diag diag;
     ossa_diag_clear(&diag);
     size_t entry_count = 0;
-    ossa_archive_entry *entries = calloc(imp.animation_count + 2, sizeof *entries);
-    ossa_blob *blobs = calloc(imp.animation_count + 1, sizeof *blobs);
+    /* blobs: skeleton, animations, then user-channel tracks. */
+    const size_t blob_count = 1 + imp.animation_count + imp.track_count;
+    ossa_archive_entry *entries = calloc(blob_count + 1, sizeof *entries);
+    ossa_blob *blobs = calloc(blob_count, sizeof *blobs);
     char *meta = meta_text(&imp, input);
     int status = 1;
     if (!entries || !blobs || !meta) {
@@ -139,6 +142,27 @@ int tool_bake(int argc, char **argv)
         entries[entry_count++] =
             (ossa_archive_entry){OSSA_TAG_ANIMATION, OSSA_ANIMATION_BLOB_VERSION, blobs[a + 1].data, blobs[a + 1].size};
     }
+    for (size_t i = 0; i < imp.track_count; ++i) {
+        ossa_blob *blob = &blobs[1 + imp.animation_count + i];
+        ossa_raw_track small = {0};
+        const ossa_raw_track *source = &imp.tracks[i];
+        if (optimize) {
+            if (ossa_track_optimize(source, NULL, &small, &diag) != OSSA_OK) {
+                tool_print_diag("track optimiser", &diag);
+                goto done;
+            }
+            source = &small;
+        }
+        const ossa_result built = ossa_track_build(source, NULL, blob, &diag);
+        ossa_raw_track_destroy(&small);
+        if (built != OSSA_OK) {
+            char what[300];
+            snprintf(what, sizeof what, "track \"%s\"", imp.tracks[i].name);
+            tool_print_diag(what, &diag);
+            goto done;
+        }
+        entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_TRACK, OSSA_TRACK_BLOB_VERSION, blob->data, blob->size};
+    }
     entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_META, 1, meta, strlen(meta)};
     ossa_blob file = {0};
     if (ossa_archive_write(entries, entry_count, NULL, &file, &diag) != OSSA_OK) {
@@ -147,14 +171,15 @@ int tool_bake(int argc, char **argv)
     }
     const double t2 = tool_now();
     if (tool_write_file(output, file.data, file.size)) {
-        printf("baked %s -> %s: %zu joints, %zu animations, %zu bytes (import %.1f ms, build %.1f ms)\n%s", input,
-               output, imp.skeleton.joint_count, imp.animation_count, file.size, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
-               quiet ? "" : "\n");
+        printf("baked %s -> %s: %zu joints, %zu animations, %zu tracks, %zu events, %zu bytes (import %.1f ms, "
+               "build %.1f ms)\n%s",
+               input, output, imp.skeleton.joint_count, imp.animation_count, imp.track_count, imp.event_count, file.size,
+               (t1 - t0) * 1e3, (t2 - t1) * 1e3, quiet ? "" : "\n");
         status = quiet ? 0 : tool_report(output, file.data, file.size, &imp, input);
     }
     ossa_blob_destroy(&file);
 done:
-    for (size_t i = 0; blobs && i <= imp.animation_count; ++i) ossa_blob_destroy(&blobs[i]);
+    for (size_t i = 0; blobs && i < blob_count; ++i) ossa_blob_destroy(&blobs[i]);
     free(blobs);
     free(entries);
     free(meta);

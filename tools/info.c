@@ -4,6 +4,7 @@
 #include "ossa/local_to_model_job.h"
 #include "ossa/offline/error.h"
 #include "ossa/sampling_job.h"
+#include "ossa/track_jobs.h"
 #include "tools.h"
 
 static int compare_doubles(const void *pa, const void *pb)
@@ -45,6 +46,44 @@ static void print_meta(const ossa_archive *ar, const char *key, const char *labe
             printf("%-16s %.*s\n", label, (int)(len - klen - 1), line + klen + 1);
         at += len + 1;
     }
+}
+
+/* User-channel tracks (name, type, keys, range of values) and the events kept in META. */
+static int report_tracks_and_events(const ossa_archive *ar, const char *archive_path)
+{
+    static const char *const type_names[] = {"?", "float", "float2", "float3", "float4", "quaternion"};
+    const size_t count = ossa_archive_count(ar, OSSA_TAG_TRACK);
+    if (count) printf("\n%-16s %zu\n", "tracks", count);
+    for (size_t i = 0; i < count; ++i) {
+        ossa_track track;
+        const ossa_result r = ossa_archive_track(ar, i, &track);
+        if (r != OSSA_OK) {
+            fprintf(stderr, "ossa: %s: track %zu: %s (%s)\n", archive_path, i, ossa_result_string(r), ossa_result_name(r));
+            return 1;
+        }
+        float lo = track.values[0], hi = track.values[0];
+        for (size_t k = 0; k < track.key_count * track.width; ++k) {
+            lo = track.values[k] < lo ? track.values[k] : lo;
+            hi = track.values[k] > hi ? track.values[k] : hi;
+        }
+        printf("  %-32s %-10s %zu keys, values in [%g, %g]\n", track.name, type_names[track.type <= 5 ? track.type : 0],
+               track.key_count, (double)lo, (double)hi);
+    }
+    ossa_archive_chunk c;
+    if (ossa_archive_find(ar, OSSA_TAG_META, 0, &c) != OSSA_OK) return 0;
+    const char *text = c.data;
+    size_t events = 0;
+    for (size_t at = 0; at < c.size;) {
+        const char *line = text + at;
+        const char *end = memchr(line, '\n', c.size - at);
+        const size_t len = end ? (size_t)(end - line) : c.size - at;
+        if (len > 6 && !strncmp(line, "event=", 6)) {
+            if (events++ == 0) printf("\n%-16s (seconds, name)\n", "events");
+            printf("  %.*s\n", (int)(len - 6), line + 6);
+        }
+        at += len + 1;
+    }
+    return 0;
 }
 
 int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,
@@ -131,6 +170,7 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
     }
     free(ctx_mem);
     free(pose);
+    if (status == 0) status = report_tracks_and_events(&ar, archive_path);
     return status;
 }
 
