@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fuzz_check.h"
 #include "ossa/offline/import_metroid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,22 +24,12 @@ static const unsigned char anim_mp1[115] = {
     0x00, 0x14, 0x12,
 };
 
-/* Any result must be OSSA_OK with output that passes the raw validators, or an error with a
- * message, an offset inside the input (or SIZE_MAX) and an empty output. */
+/* The shared import checks, plus: an ANIM gives one animation, a CINF none, and both give
+ * metadata. */
 static void check(ossa_result r, const ossa_diag *diag, const ossa_import_output *out, size_t size, bool animation)
 {
-    if (r != OSSA_OK) {
-        if (diag->code != r || diag->message[0] == '\0' || (diag->offset != SIZE_MAX && diag->offset > size)) abort();
-        if (out->skeleton.joint_count || out->animation_count || out->track_count || out->event_count || out->metadata)
-            abort();
-        return;
-    }
-    ossa_diag v = {0};
-    if (ossa_raw_skeleton_validate(&out->skeleton, &v) != OSSA_OK) abort();
-    if (!ossa_raw_skeleton_is_depth_first(&out->skeleton)) abort();
-    if (out->animation_count != (animation ? 1u : 0u) || !out->metadata) abort();
-    if (animation && ossa_raw_animation_validate(&out->animations[0], &v) != OSSA_OK) abort();
-    if (animation && out->animations[0].track_count != out->skeleton.joint_count) abort();
+    ossa_fuzz_check_import(r, diag, out, size);
+    if (r == OSSA_OK && (out->animation_count != (animation ? 1u : 0u) || !out->metadata)) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
