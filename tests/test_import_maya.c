@@ -8,6 +8,7 @@
 
 #include "ossa/offline/builders.h"
 #include "ossa/offline/import_maya.h"
+#include "ossa/sampling_job.h"
 #include "test_util.h"
 
 #define PI 3.14159265358979323846
@@ -58,8 +59,21 @@ static size_t joint_named(const ossa_import_output *out, const char *name)
     return 0;
 }
 
-static ossa_transform sample_joint(const ossa_import_output *out, size_t joint, double time)
+/* A baked (runtime) animation and its sampling context; the raw one is sampled without. */
+typedef struct baked_clip {
+    const ossa_animation *animation;
+    ossa_sampling_context *context;
+} baked_clip;
+
+static ossa_transform sample_joint(const ossa_import_output *out, size_t joint, double time, const baked_clip *baked)
 {
+    if (baked) {
+        static ossa_soa_transform soa[OSSA_MAX_SOA_JOINTS];
+        const ossa_sampling_job job = {baked->animation, baked->context, (float)(time / (double)baked->animation->duration),
+                                       soa, OSSA_MAX_SOA_JOINTS};
+        assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+        return ossa_soa_transform_get(&soa[joint / 4], (int)(joint % 4));
+    }
     ossa_transform pose[OSSA_MAX_JOINTS];
     assert_int_equal(ossa_raw_animation_sample(&out->animations[0], (float)time, pose, OSSA_MAX_JOINTS), OSSA_OK);
     return pose[joint];
@@ -104,7 +118,7 @@ static void assert_empty(const ossa_import_output *out)
 /* Checks every resample time of every joint against the curves evaluated directly: translation
  * and scale per component, rotation as an angle, within `tol` (plus float rounding). */
 static void check_against_curves(const ossa_import_output *out, const ossa_maya_anim *anim, double start_f, double rate,
-                                 double tol, const char *order)
+                                 double tol, const char *order, const baked_clip *baked)
 {
     static const char *const names[9] = {"translateX", "translateY", "translateZ", "rotateX", "rotateY",
                                          "rotateZ",    "scaleX",     "scaleY",     "scaleZ"};
@@ -129,7 +143,7 @@ static void check_against_curves(const ossa_import_output *out, const ossa_maya_
                 const float restv = c < 3 ? (&rest.translation.x)[c] : c < 6 ? 0.f : (&rest.scale.x)[c - 6];
                 v[c] = ch[c] ? (float)(ossa_maya_curve_evaluate(ch[c], frame) * unit) : restv;
             }
-            const ossa_transform got = sample_joint(out, j, t);
+            const ossa_transform got = sample_joint(out, j, t, baked);
             for (int c = 0; c < 3; ++c) {
                 assert_near((&got.translation.x)[c], v[c], tol + 1e-6 * (1 + fabs((double)v[c])));
                 assert_near((&got.scale.x)[c], v[6 + c], tol + 1e-6 * (1 + fabs((double)v[6 + c])));
@@ -138,7 +152,8 @@ static void check_against_curves(const ossa_import_output *out, const ossa_maya_
                 const ossa_quat want = ossa_quat_from_euler(v[3], v[4], v[5], order);
                 assert_near(quat_angle(got.rotation, want), 0.0, tol + 2e-6);
             } else {
-                assert_near(quat_angle(got.rotation, rest.rotation), 0.0, 2e-6);
+                /* 15-bit rotations when baked: well under 1e-4 rad. */
+                assert_near(quat_angle(got.rotation, rest.rotation), 0.0, baked ? 1e-4 : 2e-6);
             }
             ++checked;
             if (last) break;
@@ -197,11 +212,11 @@ static void test_example_file(void **state)
     assert_int_equal(ossa_raw_animation_validate(&out.animations[0], &diag), OSSA_OK);
     /* joint2's translate curves are two auto keys (flat ends) at frames 1 and 3: frame 2 is
      * halfway between the key values; cm become metres. */
-    ossa_transform t = sample_joint(&out, 1, 1.0 / 60);
+    ossa_transform t = sample_joint(&out, 1, 1.0 / 60, NULL);
     assert_near(t.translation.x, 0.01 * (1.3784618 + 2.4244321) / 2, 1e-4);
     assert_near(t.translation.y, 0.01 * 2.0087959 / 2, 1e-4);
     assert_near(t.translation.z, 0.01 * 3.9513241 / 2, 1e-4);
-    t = sample_joint(&out, 1, 3.0 / 60); /* frame 4: held after the last key */
+    t = sample_joint(&out, 1, 3.0 / 60, NULL); /* frame 4: held after the last key */
     assert_near(t.translation.z, 0.039513241, 1e-6);
     /* Unanimated placeholder: one identity key per channel. */
     assert_int_equal(out.animations[0].tracks[0].translation_count, 1);
@@ -243,9 +258,22 @@ static void test_front_file(void **state)
     assert_near(z->keys[0].out_y / z->keys[0].out_x, (1.721675 - 0.795937) / (1.9999796 - 1.00002), 1e-6);
     assert_near(ossa_maya_curve_evaluate(z, 1.9999796), 1.721675, 0);
     /* Every resample time within the default tolerance, with fewer keys than samples. */
-    check_against_curves(&out, &anim, 1.00002, 60.0, 1e-4, "xyz");
+    check_against_curves(&out, &anim, 1.00002, 60.0, 1e-4, "xyz", NULL);
     assert_true(total_keys(&out.animations[0]) < 40 * 3 * out.skeleton.joint_count / 2);
     bake(&out);
+    /* The baked clip, sampled by the runtime job, matches the curves within the resampling
+     * tolerance plus the quantisation bound of builders.h: half-float scales near 1 are off
+     * by up to 2^-11 (4.9e-4); ranged translations and 15-bit rotations by far less. */
+    ossa_blob anim_blob = {0};
+    ossa_animation view;
+    assert_int_equal(ossa_animation_build(&out.animations[0], NULL, &anim_blob, &diag), OSSA_OK);
+    assert_int_equal(ossa_animation_init(&view, anim_blob.data, anim_blob.size), OSSA_OK);
+    const size_t ctx_size = ossa_sampling_context_size(view.track_count);
+    void *ctx_mem = aligned_alloc(16, ctx_size);
+    const baked_clip clip = {&view, ossa_sampling_context_init(ctx_mem, ctx_size, view.track_count)};
+    check_against_curves(&out, &anim, 1.00002, 60.0, 1e-4 + 5e-4, "xyz", &clip);
+    free(ctx_mem);
+    ossa_blob_destroy(&anim_blob);
     ossa_maya_anim_destroy(&anim);
     ossa_import_output_destroy(&out);
     free(data);
@@ -265,12 +293,12 @@ static void test_kamae_file(void **state)
     assert_near(out.animations[0].duration, 1.0 / 30, 1e-7);
     assert_int_equal(ossa_raw_animation_validate(&out.animations[0], &diag), OSSA_OK);
     /* CENTER_RT translateY is 10 cm. */
-    assert_near(sample_joint(&out, joint_named(&out, "CENTER_RT"), 0.0).translation.y, 0.1, 1e-7);
+    assert_near(sample_joint(&out, joint_named(&out, "CENTER_RT"), 0.0, NULL).translation.y, 0.1, 1e-7);
     /* MUNE1 rotate 70.53091716833487, -4.591584067215057, 91.1713324189463 degrees, order xyz:
      * q = qz * qy * qx. */
     const ossa_quat want = qmul(axis_angle(2, 91.1713324189463 * DEG),
                                 qmul(axis_angle(1, -4.591584067215057 * DEG), axis_angle(0, 70.53091716833487 * DEG)));
-    const ossa_transform t = sample_joint(&out, joint_named(&out, "MUNE1"), 0.0);
+    const ossa_transform t = sample_joint(&out, joint_named(&out, "MUNE1"), 0.0, NULL);
     assert_near(quat_angle(t.rotation, want), 0.0, 1e-5);
     assert_int_equal(out.animations[0].tracks[joint_named(&out, "MUNE1")].rotation_count, 1);
     bake(&out);
@@ -524,12 +552,12 @@ static void test_bind_skeleton(void **state)
     assert_string_equal(out.skeleton.joints[2].name, "head");
     assert_int_equal(out.skeleton.joints[2].parent, 1);
     /* Frame 5 (0.2083 s): rotateX 45 degrees over the rest's 30 degrees about y. */
-    const ossa_transform hips = sample_joint(&out, 0, 5.0 / 24);
+    const ossa_transform hips = sample_joint(&out, 0, 5.0 / 24, NULL);
     assert_near(quat_angle(hips.rotation, qmul(axis_angle(1, 30 * DEG), axis_angle(0, 45 * DEG))), 0.0, 1e-4);
     assert_near(hips.translation.x, 0.5, 1e-6); /* rest */
     assert_near(hips.translation.y, 1.5, 1e-4); /* 150 cm */
     assert_near(hips.translation.z, 0.25, 1e-6);
-    const ossa_transform spine = sample_joint(&out, 1, 5.0 / 24);
+    const ossa_transform spine = sample_joint(&out, 1, 5.0 / 24, NULL);
     assert_near(spine.scale.x, 2.0, 1e-4);
     assert_near(spine.scale.y, 1.0, 0);
     const ossa_raw_joint_track *head = &out.animations[0].tracks[2];
@@ -569,7 +597,7 @@ static void test_rotate_order(void **state)
         ossa_import_output out = {0};
         ossa_diag diag;
         assert_int_equal(import_text(text, &(ossa_maya_desc){.rotate_order = orders[i]}, &out, &diag), OSSA_OK);
-        const ossa_float3 v = ossa_quat_rotate(sample_joint(&out, 0, 0.0).rotation, (ossa_float3){0.f, 1.f, 0.f});
+        const ossa_float3 v = ossa_quat_rotate(sample_joint(&out, 0, 0.0, NULL).rotation, (ossa_float3){0.f, 1.f, 0.f});
         assert_near(v.x, expect[i].x, 1e-6);
         assert_near(v.y, expect[i].y, 1e-6);
         assert_near(v.z, expect[i].z, 1e-6);
@@ -607,7 +635,7 @@ static void test_rest_euler_all_orders(void **state)
         ossa_diag diag;
         assert_int_equal(
             import_text(text, &(ossa_maya_desc){.bind_skeleton = &bind, .rotate_order = order}, &out, &diag), OSSA_OK);
-        assert_near(quat_angle(sample_joint(&out, 0, 0.0).rotation, want), 0.0, 1e-5);
+        assert_near(quat_angle(sample_joint(&out, 0, 0.0, NULL).rotation, want), 0.0, 1e-5);
         ossa_import_output_destroy(&out);
         ossa_raw_skeleton_destroy(&bind);
     }
@@ -645,7 +673,7 @@ static void test_resample_matches_curves(void **state)
         assert_int_equal(import_text(text, &desc, &out, &diag), OSSA_OK);
         assert_int_equal(ossa_raw_animation_validate(&out.animations[0], &diag), OSSA_OK);
         assert_near(out.animations[0].duration, 70.0 / 24, 1e-6);
-        check_against_curves(&out, &anim, -10, 30.0, (double)tolerances[i], "xyz");
+        check_against_curves(&out, &anim, -10, 30.0, (double)tolerances[i], "xyz", NULL);
         keys[i] = total_keys(&out.animations[0]);
         bake(&out);
         ossa_import_output_destroy(&out);
