@@ -234,7 +234,7 @@ static ossa_result collect(builder *b, const ossa_raw_animation *raw)
 }
 
 /* Cursor positions of the iframes: where the stream's previous-key ratio passes each
- * multiple of the interval, or every 8 keys per track when automatic; plus the end, so
+ * multiple of the interval, or every 4 keys per track when automatic; plus the end, so
  * backward playback can start from the last frame cheaply. */
 static size_t iframe_positions(const builder *b, const bchannel *c, float interval_ratio, uint32_t *out)
 {

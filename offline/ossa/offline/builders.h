@@ -40,7 +40,7 @@ typedef enum ossa_translation_encoding {
 typedef struct ossa_animation_build_desc {
     ossa_translation_encoding translation_encoding;
     const ossa_allocator *allocator;  /* NULL -> malloc/free */
-    float iframe_interval;            /* seconds between iframes; 0 -> automatic (one every 8 keys
+    float iframe_interval;            /* seconds between iframes; 0 -> automatic (one every 4 keys
                                          per track, so a seek walks at most that many); negative ->
                                          no iframes (random access then walks the stream) */
 } ossa_animation_build_desc;
