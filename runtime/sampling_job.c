@@ -122,9 +122,11 @@ ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job)
     return OSSA_OK;
 }
 
-static inline uint32_t key_time_index(const ossa_animation_channel *c, uint32_t key)
+/* `wide` is a constant at every call site (see ossa_sampling_job_run), so the compiler
+ * specialises the hot loops for 8- and 16-bit indices instead of testing per key. */
+static inline uint32_t key_time_index(const ossa_animation_channel *c, uint32_t key, bool wide)
 {
-    return c->time_index8 ? c->time_index8[key] : c->time_index16[key];
+    return wide ? c->time_index16[key] : c->time_index8[key];
 }
 
 /* Track whose entry equals `key`: the slot table's guess when it checks out, else a search
@@ -139,9 +141,9 @@ static inline uint32_t find_track(const channel_state *s, uint32_t padded, uint3
 }
 
 /* Ratio of key `key`'s previous key: the sort key of the stream (non-decreasing). */
-static inline float prev_ratio(const ossa_animation *a, const ossa_animation_channel *c, uint32_t key)
+static inline float prev_ratio(const ossa_animation *a, const ossa_animation_channel *c, uint32_t key, bool wide)
 {
-    return a->timepoints[key_time_index(c, key - c->previous[key])];
+    return a->timepoints[key_time_index(c, key - c->previous[key], wide)];
 }
 
 static inline void load_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t mask,
@@ -196,8 +198,8 @@ static void load_iframe(const ossa_animation *a, const ossa_animation_channel *c
  * is at or before `ratio`; then each track's entry is its first key after `ratio` (or its
  * last key). Short moves walk the stream; once a move passes one key per track, the target
  * is found by binary search and reached through the nearest iframe when that is shorter. */
-static void update_cursor(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s, uint32_t mask,
-                          float ratio, float last_ratio, bool reset)
+static inline void update_cursor(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s,
+                                 uint32_t mask, float ratio, float last_ratio, bool reset, bool wide)
 {
     const uint32_t padded = (uint32_t)a->soa_count * 4;
     const uint32_t n = (uint32_t)c->key_count;
@@ -207,11 +209,11 @@ static void update_cursor(const ossa_animation *a, const ossa_animation_channel 
     /* A jump over more than half the mean spacing of iframes seeks at once (as ozz does). */
     const float jump = ratio > last_ratio ? ratio - last_ratio : last_ratio - ratio;
     if (!reset && c->iframe_count && jump * (float)c->iframe_count > .5f) goto seek;
-    while (cursor < n && prev_ratio(a, c, cursor) <= ratio) {
+    while (cursor < n && prev_ratio(a, c, cursor, wide) <= ratio) {
         if (!budget--) goto seek;
         load_key(c, s, padded, mask, cursor++);
     }
-    while (cursor > first && prev_ratio(a, c, cursor - 1) > ratio) {
+    while (cursor > first && prev_ratio(a, c, cursor - 1, wide) > ratio) {
         if (!budget--) goto seek;
         unload_key(c, s, padded, mask, --cursor);
     }
@@ -222,7 +224,7 @@ seek:;
     uint32_t lo = first, hi = n;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (prev_ratio(a, c, mid) <= ratio) lo = mid + 1;
+        if (prev_ratio(a, c, mid, wide) <= ratio) lo = mid + 1;
         else hi = mid;
     }
     const uint32_t target = lo;
@@ -249,7 +251,7 @@ seek:;
 /* Gathers the (left, right) keys of the 4 tracks of group g: their time ratios and their
  * 3 value words, one vector per word. */
 static inline void gather_group(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
-                                size_t g, float ratio[2][4], v4i words[2][3])
+                                size_t g, float ratio[2][4], v4i words[2][3], bool wide)
 {
     OSSA_ALIGNAS(16) int32_t w[2][3][4];
     for (int lane = 0; lane < 4; ++lane) {
@@ -258,7 +260,7 @@ static inline void gather_group(const ossa_animation *a, const ossa_animation_ch
         for (int k = 0; k < 2; ++k) {
             const uint16_t *v = &c->values[(size_t)keys[k] * 3];
             w[k][0][lane] = v[0], w[k][1][lane] = v[1], w[k][2][lane] = v[2];
-            ratio[k][lane] = a->timepoints[key_time_index(c, keys[k])];
+            ratio[k][lane] = a->timepoints[key_time_index(c, keys[k], wide)];
         }
     }
     for (int k = 0; k < 2; ++k)
@@ -275,13 +277,13 @@ static inline uint8_t constant_flag(v4i words[2][3])
                : 0;
 }
 
-static void decompress_float3(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
-                              const float *ranges, interp_float3 *cache)
+static inline void decompress_float3(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
+                                     const float *ranges, interp_float3 *cache, bool wide)
 {
     for (size_t g = 0; g < a->soa_count; ++g) {
         if (!(s->outdated[g] & OUTDATED)) continue;
         v4i words[2][3];
-        gather_group(a, c, s, g, cache[g].ratio, words);
+        gather_group(a, c, s, g, cache[g].ratio, words, wide);
         s->outdated[g] = constant_flag(words);
         if (ranges) {
             const float *r = ranges + g * 24;
@@ -320,17 +322,29 @@ static inline void unpack_quats(const v4i words[3], ossa_soa_quat *out)
     v4f_store(out->w, v4f_select(is3, big, c2));
 }
 
-static void decompress_quat(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
-                            interp_quat *cache)
+static inline void decompress_quat(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
+                                   interp_quat *cache, bool wide)
 {
     for (size_t g = 0; g < a->soa_count; ++g) {
         if (!(s->outdated[g] & OUTDATED)) continue;
         v4i words[2][3];
-        gather_group(a, c, s, g, cache[g].ratio, words);
+        gather_group(a, c, s, g, cache[g].ratio, words, wide);
         s->outdated[g] = constant_flag(words);
         unpack_quats(words[0], &cache[g].value[0]);
         unpack_quats(words[1], &cache[g].value[1]);
     }
+}
+
+/* Moves the three cursors and refreshes the outdated cache groups. */
+static inline void update_and_decompress(const ossa_animation *a, ossa_sampling_context *ctx, float ratio, bool reset,
+                                         bool wide)
+{
+    update_cursor(a, &a->translations, &ctx->channels[0], ctx->slot_mask, ratio, ctx->ratio, reset, wide);
+    update_cursor(a, &a->rotations, &ctx->channels[1], ctx->slot_mask, ratio, ctx->ratio, reset, wide);
+    update_cursor(a, &a->scales, &ctx->channels[2], ctx->slot_mask, ratio, ctx->ratio, reset, wide);
+    decompress_float3(a, &a->translations, &ctx->channels[0], a->translation_ranges, ctx->translations, wide);
+    decompress_quat(a, &a->rotations, &ctx->channels[1], ctx->rotations, wide);
+    decompress_float3(a, &a->scales, &ctx->channels[2], NULL, ctx->scales, wide);
 }
 
 /* Interpolation factor of each lane. A constant track's lane has both keys at ratio 0: its
@@ -359,13 +373,11 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
         ctx->key_counts[1] = a->rotations.key_count;
         ctx->key_counts[2] = a->scales.key_count;
     }
-    update_cursor(a, &a->translations, &ctx->channels[0], ctx->slot_mask, ratio, ctx->ratio, reset);
-    update_cursor(a, &a->rotations, &ctx->channels[1], ctx->slot_mask, ratio, ctx->ratio, reset);
-    update_cursor(a, &a->scales, &ctx->channels[2], ctx->slot_mask, ratio, ctx->ratio, reset);
+    if (a->translations.time_index16)
+        update_and_decompress(a, ctx, ratio, reset, true);
+    else
+        update_and_decompress(a, ctx, ratio, reset, false);
     ctx->ratio = ratio;
-    decompress_float3(a, &a->translations, &ctx->channels[0], a->translation_ranges, ctx->translations);
-    decompress_quat(a, &a->rotations, &ctx->channels[1], ctx->rotations);
-    decompress_float3(a, &a->scales, &ctx->channels[2], NULL, ctx->scales);
 
     const v4f vratio = v4f_set1(ratio);
     const uint8_t *constant_t = ctx->channels[0].outdated, *constant_r = ctx->channels[1].outdated,
