@@ -18,14 +18,16 @@ typedef struct interp_quat {
     ossa_soa_quat value[2];
 } interp_quat;
 
-/* outdated[] bits: the group's keys changed; the group's two keys are equal in every lane
- * (a constant segment: interpolation is a copy). */
-enum { OUTDATED = 1, CONSTANT = 2 };
+/* constant[] value of a group whose two keys are equal in every lane (a constant segment:
+ * interpolation is a copy). */
+enum { CONSTANT = 1 };
+enum { DIRTY_WORDS = (OSSA_MAX_SOA_JOINTS + 63) / 64 };
 
 typedef struct channel_state {
     uint32_t cursor;     /* next key to load */
     uint32_t *entries;   /* [padded] right key of each track */
-    uint8_t *outdated;   /* [soa] OUTDATED | CONSTANT bits per group */
+    uint64_t dirty[DIRTY_WORDS]; /* bit g: group g's keys changed, decompress it */
+    uint8_t *constant;   /* [soa] CONSTANT or 0 per group */
     uint16_t *slots;     /* [slot_mask + 1] track of a key, indexed by its low bits: a guess
                             checked against entries, so collisions only cost a search */
 } channel_state;
@@ -89,7 +91,7 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
         uint8_t *at = base + offsets[c];
         ctx->channels[c].entries = (uint32_t *)(void *)at;
         at += align16(max_soa * 4 * sizeof(uint32_t));
-        ctx->channels[c].outdated = at;
+        ctx->channels[c].constant = at;
         at += align16(max_soa);
         ctx->channels[c].slots = (uint16_t *)(void *)at;
         memset(ctx->channels[c].slots, 0, slot_count(max_soa) * sizeof(uint16_t));
@@ -152,7 +154,7 @@ static inline void load_key(const ossa_animation_channel *c, channel_state *s, u
     const uint32_t t = find_track(s, padded, mask, key - c->previous[key]);
     s->entries[t] = key;
     s->slots[key & mask] = (uint16_t)t;
-    s->outdated[t >> 2] = OUTDATED;
+    s->dirty[t >> 8] |= (uint64_t)1 << ((t >> 2) & 63);
 }
 
 static inline void unload_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t mask,
@@ -162,15 +164,19 @@ static inline void unload_key(const ossa_animation_channel *c, channel_state *s,
     const uint32_t prev = key - c->previous[key];
     s->entries[t] = prev;
     s->slots[prev & mask] = (uint16_t)t;
-    s->outdated[t >> 2] = OUTDATED;
+    s->dirty[t >> 8] |= (uint64_t)1 << ((t >> 2) & 63);
 }
 
-/* Marks every group outdated and points the slots at the current entries. */
+/* Marks every group dirty and points the slots at the current entries. */
 static void refresh_all(const ossa_animation *a, channel_state *s, uint32_t mask)
 {
     const uint32_t padded = (uint32_t)a->soa_count * 4;
     for (uint32_t t = 0; t < padded; ++t) s->slots[s->entries[t] & mask] = (uint16_t)t;
-    memset(s->outdated, OUTDATED, a->soa_count);
+    for (size_t w = 0; w < DIRTY_WORDS; ++w) {
+        const size_t first = w * 64;
+        s->dirty[w] = a->soa_count <= first ? 0 : a->soa_count - first >= 64 ? ~(uint64_t)0
+                                                                            : ((uint64_t)1 << (a->soa_count - first)) - 1;
+    }
 }
 
 /* The state with only the keys at ratio 0 loaded (a constant track stays there). */
@@ -248,6 +254,26 @@ seek:;
     s->cursor = cursor;
 }
 
+/* Index of the lowest set bit of a non-zero word. */
+static inline unsigned lowest_bit(uint64_t bits)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctzll(bits);
+#else
+    unsigned n = 0;
+    while (!(bits & 1u)) bits >>= 1, ++n;
+    return n;
+#endif
+}
+
+/* Takes the dirty bits of word w (clearing them); the caller visits each set bit. */
+static inline uint64_t take_dirty(channel_state *s, size_t w)
+{
+    const uint64_t bits = s->dirty[w];
+    s->dirty[w] = 0;
+    return bits;
+}
+
 /* Gathers the (left, right) keys of the 4 tracks of group g: their time ratios and their
  * 3 value words, one vector per word. */
 static inline void gather_group(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
@@ -277,27 +303,29 @@ static inline uint8_t constant_flag(v4i words[2][3])
                : 0;
 }
 
-static inline void decompress_float3(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
+static inline void decompress_float3(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s,
                                      const float *ranges, interp_float3 *cache, bool wide)
 {
-    for (size_t g = 0; g < a->soa_count; ++g) {
-        if (!(s->outdated[g] & OUTDATED)) continue;
-        v4i words[2][3];
-        gather_group(a, c, s, g, cache[g].ratio, words, wide);
-        s->outdated[g] = constant_flag(words);
-        if (ranges) {
-            const float *r = ranges + g * 24;
-            for (int k = 0; k < 2; ++k) {
-                v4f_store(cache[g].value[k].x, v4f_madd(v4i_to_f(words[k][0]), v4f_load(r + 12), v4f_load(r)));
-                v4f_store(cache[g].value[k].y, v4f_madd(v4i_to_f(words[k][1]), v4f_load(r + 16), v4f_load(r + 4)));
-                v4f_store(cache[g].value[k].z, v4f_madd(v4i_to_f(words[k][2]), v4f_load(r + 20), v4f_load(r + 8)));
+    for (size_t w = 0; w < DIRTY_WORDS; ++w) {
+        for (uint64_t bits = take_dirty(s, w); bits; bits &= bits - 1) {
+            const size_t g = w * 64 + lowest_bit(bits);
+            v4i words[2][3];
+            gather_group(a, c, s, g, cache[g].ratio, words, wide);
+            s->constant[g] = constant_flag(words);
+            if (ranges) {
+                const float *r = ranges + g * 24;
+                for (int k = 0; k < 2; ++k) {
+                    v4f_store(cache[g].value[k].x, v4f_madd(v4i_to_f(words[k][0]), v4f_load(r + 12), v4f_load(r)));
+                    v4f_store(cache[g].value[k].y, v4f_madd(v4i_to_f(words[k][1]), v4f_load(r + 16), v4f_load(r + 4)));
+                    v4f_store(cache[g].value[k].z, v4f_madd(v4i_to_f(words[k][2]), v4f_load(r + 20), v4f_load(r + 8)));
+                }
+                continue;
             }
-            continue;
-        }
-        for (int k = 0; k < 2; ++k) {
-            v4f_store(cache[g].value[k].x, v4f_from_half(words[k][0]));
-            v4f_store(cache[g].value[k].y, v4f_from_half(words[k][1]));
-            v4f_store(cache[g].value[k].z, v4f_from_half(words[k][2]));
+            for (int k = 0; k < 2; ++k) {
+                v4f_store(cache[g].value[k].x, v4f_from_half(words[k][0]));
+                v4f_store(cache[g].value[k].y, v4f_from_half(words[k][1]));
+                v4f_store(cache[g].value[k].z, v4f_from_half(words[k][2]));
+            }
         }
     }
 }
@@ -322,20 +350,22 @@ static inline void unpack_quats(const v4i words[3], ossa_soa_quat *out)
     v4f_store(out->w, v4f_select(is3, big, c2));
 }
 
-static inline void decompress_quat(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
+static inline void decompress_quat(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s,
                                    interp_quat *cache, bool wide)
 {
-    for (size_t g = 0; g < a->soa_count; ++g) {
-        if (!(s->outdated[g] & OUTDATED)) continue;
-        v4i words[2][3];
-        gather_group(a, c, s, g, cache[g].ratio, words, wide);
-        s->outdated[g] = constant_flag(words);
-        unpack_quats(words[0], &cache[g].value[0]);
-        unpack_quats(words[1], &cache[g].value[1]);
+    for (size_t w = 0; w < DIRTY_WORDS; ++w) {
+        for (uint64_t bits = take_dirty(s, w); bits; bits &= bits - 1) {
+            const size_t g = w * 64 + lowest_bit(bits);
+            v4i words[2][3];
+            gather_group(a, c, s, g, cache[g].ratio, words, wide);
+            s->constant[g] = constant_flag(words);
+            unpack_quats(words[0], &cache[g].value[0]);
+            unpack_quats(words[1], &cache[g].value[1]);
+        }
     }
 }
 
-/* Moves the three cursors and refreshes the outdated cache groups. */
+/* Moves the three cursors and refreshes the dirty cache groups. */
 static inline void update_and_decompress(const ossa_animation *a, ossa_sampling_context *ctx, float ratio, bool reset,
                                          bool wide)
 {
@@ -380,8 +410,8 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     ctx->ratio = ratio;
 
     const v4f vratio = v4f_set1(ratio);
-    const uint8_t *constant_t = ctx->channels[0].outdated, *constant_r = ctx->channels[1].outdated,
-                  *constant_s = ctx->channels[2].outdated;
+    const uint8_t *constant_t = ctx->channels[0].constant, *constant_r = ctx->channels[1].constant,
+                  *constant_s = ctx->channels[2].constant;
     for (size_t g = 0; g < a->soa_count; ++g) {
         ossa_soa_transform *out = &job->output[g];
         const interp_float3 *t = &ctx->translations[g];
