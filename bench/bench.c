@@ -21,10 +21,10 @@
 #if defined(OSSA_HAVE_CALLGRIND)
 #include <valgrind/callgrind.h>
 #define MEASURE_START() CALLGRIND_START_INSTRUMENTATION
-#define MEASURE_STOP() CALLGRIND_STOP_INSTRUMENTATION
+#define MEASURE_STOP()  CALLGRIND_STOP_INSTRUMENTATION
 #else
 #define MEASURE_START() ((void)0)
-#define MEASURE_STOP() ((void)0)
+#define MEASURE_STOP()  ((void)0)
 #endif
 
 typedef struct clip {
@@ -84,9 +84,10 @@ static double run(clip *c, mode m, size_t calls)
     const ossa_blend_layer layers[3] = {{.3f, p[0].pose, skel->soa_count, NULL, 0},
                                         {.3f, p[n > 1 ? 1 : 0].pose, skel->soa_count, NULL, 0},
                                         {.4f, p[n > 2 ? 2 : 0].pose, skel->soa_count, NULL, 0}};
-    const ossa_blending_job blend = {0.f, layers, 3, NULL, 0, skel->rest_pose, skel->soa_count, blended, skel->soa_count};
-    const ossa_local_to_model_job l2m = {skel, NULL, 0, 0, m == FULL_FRAME ? blended : p[0].pose, skel->soa_count,
-                                         models, skel->joint_count};
+    const ossa_blending_job blend = {0.f,     layers,         3, NULL, 0, skel->rest_pose, skel->soa_count,
+                                     blended, skel->soa_count};
+    const ossa_local_to_model_job l2m = {
+        skel, NULL, 0, 0, m == FULL_FRAME ? blended : p[0].pose, skel->soa_count, models, skel->joint_count};
     double reps[9];
     uint32_t seed = 12345;
     for (int r = 0; r < 9; ++r) {
@@ -102,8 +103,12 @@ static double run(clip *c, mode m, size_t calls)
                 jobs[0].ratio = (float)(next_random(&seed) >> 8) * (1.f / 16777216.f);
                 ossa_sampling_job_run(&jobs[0]);
                 break;
-            case LOCAL_TO_MODEL: ossa_local_to_model_job_run(&l2m); break;
-            case BLEND: ossa_blending_job_run(&blend); break;
+            case LOCAL_TO_MODEL:
+                ossa_local_to_model_job_run(&l2m);
+                break;
+            case BLEND:
+                ossa_blending_job_run(&blend);
+                break;
             case FULL_FRAME:
                 for (int k = 0; k < 3; ++k) {
                     jobs[k].ratio = (float)(i % steps) / (float)(steps - 1);
@@ -167,7 +172,7 @@ static const char *short_name(const char *path)
 
 typedef struct measure {
     const char *label;
-    const char *clip;   /* file under the shared data folder, or an absolute path */
+    const char *clip; /* file under the shared data folder, or an absolute path */
     mode mode;
     size_t calls;
     double ozz_ir, ozz_ns;
@@ -191,7 +196,10 @@ static const measure measures[] = {
  * ozz's (BENCHMARKS.md: joint position error at 60 Hz over all joints and frames). */
 static void compression_table(const char *shared, const char *skel_path)
 {
-    static const struct { const char *file; double ozz_bytes, ozz_max_mm, ozz_mean_mm, ozz_build_ms; } refs[] = {
+    static const struct {
+        const char *file;
+        double ozz_bytes, ozz_max_mm, ozz_mean_mm, ozz_build_ms;
+    } refs[] = {
         {"ozz/pab_walk_raw.ozz", 10827, 1.97, .57, .3},
         {"ozz/pab_jog_raw.ozz", 7721, 1.36, .39, 0},
         {"ozz/pab_run_raw.ozz", 7174, 1.42, .50, 0},
@@ -234,18 +242,19 @@ static void compression_table(const char *shared, const char *skel_path)
     }
 }
 
-
 int main(int argc, char **argv)
 {
     const char *shared = getenv("OSSA_SHARED_DATA") ? getenv("OSSA_SHARED_DATA") : "../shared/data";
     long only = -1;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--shared") && i + 1 < argc) shared = argv[++i];
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = strtol(argv[++i], NULL, 10);
+        if (!strcmp(argv[i], "--shared") && i + 1 < argc)
+            shared = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--list")) {
             for (size_t m = 0; m < sizeof measures / sizeof *measures; ++m)
-                printf("%zu\t%s\t%s\t%.0f\t%.0f\n", m, measures[m].label, short_name(measures[m].clip), measures[m].ozz_ir,
-                       measures[m].ozz_ns);
+                printf("%zu\t%s\t%s\t%.0f\t%.0f\n", m, measures[m].label, short_name(measures[m].clip),
+                       measures[m].ozz_ir, measures[m].ozz_ns);
             return 0;
         } else {
             fprintf(stderr, "usage: ossa-bench [--shared DIR] [--only N] [--list]\n"
@@ -256,18 +265,23 @@ int main(int argc, char **argv)
     char skel_path[4096];
     snprintf(skel_path, sizeof skel_path, "%s/ozz/pab_skeleton.ozz", shared);
     if (only < 0)
-        printf("| measure                    | clip                  | ossa ns/call | ozz ns/call | ossa/ozz | ossa ns/joint |\n"
-               "|----------------------------|-----------------------|-------------:|------------:|---------:|--------------:|\n");
+        printf("| measure                    | clip                  | ossa ns/call | ozz ns/call | ossa/ozz | ossa "
+               "ns/joint |\n"
+               "|----------------------------|-----------------------|-------------:|------------:|---------:|---------"
+               "-----:|\n");
     int status = 0;
     for (size_t m = 0; m < sizeof measures / sizeof *measures; ++m) {
         if (only >= 0 && (size_t)only != m) continue;
         const measure *me = &measures[m];
         char path[4096];
-        if (me->clip[0] == '/') snprintf(path, sizeof path, "%s", me->clip);
-        else snprintf(path, sizeof path, "%s/%s", shared, me->clip);
+        if (me->clip[0] == '/')
+            snprintf(path, sizeof path, "%s", me->clip);
+        else
+            snprintf(path, sizeof path, "%s/%s", shared, me->clip);
         clip c[3];
         const int n = (me->mode == BLEND || me->mode == FULL_FRAME) ? 3 : 1;
-        static const char *const blend_clips[3] = {"ozz/pab_walk_raw.ozz", "ozz/pab_jog_raw.ozz", "ozz/pab_run_raw.ozz"};
+        static const char *const blend_clips[3] = {"ozz/pab_walk_raw.ozz", "ozz/pab_jog_raw.ozz",
+                                                   "ozz/pab_run_raw.ozz"};
         bool ok = true;
         for (int i = 0; i < n; ++i) {
             if (n == 3) snprintf(path, sizeof path, "%s/%s", shared, blend_clips[i]);
@@ -282,7 +296,8 @@ int main(int argc, char **argv)
             continue;
         }
         const double ns = run(c, me->mode, me->calls);
-        if (only >= 0) printf("calls %zu\n", me->calls);
+        if (only >= 0)
+            printf("calls %zu\n", me->calls);
         else
             printf("| %-26s | %-21s | %12.0f | %11.0f | %8.2f | %13.1f |\n", me->label, short_name(me->clip), ns,
                    me->ozz_ns, ns / me->ozz_ns, ns / (double)c[0].skel.joint_count);

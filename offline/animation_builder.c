@@ -22,11 +22,11 @@ typedef struct btrack {
 typedef struct sort_entry {
     float prev_ratio; /* -1 for a track's first key */
     uint32_t track;
-    uint32_t index;   /* within the track */
+    uint32_t index; /* within the track */
 } sort_entry;
 
 typedef struct bchannel {
-    btrack *tracks;   /* [padded] */
+    btrack *tracks; /* [padded] */
     sort_entry *sorted;
     size_t key_count;
     uint32_t *iframe_desc; /* [2 * iframe_count] (cursor, data offset) */
@@ -190,8 +190,10 @@ static size_t find_timepoint(const float *tp, size_t count, float ratio)
     size_t lo = 0, hi = count;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (tp[mid] < ratio) lo = mid + 1;
-        else hi = mid;
+        if (tp[mid] < ratio)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -442,8 +444,10 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
             const btrack *tr = &ch->tracks[e->track];
             const bkey *key = &tr->keys[e->index];
             const size_t ti = find_timepoint(timepoints, tp_count, key->ratio);
-            if (wide) ossa__store_u16(indices + i * 2, (uint16_t)ti);
-            else indices[i] = (uint8_t)ti;
+            if (wide)
+                ossa__store_u16(indices + i * 2, (uint16_t)ti);
+            else
+                indices[i] = (uint8_t)ti;
             ossa__store_u16(previous + i * 2, (uint16_t)(e->index ? i - tr->position[e->index - 1] : 0));
             uint16_t q[3];
             if ((r = quantise_value(&b, c, key->value, q, e->track, ranges)) != OSSA_OK) {

@@ -36,8 +36,9 @@ static float distance(ossa_float3 a, ossa_float3 b)
     return sqrtf(dx * dx + dy * dy + dz * dz);
 }
 
-ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_animation *raw, const ossa_animation *built,
-                               const ossa_error_desc *desc, ossa_error_report *report, ossa_diag *diag)
+ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
+                               const ossa_animation *built, const ossa_error_desc *desc, ossa_error_report *report,
+                               ossa_diag *diag)
 {
     if (report) memset(report, 0, sizeof *report);
     if (!skeleton || !raw || !built || !report)
@@ -91,7 +92,8 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
         }
         for (size_t j = 0; j < n; ++j) {
             for (size_t p = 0; p < points_per_joint; ++p) {
-                const float e = distance(transform_point(&m_raw[j], offsets[p]), transform_point(&m_built[j], offsets[p]));
+                const float e =
+                    distance(transform_point(&m_raw[j], offsets[p]), transform_point(&m_built[j], offsets[p]));
                 errors[count++] = e;
                 sum += (double)e;
                 if (e > report->max || (s == 0 && j == 0 && p == 0)) {

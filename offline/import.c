@@ -69,8 +69,7 @@ ossa_result ossa_import_output_add_metadata(ossa_import_output *out, const char 
     if (!value) value = "";
     size_t old = out->metadata ? strlen(out->metadata) : 0;
     size_t klen = strlen(key), vlen = strlen(value), total;
-    if (!ossa__add_size(old, klen, &total) || !ossa__add_size(total, vlen, &total) ||
-        !ossa__add_size(total, 3, &total))
+    if (!ossa__add_size(old, klen, &total) || !ossa__add_size(total, vlen, &total) || !ossa__add_size(total, 3, &total))
         return OSSA_ERROR_OUT_OF_MEMORY;
     char *text = ossa_alloc(&out->allocator, total);
     if (!text) return OSSA_ERROR_OUT_OF_MEMORY;
@@ -148,16 +147,26 @@ void ossa_import_output_destroy(ossa_import_output *out)
 const char *ossa_import_format_name(ossa_import_format format)
 {
     switch (format) {
-    case OSSA_FORMAT_ASSIMP: return "assimp";
-    case OSSA_FORMAT_OSSA: return "ossa";
-    case OSSA_FORMAT_OZZ: return "ozz";
-    case OSSA_FORMAT_MAYA_ANIM: return "maya-anim";
-    case OSSA_FORMAT_MRTK: return "mrtk";
-    case OSSA_FORMAT_ANIMJ: return "animj";
-    case OSSA_FORMAT_ANIMX: return "animx";
-    case OSSA_FORMAT_METROID_ANIM: return "metroid-anim";
-    case OSSA_FORMAT_METROID_CINF: return "metroid-cinf";
-    case OSSA_FORMAT_UNKNOWN: break;
+    case OSSA_FORMAT_ASSIMP:
+        return "assimp";
+    case OSSA_FORMAT_OSSA:
+        return "ossa";
+    case OSSA_FORMAT_OZZ:
+        return "ozz";
+    case OSSA_FORMAT_MAYA_ANIM:
+        return "maya-anim";
+    case OSSA_FORMAT_MRTK:
+        return "mrtk";
+    case OSSA_FORMAT_ANIMJ:
+        return "animj";
+    case OSSA_FORMAT_ANIMX:
+        return "animx";
+    case OSSA_FORMAT_METROID_ANIM:
+        return "metroid-anim";
+    case OSSA_FORMAT_METROID_CINF:
+        return "metroid-cinf";
+    case OSSA_FORMAT_UNKNOWN:
+        break;
     }
     return "unknown";
 }
@@ -184,7 +193,11 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
     if (starts_with(data, size, "OSSA")) return OSSA_FORMAT_OSSA;
     /* -- content detection added by later work goes below this line -- */
     if (ossa_maya_anim_detect(data, size)) return OSSA_FORMAT_MAYA_ANIM;
-    if (size >= 6 && !memcmp(data, "\x05" "AnimX", 6)) return OSSA_FORMAT_ANIMX;
+    if (size >= 6 && !memcmp(data,
+                             "\x05"
+                             "AnimX",
+                             6))
+        return OSSA_FORMAT_ANIMX;
     if (ossa__animj_sniff(data, size)) return OSSA_FORMAT_ANIMJ;
     if (size >= 8 && !memcmp(data, "\xc6\x42\x9e\x0f\x6e\xaf\x8f\x6a", 8)) return OSSA_FORMAT_MRTK;
     /* ozz-animation: endianness byte 0 or 1, then the first object tag "ozz-..." */
@@ -203,9 +216,9 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
     if (!strcasecmp(ext, "animx")) return OSSA_FORMAT_ANIMX;
     if (!strcasecmp(ext, "ozz")) return OSSA_FORMAT_OZZ;
 
-    static const char *const assimp_extensions[] = {"bvh", "fbx", "gltf", "glb", "dae", "zae", "x", "md5anim",
-                                                    "md5mesh", "smd", "ms3d", "b3d", "3ds", "ogex", "irr",
-                                                    "xml", "blend", "iqm", "m3d", "obj", "ply", "stl"};
+    static const char *const assimp_extensions[] = {"bvh",     "fbx", "gltf", "glb", "dae", "zae",  "x",   "md5anim",
+                                                    "md5mesh", "smd", "ms3d", "b3d", "3ds", "ogex", "irr", "xml",
+                                                    "blend",   "iqm", "m3d",  "obj", "ply", "stl"};
     for (size_t i = 0; i < sizeof assimp_extensions / sizeof *assimp_extensions; ++i)
         if (!strcasecmp(ext, assimp_extensions[i])) return OSSA_FORMAT_ASSIMP;
     /* Text that looks like BVH without an extension. */
@@ -213,8 +226,7 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
     return OSSA_FORMAT_UNKNOWN;
 }
 
-ossa_result ossa_import_any(const void *data, size_t size, const char *name, ossa_import_output *out,
-                            ossa_diag *diag)
+ossa_result ossa_import_any(const void *data, size_t size, const char *name, ossa_import_output *out, ossa_diag *diag)
 {
     if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no output");
     const ossa_import_format format = ossa_import_detect(data, size, name);
@@ -225,14 +237,20 @@ ossa_result ossa_import_any(const void *data, size_t size, const char *name, oss
         return ossa_import_assimp(data, size, &desc, out, diag);
     }
     /* -- dispatch added by later work goes below this line -- */
-    case OSSA_FORMAT_MAYA_ANIM: return ossa_import_maya_anim(data, size, NULL, out, diag);
-    case OSSA_FORMAT_METROID_ANIM: return ossa_import_metroid_anim(data, size, NULL, out, diag);
-    case OSSA_FORMAT_METROID_CINF: return ossa_import_metroid_cinf(data, size, NULL, out, diag);
-    case OSSA_FORMAT_ANIMJ: return ossa_import_animj(data, size, NULL, out, diag);
-    case OSSA_FORMAT_ANIMX: return ossa_import_animx(data, size, NULL, out, diag);
+    case OSSA_FORMAT_MAYA_ANIM:
+        return ossa_import_maya_anim(data, size, NULL, out, diag);
+    case OSSA_FORMAT_METROID_ANIM:
+        return ossa_import_metroid_anim(data, size, NULL, out, diag);
+    case OSSA_FORMAT_METROID_CINF:
+        return ossa_import_metroid_cinf(data, size, NULL, out, diag);
+    case OSSA_FORMAT_ANIMJ:
+        return ossa_import_animj(data, size, NULL, out, diag);
+    case OSSA_FORMAT_ANIMX:
+        return ossa_import_animx(data, size, NULL, out, diag);
     case OSSA_FORMAT_MRTK:
         return ossa_import_mrtk(data, size, NULL, out, diag);
-    case OSSA_FORMAT_OZZ: return ossa_import_ozz(data, size, NULL, out, diag);
+    case OSSA_FORMAT_OZZ:
+        return ossa_import_ozz(data, size, NULL, out, diag);
     default:
         break;
     }

@@ -48,7 +48,10 @@ static inline void ossa__store_u64(uint8_t *p, uint64_t v)
 
 static inline void ossa__store_f32(uint8_t *p, float f)
 {
-    union { float f; uint32_t u; } c;
+    union {
+        float f;
+        uint32_t u;
+    } c;
     c.f = f;
     ossa__store_u32(p, c.u);
 }

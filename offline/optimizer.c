@@ -36,29 +36,26 @@ typedef struct rotation_copy {
 
 /* Per joint figures of the hierarchy, all over the whole clip. */
 typedef struct joint_info {
-    float tmax;        /* largest |translation| */
-    float smax;        /* largest |scale component| */
-    float radius;      /* farthest point of the subtree in the local space before own scale */
-    float sigma;       /* largest product of the ancestors' scales */
-    float gain[3];     /* model-space error per unit of each channel's error measure */
-    float tolerance;   /* of the joint's own points, then less the chain's reserve */
+    float tmax;      /* largest |translation| */
+    float smax;      /* largest |scale component| */
+    float radius;    /* farthest point of the subtree in the local space before own scale */
+    float sigma;     /* largest product of the ancestors' scales */
+    float gain[3];   /* model-space error per unit of each channel's error measure */
+    float tolerance; /* of the joint's own points, then less the chain's reserve */
     float shell;
-    float floor;       /* smallest tolerance in the subtree */
-    float reserve;     /* fixed channels' errors from the root to the joint, included */
-    float weight;      /* share of a chain's budget; 0 when every channel is fixed */
-    float prefix;      /* summed weights from the root to the joint, included */
-    float used;        /* measured errors of the ancestors; the joint's own added once done */
-    size_t end;        /* one past the last joint of the subtree */
-    size_t rotations;  /* first key of the joint's rotations in the scratch copy */
+    float floor;      /* smallest tolerance in the subtree */
+    float reserve;    /* fixed channels' errors from the root to the joint, included */
+    float weight;     /* share of a chain's budget; 0 when every channel is fixed */
+    float prefix;     /* summed weights from the root to the joint, included */
+    float used;       /* measured errors of the ancestors; the joint's own added once done */
+    size_t end;       /* one past the last joint of the subtree */
+    size_t rotations; /* first key of the joint's rotations in the scratch copy */
     bool fixed[3];
 } joint_info;
 
 /* ---- span checks ---- */
 
-static float dot4(const float *a, const float *b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-}
+static float dot4(const float *a, const float *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]; }
 
 /* For unit q: d's part along q (*along) and the squared norm of the rest, which is |q ^ d|^2,
  * computed as that part so that no cancellation occurs when d lies mostly along q. */
@@ -204,8 +201,10 @@ static size_t reduce_channel(const channel *ch, float limit, size_t *kept, float
         while (bad < n && bad - good > 1) {
             const size_t mid = good + (bad - good) / 2;
             const float e = span_error(ch, a, mid, false, limit);
-            if (e <= limit) good = mid, good_error = e;
-            else bad = mid;
+            if (e <= limit)
+                good = mid, good_error = e;
+            else
+                bad = mid;
         }
         *worst = good_error > *worst ? good_error : *worst;
         kept[count++] = good;

@@ -89,8 +89,8 @@ typedef struct channel_view {
 static ossa_result check_channel(const channel_view *c, size_t track, float duration, ossa_diag *diag)
 {
     if (c->count && !c->keys)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, track, 0, 0, "%s keys of track %zu are NULL",
-                             c->label, track);
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, track, 0, 0, "%s keys of track %zu are NULL", c->label,
+                             track);
     float previous = -INFINITY;
     for (size_t k = 0; k < c->count; ++k) {
         float v[5];
@@ -102,8 +102,8 @@ static ossa_result check_channel(const channel_view *c, size_t track, float dura
                                  (double)time, (double)duration);
         if (!(time > previous))
             return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, track, 0, 0,
-                                 "%s key %zu of track %zu: time %g is not after previous key's %g", c->label, k,
-                                 track, (double)time, (double)previous);
+                                 "%s key %zu of track %zu: time %g is not after previous key's %g", c->label, k, track,
+                                 (double)time, (double)previous);
         previous = time;
         float len2 = 0.f;
         for (int i = 1; i <= c->width; ++i) {
@@ -148,15 +148,17 @@ ossa_result ossa_raw_animation_validate(const ossa_raw_animation *animation, oss
 }
 
 /* Index of the last key with time <= t (0 when t is before the first key). Binary search. */
-#define LAST_KEY_AT_OR_BEFORE(keys, count, t, out)     \
-    do {                                               \
-        size_t lo_ = 0, hi_ = (count);                 \
-        while (hi_ - lo_ > 1) {                        \
-            size_t mid_ = (lo_ + hi_) / 2;             \
-            if ((keys)[mid_].time <= (t)) lo_ = mid_;  \
-            else hi_ = mid_;                           \
-        }                                              \
-        (out) = lo_;                                   \
+#define LAST_KEY_AT_OR_BEFORE(keys, count, t, out)                                                                     \
+    do {                                                                                                               \
+        size_t lo_ = 0, hi_ = (count);                                                                                 \
+        while (hi_ - lo_ > 1) {                                                                                        \
+            size_t mid_ = (lo_ + hi_) / 2;                                                                             \
+            if ((keys)[mid_].time <= (t))                                                                              \
+                lo_ = mid_;                                                                                            \
+            else                                                                                                       \
+                hi_ = mid_;                                                                                            \
+        }                                                                                                              \
+        (out) = lo_;                                                                                                   \
     } while (0)
 
 static ossa_float3 sample_float3(const ossa_raw_float3_key *keys, size_t count, float t, ossa_float3 fallback)

@@ -49,10 +49,7 @@ void ossa_raw_skeleton_destroy(ossa_raw_skeleton *skeleton)
     skeleton->allocator = allocator;
 }
 
-static bool finite3(ossa_float3 v)
-{
-    return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
-}
+static bool finite3(ossa_float3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
 ossa_result ossa_raw_skeleton_validate(const ossa_raw_skeleton *skeleton, ossa_diag *diag)
 {
@@ -65,12 +62,11 @@ ossa_result ossa_raw_skeleton_validate(const ossa_raw_skeleton *skeleton, ossa_d
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, SIZE_MAX, 0, 0, "joint array is NULL");
     for (size_t i = 0; i < n; ++i) {
         const ossa_raw_joint *j = &skeleton->joints[i];
-        if (!j->name)
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, i, 0, 0, "joint %zu has no name", i);
+        if (!j->name) return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, i, 0, 0, "joint %zu has no name", i);
         if (j->parent < -1 || j->parent >= (int32_t)n || j->parent == (int32_t)i)
             return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, i, 0, 0,
-                                 "joint %zu \"%s\": parent %d is not -1 or another joint index below %zu", i,
-                                 j->name, (int)j->parent, n);
+                                 "joint %zu \"%s\": parent %d is not -1 or another joint index below %zu", i, j->name,
+                                 (int)j->parent, n);
         const ossa_quat q = j->rest.rotation;
         const float len2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
         if (!finite3(j->rest.translation) || !finite3(j->rest.scale) || !isfinite(len2) ||

@@ -67,8 +67,8 @@ ossa_result ossa_raw_track_validate(const ossa_raw_track *track, ossa_diag *diag
         previous = key->ratio;
         if (key->interpolation != OSSA_INTERP_STEP && key->interpolation != OSSA_INTERP_LINEAR &&
             !(key->interpolation == OSSA_INTERP_SLERP && track->type == OSSA_TRACK_QUAT))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, k, 0, 0, "track \"%s\" key %zu: unknown interpolation %d",
-                                 name, k, (int)key->interpolation);
+            return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, k, 0, 0,
+                                 "track \"%s\" key %zu: unknown interpolation %d", name, k, (int)key->interpolation);
         float len2 = 0.f;
         for (size_t c = 0; c < width; ++c) {
             if (!isfinite(key->value[c]))
@@ -77,8 +77,8 @@ ossa_result ossa_raw_track_validate(const ossa_raw_track *track, ossa_diag *diag
             len2 += key->value[c] * key->value[c];
         }
         if (track->type == OSSA_TRACK_QUAT && !(len2 > 1e-12f))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, k, 0, 0, "track \"%s\" key %zu: quaternion has zero length",
-                                 name, k);
+            return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, k, 0, 0,
+                                 "track \"%s\" key %zu: quaternion has zero length", name, k);
     }
     return OSSA_OK;
 }
@@ -98,8 +98,10 @@ void ossa_raw_track_evaluate(const ossa_raw_track *track, float ratio, float val
         size_t lo = 0, hi = n;
         while (hi - lo > 1) {
             size_t mid = (lo + hi) / 2;
-            if (keys[mid].ratio <= ratio) lo = mid;
-            else hi = mid;
+            if (keys[mid].ratio <= ratio)
+                lo = mid;
+            else
+                hi = mid;
         }
         a = &keys[lo];
         b = lo + 1 < n ? &keys[lo + 1] : NULL;

@@ -37,8 +37,7 @@ ossa_result ossa_skeleton_build(const ossa_raw_skeleton *raw, const ossa_allocat
             ossa_soa_transform_set(&t, (int)l, &rest);
         }
         const float *f = (const float *)&t;
-        for (size_t k = 0; k < sizeof t / sizeof(float); ++k)
-            ossa__store_f32(b + rest_at + g * sizeof t + k * 4, f[k]);
+        for (size_t k = 0; k < sizeof t / sizeof(float); ++k) ossa__store_f32(b + rest_at + g * sizeof t + k * 4, f[k]);
     }
     for (size_t i = 0; i < n; ++i) {
         ossa__store_u16(b + parents_at + i * 2, (uint16_t)(int16_t)raw->joints[i].parent);

@@ -186,8 +186,10 @@ static size_t farthest_key(const ossa_raw_track *raw, size_t a, float tolerance)
     }
     while (bad - good > 1) {
         const size_t mid = good + (bad - good) / 2;
-        if (span_ok(raw, a, mid, tolerance)) good = mid;
-        else bad = mid;
+        if (span_ok(raw, a, mid, tolerance))
+            good = mid;
+        else
+            bad = mid;
     }
     return good;
 }

@@ -6,12 +6,12 @@
 
 /* Reflected CRC-32 (polynomial 0xEDB88320), table built at compile time by a macro so the
  * runtime keeps no mutable globals. */
-#define CRC_STEP(c) (((c) & 1u) ? 0xEDB88320u ^ ((c) >> 1) : ((c) >> 1))
-#define CRC_8(c) CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(c))))))))
-#define CRC_ROW(i) CRC_8((uint32_t)(i))
-#define CRC_4(i) CRC_ROW(i), CRC_ROW(i + 1), CRC_ROW(i + 2), CRC_ROW(i + 3)
-#define CRC_16(i) CRC_4(i), CRC_4(i + 4), CRC_4(i + 8), CRC_4(i + 12)
-#define CRC_64(i) CRC_16(i), CRC_16(i + 16), CRC_16(i + 32), CRC_16(i + 48)
+#define CRC_STEP(c) (((c)&1u) ? 0xEDB88320u ^ ((c) >> 1) : ((c) >> 1))
+#define CRC_8(c)    CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(CRC_STEP(c))))))))
+#define CRC_ROW(i)  CRC_8((uint32_t)(i))
+#define CRC_4(i)    CRC_ROW(i), CRC_ROW(i + 1), CRC_ROW(i + 2), CRC_ROW(i + 3)
+#define CRC_16(i)   CRC_4(i), CRC_4(i + 4), CRC_4(i + 8), CRC_4(i + 12)
+#define CRC_64(i)   CRC_16(i), CRC_16(i + 16), CRC_16(i + 32), CRC_16(i + 48)
 static const uint32_t crc_table[256] = {CRC_64(0), CRC_64(64), CRC_64(128), CRC_64(192)};
 
 uint32_t ossa_crc32(uint32_t crc, const void *data, size_t size)

@@ -141,8 +141,8 @@ static inline void add_delta(v4f3 *t, v4fq *q, v4f3 *s, const ossa_soa_transform
     /* nlerp(identity, dq, a) with dq taken with w >= 0, so the path is the shortest. */
     const v4f flip = sign_bit(v4f_cmplt(dq.w, v4f_zero()));
     dq = (v4fq){v4f_xor(dq.x, flip), v4f_xor(dq.y, flip), v4f_xor(dq.z, flip), v4f_xor(dq.w, flip)};
-    v4fq iq = normalize(
-        (v4fq){v4f_mul(dq.x, a), v4f_mul(dq.y, a), v4f_mul(dq.z, a), v4f_madd(v4f_sub(dq.w, one), a, one)});
+    v4fq iq =
+        normalize((v4fq){v4f_mul(dq.x, a), v4f_mul(dq.y, a), v4f_mul(dq.z, a), v4f_madd(v4f_sub(dq.w, one), a, one)});
     if (subtract) {
         const v4f neg = v4f_set1(-0.f);
         iq = (v4fq){v4f_xor(iq.x, neg), v4f_xor(iq.y, neg), v4f_xor(iq.z, neg), iq.w};

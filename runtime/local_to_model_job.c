@@ -22,7 +22,9 @@ ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job)
 }
 
 /* Column-major matrix in four registers. */
-typedef struct m44 { v4f c[4]; } m44;
+typedef struct m44 {
+    v4f c[4];
+} m44;
 
 static inline m44 m44_load(const ossa_float4x4 *m)
 {
@@ -32,7 +34,9 @@ static inline m44 m44_load(const ossa_float4x4 *m)
 /* Local matrices of a SoA group, kept in SoA: m[c][r] holds row r of column c for the 4
  * joints (rotation from the quaternion, scaled per column; column 3 is the translation). The
  * bottom row (0, 0, 0, 1) is implicit. */
-typedef struct soa_affine { v4f m[4][3]; } soa_affine;
+typedef struct soa_affine {
+    v4f m[4][3];
+} soa_affine;
 
 static inline void soa_to_affine(const ossa_soa_transform *t, soa_affine *o)
 {
@@ -61,17 +65,15 @@ static inline void soa_to_affine(const ossa_soa_transform *t, soa_affine *o)
 /* model = parent * local for the joint in lane LANE (a constant once inlined): each local
  * entry is splat straight from the SoA registers, so no transpose is needed, and the
  * implicit bottom row saves the terms that multiply by 0 or 1. */
-#define JOINT_MATRIX(o, p, LANE, dst)                                                                          \
-    do {                                                                                                       \
-        for (int c_ = 0; c_ < 3; ++c_)                                                                         \
-            v4f_store((dst)->cols[c_],                                                                         \
-                      v4f_madd((p).c[0], V4F_SPLAT((o)->m[c_][0], LANE),                                       \
-                               v4f_madd((p).c[1], V4F_SPLAT((o)->m[c_][1], LANE),                              \
-                                        v4f_mul((p).c[2], V4F_SPLAT((o)->m[c_][2], LANE)))));                  \
-        v4f_store((dst)->cols[3],                                                                              \
-                  v4f_madd((p).c[0], V4F_SPLAT((o)->m[3][0], LANE),                                            \
-                           v4f_madd((p).c[1], V4F_SPLAT((o)->m[3][1], LANE),                                   \
-                                    v4f_madd((p).c[2], V4F_SPLAT((o)->m[3][2], LANE), (p).c[3]))));            \
+#define JOINT_MATRIX(o, p, LANE, dst)                                                                                  \
+    do {                                                                                                               \
+        for (int c_ = 0; c_ < 3; ++c_)                                                                                 \
+            v4f_store((dst)->cols[c_], v4f_madd((p).c[0], V4F_SPLAT((o)->m[c_][0], LANE),                              \
+                                                v4f_madd((p).c[1], V4F_SPLAT((o)->m[c_][1], LANE),                     \
+                                                         v4f_mul((p).c[2], V4F_SPLAT((o)->m[c_][2], LANE)))));         \
+        v4f_store((dst)->cols[3], v4f_madd((p).c[0], V4F_SPLAT((o)->m[3][0], LANE),                                    \
+                                           v4f_madd((p).c[1], V4F_SPLAT((o)->m[3][1], LANE),                           \
+                                                    v4f_madd((p).c[2], V4F_SPLAT((o)->m[3][2], LANE), (p).c[3]))));    \
     } while (0)
 
 ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
@@ -86,11 +88,11 @@ ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
     ossa_float4x4 *out = job->output;
 
     /* One joint of a whole group (parents are read back from the output, already written). */
-#define JOINT(LANE)                                                                                            \
-    do {                                                                                                       \
-        const int parent_ = parents[base + (LANE)];                                                            \
-        const m44 pm_ = parent_ < 0 ? root : m44_load(&out[parent_]);                                          \
-        JOINT_MATRIX(&local, pm_, LANE, &out[base + (LANE)]);                                                  \
+#define JOINT(LANE)                                                                                                    \
+    do {                                                                                                               \
+        const int parent_ = parents[base + (LANE)];                                                                    \
+        const m44 pm_ = parent_ < 0 ? root : m44_load(&out[parent_]);                                                  \
+        JOINT_MATRIX(&local, pm_, LANE, &out[base + (LANE)]);                                                          \
     } while (0)
     for (size_t group = job->joint_begin / 4; group * 4 < end; ++group) {
         soa_affine local;
@@ -108,10 +110,18 @@ ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
         for (size_t j = first; j < last; ++j) {
             const m44 pm = parents[j] < 0 ? root : m44_load(&out[parents[j]]);
             switch (j - base) {
-            case 0: JOINT_MATRIX(&local, pm, 0, &out[j]); break;
-            case 1: JOINT_MATRIX(&local, pm, 1, &out[j]); break;
-            case 2: JOINT_MATRIX(&local, pm, 2, &out[j]); break;
-            default: JOINT_MATRIX(&local, pm, 3, &out[j]); break;
+            case 0:
+                JOINT_MATRIX(&local, pm, 0, &out[j]);
+                break;
+            case 1:
+                JOINT_MATRIX(&local, pm, 1, &out[j]);
+                break;
+            case 2:
+                JOINT_MATRIX(&local, pm, 2, &out[j]);
+                break;
+            default:
+                JOINT_MATRIX(&local, pm, 3, &out[j]);
+                break;
             }
         }
     }

@@ -112,7 +112,8 @@ ossa_quat ossa_quat_slerp(ossa_quat a, ossa_quat b, float alpha)
         wa = sinf(wa * theta) * inv_sin;
         wb = sinf(alpha * theta) * inv_sin * sign;
     }
-    return ossa_quat_normalize((ossa_quat){wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z, wa * a.w + wb * b.w});
+    return ossa_quat_normalize(
+        (ossa_quat){wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z, wa * a.w + wb * b.w});
 }
 
 ossa_float3 ossa_quat_rotate(ossa_quat q, ossa_float3 v)

@@ -10,7 +10,7 @@
 /* Smallest-three quaternion components are multiplied by sqrt(2) (their range is
  * [-1/sqrt2, 1/sqrt2]) and mapped to [0, 32767]. */
 #define OSSA__QUAT_QUANT_MAX 32767
-#define OSSA__SQRT2 1.41421356237309504880f
+#define OSSA__SQRT2          1.41421356237309504880f
 
 /* Packs unit quaternion q into three 16-bit words (see ossa/animation.h). */
 static inline void ossa__pack_quat(ossa_quat q, uint16_t out[3])
@@ -58,7 +58,8 @@ static inline ossa_quat ossa__unpack_quat(const uint16_t in[3])
 static inline size_t ossa__gv_size(const uint32_t *values, size_t count)
 {
     size_t bytes = count / 4;
-    for (size_t i = 0; i < count; ++i) bytes += values[i] < 0x100u ? 1 : values[i] < 0x10000u ? 2 : values[i] < 0x1000000u ? 3 : 4;
+    for (size_t i = 0; i < count; ++i)
+        bytes += values[i] < 0x100u ? 1 : values[i] < 0x10000u ? 2 : values[i] < 0x1000000u ? 3 : 4;
     return bytes;
 }
 

@@ -24,12 +24,12 @@ enum { CONSTANT = 1 };
 enum { DIRTY_WORDS = (OSSA_MAX_SOA_JOINTS + 63) / 64 };
 
 typedef struct channel_state {
-    uint32_t cursor;     /* next key to load */
-    uint32_t *entries;   /* [padded] right key of each track */
+    uint32_t cursor;             /* next key to load */
+    uint32_t *entries;           /* [padded] right key of each track */
     uint64_t dirty[DIRTY_WORDS]; /* bit g: group g's keys changed, decompress it */
-    uint8_t *constant;   /* [soa] CONSTANT or 0 per group */
-    uint16_t *slots;     /* [slot_mask + 1] track of a key, indexed by its low bits: a guess
-                            checked against entries, so collisions only cost a search */
+    uint8_t *constant;           /* [soa] CONSTANT or 0 per group */
+    uint16_t *slots;             /* [slot_mask + 1] track of a key, indexed by its low bits: a guess
+                                    checked against entries, so collisions only cost a search */
 } channel_state;
 
 struct ossa_sampling_context {
@@ -37,7 +37,7 @@ struct ossa_sampling_context {
     uint32_t slot_mask;      /* slots per channel - 1 (a power of two >= 4 tracks per track) */
     const float *timepoints; /* identity of the bound animation, NULL when unbound */
     size_t key_counts[3];
-    float ratio;             /* of the last run */
+    float ratio; /* of the last run */
     channel_state channels[3];
     interp_float3 *translations; /* [max_soa] */
     interp_quat *rotations;      /* [max_soa] */
@@ -58,7 +58,8 @@ static size_t layout(size_t max_soa, size_t offsets[6])
     size_t at = align16(sizeof(struct ossa_sampling_context));
     for (int c = 0; c < 3; ++c) {
         offsets[c] = at;
-        at += align16(max_soa * 4 * sizeof(uint32_t)) + align16(max_soa) + align16(slot_count(max_soa) * sizeof(uint16_t));
+        at += align16(max_soa * 4 * sizeof(uint32_t)) + align16(max_soa) +
+              align16(slot_count(max_soa) * sizeof(uint16_t));
     }
     offsets[3] = at;
     at += max_soa * sizeof(interp_float3);
@@ -174,8 +175,9 @@ static void refresh_all(const ossa_animation *a, channel_state *s, uint32_t mask
     for (uint32_t t = 0; t < padded; ++t) s->slots[s->entries[t] & mask] = (uint16_t)t;
     for (size_t w = 0; w < DIRTY_WORDS; ++w) {
         const size_t first = w * 64;
-        s->dirty[w] = a->soa_count <= first ? 0 : a->soa_count - first >= 64 ? ~(uint64_t)0
-                                                                            : ((uint64_t)1 << (a->soa_count - first)) - 1;
+        s->dirty[w] = a->soa_count <= first        ? 0
+                      : a->soa_count - first >= 64 ? ~(uint64_t)0
+                                                   : ((uint64_t)1 << (a->soa_count - first)) - 1;
     }
 }
 
@@ -230,16 +232,20 @@ seek:;
     uint32_t lo = first, hi = n;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (prev_ratio(a, c, mid, wide) <= ratio) lo = mid + 1;
-        else hi = mid;
+        if (prev_ratio(a, c, mid, wide) <= ratio)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     const uint32_t target = lo;
     /* Nearest iframe at or before the target: iframes [0, lo) are. */
     lo = 0, hi = (uint32_t)c->iframe_count;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (c->iframe_desc[2 * mid] <= target) lo = mid + 1;
-        else hi = mid;
+        if (c->iframe_desc[2 * mid] <= target)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     const uint32_t walk = cursor > target ? cursor - target : target - cursor;
     if (lo > 0 && target - c->iframe_desc[2 * (lo - 1)] < walk) {
@@ -336,7 +342,8 @@ static inline void unpack_quats(const v4i words[3], ossa_soa_quat *out)
     const v4i low15 = v4i_set1(0x7fff), one = v4i_set1(1);
     const v4i largest = v4i_or(v4i_and(V4I_SRL(words[0], 15), one), V4I_SLL(v4i_and(V4I_SRL(words[1], 15), one), 1));
     const v4f sign = v4i_as_f(V4I_SLL(V4I_SRL(words[2], 15), 31));
-    const v4f scale = v4f_set1(2.f / ((float)OSSA__QUAT_QUANT_MAX * OSSA__SQRT2)), offset = v4f_set1(-1.f / OSSA__SQRT2);
+    const v4f scale = v4f_set1(2.f / ((float)OSSA__QUAT_QUANT_MAX * OSSA__SQRT2)),
+              offset = v4f_set1(-1.f / OSSA__SQRT2);
     const v4f c0 = v4f_madd(v4i_to_f(v4i_and(words[0], low15)), scale, offset);
     const v4f c1 = v4f_madd(v4i_to_f(v4i_and(words[1], low15)), scale, offset);
     const v4f c2 = v4f_madd(v4i_to_f(v4i_and(words[2], low15)), scale, offset);
@@ -418,19 +425,22 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
         const interp_quat *q = &ctx->rotations[g];
         const interp_float3 *s = &ctx->scales[g];
         /* Constant segments (common after key reduction) are copies of their left key. */
-        if (constant_t[g]) out->translation = t->value[0];
+        if (constant_t[g])
+            out->translation = t->value[0];
         else
             v4f3_store(&out->translation, v4f3_lerp(v4f3_load(&t->value[0]), v4f3_load(&t->value[1]),
-                                                   alpha_of(t->ratio[0], t->ratio[1], vratio)));
+                                                    alpha_of(t->ratio[0], t->ratio[1], vratio)));
         /* The builder keeps consecutive keys in one hemisphere, so no sign fix-up is needed. */
-        if (constant_r[g]) out->rotation = q->value[0];
+        if (constant_r[g])
+            out->rotation = q->value[0];
         else
             v4fq_store(&out->rotation, v4fq_nlerp(v4fq_load(&q->value[0]), v4fq_load(&q->value[1]),
-                                                 alpha_of(q->ratio[0], q->ratio[1], vratio), false));
-        if (constant_s[g]) out->scale = s->value[0];
+                                                  alpha_of(q->ratio[0], q->ratio[1], vratio), false));
+        if (constant_s[g])
+            out->scale = s->value[0];
         else
             v4f3_store(&out->scale, v4f3_lerp(v4f3_load(&s->value[0]), v4f3_load(&s->value[1]),
-                                             alpha_of(s->ratio[0], s->ratio[1], vratio)));
+                                              alpha_of(s->ratio[0], s->ratio[1], vratio)));
     }
     return OSSA_OK;
 }

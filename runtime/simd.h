@@ -12,9 +12,9 @@ typedef simde__m128 v4f;
 typedef simde__m128i v4i;
 
 /* ---- float4 ---- */
-static inline v4f v4f_load(const float *p) { return simde_mm_load_ps(p); }      /* 16-byte aligned */
+static inline v4f v4f_load(const float *p) { return simde_mm_load_ps(p); } /* 16-byte aligned */
 static inline v4f v4f_loadu(const float *p) { return simde_mm_loadu_ps(p); }
-static inline void v4f_store(float *p, v4f v) { simde_mm_store_ps(p, v); }      /* 16-byte aligned */
+static inline void v4f_store(float *p, v4f v) { simde_mm_store_ps(p, v); } /* 16-byte aligned */
 static inline void v4f_storeu(float *p, v4f v) { simde_mm_storeu_ps(p, v); }
 static inline v4f v4f_set1(float f) { return simde_mm_set1_ps(f); }
 static inline v4f v4f_set(float x, float y, float z, float w) { return simde_mm_setr_ps(x, y, z, w); }
@@ -24,7 +24,7 @@ static inline v4f v4f_add(v4f a, v4f b) { return simde_mm_add_ps(a, b); }
 static inline v4f v4f_sub(v4f a, v4f b) { return simde_mm_sub_ps(a, b); }
 static inline v4f v4f_mul(v4f a, v4f b) { return simde_mm_mul_ps(a, b); }
 static inline v4f v4f_div(v4f a, v4f b) { return simde_mm_div_ps(a, b); }
-static inline v4f v4f_madd(v4f a, v4f b, v4f c) { return simde_mm_add_ps(simde_mm_mul_ps(a, b), c); } /* a*b+c */
+static inline v4f v4f_madd(v4f a, v4f b, v4f c) { return simde_mm_add_ps(simde_mm_mul_ps(a, b), c); }  /* a*b+c */
 static inline v4f v4f_nmadd(v4f a, v4f b, v4f c) { return simde_mm_sub_ps(c, simde_mm_mul_ps(a, b)); } /* c-a*b */
 static inline v4f v4f_min(v4f a, v4f b) { return simde_mm_min_ps(a, b); }
 static inline v4f v4f_max(v4f a, v4f b) { return simde_mm_max_ps(a, b); }
@@ -45,7 +45,8 @@ static inline v4f v4f_select(v4f mask, v4f b, v4f a)
 static inline v4f v4f_lerp(v4f a, v4f b, v4f alpha) { return v4f_madd(v4f_sub(b, a), alpha, a); }
 /* Lane i of v (i constant 0..3) in every lane. The integer shuffle (pshufd on SSE2) has a
  * separate destination, so no register copy precedes it as shufps would need. */
-#define V4F_SPLAT(v, i) simde_mm_castsi128_ps(simde_mm_shuffle_epi32(simde_mm_castps_si128(v), SIMDE_MM_SHUFFLE(i, i, i, i)))
+#define V4F_SPLAT(v, i)                                                                                                \
+    simde_mm_castsi128_ps(simde_mm_shuffle_epi32(simde_mm_castps_si128(v), SIMDE_MM_SHUFFLE(i, i, i, i)))
 static inline float v4f_x(v4f v) { return simde_mm_cvtss_f32(v); }
 /* 1/sqrt(a), correctly rounded square root then division: the hardware estimates differ by
  * ISA (SSE 2^-12, NEON 2^-8) and a Newton step leaves NEON at 1.6e-5, too coarse for
@@ -102,8 +103,12 @@ static inline v4f v4f_from_half(v4i h)
 }
 
 /* ---- SoA helpers ---- */
-typedef struct v4f3 { v4f x, y, z; } v4f3;
-typedef struct v4fq { v4f x, y, z, w; } v4fq;
+typedef struct v4f3 {
+    v4f x, y, z;
+} v4f3;
+typedef struct v4fq {
+    v4f x, y, z, w;
+} v4fq;
 
 static inline v4f3 v4f3_load(const ossa_soa_float3 *s)
 {

@@ -9,11 +9,15 @@
 size_t ossa_track_type_width(ossa_track_type type)
 {
     switch (type) {
-    case OSSA_TRACK_FLOAT: return 1;
-    case OSSA_TRACK_FLOAT2: return 2;
-    case OSSA_TRACK_FLOAT3: return 3;
+    case OSSA_TRACK_FLOAT:
+        return 1;
+    case OSSA_TRACK_FLOAT2:
+        return 2;
+    case OSSA_TRACK_FLOAT3:
+        return 3;
     case OSSA_TRACK_FLOAT4:
-    case OSSA_TRACK_QUAT: return 4;
+    case OSSA_TRACK_QUAT:
+        return 4;
     }
     return 0;
 }
@@ -85,8 +89,8 @@ ossa_result ossa_track_init(ossa_track *track, const void *blob, size_t size)
 size_t ossa_track_data_size(const ossa_track *track)
 {
     if (!track || !track->name) return 0;
-    return OSSA_TRACK_HEADER_SIZE + track->key_count * (sizeof(float) * (1 + track->width) + 1) +
-           strlen(track->name) + 1;
+    return OSSA_TRACK_HEADER_SIZE + track->key_count * (sizeof(float) * (1 + track->width) + 1) + strlen(track->name) +
+           1;
 }
 
 ossa_result ossa_archive_track(const ossa_archive *archive, size_t index, ossa_track *track)

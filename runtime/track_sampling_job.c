@@ -48,8 +48,10 @@ ossa_result ossa_track_sampling_job_run(const ossa_track_sampling_job *job)
     size_t lo = 0, hi = n;
     while (hi - lo > 1) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (ratios[mid] <= ratio) lo = mid;
-        else hi = mid;
+        if (ratios[mid] <= ratio)
+            lo = mid;
+        else
+            hi = mid;
     }
     const size_t k = lo;
     const float *a = t->values + k * width;
@@ -61,12 +63,12 @@ ossa_result ossa_track_sampling_job_run(const ossa_track_sampling_job *job)
         const float *b = a + width;
         const float alpha = (ratio - ratios[k]) / (ratios[k + 1] - ratios[k]);
         if (interp == OSSA_INTERP_SLERP) {
-            const ossa_quat q = ossa_quat_slerp((ossa_quat){a[0], a[1], a[2], a[3]}, (ossa_quat){b[0], b[1], b[2], b[3]}, alpha);
+            const ossa_quat q =
+                ossa_quat_slerp((ossa_quat){a[0], a[1], a[2], a[3]}, (ossa_quat){b[0], b[1], b[2], b[3]}, alpha);
             value[0] = q.x, value[1] = q.y, value[2] = q.z, value[3] = q.w;
         } else {
             float sign = 1.f;
-            if (t->type == OSSA_TRACK_QUAT && a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.f)
-                sign = -1.f;
+            if (t->type == OSSA_TRACK_QUAT && a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0.f) sign = -1.f;
             for (size_t c = 0; c < width; ++c) value[c] = a[c] + (sign * b[c] - a[c]) * alpha;
         }
     }

@@ -87,8 +87,10 @@ static size_t first_segment(const ossa_track_edge_iterator *it)
         const size_t mid = lo + (hi - lo) / 2;
         const bool in_prefix = it->forward ? before(segment_end(t, mid), it->loop, it->lo)
                                            : before(segment_begin(t, mid), it->loop, it->hi);
-        if (in_prefix) lo = mid + 1;
-        else hi = mid;
+        if (in_prefix)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }

@@ -25,10 +25,7 @@ void mw_buf_free(mw_buf *b)
     memset(b, 0, sizeof *b);
 }
 
-void mw_put_u8(mw_buf *b, size_t at, uint8_t v)
-{
-    b->data[at] = v;
-}
+void mw_put_u8(mw_buf *b, size_t at, uint8_t v) { b->data[at] = v; }
 
 void mw_put_u16(mw_buf *b, size_t at, uint16_t v)
 {
@@ -55,10 +52,7 @@ void mw_bytes(mw_buf *b, const void *data, size_t size)
     b->size += size;
 }
 
-void mw_u8(mw_buf *b, uint8_t v)
-{
-    mw_bytes(b, &v, 1);
-}
+void mw_u8(mw_buf *b, uint8_t v) { mw_bytes(b, &v, 1); }
 
 void mw_u16(mw_buf *b, uint16_t v)
 {
@@ -147,7 +141,9 @@ static void write_keys(mw_buf *out, size_t *at, const mw_uanim *a, int group)
             const size_t c = a->frame_major ? j : i, f = a->frame_major ? i : j;
             const mw_uchannel *ch = &a->channels[c];
             if (!ch->has[group]) continue;
-            const float *v = group == 0 ? ch->rotations + 4 * f : group == 1 ? ch->translations + 3 * f : ch->scales + 3 * f;
+            const float *v = group == 0   ? ch->rotations + 4 * f
+                             : group == 1 ? ch->translations + 3 * f
+                                          : ch->scales + 3 * f;
             if (group == 0) mw_f32(out, v[3]);
             for (int k = 0; k < 3; ++k) mw_f32(out, v[k]);
         }
@@ -290,8 +286,10 @@ bool mw_write_compressed(mw_buf *out, const mw_canim *a, mw_clayout *layout)
     for (size_t c = 0; c < a->channel_count; ++c) {
         const mw_cchannel *ch = &a->channels[c];
         if (c < 128) layout->descriptor[c] = out->size;
-        if (mp2) mw_u8(out, (uint8_t)ch->bone_id);
-        else mw_u32(out, ch->bone_id);
+        if (mp2)
+            mw_u8(out, (uint8_t)ch->bone_id);
+        else
+            mw_u32(out, ch->bone_id);
         for (int g = 0; g < (mp2 ? 3 : 2); ++g) {
             mw_u16(out, ch->has[g] ? (uint16_t)a->key_count : 0);
             if (!ch->has[g]) continue;
@@ -349,10 +347,22 @@ mw_canim mw_fixture_compressed(int game)
     fix_channels[0] = (mw_cchannel){3, {true, true, false}, {{0}}};
     fix_channels[1] = (mw_cchannel){4, {true, false, false}, {{0}}};
     fix_channels[2] = (mw_cchannel){5, {true, false, false}, {{0}}};
-    mw_canim a = {.game = game, .scratch_size = 1234, .evnt_id = 0x12345678u, .duration = 2.f, .interval = .25f,
-                  .root_bone_id = 3, .looping = 1, .rotation_divisor = 4096, .translation_mult = .01f, .scale_mult = .5f,
-                  .bitmap_bits = 9, .bitmap = fix_bitmap, .channel_count = MW_FIX_CHANNELS, .channels = fix_channels,
-                  .key_count = MW_FIX_KEYS, .totals = &mw_fix_totals[0][0][0][0],
+    mw_canim a = {.game = game,
+                  .scratch_size = 1234,
+                  .evnt_id = 0x12345678u,
+                  .duration = 2.f,
+                  .interval = .25f,
+                  .root_bone_id = 3,
+                  .looping = 1,
+                  .rotation_divisor = 4096,
+                  .translation_mult = .01f,
+                  .scale_mult = .5f,
+                  .bitmap_bits = 9,
+                  .bitmap = fix_bitmap,
+                  .channel_count = MW_FIX_CHANNELS,
+                  .channels = fix_channels,
+                  .key_count = MW_FIX_KEYS,
+                  .totals = &mw_fix_totals[0][0][0][0],
                   .negative_w = &mw_fix_negative_w[0][0]};
     mw_fit_widths(&a, fix_channels);
     return a;

@@ -30,25 +30,25 @@ void mw_put_f32(mw_buf *b, size_t at, float v);
 /* ---- CINF ---- */
 typedef struct mw_bone {
     uint32_t id;
-    uint32_t parent_id;   /* 2 for the root, as the game's files do */
-    float origin[3];      /* model space */
-    float rotation[4];    /* MP2 only, written as given */
+    uint32_t parent_id; /* 2 for the root, as the game's files do */
+    float origin[3];    /* model space */
+    float rotation[4];  /* MP2 only, written as given */
     float local_rotation[4];
-    const char *name;     /* NULL: no name-table entry */
+    const char *name; /* NULL: no name-table entry */
 } mw_bone;
 
 typedef struct mw_cinf {
-    int game;                 /* 1 or 2 */
+    int game; /* 1 or 2 */
     size_t bone_count;
     const mw_bone *bones;
-    size_t order_count;       /* build-order list; order == NULL: ids in reverse bone order */
+    size_t order_count; /* build-order list; order == NULL: ids in reverse bone order */
     const uint32_t *order;
 } mw_cinf;
 
 typedef struct mw_cinf_layout {
-    size_t bone_offset[128];  /* byte of each bone record */
-    size_t order_offset;      /* byte of the build-order count */
-    size_t names_offset;      /* byte of the name count */
+    size_t bone_offset[128]; /* byte of each bone record */
+    size_t order_offset;     /* byte of the build-order count */
+    size_t names_offset;     /* byte of the name count */
 } mw_cinf_layout;
 
 /* Linked ids are the parent followed by the children, as the game's files store them. */
@@ -57,10 +57,10 @@ void mw_write_cinf(mw_buf *out, const mw_cinf *cinf, mw_cinf_layout *layout);
 /* ---- uncompressed ANIM (version 0) ---- */
 typedef struct mw_uchannel {
     uint32_t bone_id;
-    bool has[3];              /* rotation (always for MP1), translation, scale (MP2) */
-    const float *rotations;   /* [frames][4] x, y, z, w (written w, x, y, z) */
-    const float *translations;/* [frames][3] */
-    const float *scales;      /* [frames][3] */
+    bool has[3];               /* rotation (always for MP1), translation, scale (MP2) */
+    const float *rotations;    /* [frames][4] x, y, z, w (written w, x, y, z) */
+    const float *translations; /* [frames][3] */
+    const float *scales;       /* [frames][3] */
 } mw_uchannel;
 
 typedef struct mw_uanim {
@@ -69,11 +69,11 @@ typedef struct mw_uanim {
     uint32_t frames, root_bone_id, evnt_id;
     size_t channel_count;
     const mw_uchannel *channels;
-    bool frame_major;         /* key arrays frame by frame instead of channel by channel */
+    bool frame_major; /* key arrays frame by frame instead of channel by channel */
 } mw_uanim;
 
 typedef struct mw_ulayout {
-    size_t bone_table;        /* byte of the bone table count */
+    size_t bone_table; /* byte of the bone table count */
     size_t rot_table, trans_table, scale_table;
     size_t rot_keys, trans_keys, scale_keys; /* byte of each key array's count */
     size_t end;
@@ -84,8 +84,8 @@ void mw_write_uncompressed(mw_buf *out, const mw_uanim *anim, mw_ulayout *layout
 /* ---- compressed ANIM (version 2) ---- */
 typedef struct mw_cchannel {
     uint32_t bone_id;
-    bool has[3];              /* rotation, translation, scale (MP2) */
-    uint8_t bits[3][3];       /* field widths per group and component */
+    bool has[3];        /* rotation, translation, scale (MP2) */
+    uint8_t bits[3][3]; /* field widths per group and component */
 } mw_cchannel;
 
 typedef struct mw_canim {
@@ -95,23 +95,23 @@ typedef struct mw_canim {
     uint32_t root_bone_id, looping, rotation_divisor;
     float translation_mult, scale_mult;
     uint32_t bitmap_bits;
-    const bool *bitmap;       /* [bitmap_bits] */
+    const bool *bitmap; /* [bitmap_bits] */
     size_t channel_count;
     const mw_cchannel *channels;
-    size_t key_count;         /* stored keys after the initial one */
-    const int32_t *totals;    /* [key_count + 1][channel_count][3][3] running totals (key 0 =
-                                 descriptors' initial values) */
-    const bool *negative_w;   /* [key_count + 1][channel_count]; entry 0 unused; NULL: all false */
+    size_t key_count;       /* stored keys after the initial one */
+    const int32_t *totals;  /* [key_count + 1][channel_count][3][3] running totals (key 0 =
+                               descriptors' initial values) */
+    const bool *negative_w; /* [key_count + 1][channel_count]; entry 0 unused; NULL: all false */
 } mw_canim;
 
 typedef struct mw_clayout {
-    size_t duration;          /* byte of the duration */
+    size_t duration; /* byte of the duration */
     size_t rotation_divisor;
-    size_t channel_count;     /* byte of the header's channel count */
-    size_t bitmap;            /* byte of the bitmap length */
-    size_t channel_repeat;    /* MP1 only */
+    size_t channel_count;  /* byte of the header's channel count */
+    size_t bitmap;         /* byte of the bitmap length */
+    size_t channel_repeat; /* MP1 only */
     size_t descriptor_count;
-    size_t descriptor[128];   /* byte of each descriptor */
+    size_t descriptor[128]; /* byte of each descriptor */
     size_t bitstream;
     size_t end;
 } mw_clayout;

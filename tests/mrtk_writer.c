@@ -33,10 +33,7 @@ static void put_u32(buffer *b, uint32_t v)
     put(b, bytes, 4);
 }
 
-static void put_i32(buffer *b, int32_t v)
-{
-    put_u32(b, (uint32_t)v);
-}
+static void put_i32(buffer *b, int32_t v) { put_u32(b, (uint32_t)v); }
 
 static void put_f32(buffer *b, float f)
 {

@@ -30,15 +30,15 @@ typedef struct mrtk_writer_marker {
 } mrtk_writer_marker;
 
 typedef struct mrtk_writer_recording {
-    int32_t major, minor;                      /* 1.0 -> full float curves; >= 1.1 -> simple */
-    bool has_camera, has_hands, has_gaze;      /* written as flags from 1.1 on */
-    mrtk_writer_curve camera[7];               /* px, py, pz, rx, ry, rz, rw */
-    mrtk_writer_curve states[4];               /* tracked L, tracked R, pinching L, pinching R */
+    int32_t major, minor;                 /* 1.0 -> full float curves; >= 1.1 -> simple */
+    bool has_camera, has_hands, has_gaze; /* written as flags from 1.1 on */
+    mrtk_writer_curve camera[7];          /* px, py, pz, rx, ry, rz, rw */
+    mrtk_writer_curve states[4];          /* tracked L, tracked R, pinching L, pinching R */
     mrtk_writer_curve joints[2][MRTK_WRITER_HAND_JOINTS][7];
-    mrtk_writer_curve gaze[6];                 /* origin xyz, direction xyz */
+    mrtk_writer_curve gaze[6]; /* origin xyz, direction xyz */
     const mrtk_writer_marker *markers;
     size_t marker_count;
-    bool omit_marker_list;                     /* the published document's layout */
+    bool omit_marker_list; /* the published document's layout */
 } mrtk_writer_recording;
 
 /* Writes `rec`; returns malloc'ed bytes (free()) and their count in *size, NULL on failure. */

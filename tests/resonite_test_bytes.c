@@ -67,16 +67,16 @@ static const struct {
     char kind;
     unsigned bytes;
 } table[40] = {
-    {"bool", 1, 'b', 0},      {"bool2", 2, 'b', 0},     {"bool3", 3, 'b', 0},      {"bool4", 4, 'b', 0},
-    {"byte", 1, 'u', 1},      {"ushort", 1, 'u', 2},    {"uint", 1, 'u', 4},       {"ulong", 1, 'u', 8},
-    {"sbyte", 1, 'i', 1},     {"short", 1, 'i', 2},     {"int", 1, 'i', 4},        {"long", 1, 'i', 8},
-    {"int2", 2, 'i', 4},      {"int3", 3, 'i', 4},      {"int4", 4, 'i', 4},       {"uint2", 2, 'u', 4},
-    {"uint3", 3, 'u', 4},     {"uint4", 4, 'u', 4},     {"long2", 2, 'i', 8},      {"long3", 3, 'i', 8},
-    {"long4", 4, 'i', 8},     {"float", 1, 'f', 4},     {"float2", 2, 'f', 4},     {"float3", 3, 'f', 4},
-    {"float4", 4, 'f', 4},    {"floatQ", 4, 'f', 4},    {"float2x2", 4, 'f', 4},   {"float3x3", 9, 'f', 4},
-    {"float4x4", 16, 'f', 4}, {"double", 1, 'd', 8},    {"double2", 2, 'd', 8},    {"double3", 3, 'd', 8},
-    {"double4", 4, 'd', 8},   {"doubleQ", 4, 'd', 8},   {"double2x2", 4, 'd', 8},  {"double3x3", 9, 'd', 8},
-    {"double4x4", 16, 'd', 8}, {"color", 4, 'f', 4},    {"color32", 4, 'u', 1},    {"string", 1, 's', 0},
+    {"bool", 1, 'b', 0},       {"bool2", 2, 'b', 0},   {"bool3", 3, 'b', 0},     {"bool4", 4, 'b', 0},
+    {"byte", 1, 'u', 1},       {"ushort", 1, 'u', 2},  {"uint", 1, 'u', 4},      {"ulong", 1, 'u', 8},
+    {"sbyte", 1, 'i', 1},      {"short", 1, 'i', 2},   {"int", 1, 'i', 4},       {"long", 1, 'i', 8},
+    {"int2", 2, 'i', 4},       {"int3", 3, 'i', 4},    {"int4", 4, 'i', 4},      {"uint2", 2, 'u', 4},
+    {"uint3", 3, 'u', 4},      {"uint4", 4, 'u', 4},   {"long2", 2, 'i', 8},     {"long3", 3, 'i', 8},
+    {"long4", 4, 'i', 8},      {"float", 1, 'f', 4},   {"float2", 2, 'f', 4},    {"float3", 3, 'f', 4},
+    {"float4", 4, 'f', 4},     {"floatQ", 4, 'f', 4},  {"float2x2", 4, 'f', 4},  {"float3x3", 9, 'f', 4},
+    {"float4x4", 16, 'f', 4},  {"double", 1, 'd', 8},  {"double2", 2, 'd', 8},   {"double3", 3, 'd', 8},
+    {"double4", 4, 'd', 8},    {"doubleQ", 4, 'd', 8}, {"double2x2", 4, 'd', 8}, {"double3x3", 9, 'd', 8},
+    {"double4x4", 16, 'd', 8}, {"color", 4, 'f', 4},   {"color32", 4, 'u', 1},   {"string", 1, 's', 0},
 };
 
 size_t tb_type_size(unsigned type)
@@ -92,10 +92,14 @@ const char *tb_type_name(unsigned type) { return table[type].name; }
 double tb_value(unsigned type, unsigned key, unsigned c)
 {
     switch (table[type].kind) {
-    case 'b': return (double)((key + c) % 2);
-    case 'u': return (double)((key + 1) * 10 + c);
-    case 'i': return (c % 2 ? 1.0 : -1.0) * (double)((key + 1) * 10 + c);
-    default: return 0.25 * (double)(key + 1) + 1.5 * (double)c;
+    case 'b':
+        return (double)((key + c) % 2);
+    case 'u':
+        return (double)((key + 1) * 10 + c);
+    case 'i':
+        return (c % 2 ? 1.0 : -1.0) * (double)((key + 1) * 10 + c);
+    default:
+        return 0.25 * (double)(key + 1) + 1.5 * (double)c;
     }
 }
 
@@ -118,10 +122,18 @@ void tb_value_bytes(test_bytes *b, unsigned type, unsigned key)
     for (unsigned c = 0; c < n; ++c) {
         const double v = tb_value(type, key, c);
         switch (table[type].kind) {
-        case 'u': tb_le(b, (uint64_t)v, table[type].bytes); break;
-        case 'i': tb_le(b, (uint64_t)(int64_t)v, table[type].bytes); break;
-        case 'f': tb_f32(b, (float)v); break;
-        default: tb_f64(b, v); break;
+        case 'u':
+            tb_le(b, (uint64_t)v, table[type].bytes);
+            break;
+        case 'i':
+            tb_le(b, (uint64_t)(int64_t)v, table[type].bytes);
+            break;
+        case 'f':
+            tb_f32(b, (float)v);
+            break;
+        default:
+            tb_f64(b, v);
+            break;
         }
     }
 }
@@ -141,8 +153,10 @@ void tb_value_json(char *text, size_t cap, unsigned type, unsigned key)
         len = strlen(text);
         const double v = tb_value(type, key, c);
         if (n > 1) snprintf(text + len, cap - len, "%s\"%s\": ", c ? ", " : "", names[c]), len = strlen(text);
-        if (table[type].kind == 'b') snprintf(text + len, cap - len, "%s", v != 0.0 ? "true" : "false");
-        else snprintf(text + len, cap - len, "%.17g", v);
+        if (table[type].kind == 'b')
+            snprintf(text + len, cap - len, "%s", v != 0.0 ? "true" : "false");
+        else
+            snprintf(text + len, cap - len, "%.17g", v);
     }
     len = strlen(text);
     if (n > 1) snprintf(text + len, cap - len, "}");

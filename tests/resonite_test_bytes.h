@@ -34,8 +34,8 @@ void tb_u8(test_bytes *b, unsigned v);
 void tb_le(test_bytes *b, uint64_t v, size_t n); /* n little-endian bytes */
 void tb_f32(test_bytes *b, float f);
 void tb_f64(test_bytes *b, double f);
-void tb_var(test_bytes *b, uint64_t v);         /* 7 bits per byte, low first */
-void tb_str(test_bytes *b, const char *s);       /* 7-bit length + bytes */
+void tb_var(test_bytes *b, uint64_t v);    /* 7 bits per byte, low first */
+void tb_str(test_bytes *b, const char *s); /* 7-bit length + bytes */
 void tb_raw(test_bytes *b, const void *data, size_t n);
 
 /* magic, int32 version, 7-bit track count, float32 duration, name, encoding byte */

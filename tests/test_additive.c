@@ -60,9 +60,14 @@ static void to_soa(const ossa_transform *pose, ossa_soa_transform *soa)
 static void apply(const ossa_soa_transform *base, const ossa_soa_transform *delta, ossa_soa_transform *out)
 {
     const ossa_blend_layer layer = {1.f, base, GROUPS, NULL, 0}, add = {1.f, delta, GROUPS, NULL, 0};
-    const ossa_blending_job job = {.layers = &layer, .layer_count = 1, .additive_layers = &add,
-                                   .additive_layer_count = 1, .rest_pose = base, .rest_pose_count = GROUPS,
-                                   .output = out, .output_count = GROUPS};
+    const ossa_blending_job job = {.layers = &layer,
+                                   .layer_count = 1,
+                                   .additive_layers = &add,
+                                   .additive_layer_count = 1,
+                                   .rest_pose = base,
+                                   .rest_pose_count = GROUPS,
+                                   .output = out,
+                                   .output_count = GROUPS};
     assert_int_equal(ossa_blending_job_run(&job), OSSA_OK);
 }
 

@@ -35,21 +35,29 @@ static void make_random_clip(ossa_raw_animation *raw, size_t tracks, float durat
         ossa_raw_joint_track *tr = &raw->tracks[t];
         float time = 0.f;
         for (size_t k = 0; k < nt; ++k) {
-            time = k == 0 ? ossa_test_randf(&s, 0.f, duration / 8.f) : time + ossa_test_randf(&s, 0.01f, duration / 12.f);
+            time =
+                k == 0 ? ossa_test_randf(&s, 0.f, duration / 8.f) : time + ossa_test_randf(&s, 0.01f, duration / 12.f);
             if (time > duration) time = duration;
-            tr->translations[k] = (ossa_raw_float3_key){time, {ossa_test_randf(&s, -3.f, 3.f),
-                                                               ossa_test_randf(&s, -3.f, 3.f),
-                                                               ossa_test_randf(&s, -3.f, 3.f)}};
-            if (time >= duration) { tr->translation_count = k + 1; break; }
+            tr->translations[k] = (ossa_raw_float3_key){
+                time, {ossa_test_randf(&s, -3.f, 3.f), ossa_test_randf(&s, -3.f, 3.f), ossa_test_randf(&s, -3.f, 3.f)}};
+            if (time >= duration) {
+                tr->translation_count = k + 1;
+                break;
+            }
         }
         time = 0.f;
         for (size_t k = 0; k < nr; ++k) {
-            time = k == 0 ? ossa_test_randf(&s, 0.f, duration / 8.f) : time + ossa_test_randf(&s, 0.01f, duration / 12.f);
+            time =
+                k == 0 ? ossa_test_randf(&s, 0.f, duration / 8.f) : time + ossa_test_randf(&s, 0.01f, duration / 12.f);
             if (time > duration) time = duration;
-            const ossa_quat q = ossa_quat_normalize((ossa_quat){ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f),
-                                                                ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f)});
+            const ossa_quat q =
+                ossa_quat_normalize((ossa_quat){ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f),
+                                                ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f)});
             tr->rotations[k] = (ossa_raw_quat_key){time, q};
-            if (time >= duration) { tr->rotation_count = k + 1; break; }
+            if (time >= duration) {
+                tr->rotation_count = k + 1;
+                break;
+            }
         }
         for (size_t k = 0; k < ns; ++k)
             tr->scales[k] = (ossa_raw_float3_key){duration * (float)k / 4.f,
@@ -102,8 +110,8 @@ static void check_at(fixture *f, float time)
         const ossa_transform got = ossa_soa_transform_get(&f->pose[j / 4], (int)(j % 4));
         const ossa_transform *want = &f->expected[j];
         const float tt = half_tolerance(4.f) * 2.f;
-        if (fabsf(got.translation.x - want->translation.x) > tt || fabsf(got.translation.y - want->translation.y) > tt ||
-            fabsf(got.translation.z - want->translation.z) > tt)
+        if (fabsf(got.translation.x - want->translation.x) > tt ||
+            fabsf(got.translation.y - want->translation.y) > tt || fabsf(got.translation.z - want->translation.z) > tt)
             fail_msg("joint %zu at %g s: translation (%g %g %g), expected (%g %g %g)", j, (double)time,
                      (double)got.translation.x, (double)got.translation.y, (double)got.translation.z,
                      (double)want->translation.x, (double)want->translation.y, (double)want->translation.z);
@@ -131,8 +139,8 @@ static void test_forward_backward_random(void **state)
     (void)state;
     fixture f;
     setup_fixture(&f, 23, 2.5f, 1234);
-    for (int i = 0; i <= 300; ++i) check_at(&f, 2.5f * (float)i / 300.f);    /* forward */
-    for (int i = 300; i >= 0; --i) check_at(&f, 2.5f * (float)i / 300.f);    /* backward */
+    for (int i = 0; i <= 300; ++i) check_at(&f, 2.5f * (float)i / 300.f); /* forward */
+    for (int i = 300; i >= 0; --i) check_at(&f, 2.5f * (float)i / 300.f); /* backward */
     uint32_t s = 99;
     for (int i = 0; i < 500; ++i) check_at(&f, ossa_test_randf(&s, 0.f, 2.5f)); /* random */
     check_at(&f, 2.5f);
@@ -308,10 +316,12 @@ static void test_corrupted_blob_rejected(void **state)
     /* Changing structural bytes is caught: previous offsets and time indices. */
     memcpy(copy, f.blob.data, f.blob.size);
     assert_int_equal(ossa_animation_init(&view, copy, f.blob.size), OSSA_OK);
-    uint16_t *prev = (uint16_t *)(void *)(copy + ((const unsigned char *)f.anim.translations.previous - (const unsigned char *)f.blob.data));
+    uint16_t *prev = (uint16_t *)(void *)(copy + ((const unsigned char *)f.anim.translations.previous -
+                                                  (const unsigned char *)f.blob.data));
     prev[f.anim.translations.key_count - 1] = 0xffff;
     assert_int_equal(ossa_animation_init(&view, copy, f.blob.size), OSSA_ERROR_INVALID_ANIMATION);
-    assert_int_equal(ossa_animation_init(&view, (unsigned char *)f.blob.data + 4, f.blob.size - 4), OSSA_ERROR_MISALIGNED);
+    assert_int_equal(ossa_animation_init(&view, (unsigned char *)f.blob.data + 4, f.blob.size - 4),
+                     OSSA_ERROR_MISALIGNED);
     free(copy);
     teardown_fixture(&f);
 }
@@ -344,9 +354,12 @@ static void test_iframes_give_identical_poses(void **state)
     uint32_t s = 5;
     for (int step = 0; step < 1500; ++step) {
         float ratio;
-        if (step < 400) ratio = (float)step / 399.f;                 /* forward */
-        else if (step < 800) ratio = (float)(799 - step) / 399.f;    /* backward */
-        else ratio = ossa_test_randf(&s, -.1f, 1.1f);                /* random, clamped ends */
+        if (step < 400)
+            ratio = (float)step / 399.f; /* forward */
+        else if (step < 800)
+            ratio = (float)(799 - step) / 399.f; /* backward */
+        else
+            ratio = ossa_test_randf(&s, -.1f, 1.1f); /* random, clamped ends */
         for (int i = 0; i < 3; ++i) {
             const ossa_sampling_job job = {&anims[i], ctxs[i], ratio, pose[i], 10};
             assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
@@ -427,8 +440,8 @@ static void test_ranged_translations_far_from_origin(void **state)
         assert_int_equal(ossa_raw_joint_track_resize(&raw, t, 40, 0, 0), OSSA_OK);
         for (size_t k = 0; k < 40; ++k)
             raw.tracks[t].translations[k] = (ossa_raw_float3_key){
-                2.f * (float)k / 39.f, {1000.f + ossa_test_randf(&s, 0.f, 2.f), -500.f + ossa_test_randf(&s, -1.f, 1.f),
-                                        (float)t}};
+                2.f * (float)k / 39.f,
+                {1000.f + ossa_test_randf(&s, 0.f, 2.f), -500.f + ossa_test_randf(&s, -1.f, 1.f), (float)t}};
     }
     const ossa_animation_build_desc descs[2] = {{.translation_encoding = OSSA_TRANSLATION_RANGED},
                                                 {.translation_encoding = OSSA_TRANSLATION_HALF}};

@@ -16,7 +16,9 @@ typedef struct ref_layer {
     const float *factors;       /* [LANES] or NULL */
 } ref_layer;
 
-typedef struct dq { double x, y, z, w; } dq;
+typedef struct dq {
+    double x, y, z, w;
+} dq;
 
 static dq to_dq(ossa_quat q) { return (dq){(double)q.x, (double)q.y, (double)q.z, (double)q.w}; }
 static void to_d3(ossa_float3 v, double out[3]) { out[0] = (double)v.x, out[1] = (double)v.y, out[2] = (double)v.z; }
@@ -124,9 +126,15 @@ static void check_against_reference(const ref_layer *layers, size_t nl, const re
         to_soa(adds[i].pose, soa_adds[i]);
         ba[i] = (ossa_blend_layer){adds[i].weight, soa_adds[i], GROUPS, adds[i].factors, adds[i].factors ? LANES : 0};
     }
-    ossa_blending_job job = {.threshold = threshold, .layers = nl ? bl : NULL, .layer_count = nl,
-                             .additive_layers = na ? ba : NULL, .additive_layer_count = na, .rest_pose = soa_rest,
-                             .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS};
+    ossa_blending_job job = {.threshold = threshold,
+                             .layers = nl ? bl : NULL,
+                             .layer_count = nl,
+                             .additive_layers = na ? ba : NULL,
+                             .additive_layer_count = na,
+                             .rest_pose = soa_rest,
+                             .rest_pose_count = GROUPS,
+                             .output = out,
+                             .output_count = GROUPS};
     assert_int_equal(ossa_blending_job_run(&job), OSSA_OK);
     for (size_t j = 0; j < LANES; ++j) {
         double t[3], s[3];
@@ -163,8 +171,12 @@ static void test_single_layer_exact(void **state)
     to_soa(poses[0], in);
     to_soa(poses[1], rest);
     const ossa_blend_layer layer = {1.f, in, GROUPS, NULL, 0};
-    ossa_blending_job job = {.layers = &layer, .layer_count = 1, .rest_pose = rest, .rest_pose_count = GROUPS,
-                             .output = out, .output_count = GROUPS};
+    ossa_blending_job job = {.layers = &layer,
+                             .layer_count = 1,
+                             .rest_pose = rest,
+                             .rest_pose_count = GROUPS,
+                             .output = out,
+                             .output_count = GROUPS};
     assert_int_equal(ossa_blending_job_run(&job), OSSA_OK);
     assert_memory_equal(out, in, sizeof in);
     /* The same input twice at any weights is the input again, to rounding. */
@@ -208,8 +220,12 @@ static void test_joint_weights(void **state)
     to_soa(poses[2], b);
     to_soa(poses[1], rest);
     const ossa_blend_layer bl[2] = {{1.f, a, GROUPS, upper, LANES}, {1.f, b, GROUPS, NULL, 0}};
-    ossa_blending_job job = {.layers = bl, .layer_count = 2, .rest_pose = rest, .rest_pose_count = GROUPS,
-                             .output = out, .output_count = GROUPS};
+    ossa_blending_job job = {.layers = bl,
+                             .layer_count = 2,
+                             .rest_pose = rest,
+                             .rest_pose_count = GROUPS,
+                             .output = out,
+                             .output_count = GROUPS};
     assert_int_equal(ossa_blending_job_run(&job), OSSA_OK);
     for (size_t j = 0; j < 5; ++j) {
         const ossa_transform o = ossa_soa_transform_get(&out[j / 4], (int)(j % 4));
@@ -239,8 +255,12 @@ static void test_threshold_and_rest_pose(void **state)
     to_soa(poses[0], in);
     to_soa(poses[1], rest);
     const ossa_blend_layer zero[2] = {{0.f, in, GROUPS, NULL, 0}, {-2.f, in, GROUPS, NULL, 0}};
-    ossa_blending_job job = {.layers = zero, .layer_count = 2, .rest_pose = rest, .rest_pose_count = GROUPS,
-                             .output = out, .output_count = GROUPS};
+    ossa_blending_job job = {.layers = zero,
+                             .layer_count = 2,
+                             .rest_pose = rest,
+                             .rest_pose_count = GROUPS,
+                             .output = out,
+                             .output_count = GROUPS};
     assert_int_equal(ossa_blending_job_run(&job), OSSA_OK);
     assert_memory_equal(out, rest, sizeof rest);
 }
@@ -258,9 +278,14 @@ static void test_additive(void **state)
     const float weights[] = {1.f, .5f, -1.f, 3.f, -.25f};
     for (size_t i = 0; i < sizeof weights / sizeof weights[0]; ++i) {
         const ossa_blend_layer add = {weights[i], id, GROUPS, NULL, 0};
-        ossa_blending_job job = {.layers = &layer, .layer_count = 1, .additive_layers = &add,
-                                 .additive_layer_count = 1, .rest_pose = rest, .rest_pose_count = GROUPS,
-                                 .output = out, .output_count = GROUPS};
+        ossa_blending_job job = {.layers = &layer,
+                                 .layer_count = 1,
+                                 .additive_layers = &add,
+                                 .additive_layer_count = 1,
+                                 .rest_pose = rest,
+                                 .rest_pose_count = GROUPS,
+                                 .output = out,
+                                 .output_count = GROUPS};
         assert_int_equal(ossa_blending_job_run(&job), OSSA_OK);
         assert_memory_equal(out, base, sizeof base); /* identity delta: unchanged, exactly */
     }
@@ -287,8 +312,14 @@ static void test_additive(void **state)
     ossa_soa_transform d0[GROUPS];
     to_soa(delta[0], d0);
     const ossa_blend_layer both[2] = {{.6f, d0, GROUPS, NULL, 0}, {-.6f, d0, GROUPS, NULL, 0}};
-    ossa_blending_job job = {.layers = &layer, .layer_count = 1, .additive_layers = both, .additive_layer_count = 2,
-                             .rest_pose = rest, .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS};
+    ossa_blending_job job = {.layers = &layer,
+                             .layer_count = 1,
+                             .additive_layers = both,
+                             .additive_layer_count = 2,
+                             .rest_pose = rest,
+                             .rest_pose_count = GROUPS,
+                             .output = out,
+                             .output_count = GROUPS};
     assert_int_equal(ossa_blending_job_run(&job), OSSA_OK);
     for (size_t g = 0; g < GROUPS; ++g)
         for (int l = 0; l < 4; ++l) {
@@ -319,16 +350,24 @@ static void test_errors_write_nothing(void **state)
         ossa_result expected;
     } cases[] = {
         {layer, good, false, OSSA_OK}, /* sanity: the base case runs (out restored below) */
-        {layer, {.rest_pose = rest, .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS}, false,
+        {layer,
+         {.rest_pose = rest, .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS},
+         false,
          OSSA_ERROR_NO_LAYERS},
         {layer, {.threshold = -.1f}, false, OSSA_ERROR_INVALID_THRESHOLD},
         {layer, {.threshold = NAN}, false, OSSA_ERROR_INVALID_THRESHOLD},
         {layer, {.threshold = INFINITY}, false, OSSA_ERROR_INVALID_THRESHOLD},
-        {layer, {.rest_pose = NULL, .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS}, false,
+        {layer,
+         {.rest_pose = NULL, .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS},
+         false,
          OSSA_ERROR_NO_REST_POSE},
-        {layer, {.rest_pose = rest, .rest_pose_count = GROUPS, .output = NULL, .output_count = GROUPS}, false,
+        {layer,
+         {.rest_pose = rest, .rest_pose_count = GROUPS, .output = NULL, .output_count = GROUPS},
+         false,
          OSSA_ERROR_NO_OUTPUT},
-        {layer, {.rest_pose = rest, .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS - 1}, false,
+        {layer,
+         {.rest_pose = rest, .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS - 1},
+         false,
          OSSA_ERROR_OUTPUT_TOO_SMALL},
         {{1.f, NULL, GROUPS, NULL, 0}, good, false, OSSA_ERROR_NO_INPUT},
         {{1.f, in, GROUPS - 1, NULL, 0}, good, true, OSSA_ERROR_INPUT_TOO_SMALL},
@@ -338,18 +377,25 @@ static void test_errors_write_nothing(void **state)
         {{1.f, in, GROUPS, bad_factors, LANES}, good, true, OSSA_ERROR_INVALID_WEIGHT},
         {{1.f, out, GROUPS, NULL, 0}, good, false, OSSA_ERROR_ALIASING},
         {{1.f, in, GROUPS, (const float *)(const void *)&out[1], LANES}, good, true, OSSA_ERROR_ALIASING},
-        {layer, {.rest_pose = out + 1, .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS + 1}, false,
+        {layer,
+         {.rest_pose = out + 1, .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS + 1},
+         false,
          OSSA_ERROR_ALIASING},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         ossa_blending_job job = cases[i].job;
-        if (!job.output && !job.rest_pose) job = (ossa_blending_job){.threshold = job.threshold, .rest_pose = rest,
-                                                                     .rest_pose_count = GROUPS, .output = out,
-                                                                     .output_count = GROUPS};
+        if (!job.output && !job.rest_pose)
+            job = (ossa_blending_job){.threshold = job.threshold,
+                                      .rest_pose = rest,
+                                      .rest_pose_count = GROUPS,
+                                      .output = out,
+                                      .output_count = GROUPS};
         const bool no_layers = cases[i].expected == OSSA_ERROR_NO_LAYERS;
         if (!no_layers) {
-            if (cases[i].additive) job.additive_layers = &cases[i].layer, job.additive_layer_count = 1;
-            else job.layers = &cases[i].layer, job.layer_count = 1;
+            if (cases[i].additive)
+                job.additive_layers = &cases[i].layer, job.additive_layer_count = 1;
+            else
+                job.layers = &cases[i].layer, job.layer_count = 1;
         }
         assert_int_equal(ossa_blending_job_validate(&job), cases[i].expected);
         assert_int_equal(ossa_blending_job_run(&job), cases[i].expected);
@@ -371,9 +417,9 @@ static void test_errors_write_nothing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_single_layer_exact),   cmocka_unit_test(test_weights_normalised),
-        cmocka_unit_test(test_joint_weights),        cmocka_unit_test(test_threshold_and_rest_pose),
-        cmocka_unit_test(test_additive),             cmocka_unit_test(test_errors_write_nothing),
+        cmocka_unit_test(test_single_layer_exact), cmocka_unit_test(test_weights_normalised),
+        cmocka_unit_test(test_joint_weights),      cmocka_unit_test(test_threshold_and_rest_pose),
+        cmocka_unit_test(test_additive),           cmocka_unit_test(test_errors_write_nothing),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -47,10 +47,7 @@ static void write_file(const char *path, const void *data, size_t size)
     assert_int_equal(fclose(f), 0);
 }
 
-static int run_bake(int argc, const char **argv)
-{
-    return tool_bake(argc, (char **)(uintptr_t)argv);
-}
+static int run_bake(int argc, const char **argv) { return tool_bake(argc, (char **)(uintptr_t)argv); }
 
 /* Bakes a compressed ANIM bound to its CINF with the tool, then compares the archive with
  * the importer's raw animation through the independent error module. */

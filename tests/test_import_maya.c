@@ -11,7 +11,7 @@
 #include "ossa/sampling_job.h"
 #include "test_util.h"
 
-#define PI 3.14159265358979323846
+#define PI  3.14159265358979323846
 #define DEG (PI / 180.0)
 
 #define assert_near(a, b, eps) near_at((double)(a), (double)(b), (double)(eps), __FILE__, __LINE__)
@@ -22,9 +22,9 @@ static void near_at(double a, double b, double eps, const char *file, int line)
     _fail(file, line);
 }
 
-#define HEADER "animVersion 1.1;\nmayaVersion 2026;\ntimeUnit film;\nlinearUnit cm;\nangularUnit deg;\n"
+#define HEADER  "animVersion 1.1;\nmayaVersion 2026;\ntimeUnit film;\nlinearUnit cm;\nangularUnit deg;\n"
 #define CURVE_X "anim translate.translateX translateX j1 0 1 0;\nanimData {\n  keys {\n"
-#define CLOSE "  }\n}\n"
+#define CLOSE   "  }\n}\n"
 
 static ossa_result import_text(const char *text, const ossa_maya_desc *desc, ossa_import_output *out, ossa_diag *diag)
 {
@@ -69,8 +69,8 @@ static ossa_transform sample_joint(const ossa_import_output *out, size_t joint, 
 {
     if (baked) {
         static ossa_soa_transform soa[OSSA_MAX_SOA_JOINTS];
-        const ossa_sampling_job job = {baked->animation, baked->context, (float)(time / (double)baked->animation->duration),
-                                       soa, OSSA_MAX_SOA_JOINTS};
+        const ossa_sampling_job job = {baked->animation, baked->context,
+                                       (float)(time / (double)baked->animation->duration), soa, OSSA_MAX_SOA_JOINTS};
         assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
         return ossa_soa_transform_get(&soa[joint / 4], (int)(joint % 4));
     }

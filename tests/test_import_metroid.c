@@ -45,7 +45,8 @@ static void assert_quat_near(ossa_quat q, const double e[4], double tol)
 
 static void expected_rot(int k, int c, double q[4])
 {
-    mw_ref_rotation(mw_fix_totals[k][c][0][0], mw_fix_totals[k][c][0][1], mw_fix_totals[k][c][0][2], mw_fix_negative_w[k][c], 4096, q);
+    mw_ref_rotation(mw_fix_totals[k][c][0][0], mw_fix_totals[k][c][0][1], mw_fix_totals[k][c][0][2],
+                    mw_fix_negative_w[k][c], 4096, q);
 }
 
 static ossa_result import_anim(const mw_buf *b, const ossa_metroid_anim_desc *desc, ossa_import_output *out,
@@ -250,7 +251,7 @@ static void uncompressed_mp2(void **state)
     mw_buf anim = {0};
     mw_write_uncompressed(&anim, &a, NULL);
     mw_put_u8(&anim, anim.size - 1, anim.data[anim.size - 1]); /* no padding */
-    mw_u8(&anim, 0xFF);                                       /* with 0xFF padding */
+    mw_u8(&anim, 0xFF);                                        /* with 0xFF padding */
     ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import_anim(&anim, NULL, &out, &diag), OSSA_OK);
@@ -328,8 +329,9 @@ static void uncompressed_errors(void **state)
 static void check_compressed_fixture(const ossa_import_output *out, bool with_cinf)
 {
     const ossa_raw_animation *an = &out->animations[0];
-    const int joints[MW_FIX_CHANNELS] = {with_cinf ? joint_named(out, "root") : 0, with_cinf ? joint_named(out, "spine") : 1,
-                            with_cinf ? joint_named(out, "arm_l") : 2};
+    const int joints[MW_FIX_CHANNELS] = {with_cinf ? joint_named(out, "root") : 0,
+                                         with_cinf ? joint_named(out, "spine") : 1,
+                                         with_cinf ? joint_named(out, "arm_l") : 2};
     /* Frames 0..8 at 0.25 s; the last frame lands on the 2 s duration. */
     const int prior[9] = {0, 0, 0, 1, 2, 2, 2, 2, 3};
     const int stored_frame[MW_FIX_KEYS + 1] = {0, 3, 4, 8};
@@ -350,11 +352,14 @@ static void check_compressed_fixture(const ossa_import_output *out, bool with_ci
             }
             assert_quat_near(t->rotations[f].value, e, 2e-6);
             if (c == 0) {
-                const double u = stored_frame[k] == f ? 0.0
-                                                      : (double)(f - stored_frame[k]) / (stored_frame[k + 1] - stored_frame[k]);
+                const double u = stored_frame[k] == f
+                                     ? 0.0
+                                     : (double)(f - stored_frame[k]) / (stored_frame[k + 1] - stored_frame[k]);
                 const int k1 = stored_frame[k] == f ? k : k + 1;
                 double v[3];
-                for (int i = 0; i < 3; ++i) v[i] = .01 * (mw_fix_totals[k][0][1][i] + u * (mw_fix_totals[k1][0][1][i] - mw_fix_totals[k][0][1][i]));
+                for (int i = 0; i < 3; ++i)
+                    v[i] = .01 *
+                           (mw_fix_totals[k][0][1][i] + u * (mw_fix_totals[k1][0][1][i] - mw_fix_totals[k][0][1][i]));
                 assert_vec_near(t->translations[f].value, v[0], v[1], v[2], 1e-5);
             }
         }
@@ -414,10 +419,21 @@ static void compressed_mp2_scale(void **state)
             for (int g = 0; g < 3; ++g)
                 for (int i = 0; i < 3; ++i) tot[k][c][g][i] = seq[k] / (i + 1) + 10 * g + c;
     tot[K][0][1][0] = 40000; /* 16-bit totals wrap: the game reads -25536 */
-    mw_cchannel ch[C] = {{3, {true, true, true}, {{0}}}, {4, {false, true, false}, {{0}}}, {6, {false, false, true}, {{0}}}};
-    mw_canim a = {.game = 2, .duration = 1.f, .interval = .25f, .root_bone_id = 3, .rotation_divisor = 8192,
-                  .translation_mult = .125f, .scale_mult = 1.f / 1024.f, .bitmap_bits = 5, .bitmap = bitmap,
-                  .channel_count = C, .channels = ch, .key_count = K, .totals = &tot[0][0][0][0]};
+    mw_cchannel ch[C] = {
+        {3, {true, true, true}, {{0}}}, {4, {false, true, false}, {{0}}}, {6, {false, false, true}, {{0}}}};
+    mw_canim a = {.game = 2,
+                  .duration = 1.f,
+                  .interval = .25f,
+                  .root_bone_id = 3,
+                  .rotation_divisor = 8192,
+                  .translation_mult = .125f,
+                  .scale_mult = 1.f / 1024.f,
+                  .bitmap_bits = 5,
+                  .bitmap = bitmap,
+                  .channel_count = C,
+                  .channels = ch,
+                  .key_count = K,
+                  .totals = &tot[0][0][0][0]};
     mw_fit_widths(&a, ch);
     ch[0].bits[1][1] = 32;
     ch[1].bits[1][2] = 31;
@@ -470,8 +486,16 @@ static void compressed_timing(void **state)
     mw_cchannel ch[1] = {{3, {true, false, false}, {{0}}}};
     bool bitmap[11] = {0};
     bitmap[4] = bitmap[10] = true;
-    mw_canim a = {.game = 1, .duration = 2.f, .interval = .25f, .rotation_divisor = 4096, .translation_mult = 1.f,
-                  .bitmap_bits = 11, .bitmap = bitmap, .channel_count = 1, .channels = ch, .key_count = K,
+    mw_canim a = {.game = 1,
+                  .duration = 2.f,
+                  .interval = .25f,
+                  .rotation_divisor = 4096,
+                  .translation_mult = 1.f,
+                  .bitmap_bits = 11,
+                  .bitmap = bitmap,
+                  .channel_count = 1,
+                  .channels = ch,
+                  .key_count = K,
                   .totals = &tot[0][0][0][0]};
     mw_fit_widths(&a, ch);
     mw_buf anim = {0};
@@ -485,8 +509,10 @@ static void compressed_timing(void **state)
     assert_int_equal(t->rotation_count, 9);
     for (int f = 0; f <= 8; ++f) {
         double e[4];
-        if (f <= 4) mw_ref_game_slerp(q[0], q[1], f / 4.0, e);
-        else mw_ref_game_slerp(q[1], q[2], (f - 4) / 6.0, e);
+        if (f <= 4)
+            mw_ref_game_slerp(q[0], q[1], f / 4.0, e);
+        else
+            mw_ref_game_slerp(q[1], q[2], (f - 4) / 6.0, e);
         assert_quat_near(t->rotations[f].value, e, 2e-6);
     }
     ossa_import_output_destroy(&out);
@@ -537,9 +563,18 @@ static void compressed_quantisation(void **state)
     for (int i = 0; i <= K; ++i) bitmap[i] = true;
     mw_cchannel ch[C];
     for (int c = 0; c < C; ++c) ch[c] = (mw_cchannel){(uint32_t)(10 + c), {true, true, false}, {{0}}};
-    mw_canim a = {.game = 1, .duration = K * .5f, .interval = .5f, .rotation_divisor = div, .translation_mult = mult,
-                  .bitmap_bits = K + 1, .bitmap = bitmap, .channel_count = C, .channels = ch, .key_count = K,
-                  .totals = &tot[0][0][0][0], .negative_w = &neg[0][0]};
+    mw_canim a = {.game = 1,
+                  .duration = K * .5f,
+                  .interval = .5f,
+                  .rotation_divisor = div,
+                  .translation_mult = mult,
+                  .bitmap_bits = K + 1,
+                  .bitmap = bitmap,
+                  .channel_count = C,
+                  .channels = ch,
+                  .key_count = K,
+                  .totals = &tot[0][0][0][0],
+                  .negative_w = &neg[0][0]};
     mw_fit_widths(&a, ch);
     mw_buf anim = {0};
     assert_true(mw_write_compressed(&anim, &a, NULL));
@@ -784,18 +819,12 @@ int main(void)
     const char *corpus = getenv("OSSA_METROID_CORPUS");
     if (corpus) write_corpus(corpus);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(cinf_mp1_and_mp2),
-        cmocka_unit_test(cinf_errors),
-        cmocka_unit_test(uncompressed_mp1),
-        cmocka_unit_test(uncompressed_mp2),
-        cmocka_unit_test(uncompressed_errors),
-        cmocka_unit_test(compressed_mp1),
-        cmocka_unit_test(compressed_mp2_scale),
-        cmocka_unit_test(compressed_timing),
-        cmocka_unit_test(compressed_quantisation),
-        cmocka_unit_test(bind_raw_skeleton),
-        cmocka_unit_test(compressed_errors),
-        cmocka_unit_test(bake_matches_raw),
+        cmocka_unit_test(cinf_mp1_and_mp2),        cmocka_unit_test(cinf_errors),
+        cmocka_unit_test(uncompressed_mp1),        cmocka_unit_test(uncompressed_mp2),
+        cmocka_unit_test(uncompressed_errors),     cmocka_unit_test(compressed_mp1),
+        cmocka_unit_test(compressed_mp2_scale),    cmocka_unit_test(compressed_timing),
+        cmocka_unit_test(compressed_quantisation), cmocka_unit_test(bind_raw_skeleton),
+        cmocka_unit_test(compressed_errors),       cmocka_unit_test(bake_matches_raw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

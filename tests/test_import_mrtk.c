@@ -19,20 +19,64 @@
 #define J 27
 
 static const char *const names[J] = {
-    "None", "Wrist", "Palm", "ThumbMetacarpalJoint", "ThumbProximalJoint", "ThumbDistalJoint", "ThumbTip",
-    "IndexMetacarpal", "IndexKnuckle", "IndexMiddleJoint", "IndexDistalJoint", "IndexTip",
-    "MiddleMetacarpal", "MiddleKnuckle", "MiddleMiddleJoint", "MiddleDistalJoint", "MiddleTip",
-    "RingMetacarpal", "RingKnuckle", "RingMiddleJoint", "RingDistalJoint", "RingTip",
-    "PinkyMetacarpal", "PinkyKnuckle", "PinkyMiddleJoint", "PinkyDistalJoint", "PinkyTip",
+    "None",
+    "Wrist",
+    "Palm",
+    "ThumbMetacarpalJoint",
+    "ThumbProximalJoint",
+    "ThumbDistalJoint",
+    "ThumbTip",
+    "IndexMetacarpal",
+    "IndexKnuckle",
+    "IndexMiddleJoint",
+    "IndexDistalJoint",
+    "IndexTip",
+    "MiddleMetacarpal",
+    "MiddleKnuckle",
+    "MiddleMiddleJoint",
+    "MiddleDistalJoint",
+    "MiddleTip",
+    "RingMetacarpal",
+    "RingKnuckle",
+    "RingMiddleJoint",
+    "RingDistalJoint",
+    "RingTip",
+    "PinkyMetacarpal",
+    "PinkyKnuckle",
+    "PinkyMiddleJoint",
+    "PinkyDistalJoint",
+    "PinkyTip",
 };
 
 /* The hierarchy written out by name (child, parent), as MRTK's finger chains. */
 static const char *const parent_of[J] = {
-    NULL, "None", "Wrist", "Wrist", "ThumbMetacarpalJoint", "ThumbProximalJoint", "ThumbDistalJoint",
-    "Wrist", "IndexMetacarpal", "IndexKnuckle", "IndexMiddleJoint", "IndexDistalJoint",
-    "Wrist", "MiddleMetacarpal", "MiddleKnuckle", "MiddleMiddleJoint", "MiddleDistalJoint",
-    "Wrist", "RingMetacarpal", "RingKnuckle", "RingMiddleJoint", "RingDistalJoint",
-    "Wrist", "PinkyMetacarpal", "PinkyKnuckle", "PinkyMiddleJoint", "PinkyDistalJoint",
+    NULL,
+    "None",
+    "Wrist",
+    "Wrist",
+    "ThumbMetacarpalJoint",
+    "ThumbProximalJoint",
+    "ThumbDistalJoint",
+    "Wrist",
+    "IndexMetacarpal",
+    "IndexKnuckle",
+    "IndexMiddleJoint",
+    "IndexDistalJoint",
+    "Wrist",
+    "MiddleMetacarpal",
+    "MiddleKnuckle",
+    "MiddleMiddleJoint",
+    "MiddleDistalJoint",
+    "Wrist",
+    "RingMetacarpal",
+    "RingKnuckle",
+    "RingMiddleJoint",
+    "RingDistalJoint",
+    "Wrist",
+    "PinkyMetacarpal",
+    "PinkyKnuckle",
+    "PinkyMiddleJoint",
+    "PinkyDistalJoint",
 };
 
 static int name_index(const char *n)
@@ -44,8 +88,12 @@ static int name_index(const char *n)
 
 /* ---- reference maths ---------------------------------------------------------------- */
 
-typedef struct q4 { float x, y, z, w; } q4;
-typedef struct v3 { float x, y, z; } v3;
+typedef struct q4 {
+    float x, y, z, w;
+} q4;
+typedef struct v3 {
+    float x, y, z;
+} v3;
 
 static q4 qmul(q4 a, q4 b)
 {
@@ -232,19 +280,173 @@ static void test_writer_exact_bytes(void **state)
 {
     (void)state;
     static const uint8_t expected[163] = {
-        0xc6, 0x42, 0x9e, 0x0f, 0x6e, 0xaf, 0x8f, 0x6a, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0,
-        /* position x = 0 */ 8, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        /* position y = 1.5 */ 8, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0x3f,
-        /* position z = -2 */ 8, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xc0,
-        /* rotation x = 0 */ 8, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        /* rotation y = 0 */ 8, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        /* rotation z = 0 */ 8, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        /* rotation w = 1 */ 8, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x3f,
-        /* markers */ 0, 0, 0, 0,
+        0xc6,
+        0x42,
+        0x9e,
+        0x0f,
+        0x6e,
+        0xaf,
+        0x8f,
+        0x6a,
+        1,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        /* position x = 0 */ 8,
+        0,
+        0,
+        0,
+        8,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        /* position y = 1.5 */ 8,
+        0,
+        0,
+        0,
+        8,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0xc0,
+        0x3f,
+        /* position z = -2 */ 8,
+        0,
+        0,
+        0,
+        8,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0xc0,
+        /* rotation x = 0 */ 8,
+        0,
+        0,
+        0,
+        8,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        /* rotation y = 0 */ 8,
+        0,
+        0,
+        0,
+        8,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        /* rotation z = 0 */ 8,
+        0,
+        0,
+        0,
+        8,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        /* rotation w = 1 */ 8,
+        0,
+        0,
+        0,
+        8,
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0x80,
+        0x3f,
+        /* markers */ 0,
+        0,
+        0,
+        0,
     };
     /* The prefix as printed in the format notes. */
-    static const uint8_t prefix[35] = {0xc6, 0x42, 0x9e, 0x0f, 0x6e, 0xaf, 0x8f, 0x6a, 1, 0, 0, 0, 1, 0, 0, 0,
-                                       1, 0, 0, 8, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t prefix[35] = {0xc6, 0x42, 0x9e, 0x0f, 0x6e, 0xaf, 0x8f, 0x6a, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0,
+                                       0,    8,    0,    0,    0,    8,    0,    0,    0, 1, 0, 0, 0, 0, 0, 0, 0};
     mrtk_writer_key keys[7];
     const float values[7] = {0.f, 1.5f, -2.f, 0.f, 0.f, 0.f, 1.f};
     mrtk_writer_recording rec = {.major = 1, .minor = 1, .has_camera = true};
@@ -593,8 +795,8 @@ static void test_unity_weighted(void **state)
 static void test_unity_bezier_first_root(void **state)
 {
     (void)state;
-    const float cases[][3] = {{0.5f, 1.5f, -0.5f}, {0.55f, 1.5f, -0.5f}, {0.1f, 0.f, 1.f}, {0.9f, 1.f, 0.f},
-                              {0.3f, 2.f, -1.f}, {0.7f, -0.5f, 1.5f}, {0.f, 0.4f, 0.6f}, {1.f, 0.4f, 0.6f}};
+    const float cases[][3] = {{0.5f, 1.5f, -0.5f}, {0.55f, 1.5f, -0.5f}, {0.1f, 0.f, 1.f},  {0.9f, 1.f, 0.f},
+                              {0.3f, 2.f, -1.f},   {0.7f, -0.5f, 1.5f},  {0.f, 0.4f, 0.6f}, {1.f, 0.4f, 0.6f}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
         const float s = cases[i][0], p1 = cases[i][1], p2 = cases[i][2];
         const float u = ossa__unity_bezier_solve(s, p1, p2);
@@ -664,9 +866,9 @@ static void test_unity_bool_step(void **state)
     const ossa__unity_key k[3] = {key(0.5f, 1, 0, 0, 0, 1e6f, 3), key(1, 0, 0, 0, 0, 1e6f, 3),
                                   key(2, 1, 0, 0, 0, 1e6f, 3)};
     ossa__unity_curve c = {8, 8, k, 3};
-    assert_float_equal(ossa__unity_curve_evaluate_step(&c, 0.f), 1.f, 0.f);   /* before: first key */
+    assert_float_equal(ossa__unity_curve_evaluate_step(&c, 0.f), 1.f, 0.f); /* before: first key */
     assert_float_equal(ossa__unity_curve_evaluate_step(&c, 0.99f), 1.f, 0.f);
-    assert_float_equal(ossa__unity_curve_evaluate_step(&c, 1.f), 0.f, 0.f);   /* switches at the key */
+    assert_float_equal(ossa__unity_curve_evaluate_step(&c, 1.f), 0.f, 0.f); /* switches at the key */
     assert_float_equal(ossa__unity_curve_evaluate_step(&c, 1.999f), 0.f, 0.f);
     assert_float_equal(ossa__unity_curve_evaluate_step(&c, 5.f), 1.f, 0.f);
     c.post_wrap = OSSA__UNITY_WRAP_LOOP; /* range 1.5 s: 2.75 -> 0.5 + (2.25 mod 1.5) = 1.25 */
@@ -721,7 +923,7 @@ static void test_error_header(void **state)
     expect_error((const uint8_t *)"ab", 2, OSSA_ERROR_BAD_MAGIC, 0);
     expect_error(b, 5, OSSA_ERROR_TRUNCATED, 0);  /* inside the magic */
     expect_error(b, 14, OSSA_ERROR_TRUNCATED, 8); /* inside the version */
-    put32(b + 12, 2); /* 1.2: newer */
+    put32(b + 12, 2);                             /* 1.2: newer */
     expect_error(b, size, OSSA_ERROR_UNSUPPORTED_VERSION, 12);
     put32(b + 8, 2); /* 2.2 */
     expect_error(b, size, OSSA_ERROR_UNSUPPORTED_VERSION, 8);
@@ -762,9 +964,9 @@ static void test_error_truncated(void **state)
         assert_true(diag.offset <= n);
         assert_empty(&out);
     }
-    expect_error(b, 17, OSSA_ERROR_TRUNCATED, 16);  /* flags */
-    expect_error(b, 25, OSSA_ERROR_TRUNCATED, 19);  /* curve header */
-    expect_error(b, 35, OSSA_ERROR_TRUNCATED, 27);  /* 2 keys declared, 4 bytes left */
+    expect_error(b, 17, OSSA_ERROR_TRUNCATED, 16);   /* flags */
+    expect_error(b, 25, OSSA_ERROR_TRUNCATED, 19);   /* curve header */
+    expect_error(b, 35, OSSA_ERROR_TRUNCATED, 27);   /* 2 keys declared, 4 bytes left */
     expect_error(b, 169, OSSA_ERROR_TRUNCATED, 167); /* marker count */
     expect_error(b, 175, OSSA_ERROR_TRUNCATED, 167); /* 1 marker needs at least 5 bytes */
     expect_error(b, 176, OSSA_ERROR_TRUNCATED, 176); /* name bytes */
@@ -777,18 +979,25 @@ static void test_error_counts_and_keys(void **state)
     size_t size;
     uint8_t *b = small_v11(&size);
     uint8_t *c = malloc(size + 8);
-    const struct { size_t at; uint32_t bits; float f; bool is_float; ossa_result code; size_t offset; } cases[] = {
-        {27, 0xffffffffu, 0, false, OSSA_ERROR_CORRUPT, 27},     /* negative key count */
-        {27, 0x80000000u, 0, false, OSSA_ERROR_CORRUPT, 27},     /* INT32_MIN */
-        {27, 0x7fffffffu, 0, false, OSSA_ERROR_TRUNCATED, 27},   /* huge key count */
-        {27, 19u, 0, false, OSSA_ERROR_TRUNCATED, 27},           /* 19 x 8 > 146 bytes left */
-        {31, 0, INFINITY, true, OSSA_ERROR_INVALID_KEY, 31},     /* infinite time */
-        {39, 0, NAN, true, OSSA_ERROR_INVALID_KEY, 39},          /* NaN time */
-        {39, 0, -1.f, true, OSSA_ERROR_INVALID_KEY, 39},         /* decreasing time */
-        {43, 0, NAN, true, OSSA_ERROR_INVALID_KEY, 43},          /* NaN value */
-        {167, 0xffffffffu, 0, false, OSSA_ERROR_CORRUPT, 167},   /* negative marker count */
-        {167, 3u, 0, false, OSSA_ERROR_TRUNCATED, 167},          /* 3 markers need 15 bytes */
-        {171, 0, -INFINITY, true, OSSA_ERROR_INVALID_KEY, 171},  /* marker time */
+    const struct {
+        size_t at;
+        uint32_t bits;
+        float f;
+        bool is_float;
+        ossa_result code;
+        size_t offset;
+    } cases[] = {
+        {27, 0xffffffffu, 0, false, OSSA_ERROR_CORRUPT, 27},    /* negative key count */
+        {27, 0x80000000u, 0, false, OSSA_ERROR_CORRUPT, 27},    /* INT32_MIN */
+        {27, 0x7fffffffu, 0, false, OSSA_ERROR_TRUNCATED, 27},  /* huge key count */
+        {27, 19u, 0, false, OSSA_ERROR_TRUNCATED, 27},          /* 19 x 8 > 146 bytes left */
+        {31, 0, INFINITY, true, OSSA_ERROR_INVALID_KEY, 31},    /* infinite time */
+        {39, 0, NAN, true, OSSA_ERROR_INVALID_KEY, 39},         /* NaN time */
+        {39, 0, -1.f, true, OSSA_ERROR_INVALID_KEY, 39},        /* decreasing time */
+        {43, 0, NAN, true, OSSA_ERROR_INVALID_KEY, 43},         /* NaN value */
+        {167, 0xffffffffu, 0, false, OSSA_ERROR_CORRUPT, 167},  /* negative marker count */
+        {167, 3u, 0, false, OSSA_ERROR_TRUNCATED, 167},         /* 3 markers need 15 bytes */
+        {171, 0, -INFINITY, true, OSSA_ERROR_INVALID_KEY, 171}, /* marker time */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
         memcpy(c, b, size);
@@ -836,14 +1045,20 @@ static void test_error_full_keys(void **state)
     (void)state;
     size_t size;
     uint8_t *b = small_v10(&size, 0.f, 1.f, 3);
-    const struct { size_t at; uint32_t bits; float f; bool is_float; ossa_result code; } cases[] = {
-        {52, 7u, 0, false, OSSA_ERROR_CORRUPT},             /* weighted mode */
-        {80, 0xffffffffu, 0, false, OSSA_ERROR_CORRUPT},    /* weighted mode -1 on key 1 */
-        {36, 0, NAN, true, OSSA_ERROR_INVALID_KEY},         /* in tangent */
-        {40, 0, NAN, true, OSSA_ERROR_INVALID_KEY},         /* out tangent */
-        {44, 0, INFINITY, true, OSSA_ERROR_INVALID_KEY},    /* in weight */
-        {48, 0, NAN, true, OSSA_ERROR_INVALID_KEY},         /* out weight */
-        {24, 0xfffffffeu, 0, false, OSSA_ERROR_CORRUPT},    /* key count -2 */
+    const struct {
+        size_t at;
+        uint32_t bits;
+        float f;
+        bool is_float;
+        ossa_result code;
+    } cases[] = {
+        {52, 7u, 0, false, OSSA_ERROR_CORRUPT},          /* weighted mode */
+        {80, 0xffffffffu, 0, false, OSSA_ERROR_CORRUPT}, /* weighted mode -1 on key 1 */
+        {36, 0, NAN, true, OSSA_ERROR_INVALID_KEY},      /* in tangent */
+        {40, 0, NAN, true, OSSA_ERROR_INVALID_KEY},      /* out tangent */
+        {44, 0, INFINITY, true, OSSA_ERROR_INVALID_KEY}, /* in weight */
+        {48, 0, NAN, true, OSSA_ERROR_INVALID_KEY},      /* out weight */
+        {24, 0xfffffffeu, 0, false, OSSA_ERROR_CORRUPT}, /* key count -2 */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
         uint8_t saved[4];
@@ -1023,7 +1238,11 @@ static void test_bake(void **state)
 
 static int write_corpus(const char *dir)
 {
-    struct { const char *name; uint8_t *bytes; size_t size; } files[4];
+    struct {
+        const char *name;
+        uint8_t *bytes;
+        size_t size;
+    } files[4];
     fixture *f = make_fixture(0, 5u);
     /* Keep the fuzzer fast: one short key set per joint is enough to reach every path. */
     files[0].name = "v10_moving.bin";
@@ -1040,7 +1259,8 @@ static int write_corpus(const char *dir)
     files[1].bytes = mrtk_writer_write(&f->rec, &files[1].size);
     files[2].name = "v11_small.bin";
     files[2].bytes = small_v11(&files[2].size);
-    mrtk_writer_key w[3] = {{0.f, 0.f, 0.f, 2.f, 0.f, 0.5f, 2}, {0.5f, 1.f, INFINITY, 0.f, 0.3f, 0.f, 1},
+    mrtk_writer_key w[3] = {{0.f, 0.f, 0.f, 2.f, 0.f, 0.5f, 2},
+                            {0.5f, 1.f, INFINITY, 0.f, 0.3f, 0.f, 1},
                             {1.f, 0.f, 1.f, 0.f, 0.f, 0.f, 0}};
     mrtk_writer_recording rec = {.major = 1, .minor = 0};
     rec.camera[0] = (mrtk_writer_curve){2, 4, w, 3};

@@ -393,7 +393,7 @@ static void test_unsupported_objects_and_versions(void **state)
     const struct {
         const char *tag;
         uint32_t version;
-    } bad[] = {{"ozz-raw_skeleton", 2}, {"ozz-raw_skeleton", 0}, {"ozz-skeleton", 1},
+    } bad[] = {{"ozz-raw_skeleton", 2}, {"ozz-raw_skeleton", 0},  {"ozz-skeleton", 1},
                {"ozz-skeleton", 3},     {"ozz-raw_animation", 2}, {"ozz-raw_animation", 4}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         for (int big = 0; big < 2; ++big) {
@@ -741,8 +741,7 @@ static void test_pab_raw_animation_endianness(void **state)
         versions += (tr->translation_count > 0) + (tr->rotation_count > 0) + (tr->scale_count > 0);
     }
     assert_int_equal(35 + 67 * 12 + 4 * versions + 16 * keys[0] + 20 * keys[1] + 16 * keys[2] + 7, le_size);
-    print_message("pab_raw_animation_v3: %zu translation, %zu rotation, %zu scale keys\n", keys[0], keys[1],
-                  keys[2]);
+    print_message("pab_raw_animation_v3: %zu translation, %zu rotation, %zu scale keys\n", keys[0], keys[1], keys[2]);
     ossa_diag diag = {0};
     assert_int_equal(ossa_raw_animation_validate(&a.animations[0], &diag), OSSA_OK);
     ossa_import_output_destroy(&a);
@@ -774,14 +773,12 @@ static void test_pab_skeletons(void **state)
         assert_memory_equal(&x->rest, &y->rest, sizeof x->rest);
         assert_string_equal(x->name, z->name);
         assert_int_equal(x->parent, z->parent);
-        const float u[10] = {x->rest.translation.x, x->rest.translation.y, x->rest.translation.z,
-                             x->rest.rotation.x,    x->rest.rotation.y,    x->rest.rotation.z,
-                             x->rest.rotation.w,    x->rest.scale.x,       x->rest.scale.y,
-                             x->rest.scale.z};
-        const float v[10] = {z->rest.translation.x, z->rest.translation.y, z->rest.translation.z,
-                             z->rest.rotation.x,    z->rest.rotation.y,    z->rest.rotation.z,
-                             z->rest.rotation.w,    z->rest.scale.x,       z->rest.scale.y,
-                             z->rest.scale.z};
+        const float u[10] = {x->rest.translation.x, x->rest.translation.y, x->rest.translation.z, x->rest.rotation.x,
+                             x->rest.rotation.y,    x->rest.rotation.z,    x->rest.rotation.w,    x->rest.scale.x,
+                             x->rest.scale.y,       x->rest.scale.z};
+        const float v[10] = {z->rest.translation.x, z->rest.translation.y, z->rest.translation.z, z->rest.rotation.x,
+                             z->rest.rotation.y,    z->rest.rotation.z,    z->rest.rotation.w,    z->rest.scale.x,
+                             z->rest.scale.y,       z->rest.scale.z};
         for (int k = 0; k < 10; ++k) assert_float_equal(u[k], v[k], 1e-6);
     }
     assert_string_equal(a.skeleton.joints[0].name, "Hips");
@@ -841,7 +838,8 @@ static void test_pab_combined_archive(void **state)
         assert_int_equal(out.animation_count, 1);
         assert_int_equal(out.animations[0].track_count, 67);
         assert_true(meta_is(&out, "format", p ? "ozz-raw-skeleton" : "ozz-skeleton"));
-        assert_true(meta_is(&out, "objects", p ? "ozz-raw_skeleton,ozz-raw_animation" : "ozz-skeleton,ozz-raw_animation"));
+        assert_true(
+            meta_is(&out, "objects", p ? "ozz-raw_skeleton,ozz-raw_animation" : "ozz-skeleton,ozz-raw_animation"));
         ossa_import_output_destroy(&out);
         free(both);
         free(skeleton);

@@ -13,15 +13,15 @@
 #include "resonite_test_bytes.h"
 #include "test_util.h"
 
-#define HERMITE(p0, m0, p1, m1, s)                                                                          \
-    ((2 * (s) * (s) * (s) - 3 * (s) * (s) + 1) * (p0) + ((s) * (s) * (s) - 2 * (s) * (s) + (s)) * (m0) + \
+#define HERMITE(p0, m0, p1, m1, s)                                                                                     \
+    ((2 * (s) * (s) * (s)-3 * (s) * (s) + 1) * (p0) + ((s) * (s) * (s)-2 * (s) * (s) + (s)) * (m0) +                   \
      (-2 * (s) * (s) * (s) + 3 * (s) * (s)) * (p1) + ((s) * (s) * (s) - (s) * (s)) * (m1))
-#define BEZIER(a, b, c, d, s)                                                                               \
-    ((1 - (s)) * (1 - (s)) * (1 - (s)) * (a) + 3 * (1 - (s)) * (1 - (s)) * (s) * (b) +                     \
+#define BEZIER(a, b, c, d, s)                                                                                          \
+    ((1 - (s)) * (1 - (s)) * (1 - (s)) * (a) + 3 * (1 - (s)) * (1 - (s)) * (s) * (b) +                                 \
      3 * (1 - (s)) * (s) * (s) * (c) + (s) * (s) * (s) * (d))
 
-TB_MAYBE_UNUSED static ossa_result import_text(const char *text, const ossa_resonite_desc *desc, ossa_import_output *out,
-                               ossa_diag *diag)
+TB_MAYBE_UNUSED static ossa_result import_text(const char *text, const ossa_resonite_desc *desc,
+                                               ossa_import_output *out, ossa_diag *diag)
 {
     ossa_diag_clear(diag);
     return ossa_import_animj(text, strlen(text), desc, out, diag);
@@ -111,7 +111,8 @@ static void assert_same_output(const ossa_import_output *a, const ossa_import_ou
         assert_true(a->events[i].time == b->events[i].time);
     }
     assert_int_equal(a->skeleton.joint_count, b->skeleton.joint_count);
-    for (size_t j = 0; j < a->skeleton.joint_count; ++j) assert_string_equal(a->skeleton.joints[j].name, b->skeleton.joints[j].name);
+    for (size_t j = 0; j < a->skeleton.joint_count; ++j)
+        assert_string_equal(a->skeleton.joints[j].name, b->skeleton.joints[j].name);
     assert_int_equal(a->animation_count, b->animation_count);
     for (size_t n = 0; n < a->animation_count; ++n)
         for (size_t j = 0; j < a->animations[n].track_count; ++j) {
@@ -254,7 +255,8 @@ static void test_seed_values(void **state)
 static void build_types(test_bytes *b, char *json, size_t cap, unsigned first, unsigned last, bool matrices)
 {
     unsigned count = 2;
-    for (unsigned id = first; id <= last; ++id) count += matrices || (!(id >= 26 && id <= 28) && !(id >= 34 && id <= 36));
+    for (unsigned id = first; id <= last; ++id)
+        count += matrices || (!(id >= 26 && id <= 28) && !(id >= 34 && id <= 36));
     b->n = 0;
     tb_header(b, 1, count, 1.f, "types", 0);
     snprintf(json, cap, "{\"name\": \"types\", \"globalDuration\": 1, \"tracks\": [");
@@ -270,8 +272,10 @@ static void build_types(test_bytes *b, char *json, size_t cap, unsigned first, u
         }
         if (matrix) continue; /* no AnimJ form */
         size_t len = strlen(json);
-        snprintf(json + len, cap - len, "%s{\"valueType\": \"%s\", \"trackType\": \"Discrete\", \"data\": {\"node\": \"%s\", "
-                 "\"property\": \"%s\", \"keyframes\": [", id == first ? "" : ",", tb_type_name(id), node, tb_type_name(id));
+        snprintf(json + len, cap - len,
+                 "%s{\"valueType\": \"%s\", \"trackType\": \"Discrete\", \"data\": {\"node\": \"%s\", "
+                 "\"property\": \"%s\", \"keyframes\": [",
+                 id == first ? "" : ",", tb_type_name(id), node, tb_type_name(id));
         for (unsigned k = 0; k < 2; ++k) {
             len = strlen(json);
             snprintf(json + len, cap - len, "%s{\"value\": ", k ? "," : "");
@@ -294,13 +298,16 @@ static void build_types(test_bytes *b, char *json, size_t cap, unsigned first, u
         for (int side = 0; side < 2; ++side) /* left, right */
             for (int c = 0; c < 3; ++c) tb_f32(b, (float)(side ? 10 + c : -10 - c) + (float)k);
     size_t len = strlen(json);
-    snprintf(json + len, cap - len, ",{\"trackType\": \"Raw\", \"valueType\": \"double\", \"data\": {\"node\": \"raw\", "
-             "\"property\": \"d\", \"interval\": 0.25, \"keyframes\": [1, 3, 2]}}"
-             ",{\"trackType\": \"Curve\", \"valueType\": \"float3\", \"data\": {\"node\": \"curve\", \"property\": \"c\", "
-             "\"keyframes\": [{\"time\": 0, \"value\": {\"x\": 0, \"y\": 1, \"z\": 2}, \"interpolation\": \"CubicBezier\", "
-             "\"leftTangent\": {\"x\": -10, \"y\": -11, \"z\": -12}, \"rightTangent\": {\"x\": 10, \"y\": 11, \"z\": 12}}, "
-             "{\"time\": 1, \"value\": {\"x\": 4, \"y\": 5, \"z\": 6}, \"interpolation\": \"Linear\", "
-             "\"leftTangent\": {\"x\": -9, \"y\": -10, \"z\": -11}, \"rightTangent\": {\"x\": 11, \"y\": 12, \"z\": 13}}]}}]}");
+    snprintf(
+        json + len, cap - len,
+        ",{\"trackType\": \"Raw\", \"valueType\": \"double\", \"data\": {\"node\": \"raw\", "
+        "\"property\": \"d\", \"interval\": 0.25, \"keyframes\": [1, 3, 2]}}"
+        ",{\"trackType\": \"Curve\", \"valueType\": \"float3\", \"data\": {\"node\": \"curve\", \"property\": \"c\", "
+        "\"keyframes\": [{\"time\": 0, \"value\": {\"x\": 0, \"y\": 1, \"z\": 2}, \"interpolation\": \"CubicBezier\", "
+        "\"leftTangent\": {\"x\": -10, \"y\": -11, \"z\": -12}, \"rightTangent\": {\"x\": 10, \"y\": 11, \"z\": 12}}, "
+        "{\"time\": 1, \"value\": {\"x\": 4, \"y\": 5, \"z\": 6}, \"interpolation\": \"Linear\", "
+        "\"leftTangent\": {\"x\": -9, \"y\": -10, \"z\": -11}, \"rightTangent\": {\"x\": 11, \"y\": 12, \"z\": "
+        "13}}]}}]}");
 }
 
 static void check_type_values(const ossa_import_output *out)
@@ -310,8 +317,10 @@ static void check_type_values(const ossa_import_output *out)
         const unsigned comps = tb_type_components(id), rows = comps == 9 ? 3 : comps == 16 ? 4 : 1;
         for (unsigned row = 0; row < rows; ++row) {
             if (tb_type_kind(id) == 's') break;
-            if (rows > 1) snprintf(name, sizeof name, "N%u/%s.row%u", id, tb_type_name(id), row);
-            else snprintf(name, sizeof name, "N%u/%s", id, tb_type_name(id));
+            if (rows > 1)
+                snprintf(name, sizeof name, "N%u/%s.row%u", id, tb_type_name(id), row);
+            else
+                snprintf(name, sizeof name, "N%u/%s", id, tb_type_name(id));
             const ossa_raw_track *t = find(out, name);
             const unsigned width = rows > 1 ? rows : comps;
             assert_int_equal(ossa_track_type_width(t->type), width);
@@ -357,7 +366,6 @@ static void test_all_types(void **state)
     ossa_import_output_destroy(&x);
 #endif
 }
-
 
 /* A literal-only LZ4 block (LZ4 block format: token, length bytes, literals). */
 static void lz4_literals(test_bytes *b, const uint8_t *data, size_t n)
@@ -480,7 +488,8 @@ static void test_version0(void **state)
     (void)state;
     static test_bytes b;
     tb_header(&b, 0, 2, 1.f, "v0", 0);
-    tb_u8(&b, 21 << 1), tb_str(&b, "a"), tb_str(&b, "b"), tb_var(&b, 2), tb_f32(&b, 1.f), tb_f32(&b, 1.f), tb_f32(&b, 3.f);
+    tb_u8(&b, 21 << 1), tb_str(&b, "a"), tb_str(&b, "b"), tb_var(&b, 2), tb_f32(&b, 1.f), tb_f32(&b, 1.f),
+        tb_f32(&b, 3.f);
     tb_u8(&b, 31 << 1 | 1), tb_str(&b, "c"), tb_str(&b, "d"), tb_var(&b, 2), tb_u8(&b, 0), tb_u8(&b, 1);
     tb_f32(&b, 0.f), tb_f64(&b, 1.0), tb_f64(&b, 2.0), tb_f64(&b, 3.0);
     tb_f32(&b, 1.f), tb_f64(&b, 3.0), tb_f64(&b, 2.0), tb_f64(&b, 1.0);
@@ -501,18 +510,23 @@ static void test_version0(void **state)
 #ifdef OSSA_HAVE_CJSON
 static const char *curves_json =
     "{\"globalDuration\": 4, \"tracks\": ["
-    "{\"trackType\": \"Curve\", \"valueType\": \"float\", \"data\": {\"node\": \"e\", \"property\": \"v\", \"keyframes\": ["
+    "{\"trackType\": \"Curve\", \"valueType\": \"float\", \"data\": {\"node\": \"e\", \"property\": \"v\", "
+    "\"keyframes\": ["
     "{\"time\": 0, \"value\": 0, \"interpolation\": \"Hold\"},"
     "{\"time\": 1, \"value\": 2, \"interpolation\": \"Linear\"},"
     "{\"time\": 2, \"value\": 4, \"interpolation\": \"Tangent\", \"rightTangent\": 1},"
     "{\"time\": 3, \"value\": 1, \"interpolation\": \"CubicBezier\", \"leftTangent\": -2, \"rightTangent\": 5},"
     "{\"time\": 4, \"value\": 3, \"interpolation\": \"Linear\", \"leftTangent\": 0}]}},"
-    "{\"trackType\": \"Curve\", \"valueType\": \"floatQ\", \"data\": {\"node\": \"q\", \"property\": \"r\", \"keyframes\": ["
+    "{\"trackType\": \"Curve\", \"valueType\": \"floatQ\", \"data\": {\"node\": \"q\", \"property\": \"r\", "
+    "\"keyframes\": ["
     "{\"time\": 0, \"value\": {\"x\": 0, \"y\": 0, \"z\": 0, \"w\": 1}, \"interpolation\": \"Linear\"},"
-    "{\"time\": 4, \"value\": {\"x\": 0, \"y\": 0, \"z\": 0.8660254037844386, \"w\": 0.5}, \"interpolation\": \"Linear\"}]}},"
-    "{\"trackType\": \"Raw\", \"valueType\": \"float\", \"data\": {\"node\": \"raw\", \"interval\": 2, \"keyframes\": [0, 1, 4]}},"
+    "{\"time\": 4, \"value\": {\"x\": 0, \"y\": 0, \"z\": 0.8660254037844386, \"w\": 0.5}, \"interpolation\": "
+    "\"Linear\"}]}},"
+    "{\"trackType\": \"Raw\", \"valueType\": \"float\", \"data\": {\"node\": \"raw\", \"interval\": 2, \"keyframes\": "
+    "[0, 1, 4]}},"
     "{\"trackType\": \"Curve\", \"valueType\": \"float\", \"data\": {\"node\": \"clip\", \"keyframes\": ["
-    "{\"time\": 5, \"value\": 50, \"interpolation\": \"Linear\"}, {\"time\": -1, \"value\": -10, \"interpolation\": \"Linear\"},"
+    "{\"time\": 5, \"value\": 50, \"interpolation\": \"Linear\"}, {\"time\": -1, \"value\": -10, \"interpolation\": "
+    "\"Linear\"},"
     "{\"time\": 3, \"value\": 30, \"interpolation\": \"Linear\"}]}}]}";
 
 /* Hand-derived curve value of track "e/v" at time t. */
@@ -574,22 +588,29 @@ static void test_interpolation(void **state)
     assert_key(clip, 0, 0.0, OSSA_INTERP_LINEAR, 0.0);
     assert_key(clip, 1, 0.75, OSSA_INTERP_LINEAR, 30.0);
     assert_key(clip, 2, 1.0, OSSA_INTERP_LINEAR, 40.0);
-    for (size_t i = 0; i < out.track_count; ++i) assert_int_equal(ossa_raw_track_validate(&out.tracks[i], NULL), OSSA_OK);
+    for (size_t i = 0; i < out.track_count; ++i)
+        assert_int_equal(ossa_raw_track_validate(&out.tracks[i], NULL), OSSA_OK);
     ossa_import_output_destroy(&out);
 }
 
 static const char *binding_json =
     "{\"tracks\": ["
-    "{\"trackType\": \"Curve\", \"valueType\": \"float3\", \"data\": {\"node\": \"Hips\", \"property\": \"Position\", \"keyframes\": ["
+    "{\"trackType\": \"Curve\", \"valueType\": \"float3\", \"data\": {\"node\": \"Hips\", \"property\": \"Position\", "
+    "\"keyframes\": ["
     "{\"time\": 0, \"value\": {\"x\": 1, \"y\": 2, \"z\": 3}, \"interpolation\": \"Linear\"},"
     "{\"time\": 2, \"value\": {\"x\": 3, \"y\": 2, \"z\": 1}, \"interpolation\": \"Linear\"}]}},"
-    "{\"trackType\": \"Discrete\", \"valueType\": \"floatQ\", \"data\": {\"node\": \"Hips\", \"property\": \"rotation\", \"keyframes\": ["
-    "{\"time\": 0, \"value\": {\"x\": 0, \"y\": 0, \"z\": 0, \"w\": 1}}, {\"time\": 1, \"value\": {\"x\": 0, \"y\": 1, \"z\": 0, \"w\": 0}}]}},"
-    "{\"trackType\": \"Discrete\", \"valueType\": \"double3\", \"data\": {\"node\": \"Spine\", \"property\": \"scale\", \"keyframes\": ["
+    "{\"trackType\": \"Discrete\", \"valueType\": \"floatQ\", \"data\": {\"node\": \"Hips\", \"property\": "
+    "\"rotation\", \"keyframes\": ["
+    "{\"time\": 0, \"value\": {\"x\": 0, \"y\": 0, \"z\": 0, \"w\": 1}}, {\"time\": 1, \"value\": {\"x\": 0, \"y\": 1, "
+    "\"z\": 0, \"w\": 0}}]}},"
+    "{\"trackType\": \"Discrete\", \"valueType\": \"double3\", \"data\": {\"node\": \"Spine\", \"property\": "
+    "\"scale\", \"keyframes\": ["
     "{\"time\": 0, \"value\": {\"x\": 2, \"y\": 2, \"z\": 2}}]}},"
-    "{\"trackType\": \"Discrete\", \"valueType\": \"float4\", \"data\": {\"node\": \"Spine\", \"property\": \"Color\", \"keyframes\": ["
+    "{\"trackType\": \"Discrete\", \"valueType\": \"float4\", \"data\": {\"node\": \"Spine\", \"property\": \"Color\", "
+    "\"keyframes\": ["
     "{\"time\": 0, \"value\": {\"x\": 1, \"y\": 0, \"z\": 0, \"w\": 1}}]}},"
-    "{\"trackType\": \"Discrete\", \"valueType\": \"float3\", \"data\": {\"node\": \"Ghost\", \"property\": \"position\", \"keyframes\": ["
+    "{\"trackType\": \"Discrete\", \"valueType\": \"float3\", \"data\": {\"node\": \"Ghost\", \"property\": "
+    "\"position\", \"keyframes\": ["
     "{\"time\": 0, \"value\": {\"x\": 0, \"y\": 0, \"z\": 0}}]}}]}";
 
 static void test_binding(void **state)

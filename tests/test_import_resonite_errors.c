@@ -16,8 +16,10 @@ static void position_of(const char *text, const char *token, uint32_t *line, uin
     assert_non_null(at);
     *line = 1, *column = 1;
     for (const char *p = text; p < at; ++p) {
-        if (*p == '\n') ++*line, *column = 1;
-        else ++*column;
+        if (*p == '\n')
+            ++*line, *column = 1;
+        else
+            ++*column;
     }
 }
 
@@ -48,7 +50,7 @@ TB_MAYBE_UNUSED static void expect_token(const char *text, ossa_result code, con
     expect_animj(text, strlen(text), code, line, column, needle);
 }
 
-#define TRACK(type, value_type, data) \
+#define TRACK(type, value_type, data)                                                                                  \
     "{\"tracks\": [{\"trackType\": \"" type "\", \"valueType\": \"" value_type "\", \"data\": " data "}]}"
 
 void test_animj_errors(void **state)
@@ -64,27 +66,31 @@ void test_animj_errors(void **state)
     expect_token(TRACK("Bezier", "float", "{}"), OSSA_ERROR_UNSUPPORTED_FORMAT, "\"Bezier\"", "Bezier");
     expect_token(TRACK("Spline", "float", "{}"), OSSA_ERROR_UNSUPPORTED_FORMAT, "\"Spline\"", "trackType");
     expect_token(TRACK("Raw", "float4x4", "{}"), OSSA_ERROR_UNSUPPORTED_FORMAT, "\"float4x4\"", "AnimX");
-    expect_token("{\"tracks\": [{\"valueType\": \"float\", \"data\": {}}]}", OSSA_ERROR_PARSE, "{\"valueType\"", "trackType");
-    expect_token(TRACK("Discrete", "float", "{\"keyframes\": [{\"value\": 1}]}"), OSSA_ERROR_PARSE, "{\"value\"", "\"time\"");
+    expect_token("{\"tracks\": [{\"valueType\": \"float\", \"data\": {}}]}", OSSA_ERROR_PARSE, "{\"valueType\"",
+                 "trackType");
+    expect_token(TRACK("Discrete", "float", "{\"keyframes\": [{\"value\": 1}]}"), OSSA_ERROR_PARSE, "{\"value\"",
+                 "\"time\"");
     expect_token(TRACK("Discrete", "float", "{\"keyframes\": [{\"time\": 0, \"value\": \"a\"}]}"), OSSA_ERROR_PARSE,
                  "\"a\"", "expected a number");
     expect_token(TRACK("Discrete", "float", "{\"keyframes\": [{\"time\": \"0\", \"value\": 1}]}"), OSSA_ERROR_PARSE,
                  "\"0\"", "time");
-    expect_token(TRACK("Curve", "float", "{\"keyframes\": [{\"time\": 0, \"value\": 1, \"interpolation\": \"Smooth\"}]}"),
-                 OSSA_ERROR_PARSE, "\"Smooth\"", "Smooth");
+    expect_token(
+        TRACK("Curve", "float", "{\"keyframes\": [{\"time\": 0, \"value\": 1, \"interpolation\": \"Smooth\"}]}"),
+        OSSA_ERROR_PARSE, "\"Smooth\"", "Smooth");
     expect_token(TRACK("Curve", "float", "{\"keyframes\": [{\"time\": 0, \"value\": 1}]}"), OSSA_ERROR_PARSE,
                  "{\"time\"", "interpolation");
     expect_token(TRACK("Discrete", "byte", "{\"keyframes\": [{\"time\": 0, \"value\": 300}]}"), OSSA_ERROR_INVALID_KEY,
                  "300", "range");
     expect_token(TRACK("Discrete", "int", "{\"keyframes\": [{\"time\": 0, \"value\": 1.5}]}"), OSSA_ERROR_INVALID_KEY,
                  "1.5", "integer");
-    expect_token(TRACK("Discrete", "float", "{\"keyframes\": [{\"time\": 0, \"value\": 1e39}]}"), OSSA_ERROR_INVALID_KEY,
-                 "1e39", "float range");
-    expect_token(TRACK("Discrete", "float2", "{\"keyframes\": [{\"time\": 0, \"value\": {\"x\": 1}}]}"), OSSA_ERROR_PARSE,
-                 "{\"x\"", "\"y\"");
-    expect_token(TRACK("Discrete", "bool", "{\"keyframes\": [{\"time\": 0, \"value\": 1}]}"), OSSA_ERROR_PARSE,
-                 "1}", "true or false");
-    expect_token(TRACK("Raw", "float", "{\"interval\": -1, \"keyframes\": [1]}"), OSSA_ERROR_INVALID_KEY, "-1", "interval");
+    expect_token(TRACK("Discrete", "float", "{\"keyframes\": [{\"time\": 0, \"value\": 1e39}]}"),
+                 OSSA_ERROR_INVALID_KEY, "1e39", "float range");
+    expect_token(TRACK("Discrete", "float2", "{\"keyframes\": [{\"time\": 0, \"value\": {\"x\": 1}}]}"),
+                 OSSA_ERROR_PARSE, "{\"x\"", "\"y\"");
+    expect_token(TRACK("Discrete", "bool", "{\"keyframes\": [{\"time\": 0, \"value\": 1}]}"), OSSA_ERROR_PARSE, "1}",
+                 "true or false");
+    expect_token(TRACK("Raw", "float", "{\"interval\": -1, \"keyframes\": [1]}"), OSSA_ERROR_INVALID_KEY, "-1",
+                 "interval");
     expect_token("{\"globalDuration\": -2}", OSSA_ERROR_INVALID_KEY, "-2", "globalDuration");
     expect_token("{\"tracks\": {}}", OSSA_ERROR_PARSE, "{}", "array of tracks");
     expect_token("{} x", OSSA_ERROR_PARSE, "x", "malformed");
@@ -97,8 +103,9 @@ void test_animj_errors(void **state)
     memset(deep, '[', 2100);
     expect_animj(deep, 2100, OSSA_ERROR_PARSE, 0, 0, "malformed");
     /* True/False: lowered outside strings only. */
-    const char *text = "{\"name\": \"True False\", \"tracks\": [{\"trackType\": \"Discrete\", \"valueType\": \"bool2\", "
-                       "\"data\": {\"node\": \"n\", \"keyframes\": [{\"time\": 0, \"value\": {\"x\": True, \"y\": False}}]}}]}";
+    const char *text =
+        "{\"name\": \"True False\", \"tracks\": [{\"trackType\": \"Discrete\", \"valueType\": \"bool2\", "
+        "\"data\": {\"node\": \"n\", \"keyframes\": [{\"time\": 0, \"value\": {\"x\": True, \"y\": False}}]}}]}";
     ossa_import_output out = {0};
     assert_int_equal(ossa_import_animj(text, strlen(text), NULL, &out, NULL), OSSA_OK);
     char name[32];
@@ -175,21 +182,27 @@ void test_animx_errors(void **state)
     patch(&b, 29, &nan, 4), expect_animx(&b, b.n, NULL, OSSA_ERROR_INVALID_KEY, 29, "finite");
     patch(&b, 25, &nan, 4), expect_animx(&b, b.n, NULL, OSSA_ERROR_INVALID_KEY, 25, "time");
     /* Counts beyond the file and malformed 7-bit integers. */
-    base_file(&b), b.n = 24, tb_raw(&b, "\xff\xff\xff\xff\x07", 5), expect_animx(&b, b.n, NULL, OSSA_ERROR_TRUNCATED, 24, "2147483647");
-    base_file(&b), b.n = 24, tb_raw(&b, "\xff\xff\xff\xff\x0f", 5), expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, 24, ".NET int");
-    base_file(&b), b.n = 24, tb_raw(&b, "\xff\xff\xff\xff\xff\x01", 6), expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, 24, "5 bytes");
+    base_file(&b), b.n = 24, tb_raw(&b, "\xff\xff\xff\xff\x07", 5),
+                   expect_animx(&b, b.n, NULL, OSSA_ERROR_TRUNCATED, 24, "2147483647");
+    base_file(&b), b.n = 24, tb_raw(&b, "\xff\xff\xff\xff\x0f", 5),
+                   expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, 24, ".NET int");
+    base_file(&b), b.n = 24, tb_raw(&b, "\xff\xff\xff\xff\xff\x01", 6),
+                   expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, 24, "5 bytes");
     base_file(&b), tb_u8(&b, 0), expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, 41, "1 unexpected bytes");
     /* Curve: interpolation byte 4 (the second per-key byte, at 27); bad flags at 25. */
-    b.n = 18, tb_u8(&b, 2), tb_u8(&b, 21), tb_str(&b, "N"), tb_str(&b, "P"), tb_var(&b, 2), tb_u8(&b, 1), tb_u8(&b, 1), tb_u8(&b, 4);
+    b.n = 18, tb_u8(&b, 2), tb_u8(&b, 21), tb_str(&b, "N"), tb_str(&b, "P"), tb_var(&b, 2), tb_u8(&b, 1), tb_u8(&b, 1),
+    tb_u8(&b, 4);
     for (int i = 0; i < 4; ++i) tb_f32(&b, (float)i);
     expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, 27, "interpolation byte 4");
     b.d[25] = 4, expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, 25, "curve flags");
     /* A string value whose null flag is 2 (at 29). */
-    b.n = 18, tb_u8(&b, 1), tb_u8(&b, 39), tb_str(&b, "N"), tb_str(&b, "P"), tb_var(&b, 1), tb_f32(&b, 0.f), tb_u8(&b, 2), tb_u8(&b, 0);
+    b.n = 18, tb_u8(&b, 1), tb_u8(&b, 39), tb_str(&b, "N"), tb_str(&b, "P"), tb_var(&b, 1), tb_f32(&b, 0.f),
+    tb_u8(&b, 2), tb_u8(&b, 0);
     expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, 29, "null flag");
     /* LZ4: an error inside the payload is at its offset there; stream-level errors are in the file. */
     b.n = 0, tb_header(&b, 1, 1, 1.f, "A", 1);
-    tb_var(&b, 0), tb_var(&b, 8), tb_u8(&b, 1), tb_u8(&b, 40), tb_str(&b, "N"), tb_str(&b, "P"), tb_var(&b, 0), tb_u8(&b, 0);
+    tb_var(&b, 0), tb_var(&b, 8), tb_u8(&b, 1), tb_u8(&b, 40), tb_str(&b, "N"), tb_str(&b, "P"), tb_var(&b, 0),
+        tb_u8(&b, 0);
 #ifdef OSSA_HAVE_LZ4
     expect_animx(&b, b.n, NULL, OSSA_ERROR_UNSUPPORTED_FORMAT, 1, "LZ4-decompressed");
     b.n = 18, tb_var(&b, 1), tb_var(&b, 100), tb_var(&b, 3), tb_raw(&b, "\xff\xff\xff", 3);
@@ -280,16 +293,18 @@ void test_truncations(void **state)
                 ossa_diag_clear(&diag);
                 ossa_result r = ossa_import_animx(copy, blob.size, NULL, &out, &diag);
                 assert_int_equal(diag.code, r);
-                for (size_t i = 0; i < out.track_count; ++i) assert_int_equal(ossa_raw_track_validate(&out.tracks[i], NULL), OSSA_OK);
+                for (size_t i = 0; i < out.track_count; ++i)
+                    assert_int_equal(ossa_raw_track_validate(&out.tracks[i], NULL), OSSA_OK);
                 ossa_import_output_destroy(&out);
             }
         free(copy);
         ossa_blob_destroy(&blob);
     }
 #ifdef OSSA_HAVE_CJSON
-    const char *text = "{\"name\": \"t\", \"tracks\": [{\"trackType\": \"Curve\", \"valueType\": \"color\", \"data\": {\"node\": "
-                       "\"n\", \"keyframes\": [{\"time\": 0, \"value\": {\"r\": 1, \"g\": 0, \"b\": 0, \"a\": 1}, "
-                       "\"interpolation\": \"Tangent\"}]}}]}";
+    const char *text =
+        "{\"name\": \"t\", \"tracks\": [{\"trackType\": \"Curve\", \"valueType\": \"color\", \"data\": {\"node\": "
+        "\"n\", \"keyframes\": [{\"time\": 0, \"value\": {\"r\": 1, \"g\": 0, \"b\": 0, \"a\": 1}, "
+        "\"interpolation\": \"Tangent\"}]}}]}";
     for (size_t n = 0; n < strlen(text); ++n) {
         ossa_diag_clear(&diag);
         assert_int_equal(ossa_import_animj(text, n, NULL, &out, &diag), OSSA_ERROR_PARSE);
@@ -320,17 +335,19 @@ void test_limits(void **state)
     if (TB_HAVE_LZ4) expect_animx(&b, b.n, &cap, OSSA_ERROR_CORRUPT, 18, "limit 50");
 #ifdef OSSA_HAVE_CJSON
     /* A Tangent segment of 100 s at 1 kHz needs 100000 keys. */
-    const char *longer = TRACK("Curve", "float", "{\"keyframes\": [{\"time\": 0, \"value\": 0, \"interpolation\": "
-                                                 "\"Tangent\", \"rightTangent\": 1}, {\"time\": 100, \"value\": 0, "
-                                                 "\"interpolation\": \"Linear\"}]}");
+    const char *longer = TRACK("Curve", "float",
+                               "{\"keyframes\": [{\"time\": 0, \"value\": 0, \"interpolation\": "
+                               "\"Tangent\", \"rightTangent\": 1}, {\"time\": 100, \"value\": 0, "
+                               "\"interpolation\": \"Linear\"}]}");
     ossa_resonite_desc few = {.sample_rate = 1000.f, .max_keys = 1000};
     ossa_diag_clear(&diag);
     assert_int_equal(ossa_import_animj(longer, strlen(longer), &few, &out, &diag), OSSA_ERROR_INVALID_KEY);
     assert_non_null(strstr(diag.message, "max_keys"));
     /* A segment of 3e38 s clipped to globalDuration 1 only samples what it needs. */
-    const char *huge = "{\"globalDuration\": 1, \"tracks\": [{\"trackType\": \"Curve\", \"valueType\": \"float\", \"data\": "
-                       "{\"keyframes\": [{\"time\": 0, \"value\": 0, \"interpolation\": \"CubicBezier\", \"rightTangent\": 5}, "
-                       "{\"time\": 3e38, \"value\": 1, \"interpolation\": \"Linear\"}]}}]}";
+    const char *huge =
+        "{\"globalDuration\": 1, \"tracks\": [{\"trackType\": \"Curve\", \"valueType\": \"float\", \"data\": "
+        "{\"keyframes\": [{\"time\": 0, \"value\": 0, \"interpolation\": \"CubicBezier\", \"rightTangent\": 5}, "
+        "{\"time\": 3e38, \"value\": 1, \"interpolation\": \"Linear\"}]}}]}";
     assert_int_equal(ossa_import_animj(huge, strlen(huge), &few, &out, &diag), OSSA_OK);
     assert_true(out.tracks[0].key_count <= 3);
     ossa_import_output_destroy(&out);
@@ -340,7 +357,8 @@ void test_limits(void **state)
     ossa_resonite_desc one = {.max_keys = 1};
     expect_animx(&b, b.n, &one, OSSA_ERROR_INVALID_KEY, 24, "max_keys");
     b.n = 0, tb_header(&b, 1, 5, 1.f, "A", 0);
-    for (int i = 0; i < 5; ++i) tb_u8(&b, 1), tb_u8(&b, 0), tb_str(&b, "N"), tb_str(&b, "P"), tb_var(&b, 1), tb_f32(&b, 0.f), tb_u8(&b, 1);
+    for (int i = 0; i < 5; ++i)
+        tb_u8(&b, 1), tb_u8(&b, 0), tb_str(&b, "N"), tb_str(&b, "P"), tb_var(&b, 1), tb_f32(&b, 0.f), tb_u8(&b, 1);
     expect_animx(&b, b.n, &one, OSSA_ERROR_INVALID_KEY, 18 + 4 * 12 + 6, "4 * max_keys");
 #ifdef OSSA_HAVE_CJSON
     const char *three = TRACK("Raw", "float", "{\"interval\": 1, \"keyframes\": [1, 2, 3]}");

@@ -29,8 +29,8 @@ static void assert_same_tracks(const ossa_import_output *a, const ossa_import_ou
 
 static void random_tracks(ossa_raw_track *tracks, size_t count, size_t keys, uint32_t *seed)
 {
-    static const ossa_track_type types[] = {OSSA_TRACK_FLOAT, OSSA_TRACK_FLOAT2, OSSA_TRACK_FLOAT3,
-                                            OSSA_TRACK_FLOAT4, OSSA_TRACK_QUAT};
+    static const ossa_track_type types[] = {OSSA_TRACK_FLOAT, OSSA_TRACK_FLOAT2, OSSA_TRACK_FLOAT3, OSSA_TRACK_FLOAT4,
+                                            OSSA_TRACK_QUAT};
     static const char *const names[] = {"hand/grip", "a/b/c", "solo", "x/y", "q/rot", "f4/v"};
     for (size_t i = 0; i < count; ++i) {
         ossa_raw_track *t = &tracks[i];
@@ -61,7 +61,8 @@ void test_write_read(void **state)
         ossa_import_output out = {0};
         ossa_diag diag;
         ossa_diag_clear(&diag);
-        ossa_animx_write_desc desc = {.name = "rt", .tracks = tracks, .track_count = 6, .encoding = (ossa_animx_encoding)enc};
+        ossa_animx_write_desc desc = {
+            .name = "rt", .tracks = tracks, .track_count = 6, .encoding = (ossa_animx_encoding)enc};
         assert_int_equal(ossa_animx_write(&desc, &blob, &diag), OSSA_OK);
         assert_int_equal(ossa_import_animx(blob.data, blob.size, NULL, &out, &diag), OSSA_OK);
         assert_int_equal(out.track_count, 6);
@@ -117,7 +118,8 @@ void test_write_read_joints(void **state)
     anim.duration = 2.f;
     ossa_raw_joint_track_resize(&anim, 0, 3, 2, 0);
     ossa_raw_joint_track_resize(&anim, 1, 0, 0, 2);
-    for (int k = 0; k < 3; ++k) anim.tracks[0].translations[k] = (ossa_raw_float3_key){(float)k, {(float)k, 1.f, -2.f * (float)k}};
+    for (int k = 0; k < 3; ++k)
+        anim.tracks[0].translations[k] = (ossa_raw_float3_key){(float)k, {(float)k, 1.f, -2.f * (float)k}};
     anim.tracks[0].rotations[0] = (ossa_raw_quat_key){0.f, {0.f, 0.f, 0.f, 1.f}};
     anim.tracks[0].rotations[1] = (ossa_raw_quat_key){2.f, {0.f, 0.0099998333f, 0.f, 0.99995f}};
     anim.tracks[1].scales[0] = (ossa_raw_float3_key){0.5f, {1.f, 1.f, 1.f}};
@@ -149,4 +151,3 @@ void test_write_read_joints(void **state)
     ossa_raw_animation_destroy(&anim);
     ossa_raw_skeleton_destroy(&skel);
 }
-

@@ -36,8 +36,9 @@ static void setup(fixture *f, size_t n, uint32_t seed)
     for (size_t i = 0; i < n; ++i) {
         f->local[i].translation = (ossa_float3){ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f),
                                                 ossa_test_randf(&s, -1.f, 1.f)};
-        f->local[i].rotation = ossa_quat_normalize((ossa_quat){ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f),
-                                                               ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f)});
+        f->local[i].rotation =
+            ossa_quat_normalize((ossa_quat){ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f),
+                                            ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f)});
         f->local[i].scale = (ossa_float3){ossa_test_randf(&s, .5f, 1.5f), ossa_test_randf(&s, .5f, 1.5f),
                                           ossa_test_randf(&s, .5f, 1.5f)};
         ossa_soa_transform_set(&f->pose[i / 4], (int)(i % 4), &f->local[i]);
@@ -81,7 +82,8 @@ static void test_matches_reference(void **state)
         assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
         assert_matrices_near(f.out, f.ref, sizes[k], 2e-4f);
         /* With a root matrix. */
-        const ossa_transform rt = {{5.f, -2.f, 1.f}, ossa_quat_normalize((ossa_quat){.3f, .1f, -.2f, .9f}), {2.f, 2.f, 2.f}};
+        const ossa_transform rt = {
+            {5.f, -2.f, 1.f}, ossa_quat_normalize((ossa_quat){.3f, .1f, -.2f, .9f}), {2.f, 2.f, 2.f}};
         const ossa_float4x4 root = ossa_float4x4_from_transform(&rt);
         reference(&f, &root);
         job.root = &root;

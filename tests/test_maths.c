@@ -87,8 +87,8 @@ static void test_half_conversion_exhaustive(void **state)
     assert_int_equal(ossa_float_to_half(65504.f), 0x7bff);
     assert_int_equal(ossa_float_to_half(65520.f), 0x7c00);
     assert_int_equal(ossa_float_to_half(5.9604645e-8f), 0x0001);
-    assert_int_equal(ossa_float_to_half(1.f + 1.f / 2048.f), 0x3c00);           /* tie to even */
-    assert_int_equal(ossa_float_to_half(1.f + 3.f / 2048.f), 0x3c02);           /* tie to even, up */
+    assert_int_equal(ossa_float_to_half(1.f + 1.f / 2048.f), 0x3c00); /* tie to even */
+    assert_int_equal(ossa_float_to_half(1.f + 3.f / 2048.f), 0x3c02); /* tie to even, up */
     assert_true(ossa_half_to_float(0x3555) > .333f && ossa_half_to_float(0x3555) < .3334f);
     /* Relative error bound 2^-11 for normal values. */
     uint32_t s = 5;
@@ -115,7 +115,8 @@ static void test_soa_quaternion_normalize_nlerp(void **state)
         ossa_soa_quat a, b, r;
         float qa[4][4], qb[4][4];
         for (int l = 0; l < 4; ++l) {
-            for (int c = 0; c < 4; ++c) qa[l][c] = ossa_test_randf(&s, -1.f, 1.f), qb[l][c] = ossa_test_randf(&s, -1.f, 1.f);
+            for (int c = 0; c < 4; ++c)
+                qa[l][c] = ossa_test_randf(&s, -1.f, 1.f), qb[l][c] = ossa_test_randf(&s, -1.f, 1.f);
             quat_ref_normalize(qa[l], qa[l]);
             quat_ref_normalize(qb[l], qb[l]);
             a.x[l] = qa[l][0], a.y[l] = qa[l][1], a.z[l] = qa[l][2], a.w[l] = qa[l][3];

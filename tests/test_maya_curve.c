@@ -7,7 +7,7 @@
 #include "ossa/offline/import_maya.h"
 #include "test_util.h"
 
-#define PI 3.14159265358979323846
+#define PI      3.14159265358979323846
 #define MAX_TAN 5729577.9485111479
 
 /* |a - b| <= eps, printing both values when not. */
@@ -44,15 +44,9 @@ static void make(test_curve *tc, const spec *s, size_t n, bool weighted)
     tc->c.weighted = weighted;
 }
 
-static void prepare(test_curve *tc)
-{
-    assert_int_equal(ossa_maya_curve_prepare(&tc->c), OSSA_OK);
-}
+static void prepare(test_curve *tc) { assert_int_equal(ossa_maya_curve_prepare(&tc->c), OSSA_OK); }
 
-static double eval(const test_curve *tc, double t)
-{
-    return ossa_maya_curve_evaluate(&tc->c, t);
-}
+static double eval(const test_curve *tc, double t) { return ossa_maya_curve_evaluate(&tc->c, t); }
 
 /* Cubic Hermite with the four basis functions, slopes m0, m1 per unit time. */
 static double hermite(double t0, double v0, double m0, double t1, double v1, double m1, double t)
@@ -81,15 +75,9 @@ static double bezier_at(const double x[4], const double y[4], double t)
     return bernstein(y[0], y[1], y[2], y[3], 0.5 * (lo + hi));
 }
 
-static double slope_in(const test_curve *tc, size_t i)
-{
-    return tc->keys[i].in_y / tc->keys[i].in_x;
-}
+static double slope_in(const test_curve *tc, size_t i) { return tc->keys[i].in_y / tc->keys[i].in_x; }
 
-static double slope_out(const test_curve *tc, size_t i)
-{
-    return tc->keys[i].out_y / tc->keys[i].out_x;
-}
+static double slope_out(const test_curve *tc, size_t i) { return tc->keys[i].out_y / tc->keys[i].out_x; }
 
 #define L OSSA_MAYA_TANGENT_LINEAR
 #define S OSSA_MAYA_TANGENT_SPLINE

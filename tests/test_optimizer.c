@@ -212,8 +212,8 @@ static ossa_quat axis_angle(float x, float y, float z, float angle)
 
 static ossa_quat nlerp(ossa_quat a, ossa_quat b, float u)
 {
-    return ossa_quat_normalize((ossa_quat){a.x + (b.x - a.x) * u, a.y + (b.y - a.y) * u, a.z + (b.z - a.z) * u,
-                                           a.w + (b.w - a.w) * u});
+    return ossa_quat_normalize(
+        (ossa_quat){a.x + (b.x - a.x) * u, a.y + (b.y - a.y) * u, a.z + (b.z - a.z) * u, a.w + (b.w - a.w) * u});
 }
 
 /* `keys` keys per channel over 2 s. Linear: every channel moves on the interpolation between
@@ -331,8 +331,8 @@ static void test_noisy_chain(void **state)
         print_message("noisy chain (%s): keys %zu/%zu -> %zu/%zu, %zu bytes, optimiser error %.4f mm, built max "
                       "%.4f mm (bound %.4f + %.4f mm)\n",
                       enc ? "half" : "ranged", key_count(&raw, 0), key_count(&raw, 1), key_count(&out, 0),
-                      key_count(&out, 1), bytes, opt_error * 1e3, (double)rep.max * 1e3,
-                      (double)desc.tolerance * 1e3, bound * 1e3);
+                      key_count(&out, 1), bytes, opt_error * 1e3, (double)rep.max * 1e3, (double)desc.tolerance * 1e3,
+                      bound * 1e3);
         assert_true((double)rep.max <= (double)desc.tolerance + bound);
     }
     ossa_raw_animation_destroy(&out);
@@ -592,7 +592,8 @@ static bool import_file(const char *path, const char *shown, bool bvh, ossa_impo
 static void check_clip(const char *name, const ossa_raw_skeleton *skel, const ossa_raw_animation *raw, float unit)
 {
     const ossa_optimizer_desc desc = {.unit_scale = unit};
-    const float tolerance = OSSA_OPTIMIZER_DEFAULT_TOLERANCE / unit, shell = OSSA_OPTIMIZER_DEFAULT_SHELL_DISTANCE / unit;
+    const float tolerance = OSSA_OPTIMIZER_DEFAULT_TOLERANCE / unit,
+                shell = OSSA_OPTIMIZER_DEFAULT_SHELL_DISTANCE / unit;
     ossa_raw_animation out = {0};
     ossa_diag diag = {0};
     assert_int_equal(ossa_animation_optimize(raw, skel, &desc, &out, &diag), OSSA_OK);
@@ -667,8 +668,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_linear_chain), cmocka_unit_test(test_noisy_chain), cmocka_unit_test(test_override),
         cmocka_unit_test(test_unit_scale),   cmocka_unit_test(test_allocator),   cmocka_unit_test(test_extreme),
-        cmocka_unit_test(test_invalid),
-        cmocka_unit_test(test_pab),          cmocka_unit_test(test_cmu_bvh),
+        cmocka_unit_test(test_invalid),      cmocka_unit_test(test_pab),         cmocka_unit_test(test_cmu_bvh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,9 +62,8 @@ static void test_build_and_sample_float(void **state)
     assert_int_equal(t.type, OSSA_TRACK_FLOAT);
     float v[4];
     /* Hand-derived: hold 1 before 0.2, lerp to 3 at 0.6, hold 3 until 0.8, then -1. */
-    const float probes[][2] = {{0.f, 1.f},  {.1f, 1.f},  {.2f, 1.f},  {.4f, 2.f},  {.5f, 2.5f},
-                               {.6f, 3.f},  {.7f, 3.f},  {.79f, 3.f}, {.8f, -1.f}, {.9f, -1.f},
-                               {1.f, -1.f}, {-5.f, 1.f}, {7.f, -1.f}};
+    const float probes[][2] = {{0.f, 1.f},  {.1f, 1.f},  {.2f, 1.f},  {.4f, 2.f},  {.5f, 2.5f}, {.6f, 3.f}, {.7f, 3.f},
+                               {.79f, 3.f}, {.8f, -1.f}, {.9f, -1.f}, {1.f, -1.f}, {-5.f, 1.f}, {7.f, -1.f}};
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; ++i) {
         sample(&t, probes[i][0], v);
         assert_float_equal(v[0], probes[i][1], 1e-6f);
@@ -165,8 +164,8 @@ static void test_sampling_errors(void **state)
     assert_int_equal(ossa_track_sampling_job_run(&job), OSSA_ERROR_OUTPUT_TOO_SMALL);
     for (int c = 0; c < 4; ++c) assert_true(out[c] == 7.f);
     /* Output inside the track's own values. */
-    job = (ossa_track_sampling_job){.track = &t, .ratio = .5f, .output = (float *)(uintptr_t)t.values + 1,
-                                    .output_count = 3};
+    job = (ossa_track_sampling_job){
+        .track = &t, .ratio = .5f, .output = (float *)(uintptr_t)t.values + 1, .output_count = 3};
     assert_int_equal(ossa_track_sampling_job_run(&job), OSSA_ERROR_ALIASING);
     job.output = out, job.output_count = 3;
     assert_int_equal(ossa_track_sampling_job_validate(&job), OSSA_OK);
@@ -177,8 +176,8 @@ static void test_sampling_errors(void **state)
 static void test_init_validation(void **state)
 {
     (void)state;
-    const ossa_raw_track_key keys[] = {{0.f, OSSA_INTERP_LINEAR, {1.f}}, {.5f, OSSA_INTERP_STEP, {2.f}},
-                                       {1.f, OSSA_INTERP_LINEAR, {3.f}}};
+    const ossa_raw_track_key keys[] = {
+        {0.f, OSSA_INTERP_LINEAR, {1.f}}, {.5f, OSSA_INTERP_STEP, {2.f}}, {1.f, OSSA_INTERP_LINEAR, {3.f}}};
     ossa_raw_track raw;
     make_raw(&raw, OSSA_TRACK_FLOAT, keys, 3);
     ossa_blob blob = {0};
@@ -205,26 +204,29 @@ static void test_init_validation(void **state)
         float f;
         ossa_result expected;
     } cases[] = {
-        {0, 0, false, 0.f, OSSA_ERROR_INVALID_TRACK},                 /* type 0 */
-        {0, 6, false, 0.f, OSSA_ERROR_INVALID_TRACK},                 /* type 6 */
-        {4, 1, false, 0.f, OSSA_ERROR_INVALID_TRACK},                 /* one key */
-        {12, 1, false, 0.f, OSSA_ERROR_INVALID_TRACK},                /* reserved */
-        {16, 0, true, .1f, OSSA_ERROR_INVALID_KEY},                   /* first ratio not 0 */
-        {20, 0, true, 1.f, OSSA_ERROR_INVALID_KEY},                   /* ratios not increasing */
-        {24, 0, true, .9f, OSSA_ERROR_INVALID_KEY},                   /* last ratio not 1 */
-        {36, 0, true, NAN, OSSA_ERROR_INVALID_KEY},                   /* value */
-        {36, 0, true, INFINITY, OSSA_ERROR_INVALID_KEY},              /* value */
-        {36, 0, true, -3e38f, OSSA_ERROR_INVALID_KEY},                /* beyond 2^127 */
-        {48, OSSA_INTERP_SLERP, false, 0.f, OSSA_ERROR_INVALID_KEY},  /* slerp on floats */
-        {48, 3, false, 0.f, OSSA_ERROR_INVALID_KEY},                  /* unknown interpolation */
-        {64, 0x41414141u, false, 0.f, OSSA_ERROR_INVALID_TRACK},      /* name not terminated */
+        {0, 0, false, 0.f, OSSA_ERROR_INVALID_TRACK},                /* type 0 */
+        {0, 6, false, 0.f, OSSA_ERROR_INVALID_TRACK},                /* type 6 */
+        {4, 1, false, 0.f, OSSA_ERROR_INVALID_TRACK},                /* one key */
+        {12, 1, false, 0.f, OSSA_ERROR_INVALID_TRACK},               /* reserved */
+        {16, 0, true, .1f, OSSA_ERROR_INVALID_KEY},                  /* first ratio not 0 */
+        {20, 0, true, 1.f, OSSA_ERROR_INVALID_KEY},                  /* ratios not increasing */
+        {24, 0, true, .9f, OSSA_ERROR_INVALID_KEY},                  /* last ratio not 1 */
+        {36, 0, true, NAN, OSSA_ERROR_INVALID_KEY},                  /* value */
+        {36, 0, true, INFINITY, OSSA_ERROR_INVALID_KEY},             /* value */
+        {36, 0, true, -3e38f, OSSA_ERROR_INVALID_KEY},               /* beyond 2^127 */
+        {48, OSSA_INTERP_SLERP, false, 0.f, OSSA_ERROR_INVALID_KEY}, /* slerp on floats */
+        {48, 3, false, 0.f, OSSA_ERROR_INVALID_KEY},                 /* unknown interpolation */
+        {64, 0x41414141u, false, 0.f, OSSA_ERROR_INVALID_TRACK},     /* name not terminated */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         memcpy(copy, blob.data, blob.size);
         /* Host order is the blob's: init refuses big-endian hosts before reading fields. */
-        if (cases[i].is_float) memcpy(copy + cases[i].at, &cases[i].f, 4);
-        else if (cases[i].at == 48) copy[48] = (uint8_t)cases[i].value;
-        else memcpy(copy + cases[i].at, &cases[i].value, 4);
+        if (cases[i].is_float)
+            memcpy(copy + cases[i].at, &cases[i].f, 4);
+        else if (cases[i].at == 48)
+            copy[48] = (uint8_t)cases[i].value;
+        else
+            memcpy(copy + cases[i].at, &cases[i].value, 4);
         assert_int_equal(ossa_track_init(&t, copy, blob.size), cases[i].expected);
     }
     /* Bytes after the padded end. */
@@ -319,8 +321,8 @@ static void test_triggering_exact_crossings(void **state)
     (void)state;
     /* Linear 0 -> 4 over [0.2, 0.6], threshold 1: crossing at 0.3; back down 4 -> 0 over
      * [0.6, 1], threshold 1: crossing at 0.9. */
-    const ossa_raw_track_key keys[] = {{.2f, OSSA_INTERP_LINEAR, {0.f}}, {.6f, OSSA_INTERP_LINEAR, {4.f}},
-                                       {1.f, OSSA_INTERP_LINEAR, {0.f}}};
+    const ossa_raw_track_key keys[] = {
+        {.2f, OSSA_INTERP_LINEAR, {0.f}}, {.6f, OSSA_INTERP_LINEAR, {4.f}}, {1.f, OSSA_INTERP_LINEAR, {0.f}}};
     ossa_raw_track raw;
     make_raw(&raw, OSSA_TRACK_FLOAT, keys, 3);
     ossa_blob blob = {0};
@@ -513,8 +515,8 @@ static void test_optimizer_cases(void **state)
 
     /* The key at 0.5 matches the line through its neighbours, but it starts a step: just
      * before 1 the curve is 0.5, not 1. Only the check before the key sees it. */
-    const ossa_raw_track_key keys[] = {{0.f, OSSA_INTERP_LINEAR, {0.f}}, {.5f, OSSA_INTERP_STEP, {.5f}},
-                                       {1.f, OSSA_INTERP_LINEAR, {1.f}}};
+    const ossa_raw_track_key keys[] = {
+        {0.f, OSSA_INTERP_LINEAR, {0.f}}, {.5f, OSSA_INTERP_STEP, {.5f}}, {1.f, OSSA_INTERP_LINEAR, {1.f}}};
     make_raw(&raw, OSSA_TRACK_FLOAT, keys, 3);
     const ossa_track_optimize_desc desc = {.tolerance = .1f};
     assert_int_equal(ossa_track_optimize(&raw, &desc, &opt, &diag), OSSA_OK);
@@ -585,16 +587,11 @@ static void test_mutated_blobs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_build_and_sample_float),
-        cmocka_unit_test(test_sample_vectors_and_quaternions),
-        cmocka_unit_test(test_sampling_errors),
-        cmocka_unit_test(test_init_validation),
-        cmocka_unit_test(test_triggering_square_wave),
-        cmocka_unit_test(test_triggering_exact_crossings),
-        cmocka_unit_test(test_archive_round_trip),
-        cmocka_unit_test(test_optimizer_tolerance),
-        cmocka_unit_test(test_optimizer_cases),
-        cmocka_unit_test(test_mutated_blobs),
+        cmocka_unit_test(test_build_and_sample_float), cmocka_unit_test(test_sample_vectors_and_quaternions),
+        cmocka_unit_test(test_sampling_errors),        cmocka_unit_test(test_init_validation),
+        cmocka_unit_test(test_triggering_square_wave), cmocka_unit_test(test_triggering_exact_crossings),
+        cmocka_unit_test(test_archive_round_trip),     cmocka_unit_test(test_optimizer_tolerance),
+        cmocka_unit_test(test_optimizer_cases),        cmocka_unit_test(test_mutated_blobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

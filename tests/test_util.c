@@ -8,14 +8,27 @@ void *ossa_test_read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0) { fclose(f); return NULL; }
+    if (fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return NULL;
+    }
     long len = ftell(f);
-    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) { fclose(f); return NULL; }
+    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
     size_t rounded = ((size_t)len + 16) & ~(size_t)15;
     void *data = aligned_alloc(16, rounded);
-    if (!data) { fclose(f); return NULL; }
+    if (!data) {
+        fclose(f);
+        return NULL;
+    }
     memset(data, 0, rounded);
-    if (fread(data, 1, (size_t)len, f) != (size_t)len) { fclose(f); free(data); return NULL; }
+    if (fread(data, 1, (size_t)len, f) != (size_t)len) {
+        fclose(f);
+        free(data);
+        return NULL;
+    }
     fclose(f);
     *size = (size_t)len;
     return data;
@@ -29,10 +42,7 @@ static const char *join(const char *env, const char *fallback, const char *relat
     return buffer;
 }
 
-const char *ossa_test_shared_path(const char *relative)
-{
-    return join("OSSA_SHARED_DATA", "../shared/data", relative);
-}
+const char *ossa_test_shared_path(const char *relative) { return join("OSSA_SHARED_DATA", "../shared/data", relative); }
 
 const char *ossa_test_assimp_path(const char *relative)
 {

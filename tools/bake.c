@@ -56,32 +56,43 @@ int tool_bake(int argc, char **argv)
     float tolerance_m = 0.f, iframe_interval = 0.f, unit_scale_arg = 0.f;
     ossa_translation_encoding encoding = OSSA_TRANSLATION_RANGED;
     for (int i = 0; i < argc; ++i) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) output = argv[++i];
-        else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc) skeleton_path = argv[++i];
-        else if (!strcmp(argv[i], "--no-optimize")) optimize = false;
-        else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) quiet = true;
+        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            output = argv[++i];
+        else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
+            skeleton_path = argv[++i];
+        else if (!strcmp(argv[i], "--no-optimize"))
+            optimize = false;
+        else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
+            quiet = true;
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
             char *end;
             tolerance_m = strtof(argv[++i], &end);
             if (*end || !(tolerance_m > 0.f)) return fprintf(stderr, "ossa: bake: --tolerance needs metres > 0\n"), 2;
         } else if (!strcmp(argv[i], "--translations") && i + 1 < argc) {
             ++i;
-            if (!strcmp(argv[i], "half")) encoding = OSSA_TRANSLATION_HALF;
-            else if (!strcmp(argv[i], "ranged")) encoding = OSSA_TRANSLATION_RANGED;
-            else return fprintf(stderr, "ossa: bake: --translations is half or ranged, not %s\n", argv[i]), 2;
+            if (!strcmp(argv[i], "half"))
+                encoding = OSSA_TRANSLATION_HALF;
+            else if (!strcmp(argv[i], "ranged"))
+                encoding = OSSA_TRANSLATION_RANGED;
+            else
+                return fprintf(stderr, "ossa: bake: --translations is half or ranged, not %s\n", argv[i]), 2;
         } else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
             char *end;
             unit_scale_arg = strtof(argv[++i], &end);
-            if (*end || !(unit_scale_arg > 0.f)) return fprintf(stderr, "ossa: bake: --unit-scale needs metres > 0\n"), 2;
+            if (*end || !(unit_scale_arg > 0.f))
+                return fprintf(stderr, "ossa: bake: --unit-scale needs metres > 0\n"), 2;
         } else if (!strcmp(argv[i], "--iframe-interval") && i + 1 < argc) {
             char *end;
             iframe_interval = strtof(argv[++i], &end);
             if (*end) return fprintf(stderr, "ossa: bake: --iframe-interval needs seconds\n"), 2;
-        }
-        else if (!strcmp(argv[i], "--drop-end-sites")) drop_end_sites = true;
-        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return usage_bake(), 0;
-        else if (argv[i][0] == '-' || input) return usage_bake(), fprintf(stderr, "ossa: bake: unexpected argument %s\n", argv[i]), 2;
-        else input = argv[i];
+        } else if (!strcmp(argv[i], "--drop-end-sites"))
+            drop_end_sites = true;
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return usage_bake(), 0;
+        else if (argv[i][0] == '-' || input)
+            return usage_bake(), fprintf(stderr, "ossa: bake: unexpected argument %s\n", argv[i]), 2;
+        else
+            input = argv[i];
     }
     if (!input) input = OSSA_DEFAULT_INPUT;
     char default_out[4096];
@@ -116,7 +127,8 @@ int tool_bake(int argc, char **argv)
             tool_print_diag("skeleton", &diag);
             goto done;
         }
-        entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
+        entries[entry_count++] =
+            (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
     }
     const float unit_scale = unit_scale_arg > 0.f ? unit_scale_arg : tool_unit_scale(&imp);
     const ossa_optimizer_desc opt = {.tolerance = tolerance_m / unit_scale, .unit_scale = unit_scale};
@@ -173,8 +185,8 @@ int tool_bake(int argc, char **argv)
     if (tool_write_file(output, file.data, file.size)) {
         printf("baked %s -> %s: %zu joints, %zu animations, %zu tracks, %zu events, %zu bytes (import %.1f ms, "
                "build %.1f ms)\n%s",
-               input, output, imp.skeleton.joint_count, imp.animation_count, imp.track_count, imp.event_count, file.size,
-               (t1 - t0) * 1e3, (t2 - t1) * 1e3, quiet ? "" : "\n");
+               input, output, imp.skeleton.joint_count, imp.animation_count, imp.track_count, imp.event_count,
+               file.size, (t1 - t0) * 1e3, (t2 - t1) * 1e3, quiet ? "" : "\n");
         status = quiet ? 0 : tool_report(output, file.data, file.size, &imp, input);
     }
     ossa_blob_destroy(&file);

@@ -57,8 +57,10 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
 {
     char full[4096];
     const char *dir = user;
-    if (path[0] == '/' || !dir || !*dir) snprintf(full, sizeof full, "%s", path);
-    else snprintf(full, sizeof full, "%s/%s", dir, path);
+    if (path[0] == '/' || !dir || !*dir)
+        snprintf(full, sizeof full, "%s", path);
+    else
+        snprintf(full, sizeof full, "%s/%s", dir, path);
     FILE *f = fopen(full, "rb");
     if (!f) return OSSA_ERROR_IO;
     fclose(f);
@@ -85,8 +87,10 @@ bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out)
         char dir[4096];
         snprintf(dir, sizeof dir, "%s", path);
         char *slash = strrchr(dir, '/');
-        if (slash) *slash = '\0';
-        else snprintf(dir, sizeof dir, ".");
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(dir, sizeof dir, ".");
         const char *dot = strrchr(path, '.');
         ossa_assimp_desc desc = {.format_hint = dot && !strchr(dot, '/') ? dot + 1 : NULL,
                                  .drop_end_sites = drop_end_sites,

@@ -58,7 +58,8 @@ static int report_tracks_and_events(const ossa_archive *ar, const char *archive_
         ossa_track track;
         const ossa_result r = ossa_archive_track(ar, i, &track);
         if (r != OSSA_OK) {
-            fprintf(stderr, "ossa: %s: track %zu: %s (%s)\n", archive_path, i, ossa_result_string(r), ossa_result_name(r));
+            fprintf(stderr, "ossa: %s: track %zu: %s (%s)\n", archive_path, i, ossa_result_string(r),
+                    ossa_result_name(r));
             return 1;
         }
         float lo = track.values[0], hi = track.values[0];
@@ -179,13 +180,17 @@ int tool_info(int argc, char **argv)
     const char *path = NULL, *against = NULL, *skeleton_path = NULL;
     bool drop_end_sites = false;
     for (int i = 0; i < argc; ++i) {
-        if (!strcmp(argv[i], "--against") && i + 1 < argc) against = argv[++i];
-        else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc) skeleton_path = argv[++i];
-        else if (!strcmp(argv[i], "--drop-end-sites")) drop_end_sites = true;
+        if (!strcmp(argv[i], "--against") && i + 1 < argc)
+            against = argv[++i];
+        else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
+            skeleton_path = argv[++i];
+        else if (!strcmp(argv[i], "--drop-end-sites"))
+            drop_end_sites = true;
         else if (argv[i][0] == '-' || path) {
             fprintf(stderr, "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]]\n");
             return 2;
-        } else path = argv[i];
+        } else
+            path = argv[i];
     }
     if (!path) {
         fprintf(stderr, "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]]\n");

@@ -5,13 +5,15 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ossa [COMMAND] [ARGS]\n"
-               "  ossa bake [INPUT] [-o OUT.ossa] [--drop-end-sites]\n"
-               "        import INPUT (BVH, FBX, glTF, Collada, ... through assimp; other formats by content),\n"
-               "        build the skeleton and animations, save OUT.ossa and print its report\n"
-               "  ossa info FILE.ossa [--against INPUT]\n"
-               "        print joints, duration, key counts, sizes, error against INPUT and sampling time\n"
-               "  ossa            same as `ossa bake` on %s\n", OSSA_DEFAULT_INPUT);
+    fprintf(f,
+            "usage: ossa [COMMAND] [ARGS]\n"
+            "  ossa bake [INPUT] [-o OUT.ossa] [--drop-end-sites]\n"
+            "        import INPUT (BVH, FBX, glTF, Collada, ... through assimp; other formats by content),\n"
+            "        build the skeleton and animations, save OUT.ossa and print its report\n"
+            "  ossa info FILE.ossa [--against INPUT]\n"
+            "        print joints, duration, key counts, sizes, error against INPUT and sampling time\n"
+            "  ossa            same as `ossa bake` on %s\n",
+            OSSA_DEFAULT_INPUT);
 }
 
 int main(int argc, char **argv)

@@ -24,9 +24,9 @@ typedef struct json {
     const ossa_allocator *a;
     ossa_diag *diag;
     const ossa__res_settings *s;
-    size_t total_keys;            /* keyframes decoded so far (ossa__res_key_budget) */
-    size_t cursor;                /* where offset_of found the previous node */
-    size_t at, line, column;      /* where locate stopped last */
+    size_t total_keys;       /* keyframes decoded so far (ossa__res_key_budget) */
+    size_t cursor;           /* where offset_of found the previous node */
+    size_t at, line, column; /* where locate stopped last */
 } json;
 
 /* 1-based line and column (in characters, a BOM not counted) of byte `offset` of the
@@ -37,8 +37,10 @@ static void locate(json *j, size_t offset, uint32_t *line, uint32_t *column)
     if (offset > j->size) offset = j->size;
     if (j->line == 0 || offset < j->at) j->at = j->skip, j->line = 1, j->column = 1;
     for (; j->at < offset; ++j->at) {
-        if (j->text[j->at] == '\n') ++j->line, j->column = 1;
-        else if ((j->text[j->at] & 0xC0) != 0x80) ++j->column;
+        if (j->text[j->at] == '\n')
+            ++j->line, j->column = 1;
+        else if ((j->text[j->at] & 0xC0) != 0x80)
+            ++j->column;
     }
     *line = (uint32_t)(j->line < UINT32_MAX ? j->line : UINT32_MAX);
     *column = (uint32_t)(j->column < UINT32_MAX ? j->column : UINT32_MAX);
@@ -60,7 +62,8 @@ static size_t offset_of(json *j, const cJSON *node)
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 4, 5)))
 #endif
-static ossa_result fail(json *j, const cJSON *node, ossa_result code, const char *fmt, ...)
+static ossa_result
+fail(json *j, const cJSON *node, ossa_result code, const char *fmt, ...)
 {
     if (!j->diag || j->diag->code != OSSA_OK) return code;
     char text[sizeof j->diag->message];
@@ -74,10 +77,10 @@ static ossa_result fail(json *j, const cJSON *node, ossa_result code, const char
     return ossa_diag_set(j->diag, code, offset, line, column, "%s", text);
 }
 
-#define TRY(expr)                                                                                     \
-    do {                                                                                              \
-        ossa_result try_result_ = (expr);                                                             \
-        if (try_result_ != OSSA_OK) return try_result_;                                               \
+#define TRY(expr)                                                                                                      \
+    do {                                                                                                               \
+        ossa_result try_result_ = (expr);                                                                              \
+        if (try_result_ != OSSA_OK) return try_result_;                                                                \
     } while (0)
 
 static const char *kind_of(const cJSON *v)
@@ -120,7 +123,8 @@ static ossa_result scan_starts(json *j, const char *text, size_t size)
             continue;
         }
         if (want_value) {
-            if (!ossa__grow(j->a, (void **)&j->starts, &cap, j->count + 1, sizeof *j->starts)) return OSSA_ERROR_OUT_OF_MEMORY;
+            if (!ossa__grow(j->a, (void **)&j->starts, &cap, j->count + 1, sizeof *j->starts))
+                return OSSA_ERROR_OUT_OF_MEMORY;
             j->starts[j->count++] = i;
             want_value = false;
             if (ch == '{' || ch == '[') {
@@ -176,8 +180,10 @@ static void lower_literals(char *text, size_t size)
     for (size_t i = 0; i < size; ++i) {
         const char ch = text[i];
         if (in_string) {
-            if (ch == '\\') ++i;
-            else if (ch == '"') in_string = false;
+            if (ch == '\\')
+                ++i;
+            else if (ch == '"')
+                in_string = false;
             continue;
         }
         if (ch == '"') {
@@ -186,8 +192,10 @@ static void lower_literals(char *text, size_t size)
         }
         if (i > 0 && is_word(text[i - 1])) continue;
         size_t len = 0;
-        if (size - i >= 4 && !memcmp(text + i, "True", 4)) len = 4;
-        else if (size - i >= 5 && !memcmp(text + i, "False", 5)) len = 5;
+        if (size - i >= 4 && !memcmp(text + i, "True", 4))
+            len = 4;
+        else if (size - i >= 5 && !memcmp(text + i, "False", 5))
+            len = 5;
         if (len && (i + len == size || !is_word(text[i + len]))) text[i] = (char)(text[i] | 0x20);
     }
 }
@@ -206,7 +214,8 @@ static ossa_result get_string(json *j, const cJSON *v, const char *what, char **
 {
     const char *s = "";
     if (v && !cJSON_IsNull(v)) {
-        if (!cJSON_IsString(v)) return fail(j, v, OSSA_ERROR_PARSE, "expected a string for %s, found %s", what, kind_of(v));
+        if (!cJSON_IsString(v))
+            return fail(j, v, OSSA_ERROR_PARSE, "expected a string for %s, found %s", what, kind_of(v));
         s = v->valuestring;
     }
     *out = ossa_strdup(j->a, s);
@@ -230,8 +239,7 @@ static ossa_result parse_value(json *j, const cJSON *v, const ossa__res_type *ty
                     names == rgba ? "r, g, b, a" : "x, y, z(, w)", type->name, kind_of(v));
     for (size_t c = 0; c < type->components; ++c) {
         const cJSON *item = type->components > 1 ? cJSON_GetObjectItem(v, names[c]) : v;
-        if (!item)
-            return fail(j, v, OSSA_ERROR_PARSE, "the %s value has no member \"%s\"", type->name, names[c]);
+        if (!item) return fail(j, v, OSSA_ERROR_PARSE, "the %s value has no member \"%s\"", type->name, names[c]);
         double d;
         if (type->kind == OSSA__RES_KIND_BOOL) {
             if (!cJSON_IsBool(item))
@@ -295,7 +303,8 @@ static ossa_result parse_track(json *j, const cJSON *node, ossa__res_track *t)
     t->offset = offset_of(j, node);
     locate(j, t->offset, &t->line, &t->column);
     t->interval = -1.0;
-    if (!cJSON_IsObject(node)) return fail(j, node, OSSA_ERROR_PARSE, "expected a track object, found %s", kind_of(node));
+    if (!cJSON_IsObject(node))
+        return fail(j, node, OSSA_ERROR_PARSE, "expected a track object, found %s", kind_of(node));
     const cJSON *tt = cJSON_GetObjectItem(node, "trackType"), *vt = cJSON_GetObjectItem(node, "valueType");
     const cJSON *data = cJSON_GetObjectItem(node, "data");
     if (!cJSON_IsString(tt))
@@ -304,27 +313,32 @@ static ossa_result parse_track(json *j, const cJSON *node, ossa__res_track *t)
     for (int m = 0; m < 4; ++m)
         if (!strcasecmp(tt->valuestring, ossa__res_track_type_name((unsigned)m))) type_id = m;
     if (type_id == OSSA__RES_BEZIER)
-        return fail(j, tt, OSSA_ERROR_UNSUPPORTED_FORMAT,
-                    "Bezier tracks are not supported (Resonite itself does not read them; use Curve with CubicBezier keys)");
+        return fail(
+            j, tt, OSSA_ERROR_UNSUPPORTED_FORMAT,
+            "Bezier tracks are not supported (Resonite itself does not read them; use Curve with CubicBezier keys)");
     if (type_id > OSSA__RES_BEZIER)
         return fail(j, tt, OSSA_ERROR_UNSUPPORTED_FORMAT,
                     "unknown trackType \"%s\" (expected Raw, Discrete, Curve or Bezier)", tt->valuestring);
     t->track_type = (uint8_t)type_id;
-    if (!cJSON_IsString(vt)) return fail(j, vt ? vt : node, OSSA_ERROR_PARSE, "expected a string valueType, found %s", kind_of(vt));
+    if (!cJSON_IsString(vt))
+        return fail(j, vt ? vt : node, OSSA_ERROR_PARSE, "expected a string valueType, found %s", kind_of(vt));
     const int value_id = ossa__res_type_find(vt->valuestring);
     if (value_id < 0)
-        return fail(j, vt, OSSA_ERROR_UNSUPPORTED_FORMAT, "unknown valueType \"%s\" (expected bool .. string)", vt->valuestring);
+        return fail(j, vt, OSSA_ERROR_UNSUPPORTED_FORMAT, "unknown valueType \"%s\" (expected bool .. string)",
+                    vt->valuestring);
     const ossa__res_type *type = ossa__res_type_get((unsigned)value_id);
     if (type->flags & OSSA__RES_MATRIX)
         return fail(j, vt, OSSA_ERROR_UNSUPPORTED_FORMAT, "%s values have no AnimJ form; use AnimX", type->name);
     t->value_type = (uint8_t)value_id;
-    if (!cJSON_IsObject(data)) return fail(j, data ? data : node, OSSA_ERROR_PARSE, "expected a data object, found %s", kind_of(data));
+    if (!cJSON_IsObject(data))
+        return fail(j, data ? data : node, OSSA_ERROR_PARSE, "expected a data object, found %s", kind_of(data));
     TRY(get_string(j, cJSON_GetObjectItem(data, "node"), "node", &t->node));
     TRY(get_string(j, cJSON_GetObjectItem(data, "property"), "property", &t->property));
     const cJSON *interval = cJSON_GetObjectItem(data, "interval");
     if (interval && !cJSON_IsNull(interval)) {
         TRY(get_number(j, interval, "interval", &t->interval));
-        if (t->interval < 0.0) return fail(j, interval, OSSA_ERROR_INVALID_KEY, "interval %g must be >= 0", t->interval);
+        if (t->interval < 0.0)
+            return fail(j, interval, OSSA_ERROR_INVALID_KEY, "interval %g must be >= 0", t->interval);
     }
     const cJSON *keys = cJSON_GetObjectItem(data, "keyframes");
     if (keys && !cJSON_IsNull(keys) && !cJSON_IsArray(keys))
@@ -335,7 +349,8 @@ static ossa_result parse_track(json *j, const cJSON *node, ossa__res_track *t)
         tangents |= t->track_type == OSSA__RES_CURVE &&
                     (cJSON_GetObjectItem(k, "leftTangent") || cJSON_GetObjectItem(k, "rightTangent"));
     const char *over = ossa__res_key_budget(j->s, t->key_count, &j->total_keys);
-    if (over) return fail(j, keys, OSSA_ERROR_INVALID_KEY, "%zu keyframes: %s (%zu)", t->key_count, over, j->s->max_keys);
+    if (over)
+        return fail(j, keys, OSSA_ERROR_INVALID_KEY, "%zu keyframes: %s (%zu)", t->key_count, over, j->s->max_keys);
     if (ossa__res_track_alloc(t, j->a, tangents) != OSSA_OK)
         return fail(j, keys, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for %zu keyframes", t->key_count);
     return parse_keys(j, keys, t, type);
@@ -343,7 +358,8 @@ static ossa_result parse_track(json *j, const cJSON *node, ossa__res_track *t)
 
 static ossa_result parse_root(json *j, const cJSON *root, ossa__res_anim *anim)
 {
-    if (!cJSON_IsObject(root)) return fail(j, root, OSSA_ERROR_PARSE, "expected an animation object, found %s", kind_of(root));
+    if (!cJSON_IsObject(root))
+        return fail(j, root, OSSA_ERROR_PARSE, "expected an animation object, found %s", kind_of(root));
     TRY(get_string(j, cJSON_GetObjectItem(root, "name"), "name", &anim->name));
     const cJSON *duration = cJSON_GetObjectItem(root, "globalDuration");
     if (duration && !cJSON_IsNull(duration)) {
@@ -373,8 +389,8 @@ static ossa_result import_animj(json *j, const ossa__res_settings *s, ossa__res_
     if (bad != SIZE_MAX) {
         uint32_t line, column;
         locate(j, bad, &line, &column);
-        return ossa_diag_set(j->diag, OSSA_ERROR_PARSE, bad, line, column,
-                             "invalid UTF-8 (byte 0x%02X)%s", data[bad], data[bad] == 0 ? ": NUL bytes are not allowed" : "");
+        return ossa_diag_set(j->diag, OSSA_ERROR_PARSE, bad, line, column, "invalid UTF-8 (byte 0x%02X)%s", data[bad],
+                             data[bad] == 0 ? ": NUL bytes are not allowed" : "");
     }
     const size_t len = j->size - j->skip;
     char *text = ossa_alloc(j->a, len + 1);
@@ -390,9 +406,12 @@ static ossa_result import_animj(json *j, const ossa__res_settings *s, ossa__res_
         uint32_t line, column;
         locate(j, j->skip + at, &line, &column);
         char found[16];
-        if (at >= len) snprintf(found, sizeof found, "the end");
-        else if ((unsigned char)text[at] < 0x20 || (unsigned char)text[at] >= 0x7F) snprintf(found, sizeof found, "byte 0x%02X", (unsigned char)text[at]);
-        else snprintf(found, sizeof found, "'%c'", text[at]);
+        if (at >= len)
+            snprintf(found, sizeof found, "the end");
+        else if ((unsigned char)text[at] < 0x20 || (unsigned char)text[at] >= 0x7F)
+            snprintf(found, sizeof found, "byte 0x%02X", (unsigned char)text[at]);
+        else
+            snprintf(found, sizeof found, "'%c'", text[at]);
         r = ossa_diag_set(j->diag, OSSA_ERROR_PARSE, j->skip + at, line, column,
                           "malformed JSON: expected a JSON value or ',' ':' '}' ']' where valid, found %s", found);
     }

@@ -28,8 +28,8 @@ typedef struct reader {
 static ossa_result need(reader *r, size_t n, const char *what)
 {
     if (r->size - r->pos >= n) return OSSA_OK;
-    return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, r->pos, 0, 0,
-                         "%s needs %zu bytes but only %zu remain%s", what, n, r->size - r->pos, r->where);
+    return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, r->pos, 0, 0, "%s needs %zu bytes but only %zu remain%s", what,
+                         n, r->size - r->pos, r->where);
 }
 
 static ossa_result corrupt(reader *r, size_t at, const char *what)
@@ -56,7 +56,10 @@ static ossa_result read_f32(reader *r, const char *what, float *v)
 {
     ossa_result e = need(r, 4, what);
     if (e) return e;
-    union { uint32_t u; float f; } c = {(uint32_t)load_le(r->p + r->pos, 4)};
+    union {
+        uint32_t u;
+        float f;
+    } c = {(uint32_t)load_le(r->p + r->pos, 4)};
     r->pos += 4;
     *v = c.f;
     return OSSA_OK;
@@ -113,8 +116,10 @@ static ossa_result read_value(reader *r, const ossa__res_type *type, const ossa_
         if (e) return e;
         if (has > 1) return corrupt(r, at, "a string value's null flag must be 0 or 1");
         if (has && (e = read_string(r, a, "string value", &s))) return e;
-        if (str) *str = s;
-        else ossa_free(a, s);
+        if (str)
+            *str = s;
+        else
+            ossa_free(a, s);
         return OSSA_OK;
     }
     ossa_result e = need(r, ossa__res_type_size(type), type->name);
@@ -131,21 +136,29 @@ static ossa_result read_value(reader *r, const ossa__res_type *type, const ossa_
             break;
         }
         case OSSA__RES_KIND_FLOAT: {
-            union { uint32_t u; float f; } cv = {(uint32_t)bits};
+            union {
+                uint32_t u;
+                float f;
+            } cv = {(uint32_t)bits};
             v = (double)cv.f;
             break;
         }
         case OSSA__RES_KIND_DOUBLE: {
-            union { uint64_t u; double d; } cv = {bits};
+            union {
+                uint64_t u;
+                double d;
+            } cv = {bits};
             v = cv.d;
             break;
         }
-        default: v = (double)bits; break;
+        default:
+            v = (double)bits;
+            break;
         }
         const char *bad = ossa__res_check_component(type, v);
         if (bad)
-            return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at + c * n, 0, 0,
-                                 "%s component %zu (%g) %s%s", type->name, c, v, bad, r->where);
+            return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at + c * n, 0, 0, "%s component %zu (%g) %s%s",
+                                 type->name, c, v, bad, r->where);
         dst[c] = v;
     }
     r->pos += ossa__res_type_size(type);
@@ -158,7 +171,8 @@ static ossa_result read_time(reader *r, double *t)
     float f;
     ossa_result e = read_f32(r, "keyframe time", &f);
     if (e) return e;
-    if (!isfinite(f)) return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at, 0, 0, "keyframe time is not finite%s", r->where);
+    if (!isfinite(f))
+        return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at, 0, 0, "keyframe time is not finite%s", r->where);
     *t = (double)f;
     return OSSA_OK;
 }
@@ -172,10 +186,10 @@ static ossa_result fits(reader *r, size_t at, size_t count, size_t each, const c
                          r->size - r->pos, r->where);
 }
 
-#define TRY(expr)                                                                                     \
-    do {                                                                                              \
-        ossa_result try_result_ = (expr);                                                             \
-        if (try_result_ != OSSA_OK) return try_result_;                                               \
+#define TRY(expr)                                                                                                      \
+    do {                                                                                                               \
+        ossa_result try_result_ = (expr);                                                                              \
+        if (try_result_ != OSSA_OK) return try_result_;                                                                \
     } while (0)
 
 static ossa_result read_track(reader *r, int version, const ossa__res_settings *s, size_t *total, ossa__res_track *t)
@@ -198,7 +212,8 @@ static ossa_result read_track(reader *r, int version, const ossa__res_settings *
                              "Bezier tracks are not supported (no public definition of their layout)%s", r->where);
     if (t->track_type > OSSA__RES_BEZIER)
         return ossa_diag_set(r->diag, OSSA_ERROR_UNSUPPORTED_FORMAT, start, 0, 0,
-                             "unknown track type %u (expected 0 Raw, 1 Discrete or 2 Curve)%s", t->track_type, r->where);
+                             "unknown track type %u (expected 0 Raw, 1 Discrete or 2 Curve)%s", t->track_type,
+                             r->where);
     const ossa__res_type *type = ossa__res_type_get(t->value_type);
     if (!type)
         return ossa_diag_set(r->diag, OSSA_ERROR_UNSUPPORTED_FORMAT, r->pos - 1, 0, 0,
@@ -286,13 +301,13 @@ ossa_result ossa__animx_read_header(const uint8_t *data, size_t size, ossa__anim
     const size_t at = r.pos;
     TRY(read_f32(&r, "globalDuration", &h->duration));
     if (!isfinite(h->duration) || h->duration < 0.f)
-        return ossa_diag_set(diag, OSSA_ERROR_CORRUPT, at, 0, 0, "globalDuration %g must be finite and >= 0", (double)h->duration);
+        return ossa_diag_set(diag, OSSA_ERROR_CORRUPT, at, 0, 0, "globalDuration %g must be finite and >= 0",
+                             (double)h->duration);
     TRY(read_count(&r, "name length", &h->name_size));
     TRY(need(&r, h->name_size, "name"));
     h->name_offset = r.pos;
     const size_t bad = ossa__res_utf8_invalid(data + r.pos, h->name_size);
-    if (bad != SIZE_MAX)
-        return ossa_diag_set(diag, OSSA_ERROR_PARSE, r.pos + bad, 0, 0, "the name is not valid UTF-8");
+    if (bad != SIZE_MAX) return ossa_diag_set(diag, OSSA_ERROR_PARSE, r.pos + bad, 0, 0, "the name is not valid UTF-8");
     r.pos += h->name_size;
     uint8_t enc;
     TRY(read_u8(&r, "encoding", &enc));
@@ -330,13 +345,14 @@ static ossa_result lz4_decode(reader *r, size_t cap, const ossa_allocator *a, ui
             uint64_t flags, length, packed;
             TRY(read_varint64(r, "LZ4 chunk flags", &flags));
             TRY(read_varint64(r, "LZ4 chunk length", &length));
-            if (flags >> 2) return corrupt(r, at, "LZ4 chunk flags use bits other than compressed and high-compression");
+            if (flags >> 2)
+                return corrupt(r, at, "LZ4 chunk flags use bits other than compressed and high-compression");
             packed = length;
             if (flags & 1) TRY(read_varint64(r, "LZ4 compressed length", &packed));
             if (packed > r->size - r->pos)
                 return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, at, 0, 0,
-                                     "LZ4 chunk declares %llu bytes but only %zu remain",
-                                     (unsigned long long)packed, r->size - r->pos);
+                                     "LZ4 chunk declares %llu bytes but only %zu remain", (unsigned long long)packed,
+                                     r->size - r->pos);
             if (length > cap - done || length > packed * 255 + 16 || packed > LZ4_MAX_INPUT_SIZE ||
                 length > LZ4_MAX_INPUT_SIZE) {
                 char text[160];
@@ -346,7 +362,8 @@ static ossa_result lz4_decode(reader *r, size_t cap, const ossa_allocator *a, ui
                 return corrupt(r, at, text);
             }
             if (pass == 1 && (flags & 1)) {
-                int got = LZ4_decompress_safe((const char *)r->p + r->pos, (char *)*out + done, (int)packed, (int)length);
+                int got =
+                    LZ4_decompress_safe((const char *)r->p + r->pos, (char *)*out + done, (int)packed, (int)length);
                 if (got < 0 || (uint64_t)got != length) return corrupt(r, at, "LZ4 block data is corrupt");
             } else if (pass == 1 && length) {
                 memcpy(*out + done, r->p + r->pos, (size_t)length);
@@ -356,7 +373,8 @@ static ossa_result lz4_decode(reader *r, size_t cap, const ossa_allocator *a, ui
         }
         total = done;
         if (pass == 0 && total && !(*out = ossa_alloc(a, total)))
-            return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, start, 0, 0, "out of memory for %zu LZ4 bytes", total);
+            return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, start, 0, 0, "out of memory for %zu LZ4 bytes",
+                                 total);
     }
     *out_size = total;
     return OSSA_OK;
@@ -413,13 +431,13 @@ static ossa_result lzma_decode(reader *r, size_t cap, const ossa_allocator *a, u
     }
     const size_t produced = (size_t)unpacked - s.avail_out;
     lzma_end(&s);
-    if (ret == LZMA_MEMLIMIT_ERROR) return corrupt(r, start, "LZMA properties ask for more than 64 MiB of decoder memory");
+    if (ret == LZMA_MEMLIMIT_ERROR)
+        return corrupt(r, start, "LZMA properties ask for more than 64 MiB of decoder memory");
     if (ret == LZMA_OPTIONS_ERROR || ret == LZMA_FORMAT_ERROR) return corrupt(r, start, "LZMA properties are invalid");
     if (ret != LZMA_OK && ret != LZMA_STREAM_END) return corrupt(r, start + 21, "LZMA data is corrupt");
     if (produced != unpacked)
         return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, r->size, 0, 0,
-                             "LZMA data ends after %zu of %llu declared bytes", produced,
-                             (unsigned long long)unpacked);
+                             "LZMA data ends after %zu of %llu declared bytes", produced, (unsigned long long)unpacked);
     return OSSA_OK;
 }
 #endif
@@ -471,7 +489,8 @@ static ossa_result import_animx(const uint8_t *data, size_t size, const ossa__re
         TRY(ossa__animx_decompress(h.encoding, data, size, h.header_size, s->max_decompressed, a, &payload,
                                    &payload_size, diag));
         r = (reader){payload, payload_size, 0,
-                     h.encoding == OSSA_ANIMX_LZ4 ? " (offset in the LZ4-decompressed tracks)" : " (offset in the LZMA-decompressed tracks)",
+                     h.encoding == OSSA_ANIMX_LZ4 ? " (offset in the LZ4-decompressed tracks)"
+                                                  : " (offset in the LZMA-decompressed tracks)",
                      diag};
     }
     ossa_result res = fits(&r, 10, h.track_count, h.version == 0 ? 4 : 5, "track count");

@@ -82,8 +82,8 @@ static void put_user_track(wbuf *b, const ossa_raw_track *t, double duration)
     static const uint8_t value_types[] = {0, 21, 22, 23, 24, 25}; /* float .. float4, floatQ */
     const char *name = t->name ? t->name : "", *slash = strrchr(name, '/');
     const size_t width = ossa_track_type_width(t->type);
-    put_track_header(b, value_types[t->type], name, slash ? (size_t)(slash - name) : strlen(name), slash ? slash + 1 : "",
-                     t->key_count);
+    put_track_header(b, value_types[t->type], name, slash ? (size_t)(slash - name) : strlen(name),
+                     slash ? slash + 1 : "", t->key_count);
     put_u8(b, 1); /* per-key interpolations, no tangents */
     for (size_t k = 0; k < t->key_count; ++k)
         put_u8(b, (uint8_t)(OSSA_ANIMX_INTERP_BASE +
@@ -119,7 +119,8 @@ static ossa_result lz4_encode(const uint8_t *data, size_t size, wbuf *out)
     if (!tmp) return OSSA_ERROR_OUT_OF_MEMORY;
     for (size_t at = 0; at < size; at += LZ4_CHUNK) {
         const size_t n = size - at < LZ4_CHUNK ? size - at : LZ4_CHUNK;
-        const int packed = LZ4_compress_default((const char *)data + at, tmp, (int)n, LZ4_compressBound((int)LZ4_CHUNK));
+        const int packed =
+            LZ4_compress_default((const char *)data + at, tmp, (int)n, LZ4_compressBound((int)LZ4_CHUNK));
         const bool compressed = packed > 0 && (size_t)packed < n;
         put_varint(out, compressed ? 1 : 0);
         put_varint(out, n);
@@ -173,8 +174,8 @@ static ossa_result lzma_encode(const uint8_t *data, size_t size, wbuf *out)
 }
 #endif
 
-ossa_result ossa__animx_compress(int encoding, const uint8_t *data, size_t size, const ossa_allocator *a,
-                                 uint8_t **out, size_t *out_size, ossa_diag *diag)
+ossa_result ossa__animx_compress(int encoding, const uint8_t *data, size_t size, const ossa_allocator *a, uint8_t **out,
+                                 size_t *out_size, ossa_diag *diag)
 {
     wbuf b = {NULL, 0, 0, a, false};
     ossa_result r = OSSA_ERROR_UNSUPPORTED_FORMAT;
@@ -211,7 +212,8 @@ static ossa_result finish(const uint8_t *header, size_t header_size, int encodin
     size_t total;
     ossa_result r = OSSA_OK;
     if (!ossa__add_size(header_size + 1, packed_size, &total) || ossa_blob_create(out, total, a) != OSSA_OK) {
-        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for %zu AnimX bytes", packed_size);
+        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for %zu AnimX bytes",
+                          packed_size);
     } else {
         uint8_t *p = out->data;
         memcpy(p, header, header_size);
@@ -239,7 +241,8 @@ ossa_result ossa_animx_write(const ossa_animx_write_desc *desc, ossa_blob *out, 
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0, "duration %g must be finite and >= 0",
                              (double)desc->duration);
     if (desc->track_count && !desc->tracks)
-        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "track_count %zu but no tracks", desc->track_count);
+        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "track_count %zu but no tracks",
+                             desc->track_count);
     if (anim && (!desc->skeleton || desc->skeleton->joint_count != anim->track_count))
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
                              "the animation needs a skeleton with one joint per track (%zu tracks)", anim->track_count);

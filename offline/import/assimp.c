@@ -499,11 +499,20 @@ static bool meta_number(const struct aiScene *s, const char *key, double *value)
     const struct aiMetadataEntry *e = meta_find(s, key);
     if (!e) return false;
     switch (e->mType) {
-    case AI_INT32: *value = *(const int32_t *)e->mData; return true;
-    case AI_UINT64: *value = (double)*(const uint64_t *)e->mData; return true;
-    case AI_FLOAT: *value = (double)*(const float *)e->mData; return true;
-    case AI_DOUBLE: *value = *(const double *)e->mData; return true;
-    default: return false;
+    case AI_INT32:
+        *value = *(const int32_t *)e->mData;
+        return true;
+    case AI_UINT64:
+        *value = (double)*(const uint64_t *)e->mData;
+        return true;
+    case AI_FLOAT:
+        *value = (double)*(const float *)e->mData;
+        return true;
+    case AI_DOUBLE:
+        *value = *(const double *)e->mData;
+        return true;
+    default:
+        return false;
     }
 }
 

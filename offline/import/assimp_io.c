@@ -16,10 +16,7 @@ typedef struct io_file {
     ossa__assimp_io *io;
 } io_file;
 
-static io_file *io_self(struct aiFile *file)
-{
-    return (io_file *)(void *)file->UserData;
-}
+static io_file *io_self(struct aiFile *file) { return (io_file *)(void *)file->UserData; }
 
 /* fread semantics: whole elements only, returns the element count. */
 static size_t io_read(struct aiFile *file, char *buffer, size_t size, size_t count)
@@ -33,20 +30,11 @@ static size_t io_read(struct aiFile *file, char *buffer, size_t size, size_t cou
     return count;
 }
 
-static size_t io_write(struct aiFile *file, const char *buffer, size_t size, size_t count)
-{
-    return 0;
-}
+static size_t io_write(struct aiFile *file, const char *buffer, size_t size, size_t count) { return 0; }
 
-static size_t io_tell(struct aiFile *file)
-{
-    return io_self(file)->pos;
-}
+static size_t io_tell(struct aiFile *file) { return io_self(file)->pos; }
 
-static size_t io_size(struct aiFile *file)
-{
-    return io_self(file)->size;
-}
+static size_t io_size(struct aiFile *file) { return io_self(file)->size; }
 
 static enum aiReturn io_seek(struct aiFile *file, size_t offset, enum aiOrigin origin)
 {
@@ -58,9 +46,7 @@ static enum aiReturn io_seek(struct aiFile *file, size_t offset, enum aiOrigin o
     return aiReturn_SUCCESS;
 }
 
-static void io_flush(struct aiFile *file)
-{
-}
+static void io_flush(struct aiFile *file) {}
 
 static ossa__assimp_file *io_lookup(ossa__assimp_io *io, const char *path)
 {

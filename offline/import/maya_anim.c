@@ -353,10 +353,17 @@ static ossa_result resolve_units(parser *p, curve_builder *b)
     if (u->kind == OSSA__MAYA_WORD) {
         bool ok = false;
         switch (c->output) {
-        case OSSA_MAYA_OUTPUT_LINEAR: ok = ossa__maya_linear_unit(u, &c->linear_scale); break;
-        case OSSA_MAYA_OUTPUT_ANGULAR: ok = ossa__maya_angular_unit(u, &c->angular_scale); break;
-        case OSSA_MAYA_OUTPUT_TIME: ok = ossa__maya_time_unit(p, u, &out_fps); break;
-        case OSSA_MAYA_OUTPUT_UNITLESS: break;
+        case OSSA_MAYA_OUTPUT_LINEAR:
+            ok = ossa__maya_linear_unit(u, &c->linear_scale);
+            break;
+        case OSSA_MAYA_OUTPUT_ANGULAR:
+            ok = ossa__maya_angular_unit(u, &c->angular_scale);
+            break;
+        case OSSA_MAYA_OUTPUT_TIME:
+            ok = ossa__maya_time_unit(p, u, &out_fps);
+            break;
+        case OSSA_MAYA_OUTPUT_UNITLESS:
+            break;
         }
         if (!ok)
             return ossa__maya_fail(p, OSSA_ERROR_PARSE, u, "outputUnit %s does not name a %s unit",
@@ -367,10 +374,18 @@ static ossa_result resolve_units(parser *p, curve_builder *b)
                                                                            : "unitless output's");
     }
     switch (c->output) {
-    case OSSA_MAYA_OUTPUT_LINEAR: c->value_scale = c->linear_scale; break;
-    case OSSA_MAYA_OUTPUT_ANGULAR: c->value_scale = c->angular_scale; break;
-    case OSSA_MAYA_OUTPUT_TIME: c->value_scale = 1.0 / out_fps; break;
-    case OSSA_MAYA_OUTPUT_UNITLESS: c->value_scale = 1.0; break;
+    case OSSA_MAYA_OUTPUT_LINEAR:
+        c->value_scale = c->linear_scale;
+        break;
+    case OSSA_MAYA_OUTPUT_ANGULAR:
+        c->value_scale = c->angular_scale;
+        break;
+    case OSSA_MAYA_OUTPUT_TIME:
+        c->value_scale = 1.0 / out_fps;
+        break;
+    case OSSA_MAYA_OUTPUT_UNITLESS:
+        c->value_scale = 1.0;
+        break;
     }
     if (c->unitless_input) c->frame_rate = 0.0;
     for (size_t i = 0; i < c->key_count; ++i) {

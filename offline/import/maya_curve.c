@@ -70,10 +70,7 @@ static double auto_slope(ossa_maya_tangent_type type, const ossa_maya_key *prev,
     return d0 > 0.0 ? mag : -mag;
 }
 
-static bool is_step(ossa_maya_tangent_type t)
-{
-    return t == OSSA_MAYA_TANGENT_STEP || t == OSSA_MAYA_TANGENT_STEPNEXT;
-}
+static bool is_step(ossa_maya_tangent_type t) { return t == OSSA_MAYA_TANGENT_STEP || t == OSSA_MAYA_TANGENT_STEPNEXT; }
 
 /* One side's tangent vector before post-processing. `len` is the time distance to the
  * neighbour on that side (the other neighbour at the ends, 1 for a lone key). */
@@ -108,16 +105,24 @@ static void side_vector(const ossa_maya_curve *c, size_t i, bool in, double *x, 
         *x = 0.0;
         *y = 0.0;
         return;
-    case OSSA_MAYA_TANGENT_FLAT: slope = 0.0; break;
-    case OSSA_MAYA_TANGENT_CLAMPED: slope = clamped_slope(prev, key, next); break;
+    case OSSA_MAYA_TANGENT_FLAT:
+        slope = 0.0;
+        break;
+    case OSSA_MAYA_TANGENT_CLAMPED:
+        slope = clamped_slope(prev, key, next);
+        break;
     case OSSA_MAYA_TANGENT_PLATEAU:
     case OSSA_MAYA_TANGENT_AUTO:
     case OSSA_MAYA_TANGENT_AUTOEASE:
-    case OSSA_MAYA_TANGENT_AUTOMIX: slope = auto_slope(type, prev, key, next); break;
+    case OSSA_MAYA_TANGENT_AUTOMIX:
+        slope = auto_slope(type, prev, key, next);
+        break;
     case OSSA_MAYA_TANGENT_SPLINE:
     case OSSA_MAYA_TANGENT_SLOW:
     case OSSA_MAYA_TANGENT_FAST:
-    default: slope = spline_slope(prev, key, next); break;
+    default:
+        slope = spline_slope(prev, key, next);
+        break;
     }
     *x = len;
     *y = slope * len;
@@ -333,19 +338,24 @@ double ossa_maya_curve_evaluate(const ossa_maya_curve *c, double t)
             return first->value - (first->time - t) * vector_slope(first->in_x, first->in_y);
         case OSSA_MAYA_INFINITY_CYCLE:
         case OSSA_MAYA_INFINITY_CYCLE_RELATIVE:
-        case OSSA_MAYA_INFINITY_OSCILLATE: return evaluate_cycled(c, c->pre_infinity, false, t - first->time);
+        case OSSA_MAYA_INFINITY_OSCILLATE:
+            return evaluate_cycled(c, c->pre_infinity, false, t - first->time);
         case OSSA_MAYA_INFINITY_CONSTANT:
-        default: return first->value;
+        default:
+            return first->value;
         }
     }
     if (t > last->time) {
         switch (c->post_infinity) {
-        case OSSA_MAYA_INFINITY_LINEAR: return last->value + (t - last->time) * vector_slope(last->out_x, last->out_y);
+        case OSSA_MAYA_INFINITY_LINEAR:
+            return last->value + (t - last->time) * vector_slope(last->out_x, last->out_y);
         case OSSA_MAYA_INFINITY_CYCLE:
         case OSSA_MAYA_INFINITY_CYCLE_RELATIVE:
-        case OSSA_MAYA_INFINITY_OSCILLATE: return evaluate_cycled(c, c->post_infinity, true, t - last->time);
+        case OSSA_MAYA_INFINITY_OSCILLATE:
+            return evaluate_cycled(c, c->post_infinity, true, t - last->time);
         case OSSA_MAYA_INFINITY_CONSTANT:
-        default: return last->value;
+        default:
+            return last->value;
         }
     }
     return evaluate_inside(c, t);

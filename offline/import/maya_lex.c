@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define PI 3.14159265358979323846
+#define PI         3.14159265358979323846
 #define MAX_NUMBER 127 /* longest numeric token accepted */
 
 typedef struct unit {
@@ -39,10 +39,7 @@ static const char *const tangent_names[] = {"spline",  "linear", "flat",     "st
                                             "plateau", "auto",   "autoease", "automix", "slow",     "fast"};
 static const char *const infinity_names[] = {"constant", "linear", "cycle", "cycleRelative", "oscillate"};
 
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 static void lex(ossa__maya_parser *p, ossa__maya_token *t)
 {

@@ -35,10 +35,7 @@ static inline uint32_t ossa__metroid_be32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-static inline uint16_t ossa__metroid_be16(const uint8_t *p)
-{
-    return (uint16_t)((unsigned)p[0] << 8 | p[1]);
-}
+static inline uint16_t ossa__metroid_be16(const uint8_t *p) { return (uint16_t)((unsigned)p[0] << 8 | p[1]); }
 
 static inline float ossa__metroid_bits_to_float(uint32_t u)
 {
@@ -61,16 +58,16 @@ bool ossa__metroid_f32(ossa__metroid_reader *r, float *v, const char *what);
 typedef struct ossa__metroid_bone {
     uint32_t id;
     uint32_t parent_id;
-    ossa_float3 origin;  /* model space */
-    size_t offset;       /* byte of the bone record */
-    const char *name;    /* NUL-terminated inside the input; NULL when the file names none */
+    ossa_float3 origin; /* model space */
+    size_t offset;      /* byte of the bone record */
+    const char *name;   /* NUL-terminated inside the input; NULL when the file names none */
 } ossa__metroid_bone;
 
 typedef struct ossa__metroid_cinf {
     ossa_metroid_game game;
     size_t bone_count;
     ossa__metroid_bone bones[OSSA__METROID_MAX_BONES];
-    size_t order_count;                       /* unique ids of the build-order list */
+    size_t order_count; /* unique ids of the build-order list */
     uint8_t order[OSSA__METROID_MAX_BONES];
 } ossa__metroid_cinf;
 
@@ -90,7 +87,7 @@ ossa_result ossa__metroid_add_bone_ids(ossa_import_output *out, const char *key,
 /* One animated bone of a decoded ANIM: per-frame values for the channels it has. */
 typedef struct ossa__metroid_channel {
     uint32_t bone_id;
-    size_t offset;             /* byte of its descriptor or table entry, for messages */
+    size_t offset; /* byte of its descriptor or table entry, for messages */
     bool has_rotation;
     bool has_translation;
     bool has_scale;
@@ -103,14 +100,14 @@ typedef struct ossa__metroid_channel {
 typedef struct ossa__metroid_clip {
     ossa_metroid_game game;
     bool compressed;
-    float duration;            /* seconds, > 0 */
-    float interval;            /* seconds per frame, > 0 */
+    float duration; /* seconds, > 0 */
+    float interval; /* seconds per frame, > 0 */
     uint32_t root_bone_id;
     uint32_t looping;          /* compressed only */
     uint32_t rotation_divisor; /* compressed only */
     uint32_t evnt_id;          /* MP1 only */
     size_t frame_count;
-    float *times;              /* [frame_count], strictly increasing, in [0, duration] */
+    float *times; /* [frame_count], strictly increasing, in [0, duration] */
     size_t channel_count;
     ossa__metroid_channel channels[OSSA__METROID_MAX_BONES];
     ossa_allocator allocator;
@@ -122,8 +119,7 @@ ossa_result ossa__metroid_clip_alloc(ossa__metroid_clip *clip, size_t frame_coun
 void ossa__metroid_clip_destroy(ossa__metroid_clip *clip);
 
 /* Decodes a version-2 file of layout `game` (MP1 or MP2) into `clip` (allocator set). */
-ossa_result ossa__metroid_decode_compressed(ossa__metroid_reader *r, ossa_metroid_game game,
-                                            ossa__metroid_clip *clip);
+ossa_result ossa__metroid_decode_compressed(ossa__metroid_reader *r, ossa_metroid_game game, ossa__metroid_clip *clip);
 
 /* The game's quaternion interpolation (CAnimMathUtils::Slerp): no hemisphere flip,
  * normalised lerp above a 0.95 dot product. */

@@ -21,7 +21,8 @@ ossa_result ossa__metroid_clip_alloc(ossa__metroid_clip *clip, size_t frame_coun
         if (ok && ch->has_scale) ok = (ch->scales = ossa__calloc(a, frame_count, sizeof *ch->scales)) != NULL;
     }
     if (ok) return OSSA_OK;
-    return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for %zu frames", frame_count);
+    return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for %zu frames",
+                         frame_count);
 }
 
 void ossa__metroid_clip_destroy(ossa__metroid_clip *clip)
@@ -207,17 +208,22 @@ static ossa_result decode_uncompressed(ossa__metroid_reader *r, ossa_metroid_gam
                 const size_t at = arrays[g]->offset + key * (g == 0 ? 16u : 12u);
                 const uint8_t *p = r->data + at;
                 float v[4];
-                for (int i = 0; i < (g == 0 ? 4 : 3); ++i) v[i] = ossa__metroid_bits_to_float(ossa__metroid_be32(p + 4 * i));
+                for (int i = 0; i < (g == 0 ? 4 : 3); ++i)
+                    v[i] = ossa__metroid_bits_to_float(ossa__metroid_be32(p + 4 * i));
                 bool finite = isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) && (g != 0 || isfinite(v[3]));
                 /* The raw animation needs |q|^2 > 1e-12 (ossa_raw_animation_validate). */
-                if (g == 0 && finite && !(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3] > 1e-12f)) finite = false;
+                if (g == 0 && finite && !(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3] > 1e-12f))
+                    finite = false;
                 if (!finite)
                     return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "bone %u %s key %u is not a finite%s value",
                                               ch->bone_id, names[g], f, g == 0 ? " non-zero" : "");
                 /* Quaternions are stored W, X, Y, Z. */
-                if (g == 0) ch->rotations[f] = (ossa_quat){v[1], v[2], v[3], v[0]};
-                else if (g == 1) ch->translations[f] = (ossa_float3){v[0], v[1], v[2]};
-                else ch->scales[f] = (ossa_float3){v[0], v[1], v[2]};
+                if (g == 0)
+                    ch->rotations[f] = (ossa_quat){v[1], v[2], v[3], v[0]};
+                else if (g == 1)
+                    ch->translations[f] = (ossa_float3){v[0], v[1], v[2]};
+                else
+                    ch->scales[f] = (ossa_float3){v[0], v[1], v[2]};
             }
         }
     }
@@ -300,7 +306,8 @@ static ossa_result bind_skeleton(const ossa_metroid_anim_desc *desc, const ossa_
             ossa_free(&out->allocator, cinf);
             return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
         }
-        ossa_result res = ossa__metroid_cinf_parse(desc->cinf_data, desc->cinf_size, desc->cinf_game, "CINF: ", cinf, diag);
+        ossa_result res =
+            ossa__metroid_cinf_parse(desc->cinf_data, desc->cinf_size, desc->cinf_game, "CINF: ", cinf, diag);
         if (res == OSSA_OK) res = ossa__metroid_cinf_skeleton(cinf, &out->allocator, &out->skeleton, *ids, diag);
         ossa_free(&out->allocator, cinf);
         return res;
@@ -358,8 +365,9 @@ static ossa_result fill_animation(const ossa__metroid_clip *clip, const uint32_t
     if (res != OSSA_OK) return ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "could not create the animation");
     anim->duration = clip->duration;
     for (size_t j = 0; j < joints; ++j) {
-        const ossa__metroid_channel *ch =
-            ids[j] < OSSA__METROID_MAX_BONES && channel_of_id[ids[j]] >= 0 ? &clip->channels[channel_of_id[ids[j]]] : NULL;
+        const ossa__metroid_channel *ch = ids[j] < OSSA__METROID_MAX_BONES && channel_of_id[ids[j]] >= 0
+                                              ? &clip->channels[channel_of_id[ids[j]]]
+                                              : NULL;
         const bool has_t = ch && ch->has_translation, has_r = ch && ch->has_rotation, has_s = ch && ch->has_scale;
         res = ossa_raw_joint_track_resize(anim, j, has_t ? frames : 1, has_r ? frames : 1, has_s ? frames : 1);
         if (res != OSSA_OK) return ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory for track %zu", j);
@@ -382,8 +390,10 @@ static ossa_result fill_animation(const ossa__metroid_clip *clip, const uint32_t
 static ossa_result add_number(ossa_import_output *out, const char *key, bool integer, double value)
 {
     char text[64];
-    if (integer) snprintf(text, sizeof text, "%.0f", value);
-    else snprintf(text, sizeof text, "%.9g", value);
+    if (integer)
+        snprintf(text, sizeof text, "%.0f", value);
+    else
+        snprintf(text, sizeof text, "%.9g", value);
     return ossa_import_output_add_metadata(out, key, text);
 }
 
@@ -418,7 +428,8 @@ static ossa_result add_metadata(const ossa__metroid_clip *clip, const uint32_t *
         if (ids[j] < OSSA__METROID_MAX_BONES) in_skeleton[ids[j]] = true;
     for (size_t c = 0; c < clip->channel_count; ++c)
         if (!in_skeleton[clip->channels[c].bone_id]) unbound[unbound_count++] = clip->channels[c].bone_id;
-    if (res == OSSA_OK && unbound_count) res = ossa__metroid_add_bone_ids(out, "unbound_bone_ids", unbound, unbound_count);
+    if (res == OSSA_OK && unbound_count)
+        res = ossa__metroid_add_bone_ids(out, "unbound_bone_ids", unbound, unbound_count);
     return res;
 }
 
@@ -429,7 +440,8 @@ ossa_result ossa_import_metroid_anim(const void *data, size_t size, const ossa_m
     ossa_import_output_destroy(out);
     if (desc && desc->allocator) out->allocator = *desc->allocator;
     if (!data) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no ANIM data");
-    if (size < 4) return ossa_diag_set(diag, OSSA_ERROR_TRUNCATED, 0, 0, 0, "ANIM needs a 4-byte version, %zu bytes given", size);
+    if (size < 4)
+        return ossa_diag_set(diag, OSSA_ERROR_TRUNCATED, 0, 0, 0, "ANIM needs a 4-byte version, %zu bytes given", size);
     const uint8_t *p = data;
     const uint32_t version = ossa__metroid_be32(p);
     if (version != 0 && version != 2)

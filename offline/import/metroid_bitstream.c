@@ -13,7 +13,7 @@ enum { ROT = 0, TRANS = 1, SCALE = 2 };
 typedef struct descriptor {
     uint32_t bone_id;
     size_t offset;
-    uint16_t count[3];      /* key counts: rotation, translation, scale */
+    uint16_t count[3]; /* key counts: rotation, translation, scale */
     size_t count_offset[3];
     int16_t init[3][3];
     uint8_t bits[3][3];
@@ -134,14 +134,15 @@ static ossa_result read_header(ossa__metroid_reader *r, ossa_metroid_game game, 
     uint32_t repeat = h->channel_count;
     if (!mp2 && !ossa__metroid_u32(r, &repeat, "bone channel count")) return r->code;
     if (repeat != h->channel_count)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "bone channel count repeated as %u, header says %u", repeat,
-                                  h->channel_count);
+        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "bone channel count repeated as %u, header says %u",
+                                  repeat, h->channel_count);
     at = r->pos;
     uint32_t descriptors;
     if (!ossa__metroid_u32(r, &descriptors, "descriptor count")) return r->code;
     if (descriptors != h->channel_count)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "descriptor count %u differs from the bone channel count %u",
-                                  descriptors, h->channel_count);
+        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at,
+                                  "descriptor count %u differs from the bone channel count %u", descriptors,
+                                  h->channel_count);
     clip->game = game;
     clip->compressed = true;
     clip->duration = h->duration;
@@ -172,9 +173,10 @@ static ossa_result read_descriptor(ossa__metroid_reader *r, bool mp2, uint32_t i
         if (!ossa__metroid_u16(r, &d->count[g], "channel key count")) return r->code;
         if (d->count[g] == 0) {
             if (g == ROT && !mp2)
-                return ossa__metroid_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, d->count_offset[g],
-                                          "MP1 channel %u (bone %u) has no rotation keys; readers disagree on that layout",
-                                          index, d->bone_id);
+                return ossa__metroid_fail(
+                    r, OSSA_ERROR_UNSUPPORTED_FORMAT, d->count_offset[g],
+                    "MP1 channel %u (bone %u) has no rotation keys; readers disagree on that layout", index,
+                    d->bone_id);
             continue;
         }
         for (int c = 0; c < 3; ++c) {
@@ -196,11 +198,11 @@ static ossa_float3 lerp3(ossa_float3 a, ossa_float3 b, float t)
 }
 
 typedef struct stored_keys {
-    size_t count;         /* stored keys including the initial one */
-    uint32_t *frames;     /* [count] frame of each stored key */
+    size_t count;                            /* stored keys including the initial one */
+    uint32_t *frames;                        /* [count] frame of each stored key */
     size_t slot[OSSA__METROID_MAX_BONES][3]; /* channel, group -> row of rot / vec (present groups) */
-    ossa_quat *rot;       /* [rotation channels][count] */
-    ossa_float3 *vec[2];  /* translation, scale: [channels having it][count] */
+    ossa_quat *rot;                          /* [rotation channels][count] */
+    ossa_float3 *vec[2];                     /* translation, scale: [channels having it][count] */
 } stored_keys;
 
 static void decode_keys(const header *h, const descriptor *d, const uint8_t *words, stored_keys *s)
@@ -347,8 +349,8 @@ ossa_result ossa__metroid_decode_compressed(ossa__metroid_reader *r, ossa_metroi
         clip->times[f] = final ? h.duration : (float)((double)f * (double)h.interval);
         while (k + 1 < s.count && x > (double)s.frames[k + 1] && (double)s.frames[k + 1] < last_frame) ++k;
         const bool hold = k + 1 >= s.count;
-        const float t = hold ? 0.f
-                             : (float)fmin((x - (double)s.frames[k]) / (double)(s.frames[k + 1] - s.frames[k]), 1.0);
+        const float t =
+            hold ? 0.f : (float)fmin((x - (double)s.frames[k]) / (double)(s.frames[k + 1] - s.frames[k]), 1.0);
         for (uint32_t c = 0; c < h.channel_count; ++c) {
             ossa__metroid_channel *ch = &clip->channels[c];
             const size_t next = hold ? k : k + 1;

@@ -20,8 +20,7 @@ bool ossa__metroid_need(ossa__metroid_reader *r, uint64_t count, size_t item, co
 {
     const uint64_t remaining = r->size - r->pos;
     if (item == 0 || count <= remaining / item) return true;
-    ossa__metroid_fail(r, OSSA_ERROR_TRUNCATED, r->pos,
-                       "%s needs %llu bytes but only %llu remain", what,
+    ossa__metroid_fail(r, OSSA_ERROR_TRUNCATED, r->pos, "%s needs %llu bytes but only %llu remain", what,
                        (unsigned long long)count * (unsigned long long)item, (unsigned long long)remaining);
     return false;
 }
@@ -118,8 +117,8 @@ static ossa_result parse_layout(ossa__metroid_reader *r, ossa_metroid_game game,
         uint32_t id = 0;
         (void)ossa__metroid_u32(r, &id, "build-order id"); /* the whole list was checked above */
         if (id >= OSSA__METROID_MAX_BONES || !present[id])
-            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "build-order entry %u names bone id %u, which the file lacks",
-                                      i, id);
+            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at,
+                                      "build-order entry %u names bone id %u, which the file lacks", i, id);
         if (!ordered[id]) cinf->order[cinf->order_count++] = (uint8_t)id;
         ordered[id] = true;
     }
@@ -177,7 +176,7 @@ ossa_result ossa__metroid_cinf_skeleton(const ossa__metroid_cinf *cinf, const os
                                         ossa_raw_skeleton *skeleton, uint32_t *bone_ids, ossa_diag *diag)
 {
     const size_t n = cinf->bone_count;
-    size_t order[OSSA__METROID_MAX_BONES];     /* joint -> index in cinf->bones */
+    size_t order[OSSA__METROID_MAX_BONES]; /* joint -> index in cinf->bones */
     int32_t joint_of_id[OSSA__METROID_MAX_BONES];
     int32_t bone_of_id[OSSA__METROID_MAX_BONES];
     bool placed[OSSA__METROID_MAX_BONES] = {false};
@@ -271,7 +270,8 @@ ossa_result ossa_import_metroid_cinf(const void *data, size_t size, const ossa_m
     const bool mp2 = cinf->game == OSSA_METROID_GAME_MP2;
     const size_t joints = cinf->bone_count;
     ossa_free(&out->allocator, cinf);
-    if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "format", mp2 ? "metroid-cinf-mp2" : "metroid-cinf-mp1");
+    if (res == OSSA_OK)
+        res = ossa_import_output_add_metadata(out, "format", mp2 ? "metroid-cinf-mp2" : "metroid-cinf-mp1");
     if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "game", mp2 ? "mp2" : "mp1");
     if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "source_units", "metres");
     if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "unit_scale", "1");

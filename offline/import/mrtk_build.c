@@ -325,9 +325,15 @@ static ossa_result add_metadata(ossa_import_output *out, const ossa__mrtk_record
     else
         snprintf(markers, sizeof markers, "absent");
     const char *const pairs[][2] = {
-        {"format", "mrtk"}, {"version", version}, {"source_units", "metres"}, {"unit_scale", "1"},
-        {"axes", "unity"}, {"duration", duration}, {"has_camera_pose", rec->has_camera ? "1" : "0"},
-        {"has_hand_data", rec->has_hands ? "1" : "0"}, {"has_eye_gaze", rec->has_gaze ? "1" : "0"},
+        {"format", "mrtk"},
+        {"version", version},
+        {"source_units", "metres"},
+        {"unit_scale", "1"},
+        {"axes", "unity"},
+        {"duration", duration},
+        {"has_camera_pose", rec->has_camera ? "1" : "0"},
+        {"has_hand_data", rec->has_hands ? "1" : "0"},
+        {"has_eye_gaze", rec->has_gaze ? "1" : "0"},
         {"markers", markers},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; ++i)

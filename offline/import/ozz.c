@@ -14,16 +14,16 @@
  * allocating: a raw joint is a name length, a 10-float transform and a children count; a
  * track three key counts; keys a time and 3 or 4 floats. */
 #define RAW_JOINT_MIN_BYTES 48u
-#define TRACK_MIN_BYTES 12u
+#define TRACK_MIN_BYTES     12u
 #define SOA_TRANSFORM_BYTES 160u
 
 typedef struct reader {
     const uint8_t *data;
     size_t size;
     size_t pos;
-    bool big;                /* archive written on a big-endian machine */
-    const char *tag;         /* object being read, prefixes messages */
-    size_t object_start;     /* byte offset of the object's tag */
+    bool big;            /* archive written on a big-endian machine */
+    const char *tag;     /* object being read, prefixes messages */
+    size_t object_start; /* byte offset of the object's tag */
     ossa_diag *diag;
 } reader;
 
@@ -44,10 +44,7 @@ static ossa_result fail(const reader *r, ossa_result code, size_t offset, const 
     return ossa_diag_set(r->diag, code, offset, 0, 0, "%s", text);
 }
 
-static size_t remaining(const reader *r)
-{
-    return r->size - r->pos;
-}
+static size_t remaining(const reader *r) { return r->size - r->pos; }
 
 /* Checks that `count` elements of at least `item` bytes can follow; `at` is the offset of the
  * field that declared the count. */
@@ -137,7 +134,8 @@ static ossa_result read_string(reader *r, const char *what, const ossa_allocator
         return fail(r, OSSA_ERROR_CORRUPT, at + 4, "%s at byte %zu contains a NUL byte", what, at + 4);
     if (!allocator) return OSSA_OK; /* counting pass */
     char *copy = ossa_alloc(allocator, (size_t)length + 1);
-    if (!copy) return fail(r, OSSA_ERROR_OUT_OF_MEMORY, at, "out of memory copying a %u-byte %s", (unsigned)length, what);
+    if (!copy)
+        return fail(r, OSSA_ERROR_OUT_OF_MEMORY, at, "out of memory copying a %u-byte %s", (unsigned)length, what);
     if (length) memcpy(copy, bytes, length);
     copy[length] = '\0';
     *out = copy;
@@ -147,7 +145,7 @@ static ossa_result read_string(reader *r, const char *what, const ossa_allocator
 /* ---------------------------------------------------------------- RawSkeleton v1 */
 
 typedef struct frame {
-    uint32_t left;  /* children of `parent` still to read */
+    uint32_t left; /* children of `parent` still to read */
     int32_t parent;
 } frame;
 
@@ -359,14 +357,12 @@ static ossa_result read_tag(reader *r, bool first, char *tag)
     const uint8_t *nul = memchr(r->data + at, 0, window);
     const bool ozz = remaining(r) >= 4 && memcmp(r->data + at, "ozz-", 4) == 0;
     if (!ozz && (remaining(r) >= 4 || memcmp(r->data + at, "ozz-", remaining(r)) != 0)) {
-        if (first)
-            return fail(r, OSSA_ERROR_BAD_MAGIC, at, "expected an ozz object tag (\"ozz-...\") at byte %zu", at);
+        if (first) return fail(r, OSSA_ERROR_BAD_MAGIC, at, "expected an ozz object tag (\"ozz-...\") at byte %zu", at);
         return fail(r, OSSA_ERROR_CORRUPT, at,
                     "expected another ozz object tag (\"ozz-...\") or the end of the data at byte %zu", at);
     }
     if (!nul && window <= MAX_TAG)
-        return fail(r, OSSA_ERROR_TRUNCATED, at, "the object tag at byte %zu is not NUL-terminated before the end",
-                    at);
+        return fail(r, OSSA_ERROR_TRUNCATED, at, "the object tag at byte %zu is not NUL-terminated before the end", at);
     if (!nul) return fail(r, OSSA_ERROR_CORRUPT, at, "the object tag at byte %zu is longer than %d bytes", at, MAX_TAG);
     const size_t length = (size_t)(nul - (r->data + at));
     for (size_t i = 0; i < length; ++i) {
@@ -410,8 +406,9 @@ static ossa_result read_object(reader *r, bool first, bool *has_skeleton, kind *
     res = read_u32(r, "object version", &version);
     if (res != OSSA_OK) return res;
     if (version != kinds[k].version)
-        return fail(r, OSSA_ERROR_UNSUPPORTED_VERSION, version_at, "version %u at byte %zu is not supported (expected %u)",
-                    (unsigned)version, version_at, (unsigned)kinds[k].version);
+        return fail(r, OSSA_ERROR_UNSUPPORTED_VERSION, version_at,
+                    "version %u at byte %zu is not supported (expected %u)", (unsigned)version, version_at,
+                    (unsigned)kinds[k].version);
     ossa_diag local;
     ossa_diag_clear(&local);
     *found = (kind)k;
@@ -428,8 +425,7 @@ static ossa_result read_object(reader *r, bool first, bool *has_skeleton, kind *
         if (res == OSSA_OK) res = ossa_raw_skeleton_validate(&out->skeleton, &local);
     }
     if (res != OSSA_OK && local.code != OSSA_OK)
-        return fail(r, res, r->object_start, "the object at byte %zu is not valid: %s", r->object_start,
-                    local.message);
+        return fail(r, res, r->object_start, "the object at byte %zu is not valid: %s", r->object_start, local.message);
     return res;
 }
 

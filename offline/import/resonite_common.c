@@ -54,10 +54,7 @@ static const ossa__res_type types[OSSA__RES_TYPE_COUNT] = {
     {"string", OSSA__RES_KIND_STRING, 1, 0, 0, 0},
 };
 
-const ossa__res_type *ossa__res_type_get(unsigned id)
-{
-    return id < OSSA__RES_TYPE_COUNT ? &types[id] : NULL;
-}
+const ossa__res_type *ossa__res_type_get(unsigned id) { return id < OSSA__RES_TYPE_COUNT ? &types[id] : NULL; }
 
 int ossa__res_type_find(const char *name)
 {
@@ -75,8 +72,8 @@ size_t ossa__res_type_size(const ossa__res_type *type)
 
 bool ossa__res_type_is_stepped(const ossa__res_type *type)
 {
-    return type->kind == OSSA__RES_KIND_BOOL || type->kind == OSSA__RES_KIND_UINT ||
-           type->kind == OSSA__RES_KIND_INT || type->kind == OSSA__RES_KIND_STRING;
+    return type->kind == OSSA__RES_KIND_BOOL || type->kind == OSSA__RES_KIND_UINT || type->kind == OSSA__RES_KIND_INT ||
+           type->kind == OSSA__RES_KIND_STRING;
 }
 
 const char *ossa__res_check_component(const ossa__res_type *type, double v)
@@ -85,13 +82,18 @@ const char *ossa__res_check_component(const ossa__res_type *type, double v)
     if (fabs(v) > (double)FLT_MAX) return "is beyond the float range";
     double lo = 0.0, hi = 0.0;
     switch (type->kind) {
-    case OSSA__RES_KIND_BOOL: lo = 0.0, hi = 1.0; break;
-    case OSSA__RES_KIND_UINT: lo = 0.0, hi = ldexp(1.0, 8 * type->component_bytes) - 1.0; break;
+    case OSSA__RES_KIND_BOOL:
+        lo = 0.0, hi = 1.0;
+        break;
+    case OSSA__RES_KIND_UINT:
+        lo = 0.0, hi = ldexp(1.0, 8 * type->component_bytes) - 1.0;
+        break;
     case OSSA__RES_KIND_INT:
         hi = ldexp(1.0, 8 * type->component_bytes - 1) - 1.0;
         lo = -hi - 1.0;
         break;
-    default: return NULL;
+    default:
+        return NULL;
     }
     if (v != floor(v)) return "is not an integer";
     /* 2^64 - 1 and 2^63 - 1 round up to powers of two in double: compare strictly above. */
@@ -110,10 +112,14 @@ size_t ossa__res_utf8_invalid(const uint8_t *s, size_t n)
         }
         size_t len;
         uint32_t cp, min;
-        if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1Fu, min = 0x80;
-        else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0Fu, min = 0x800;
-        else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07u, min = 0x10000;
-        else return i;
+        if (c >= 0xC2 && c <= 0xDF)
+            len = 2, cp = c & 0x1Fu, min = 0x80;
+        else if (c >= 0xE0 && c <= 0xEF)
+            len = 3, cp = c & 0x0Fu, min = 0x800;
+        else if (c >= 0xF0 && c <= 0xF4)
+            len = 4, cp = c & 0x07u, min = 0x10000;
+        else
+            return i;
         if (n - i < len) return i;
         for (size_t k = 1; k < len; ++k) {
             if ((s[i + k] & 0xC0) != 0x80) return i;

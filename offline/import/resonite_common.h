@@ -61,22 +61,22 @@ typedef enum ossa__res_kind {
 } ossa__res_kind;
 
 enum {
-    OSSA__RES_QUAT = 1,   /* x, y, z, w */
-    OSSA__RES_COLOR = 2,  /* r, g, b, a */
-    OSSA__RES_MATRIX = 4  /* rows x rows, row-major; no AnimJ form */
+    OSSA__RES_QUAT = 1,  /* x, y, z, w */
+    OSSA__RES_COLOR = 2, /* r, g, b, a */
+    OSSA__RES_MATRIX = 4 /* rows x rows, row-major; no AnimJ form */
 };
 
-#define OSSA__RES_TYPE_COUNT 40
-#define OSSA__RES_STRING_TYPE 39
+#define OSSA__RES_TYPE_COUNT     40
+#define OSSA__RES_STRING_TYPE    39
 #define OSSA__RES_MAX_COMPONENTS 16
 
 typedef struct ossa__res_type {
-    const char *name;          /* AnimJ valueType */
-    uint8_t kind;              /* ossa__res_kind */
-    uint8_t components;        /* 1..16 (1 for string) */
-    uint8_t component_bytes;   /* AnimX bytes per component (bool: the whole value is 1 byte) */
-    uint8_t flags;             /* OSSA__RES_QUAT | COLOR | MATRIX */
-    uint8_t rows;              /* matrices: rows = columns; else 0 */
+    const char *name;        /* AnimJ valueType */
+    uint8_t kind;            /* ossa__res_kind */
+    uint8_t components;      /* 1..16 (1 for string) */
+    uint8_t component_bytes; /* AnimX bytes per component (bool: the whole value is 1 byte) */
+    uint8_t flags;           /* OSSA__RES_QUAT | COLOR | MATRIX */
+    uint8_t rows;            /* matrices: rows = columns; else 0 */
 } ossa__res_type;
 
 /* Table entry of AnimX value type `id`, or NULL when id >= 40. */
@@ -105,30 +105,30 @@ const char *ossa__res_interp_name(unsigned interp);
 
 /* A decoded track; times are seconds, values doubles, `components` per key. */
 typedef struct ossa__res_track {
-    uint8_t track_type;   /* OSSA__RES_RAW .. CURVE */
-    uint8_t value_type;   /* table id */
-    char *node;           /* owned, never NULL once decoded */
+    uint8_t track_type; /* OSSA__RES_RAW .. CURVE */
+    uint8_t value_type; /* table id */
+    char *node;         /* owned, never NULL once decoded */
     char *property;
     size_t key_count;
-    double interval;      /* Raw: seconds between samples; < 0 when absent */
-    double *times;        /* [key_count], NULL for Raw */
-    uint8_t *interps;     /* [key_count], Curve only */
-    double *values;       /* [key_count * components], NULL for strings */
-    double *left;         /* [key_count * components] or NULL (zero tangents) */
+    double interval;  /* Raw: seconds between samples; < 0 when absent */
+    double *times;    /* [key_count], NULL for Raw */
+    uint8_t *interps; /* [key_count], Curve only */
+    double *values;   /* [key_count * components], NULL for strings */
+    double *left;     /* [key_count * components] or NULL (zero tangents) */
     double *right;
-    char **strings;       /* [key_count] string tracks; NULL entries are null strings */
-    size_t offset;        /* where the track starts, for messages (SIZE_MAX when unknown) */
+    char **strings; /* [key_count] string tracks; NULL entries are null strings */
+    size_t offset;  /* where the track starts, for messages (SIZE_MAX when unknown) */
     uint32_t line, column;
 } ossa__res_track;
 
 typedef struct ossa__res_anim {
-    char *name;                 /* owned, may be NULL */
-    double duration;            /* globalDuration (0 when absent) */
-    ossa__res_track *tracks;    /* [track_count] */
+    char *name;              /* owned, may be NULL */
+    double duration;         /* globalDuration (0 when absent) */
+    ossa__res_track *tracks; /* [track_count] */
     size_t track_count;
-    const char *format;         /* "animj" or "animx" */
-    int version;                /* AnimX version, -1 for AnimJ */
-    int encoding;               /* AnimX encoding, -1 for AnimJ */
+    const char *format; /* "animj" or "animx" */
+    int version;        /* AnimX version, -1 for AnimJ */
+    int encoding;       /* AnimX encoding, -1 for AnimJ */
     const ossa_allocator *allocator;
 } ossa__res_anim;
 
@@ -158,14 +158,13 @@ const char *ossa__res_key_budget(const ossa__res_settings *s, size_t count, size
 bool ossa__animj_sniff(const void *data, size_t size);
 
 /* Fills `out` from the decoded animation (resonite_convert.c). `out` must be empty. */
-ossa_result ossa__res_convert(const ossa__res_anim *anim, const ossa__res_settings *settings,
-                              ossa_import_output *out, ossa_diag *diag);
+ossa_result ossa__res_convert(const ossa__res_anim *anim, const ossa__res_settings *settings, ossa_import_output *out,
+                              ossa_diag *diag);
 
 /* AnimX payload codecs (animx.c decodes, animx_writer.c encodes). `*out` is allocated with
  * `allocator`; `offset` is where the payload starts in the file, for messages. */
 ossa_result ossa__animx_decompress(int encoding, const uint8_t *data, size_t size, size_t offset, size_t cap,
-                                   const ossa_allocator *allocator, uint8_t **out, size_t *out_size,
-                                   ossa_diag *diag);
+                                   const ossa_allocator *allocator, uint8_t **out, size_t *out_size, ossa_diag *diag);
 ossa_result ossa__animx_compress(int encoding, const uint8_t *data, size_t size, const ossa_allocator *allocator,
                                  uint8_t **out, size_t *out_size, ossa_diag *diag);
 

@@ -15,7 +15,7 @@
 #include "resonite_common.h"
 
 #define MAX_SUBDIVISIONS ((size_t)1 << 20)
-#define MAX_WARNINGS 8
+#define MAX_WARNINGS     8
 
 typedef struct key {
     double t;
@@ -146,9 +146,12 @@ static int segment_mode(const channel *ch, size_t k)
 {
     if (ossa__res_type_is_stepped(ch->type)) return OSSA__RES_HOLD;
     switch (ch->track->track_type) {
-    case OSSA__RES_RAW: return OSSA__RES_LINEAR;
-    case OSSA__RES_DISCRETE: return OSSA__RES_HOLD;
-    default: return ch->track->interps[k];
+    case OSSA__RES_RAW:
+        return OSSA__RES_LINEAR;
+    case OSSA__RES_DISCRETE:
+        return OSSA__RES_HOLD;
+    default:
+        return ch->track->interps[k];
     }
 }
 
@@ -165,8 +168,8 @@ static double nlerp_error(double phi)
     return worst;
 }
 
-static ossa_result push_samples(ctx *c, keybuf *b, double t0, double dt, size_t n, double p[4][4],
-                                bool quat, bool bezier)
+static ossa_result push_samples(ctx *c, keybuf *b, double t0, double dt, size_t n, double p[4][4], bool quat,
+                                bool bezier)
 {
     const double h = dt / (double)n;
     size_t lo = 0, hi = n - 1;
@@ -181,7 +184,8 @@ static ossa_result push_samples(ctx *c, keybuf *b, double t0, double dt, size_t 
         double v[4];
         if (bezier) {
             for (int i = 0; i < 4; ++i)
-                v[i] = u * u * u * p[0][i] + 3.0 * u * u * s * p[1][i] + 3.0 * u * s * s * p[2][i] + s * s * s * p[3][i];
+                v[i] =
+                    u * u * u * p[0][i] + 3.0 * u * u * s * p[1][i] + 3.0 * u * s * s * p[2][i] + s * s * s * p[3][i];
         } else { /* slerp from p[0] to p[3], both unit and in one hemisphere */
             const double dot = fmin(1.0, p[0][0] * p[3][0] + p[0][1] * p[3][1] + p[0][2] * p[3][2] + p[0][3] * p[3][3]);
             const double phi = acos(dot), st = sin(phi);
@@ -442,7 +446,9 @@ static ossa_result bind_joints(ctx *c, const size_t *track_of, const char *const
     if (r == OSSA_OK) r = ossa_raw_animation_set_name(anim, c->anim->name ? c->anim->name : "");
     for (size_t j = 0; r == OSSA_OK && j < joints; ++j) {
         r = ossa_raw_skeleton_set_name(&out->skeleton, j, names[j]);
-        if (bind) out->skeleton.joints[j].parent = bind->joints[j].parent, out->skeleton.joints[j].rest = bind->joints[j].rest;
+        if (bind)
+            out->skeleton.joints[j].parent = bind->joints[j].parent,
+            out->skeleton.joints[j].rest = bind->joints[j].rest;
     }
     if (r != OSSA_OK) return ossa_diag_set(c->diag, r, SIZE_MAX, 0, 0, "out of memory building the skeleton");
     anim->duration = c->duration > 0.0 ? (float)c->duration : (float)(1.0 / c->s->rate);
@@ -479,8 +485,10 @@ static ossa_result bind_joints(ctx *c, const size_t *track_of, const char *const
             break;
         }
         ossa_raw_joint_track *jt = &anim->tracks[j];
-        for (size_t k = 0; k < n[0]; ++k) jt->translations[k].time = (float)b[0].k[k].t, copy3(&jt->translations[k].value, b[0].k[k].v);
-        for (size_t k = 0; k < n[2]; ++k) jt->scales[k].time = (float)b[2].k[k].t, copy3(&jt->scales[k].value, b[2].k[k].v);
+        for (size_t k = 0; k < n[0]; ++k)
+            jt->translations[k].time = (float)b[0].k[k].t, copy3(&jt->translations[k].value, b[0].k[k].v);
+        for (size_t k = 0; k < n[2]; ++k)
+            jt->scales[k].time = (float)b[2].k[k].t, copy3(&jt->scales[k].value, b[2].k[k].v);
         for (size_t k = 0; k < n[1]; ++k) {
             const double *v = b[1].k[k].v;
             jt->rotations[k].time = (float)b[1].k[k].t;
@@ -518,7 +526,8 @@ static ossa_result assign_joints(ctx *c, size_t *joint_of, const char **names, s
             continue;
         }
         if (j == count) {
-            if (count == OSSA_MAX_JOINTS) return fail(c, t, OSSA_ERROR_TOO_MANY_JOINTS, "more animated nodes than OSSA_MAX_JOINTS");
+            if (count == OSSA_MAX_JOINTS)
+                return fail(c, t, OSSA_ERROR_TOO_MANY_JOINTS, "more animated nodes than OSSA_MAX_JOINTS");
             names[count++] = t->node;
         }
         if ((*track_of)[3 * j + (size_t)ch] != SIZE_MAX) {
@@ -551,21 +560,25 @@ ossa_result ossa__res_convert(const ossa__res_anim *anim, const ossa__res_settin
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, SIZE_MAX, 0, 0,
                              "the animation lasts %g s, beyond the float range", c.duration);
     const size_t tracks = anim->track_count ? anim->track_count : 1;
-    const size_t name_slots = s->bind && s->bind->joint_count > OSSA_MAX_JOINTS ? s->bind->joint_count : OSSA_MAX_JOINTS;
+    const size_t name_slots =
+        s->bind && s->bind->joint_count > OSSA_MAX_JOINTS ? s->bind->joint_count : OSSA_MAX_JOINTS;
     size_t **orders = ossa__calloc(a, tracks, sizeof *orders);
     size_t *joint_of = ossa__calloc(a, tracks, sizeof *joint_of);
     const char **names = ossa__calloc(a, name_slots, sizeof *names);
     size_t *track_of = NULL, joints = 0;
     keybuf b = {NULL, 0, 0, s->max_keys, a};
     ossa_result r = OSSA_OK;
-    if (!orders || !joint_of || !names) r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!orders || !joint_of || !names)
+        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
     if (r == OSSA_OK) r = assign_joints(&c, joint_of, names, &joints, &track_of);
     for (size_t i = 0; r == OSSA_OK && i < anim->track_count; ++i) {
         const ossa__res_track *t = &anim->tracks[i];
         const ossa__res_type *type = ossa__res_type_get(t->value_type);
         r = sort_keys(t, a, &orders[i]);
-        if (r != OSSA_OK) r = fail(&c, t, r, "out of memory");
-        else if (type->kind == OSSA__RES_KIND_STRING) r = events(&c, t, orders[i]);
+        if (r != OSSA_OK)
+            r = fail(&c, t, r, "out of memory");
+        else if (type->kind == OSSA__RES_KIND_STRING)
+            r = events(&c, t, orders[i]);
         if (r != OSSA_OK || type->kind == OSSA__RES_KIND_STRING || joint_of[i] != SIZE_MAX) continue;
         channel ch = {t, type, orders[i], 0, type->components, (type->flags & OSSA__RES_QUAT) != 0};
         if (!(type->flags & OSSA__RES_MATRIX) || type->rows == 2) {

@@ -3,10 +3,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-static float clampf(float v, float lo, float hi)
-{
-    return v < lo ? lo : (v > hi ? hi : v);
-}
+static float clampf(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 float ossa__unity_curve_wrap_time(const ossa__unity_curve *curve, float time)
 {
@@ -72,10 +69,7 @@ float ossa__unity_curve_evaluate_step(const ossa__unity_curve *curve, float time
 }
 
 /* x(u) of the Bezier (0, p1, p2, 1) in power form: a u^3 + b u^2 + c u. */
-static float bezier_x(float u, float a, float b, float c)
-{
-    return ((a * u + b) * u + c) * u;
-}
+static float bezier_x(float u, float a, float b, float c) { return ((a * u + b) * u + c) * u; }
 
 /* Solves x(u) = s on [lo, hi] where x is monotonic and x(lo) - s, x(hi) - s differ in sign:
  * Newton steps kept inside a shrinking bracket, bisection when a step leaves it. */

@@ -66,29 +66,29 @@ extern "C" {
 
 /* One channel's keyframe stream. */
 typedef struct ossa_animation_channel {
-    size_t key_count;            /* keys over all padded tracks, >= padded track count */
-    const uint8_t *time_index8;  /* [key_count] when the animation uses 8-bit indices, else NULL */
-    const uint16_t *time_index16;/* [key_count] when it uses 16-bit indices, else NULL */
-    const uint16_t *previous;    /* [key_count] offset to the track's previous key (0 for first keys) */
-    const uint16_t *values;      /* [3 * key_count] quantised values */
-    size_t iframe_count;         /* snapshots of the cursor */
-    const uint32_t *iframe_desc; /* [2 * iframe_count] (cursor, data offset) pairs */
-    const uint8_t *iframe_data;  /* [iframe_data_size] group-varint entries */
+    size_t key_count;             /* keys over all padded tracks, >= padded track count */
+    const uint8_t *time_index8;   /* [key_count] when the animation uses 8-bit indices, else NULL */
+    const uint16_t *time_index16; /* [key_count] when it uses 16-bit indices, else NULL */
+    const uint16_t *previous;     /* [key_count] offset to the track's previous key (0 for first keys) */
+    const uint16_t *values;       /* [3 * key_count] quantised values */
+    size_t iframe_count;          /* snapshots of the cursor */
+    const uint32_t *iframe_desc;  /* [2 * iframe_count] (cursor, data offset) pairs */
+    const uint8_t *iframe_data;   /* [iframe_data_size] group-varint entries */
     size_t iframe_data_size;
 } ossa_animation_channel;
 
 /* Runtime animation: a view over a validated blob. */
 typedef struct ossa_animation {
-    float duration;              /* seconds, > 0 */
-    size_t track_count;          /* animated joints (the skeleton's joint count) */
-    size_t soa_count;            /* ceil(track_count / 4) */
-    size_t timepoint_count;      /* entries of timepoints */
-    const float *timepoints;     /* [timepoint_count] strictly increasing ratios, 0 first, 1 last */
+    float duration;          /* seconds, > 0 */
+    size_t track_count;      /* animated joints (the skeleton's joint count) */
+    size_t soa_count;        /* ceil(track_count / 4) */
+    size_t timepoint_count;  /* entries of timepoints */
+    const float *timepoints; /* [timepoint_count] strictly increasing ratios, 0 first, 1 last */
     ossa_animation_channel translations;
     ossa_animation_channel rotations;
     ossa_animation_channel scales;
-    const char *name;            /* NUL-terminated, may be "" */
-    float iframe_interval;       /* seconds between iframes as built (informative) */
+    const char *name;                /* NUL-terminated, may be "" */
+    float iframe_interval;           /* seconds between iframes as built (informative) */
     const float *translation_ranges; /* [24 * soa_count] when translations are ranged, else NULL */
 } ossa_animation;
 
@@ -101,7 +101,8 @@ typedef struct ossa_animation {
  * bounds on any blob that passes.
  * Shapes: `blob` is `size` bytes, 16-byte aligned. Cost: O(keys).
  * Errors: OSSA_ERROR_NULL_ARGUMENT, OSSA_ERROR_MISALIGNED, OSSA_ERROR_TRUNCATED,
- * OSSA_ERROR_TOO_MANY_JOINTS, OSSA_ERROR_INVALID_ANIMATION, OSSA_ERROR_UNSUPPORTED_HOST. `*animation` is zeroed on error. */
+ * OSSA_ERROR_TOO_MANY_JOINTS, OSSA_ERROR_INVALID_ANIMATION, OSSA_ERROR_UNSUPPORTED_HOST. `*animation` is zeroed on
+ * error. */
 OSSA_API ossa_result ossa_animation_init(ossa_animation *animation, const void *blob, size_t size);
 
 /* Bytes of quantised data (keys, time points, name) the view covers, for size reports. */

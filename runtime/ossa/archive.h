@@ -31,15 +31,16 @@
 extern "C" {
 #endif
 
-#define OSSA_ARCHIVE_VERSION 1u
-#define OSSA_ARCHIVE_HEADER_SIZE 16u
+#define OSSA_ARCHIVE_VERSION          1u
+#define OSSA_ARCHIVE_HEADER_SIZE      16u
 #define OSSA_ARCHIVE_CHUNK_ENTRY_SIZE 32u
 /* Tag from four characters, first character in the lowest byte ("SKEL" reads as text on disk). */
-#define OSSA_TAG(a, b, c, d) \
-    ((uint32_t)(uint8_t)(a) | ((uint32_t)(uint8_t)(b) << 8) | ((uint32_t)(uint8_t)(c) << 16) | ((uint32_t)(uint8_t)(d) << 24))
-#define OSSA_TAG_SKELETON OSSA_TAG('S', 'K', 'E', 'L')
+#define OSSA_TAG(a, b, c, d)                                                                                           \
+    ((uint32_t)(uint8_t)(a) | ((uint32_t)(uint8_t)(b) << 8) | ((uint32_t)(uint8_t)(c) << 16) |                         \
+     ((uint32_t)(uint8_t)(d) << 24))
+#define OSSA_TAG_SKELETON  OSSA_TAG('S', 'K', 'E', 'L')
 #define OSSA_TAG_ANIMATION OSSA_TAG('A', 'N', 'I', 'M')
-#define OSSA_TAG_META OSSA_TAG('M', 'E', 'T', 'A')
+#define OSSA_TAG_META      OSSA_TAG('M', 'E', 'T', 'A')
 /* User-channel track blob (ossa/track.h), chunk version OSSA_TRACK_BLOB_VERSION. */
 #define OSSA_TAG_TRACK OSSA_TAG('T', 'R', 'C', 'K')
 
@@ -54,8 +55,8 @@ typedef struct ossa_archive {
 typedef struct ossa_archive_chunk {
     uint32_t tag;
     uint32_t version;
-    const void *data;  /* 16-byte aligned, inside the archive */
-    size_t size;       /* bytes */
+    const void *data; /* 16-byte aligned, inside the archive */
+    size_t size;      /* bytes */
 } ossa_archive_chunk;
 
 /* Validates the header, the chunk table, every chunk's bounds, alignment and CRC-32.
@@ -69,7 +70,8 @@ OSSA_API ossa_result ossa_archive_init(ossa_archive *archive, const void *data, 
 OSSA_API ossa_result ossa_archive_chunk_at(const ossa_archive *archive, size_t index, ossa_archive_chunk *chunk);
 
 /* The `nth` (0-based) chunk with `tag`. Errors: OSSA_ERROR_NULL_ARGUMENT, OSSA_ERROR_NOT_FOUND. */
-OSSA_API ossa_result ossa_archive_find(const ossa_archive *archive, uint32_t tag, size_t nth, ossa_archive_chunk *chunk);
+OSSA_API ossa_result ossa_archive_find(const ossa_archive *archive, uint32_t tag, size_t nth,
+                                       ossa_archive_chunk *chunk);
 
 /* Number of chunks with `tag`. */
 OSSA_API size_t ossa_archive_count(const ossa_archive *archive, uint32_t tag);

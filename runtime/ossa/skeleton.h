@@ -33,12 +33,12 @@ extern "C" {
 
 /* Runtime skeleton: a view over a validated blob. */
 typedef struct ossa_skeleton {
-    size_t joint_count;                   /* joints, 0..OSSA_MAX_JOINTS */
-    size_t soa_count;                     /* SoA groups: ceil(joint_count / 4) */
-    const int16_t *parents;               /* [joint_count] parent index or OSSA_NO_PARENT */
-    const ossa_soa_transform *rest_pose;  /* [soa_count] local-space rest (bind) pose */
-    const uint32_t *name_offsets;         /* [joint_count] offsets into names */
-    const char *names;                    /* [names_size] name pool */
+    size_t joint_count;                  /* joints, 0..OSSA_MAX_JOINTS */
+    size_t soa_count;                    /* SoA groups: ceil(joint_count / 4) */
+    const int16_t *parents;              /* [joint_count] parent index or OSSA_NO_PARENT */
+    const ossa_soa_transform *rest_pose; /* [soa_count] local-space rest (bind) pose */
+    const uint32_t *name_offsets;        /* [joint_count] offsets into names */
+    const char *names;                   /* [names_size] name pool */
     size_t names_size;
 } ossa_skeleton;
 

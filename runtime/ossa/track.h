@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define OSSA_TRACK_BLOB_VERSION 1u
-#define OSSA_TRACK_HEADER_SIZE 16u
+#define OSSA_TRACK_HEADER_SIZE  16u
 /* Largest key count a track blob may declare. */
 #define OSSA_TRACK_MAX_KEYS (1u << 24)
 /* Largest magnitude of a track value (2^127): differences of values then stay finite. */

@@ -55,22 +55,22 @@ OSSA_API ossa_result ossa_track_sampling_job_run(const ossa_track_sampling_job *
 
 /* A threshold crossing. */
 typedef struct ossa_track_edge {
-    float ratio;  /* time in loops (loop index + ratio within the loop) where the crossing is */
-    bool rising;  /* true when the value goes from <= threshold to > threshold in the direction
-                     of travel (walking backward, a curve going up is seen as falling) */
+    float ratio; /* time in loops (loop index + ratio within the loop) where the crossing is */
+    bool rising; /* true when the value goes from <= threshold to > threshold in the direction
+                    of travel (walking backward, a curve going up is seen as falling) */
 } ossa_track_edge;
 
 /* Lazy edge enumeration state, in caller memory. Set up by ossa_track_triggering_job_run and
  * advanced by ossa_track_edge_next; fields are private. */
 typedef struct ossa_track_edge_iterator {
-    ossa_track track;   /* copy of the view */
-    float lo, hi;       /* the span [lo, hi) in loops */
+    ossa_track track; /* copy of the view */
+    float lo, hi;     /* the span [lo, hi) in loops */
     float threshold;
-    int64_t loop;       /* loop being scanned */
-    int64_t last_loop;  /* loop where the scan ends */
-    size_t segment;     /* next segment of `loop`: 0 is the jump from the last key to the first */
+    int64_t loop;      /* loop being scanned */
+    int64_t last_loop; /* loop where the scan ends */
+    size_t segment;    /* next segment of `loop`: 0 is the jump from the last key to the first */
     bool forward;
-    bool started;       /* the current loop's first segment is chosen */
+    bool started; /* the current loop's first segment is chosen */
     bool done;
 } ossa_track_edge_iterator;
 

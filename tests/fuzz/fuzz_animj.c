@@ -26,7 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < out.animation_count; ++i)
         if (ossa_raw_animation_validate(&out.animations[i], NULL) != OSSA_OK) abort();
     ossa_blob blob = {0};
-    ossa_animx_write_desc w = {.tracks = out.tracks, .track_count = out.track_count, .skeleton = &out.skeleton,
+    ossa_animx_write_desc w = {.tracks = out.tracks,
+                               .track_count = out.track_count,
+                               .skeleton = &out.skeleton,
                                .animation = out.animation_count ? &out.animations[0] : NULL};
     if (ossa_animx_write(&w, &blob, NULL) != OSSA_OK) abort();
     ossa_import_output back = {0};

@@ -17,7 +17,9 @@ static void check(const ossa_import_output *out, ossa_result r, const ossa_diag 
     if (r != OSSA_OK) return;
     if (out->animation_count && out->animations[0].track_count != out->skeleton.joint_count) abort();
     ossa_blob blob = {0};
-    ossa_animx_write_desc w = {.tracks = out->tracks, .track_count = out->track_count, .skeleton = &out->skeleton,
+    ossa_animx_write_desc w = {.tracks = out->tracks,
+                               .track_count = out->track_count,
+                               .skeleton = &out->skeleton,
                                .animation = out->animation_count ? &out->animations[0] : NULL};
     if (ossa_animx_write(&w, &blob, NULL) != OSSA_OK) abort();
     ossa_blob_destroy(&blob);

@@ -32,12 +32,12 @@ extern "C" {
 /* Options of the additive builder. Zero-initialised means: reference = first frame,
  * malloc/free. */
 typedef struct ossa_additive_build_desc {
-    const ossa_transform *reference;  /* NULL: each channel's first key (its value at time 0)
-                                         is its reference, as ozz does. Else
-                                         [reference_count >= track_count] local transforms,
-                                         one per track, e.g. the skeleton's rest pose */
+    const ossa_transform *reference; /* NULL: each channel's first key (its value at time 0)
+                                        is its reference, as ozz does. Else
+                                        [reference_count >= track_count] local transforms,
+                                        one per track, e.g. the skeleton's rest pose */
     size_t reference_count;
-    const ossa_allocator *allocator;  /* of the output; NULL -> malloc/free */
+    const ossa_allocator *allocator; /* of the output; NULL -> malloc/free */
 } ossa_additive_build_desc;
 
 /* Builds `out`, the additive version of `raw`: same name, duration, tracks and key times,
@@ -49,9 +49,8 @@ typedef struct ossa_additive_build_desc {
  * (a reference value not finite, a zero-length reference rotation, or a reference scale
  * with a zero component: the diag names the track); OSSA_ERROR_OUT_OF_MEMORY.
  * Source: ozz-animation AdditiveAnimationBuilder (first-frame or given reference pose). */
-OSSA_API ossa_result ossa_additive_animation_build(const ossa_raw_animation *raw,
-                                                   const ossa_additive_build_desc *desc, ossa_raw_animation *out,
-                                                   ossa_diag *diag);
+OSSA_API ossa_result ossa_additive_animation_build(const ossa_raw_animation *raw, const ossa_additive_build_desc *desc,
+                                                   ossa_raw_animation *out, ossa_diag *diag);
 
 #ifdef __cplusplus
 }

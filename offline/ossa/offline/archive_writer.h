@@ -20,9 +20,9 @@ extern "C" {
 #endif
 
 typedef struct ossa_archive_entry {
-    uint32_t tag;       /* OSSA_TAG_* */
-    uint32_t version;   /* the payload's own format version */
-    const void *data;   /* [size] bytes */
+    uint32_t tag;     /* OSSA_TAG_* */
+    uint32_t version; /* the payload's own format version */
+    const void *data; /* [size] bytes */
     size_t size;
 } ossa_archive_entry;
 

@@ -26,8 +26,8 @@ extern "C" {
  * Errors: OSSA_ERROR_NULL_ARGUMENT; validate's errors; OSSA_ERROR_INVALID_SKELETON when not
  * depth-first; OSSA_ERROR_OUT_OF_MEMORY. `out` stays empty on error.
  * Source: ozz-animation SkeletonBuilder. */
-OSSA_API ossa_result ossa_skeleton_build(const ossa_raw_skeleton *raw, const ossa_allocator *allocator,
-                                         ossa_blob *out, ossa_diag *diag);
+OSSA_API ossa_result ossa_skeleton_build(const ossa_raw_skeleton *raw, const ossa_allocator *allocator, ossa_blob *out,
+                                         ossa_diag *diag);
 
 /* How translations are stored. */
 typedef enum ossa_translation_encoding {
@@ -39,10 +39,10 @@ typedef enum ossa_translation_encoding {
 /* Options of the animation builder. Zero-initialised means the defaults. */
 typedef struct ossa_animation_build_desc {
     ossa_translation_encoding translation_encoding;
-    const ossa_allocator *allocator;  /* NULL -> malloc/free */
-    float iframe_interval;            /* seconds between iframes; 0 -> automatic (one every 4 keys
-                                         per track, so a seek walks at most that many); negative ->
-                                         no iframes (random access then walks the stream) */
+    const ossa_allocator *allocator; /* NULL -> malloc/free */
+    float iframe_interval;           /* seconds between iframes; 0 -> automatic (one every 4 keys
+                                        per track, so a seek walks at most that many); negative ->
+                                        no iframes (random access then walks the stream) */
 } ossa_animation_build_desc;
 
 /* Builds a runtime animation blob from a valid raw animation: adds keys at time 0 and at

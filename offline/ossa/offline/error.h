@@ -24,19 +24,19 @@ extern "C" {
 
 /* Zero-initialised means the defaults. */
 typedef struct ossa_error_desc {
-    float sample_rate;      /* samples per second; 0 -> 60 */
-    float shell_distance;   /* virtual vertex distance in skeleton units; 0 -> joints only */
+    float sample_rate;    /* samples per second; 0 -> 60 */
+    float shell_distance; /* virtual vertex distance in skeleton units; 0 -> joints only */
     const ossa_allocator *allocator;
 } ossa_error_desc;
 
 typedef struct ossa_error_report {
-    float max;              /* largest error over all points and samples */
-    float p99;              /* 99th percentile over all (point, sample) pairs */
-    float mean;             /* mean over all (point, sample) pairs */
-    size_t worst_joint;     /* joint of the largest error */
-    float worst_time;       /* seconds */
-    size_t sample_count;    /* time samples taken */
-    size_t point_count;     /* (point, sample) pairs measured */
+    float max;           /* largest error over all points and samples */
+    float p99;           /* 99th percentile over all (point, sample) pairs */
+    float mean;          /* mean over all (point, sample) pairs */
+    size_t worst_joint;  /* joint of the largest error */
+    float worst_time;    /* seconds */
+    size_t sample_count; /* time samples taken */
+    size_t point_count;  /* (point, sample) pairs measured */
 } ossa_error_report;
 
 /* Measures `built` against `raw`, both for `skeleton` (track i = joint i).

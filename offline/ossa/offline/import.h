@@ -25,14 +25,14 @@ extern "C" {
 #endif
 
 typedef struct ossa_import_output {
-    ossa_raw_skeleton skeleton;        /* may have 0 joints when the format has none */
-    ossa_raw_animation *animations;    /* [animation_count], tracks match skeleton joints */
+    ossa_raw_skeleton skeleton;     /* may have 0 joints when the format has none */
+    ossa_raw_animation *animations; /* [animation_count], tracks match skeleton joints */
     size_t animation_count;
-    ossa_raw_track *tracks;            /* [track_count] user channels */
+    ossa_raw_track *tracks; /* [track_count] user channels */
     size_t track_count;
-    ossa_raw_event *events;            /* [event_count] */
+    ossa_raw_event *events; /* [event_count] */
     size_t event_count;
-    char *metadata;                    /* "key=value\n" lines, NUL-terminated, may be NULL */
+    char *metadata; /* "key=value\n" lines, NUL-terminated, may be NULL */
     ossa_allocator allocator;
 } ossa_import_output;
 
@@ -43,20 +43,18 @@ OSSA_API ossa_result ossa_import_output_add_animation(ossa_import_output *out, s
                                                       ossa_raw_animation **added);
 
 /* Appends an empty raw track of `type` with `key_count` keys; see add_animation. */
-OSSA_API ossa_result ossa_import_output_add_track(ossa_import_output *out, ossa_track_type type,
-                                                  size_t key_count, ossa_raw_track **added);
+OSSA_API ossa_result ossa_import_output_add_track(ossa_import_output *out, ossa_track_type type, size_t key_count,
+                                                  ossa_raw_track **added);
 
 /* Appends an event (the name is copied). */
 OSSA_API ossa_result ossa_import_output_add_event(ossa_import_output *out, float time, const char *name);
 
 /* Appends "key=value\n" to metadata (both copied; newlines in value become spaces). */
-OSSA_API ossa_result ossa_import_output_add_metadata(ossa_import_output *out, const char *key,
-                                                     const char *value);
+OSSA_API ossa_result ossa_import_output_add_metadata(ossa_import_output *out, const char *key, const char *value);
 
 /* The value of the first metadata line with `key`, copied into `buffer` (`size` bytes);
  * returns false when absent. */
-OSSA_API bool ossa_import_output_metadata(const ossa_import_output *out, const char *key, char *buffer,
-                                          size_t size);
+OSSA_API bool ossa_import_output_metadata(const ossa_import_output *out, const char *key, char *buffer, size_t size);
 
 /* Puts the skeleton in depth-first order and reorders every animation's tracks the same way.
  * Errors: those of ossa_raw_skeleton_sort_depth_first; OSSA_ERROR_JOINT_MISMATCH when an

@@ -135,8 +135,8 @@ OSSA_API double ossa_maya_curve_evaluate(const ossa_maya_curve *curve, double ti
 typedef struct ossa_maya_anim {
     ossa_maya_curve *curves; /* [curve_count], in file order */
     size_t curve_count;
-    char **nodes;            /* [node_count] nodes of all anim lines, placeholders included,
-                                in order of first appearance */
+    char **nodes; /* [node_count] nodes of all anim lines, placeholders included,
+                     in order of first appearance */
     size_t node_count;
     int version;           /* 10 for animVersion 1.0, 11 for 1.1 */
     char maya_version[64]; /* "" when absent */

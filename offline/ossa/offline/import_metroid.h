@@ -80,25 +80,23 @@ typedef struct ossa_metroid_cinf_desc {
  * OSSA_ERROR_TRUNCATED (a field or an array runs past the end, counts are checked against
  * the remaining bytes before anything is allocated); OSSA_ERROR_CORRUPT (bone id >= 100,
  * duplicate bone id, more than 100 bones, a parent cycle, a build-order id naming no bone,
- * a non-finite origin or an origin difference that overflows); OSSA_ERROR_UNSUPPORTED_FORMAT (the Donkey Kong Country Returns
- * CINF variant); OSSA_ERROR_OUT_OF_MEMORY. Names of ids the file has no bone for are
- * ignored and the first name of a bone wins, as in the game's name map; bytes after the
- * name table (padding) are ignored.
- * Aliasing: none; `data` is only read.
- * Source: PrimeWorldEditor CSkeletonLoader; metaforce CCharLayoutInfo; PrimeDecomp
- * CHierarchyPoseBuilder (offsets from the parent's origin, unrotated). */
+ * a non-finite origin or an origin difference that overflows); OSSA_ERROR_UNSUPPORTED_FORMAT (the Donkey Kong Country
+ * Returns CINF variant); OSSA_ERROR_OUT_OF_MEMORY. Names of ids the file has no bone for are ignored and the first name
+ * of a bone wins, as in the game's name map; bytes after the name table (padding) are ignored. Aliasing: none; `data`
+ * is only read. Source: PrimeWorldEditor CSkeletonLoader; metaforce CCharLayoutInfo; PrimeDecomp CHierarchyPoseBuilder
+ * (offsets from the parent's origin, unrotated). */
 OSSA_API ossa_result ossa_import_metroid_cinf(const void *data, size_t size, const ossa_metroid_cinf_desc *desc,
                                               ossa_import_output *out, ossa_diag *diag);
 
 /* Options of ossa_import_metroid_anim. Zero-initialised means: detect the game, no CINF,
  * flat skeleton. */
 typedef struct ossa_metroid_anim_desc {
-    ossa_metroid_game game;            /* layout of the ANIM; AUTO: compressed files are MP2
-                                          when the u16 at byte 8 is 0x0101 and the u32 at
-                                          byte 12 is not 1; uncompressed files are MP2 when
-                                          the MP2 layout ends exactly at the end of the file
-                                          (0xFF padding allowed) */
-    const void *cinf_data;             /* optional CINF to bind to (copied skeleton) */
+    ossa_metroid_game game; /* layout of the ANIM; AUTO: compressed files are MP2
+                               when the u16 at byte 8 is 0x0101 and the u32 at
+                               byte 12 is not 1; uncompressed files are MP2 when
+                               the MP2 layout ends exactly at the end of the file
+                               (0xFF padding allowed) */
+    const void *cinf_data;  /* optional CINF to bind to (copied skeleton) */
     size_t cinf_size;
     ossa_metroid_game cinf_game;       /* layout of the CINF (see ossa_metroid_cinf_desc) */
     const ossa_raw_skeleton *skeleton; /* alternatively an imported skeleton, used when

@@ -61,21 +61,21 @@ extern "C" {
 
 /* Skeleton layout of every import. */
 #define OSSA_MRTK_HAND_JOINT_COUNT 27
-#define OSSA_MRTK_JOINT_CAMERA 0
-#define OSSA_MRTK_JOINT_HAND_LEFT 1   /* first joint ("None") of the left hand */
+#define OSSA_MRTK_JOINT_CAMERA     0
+#define OSSA_MRTK_JOINT_HAND_LEFT  1  /* first joint ("None") of the left hand */
 #define OSSA_MRTK_JOINT_HAND_RIGHT 28 /* first joint of the right hand */
-#define OSSA_MRTK_JOINT_COUNT 55
+#define OSSA_MRTK_JOINT_COUNT      55
 
 /* Zero-initialised means the defaults. */
 typedef struct ossa_mrtk_desc {
-    float sample_rate;        /* samples per second; 0 -> 60; at most 10000 */
-    float tolerance;          /* largest translation (and gaze origin) error in metres;
-                                 0 -> 0.0001 (0.1 mm); at most 1; negative or not finite
-                                 is an error */
-    float rotation_tolerance; /* largest rotation error in radians (gaze direction: chord
-                                 length); 0 -> 0.001 (0.057 degrees); at most 3.15 */
-    float max_duration;       /* seconds; 0 -> 3600; at most 1e7; longer recordings are
-                                 rejected so that resampling stays bounded */
+    float sample_rate;               /* samples per second; 0 -> 60; at most 10000 */
+    float tolerance;                 /* largest translation (and gaze origin) error in metres;
+                                        0 -> 0.0001 (0.1 mm); at most 1; negative or not finite
+                                        is an error */
+    float rotation_tolerance;        /* largest rotation error in radians (gaze direction: chord
+                                        length); 0 -> 0.001 (0.057 degrees); at most 3.15 */
+    float max_duration;              /* seconds; 0 -> 3600; at most 1e7; longer recordings are
+                                        rejected so that resampling stays bounded */
     const ossa_allocator *allocator; /* NULL -> malloc/free */
 } ossa_mrtk_desc;
 

@@ -74,11 +74,11 @@ extern "C" {
 #endif
 
 /* Object tags and the only version of each that is read. */
-#define OSSA_OZZ_TAG_RAW_SKELETON "ozz-raw_skeleton"
-#define OSSA_OZZ_VERSION_RAW_SKELETON 1
-#define OSSA_OZZ_TAG_SKELETON "ozz-skeleton"
-#define OSSA_OZZ_VERSION_SKELETON 2
-#define OSSA_OZZ_TAG_RAW_ANIMATION "ozz-raw_animation"
+#define OSSA_OZZ_TAG_RAW_SKELETON      "ozz-raw_skeleton"
+#define OSSA_OZZ_VERSION_RAW_SKELETON  1
+#define OSSA_OZZ_TAG_SKELETON          "ozz-skeleton"
+#define OSSA_OZZ_VERSION_SKELETON      2
+#define OSSA_OZZ_TAG_RAW_ANIMATION     "ozz-raw_animation"
 #define OSSA_OZZ_VERSION_RAW_ANIMATION 3
 /* The runtime animation's tag, recognised only to explain that it is not read. */
 #define OSSA_OZZ_TAG_ANIMATION "ozz-animation"
@@ -91,8 +91,8 @@ typedef struct ossa_ozz_desc {
 /* Imports the objects of one ozz archive (see the top of this header).
  * Shapes: `data` is `size` bytes, any alignment. Errors: see the top of this header; `out`
  * is emptied first. Aliasing: `out` must not point into `data`. */
-OSSA_API ossa_result ossa_import_ozz(const void *data, size_t size, const ossa_ozz_desc *desc,
-                                     ossa_import_output *out, ossa_diag *diag);
+OSSA_API ossa_result ossa_import_ozz(const void *data, size_t size, const ossa_ozz_desc *desc, ossa_import_output *out,
+                                     ossa_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -110,15 +110,15 @@ typedef enum ossa_animx_encoding {
 
 /* What to write. Zero-initialised is an empty animation in raw encoding. */
 typedef struct ossa_animx_write_desc {
-    const char *name;                     /* animation name; NULL -> "" */
-    float duration;                       /* globalDuration, seconds; 0 -> largest of the tracks'
-                                             and the animation's durations (1 if all are 0) */
-    const ossa_raw_track *tracks;         /* [track_count] user channels */
+    const char *name;             /* animation name; NULL -> "" */
+    float duration;               /* globalDuration, seconds; 0 -> largest of the tracks'
+                                     and the animation's durations (1 if all are 0) */
+    const ossa_raw_track *tracks; /* [track_count] user channels */
     size_t track_count;
-    const ossa_raw_skeleton *skeleton;    /* with `animation`: joint names for joint tracks */
-    const ossa_raw_animation *animation;  /* optional; tracks match skeleton joints */
+    const ossa_raw_skeleton *skeleton;   /* with `animation`: joint names for joint tracks */
+    const ossa_raw_animation *animation; /* optional; tracks match skeleton joints */
     ossa_animx_encoding encoding;
-    const ossa_allocator *allocator;      /* for the output blob; NULL -> malloc/free */
+    const ossa_allocator *allocator; /* for the output blob; NULL -> malloc/free */
 } ossa_animx_write_desc;
 
 /* Writes AnimX version 1 bytes into `out`.
@@ -141,8 +141,8 @@ OSSA_API ossa_result ossa_animx_write(const ossa_animx_write_desc *desc, ossa_bl
  * ossa_import_animx for the header and the decompression, OSSA_ERROR_INVALID_ARGUMENT
  * (encoding), OSSA_ERROR_UNSUPPORTED_FORMAT (library missing). `out` stays empty on error. */
 OSSA_API ossa_result ossa_animx_recode(const void *data, size_t size, ossa_animx_encoding encoding,
-                                       size_t max_decompressed_size, const ossa_allocator *allocator,
-                                       ossa_blob *out, ossa_diag *diag);
+                                       size_t max_decompressed_size, const ossa_allocator *allocator, ossa_blob *out,
+                                       ossa_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -77,29 +77,29 @@ extern "C" {
 #endif
 
 /* Default model-space tolerance and shell distance, in metres. */
-#define OSSA_OPTIMIZER_DEFAULT_TOLERANCE 0.0005f
+#define OSSA_OPTIMIZER_DEFAULT_TOLERANCE      0.0005f
 #define OSSA_OPTIMIZER_DEFAULT_SHELL_DISTANCE 0.03f
 
 /* A tolerance and shell distance for one joint's own points (its vertices must stay within
  * `tolerance`); the rest of the skeleton keeps the desc's values. */
 typedef struct ossa_joint_tolerance {
-    size_t joint;          /* joint index in the skeleton, < joint_count */
-    float tolerance;       /* skeleton units, >= 0; 0 -> the desc's tolerance */
-    float shell_distance;  /* skeleton units, >= 0; 0 -> the desc's shell distance */
+    size_t joint;         /* joint index in the skeleton, < joint_count */
+    float tolerance;      /* skeleton units, >= 0; 0 -> the desc's tolerance */
+    float shell_distance; /* skeleton units, >= 0; 0 -> the desc's shell distance */
 } ossa_joint_tolerance;
 
 /* Options of the optimiser. Zero-initialised means the defaults. */
 typedef struct ossa_optimizer_desc {
-    float tolerance;       /* largest model-space error of any joint's points, skeleton units;
-                              0 -> OSSA_OPTIMIZER_DEFAULT_TOLERANCE / unit_scale; >= 0, finite */
-    float shell_distance;  /* distance of the virtual vertices from each joint, skeleton units;
-                              0 -> OSSA_OPTIMIZER_DEFAULT_SHELL_DISTANCE / unit_scale */
-    float unit_scale;      /* metres per skeleton unit (0.01 for centimetres); 0 -> 1; only
-                              scales the defaults above */
-    const ossa_joint_tolerance *overrides;  /* [override_count]; a later entry for the same
-                                               joint replaces an earlier one */
+    float tolerance;                       /* largest model-space error of any joint's points, skeleton units;
+                                              0 -> OSSA_OPTIMIZER_DEFAULT_TOLERANCE / unit_scale; >= 0, finite */
+    float shell_distance;                  /* distance of the virtual vertices from each joint, skeleton units;
+                                              0 -> OSSA_OPTIMIZER_DEFAULT_SHELL_DISTANCE / unit_scale */
+    float unit_scale;                      /* metres per skeleton unit (0.01 for centimetres); 0 -> 1; only
+                                              scales the defaults above */
+    const ossa_joint_tolerance *overrides; /* [override_count]; a later entry for the same
+                                              joint replaces an earlier one */
     size_t override_count;
-    const ossa_allocator *allocator;        /* of the output and scratch; NULL -> malloc/free */
+    const ossa_allocator *allocator; /* of the output and scratch; NULL -> malloc/free */
 } ossa_optimizer_desc;
 
 /* Writes to `output` a copy of `input` (same name, duration and track count) keeping only

@@ -25,13 +25,13 @@ extern "C" {
 #endif
 
 typedef struct ossa_raw_float3_key {
-    float time;         /* seconds, in [0, duration] */
-    ossa_float3 value;  /* source units (translation) or factor (scale) */
+    float time;        /* seconds, in [0, duration] */
+    ossa_float3 value; /* source units (translation) or factor (scale) */
 } ossa_raw_float3_key;
 
 typedef struct ossa_raw_quat_key {
-    float time;         /* seconds, in [0, duration] */
-    ossa_quat value;    /* non-zero; normalised by the builder */
+    float time;      /* seconds, in [0, duration] */
+    ossa_quat value; /* non-zero; normalised by the builder */
 } ossa_raw_quat_key;
 
 /* One joint's keys, each channel strictly increasing in time. */
@@ -45,9 +45,9 @@ typedef struct ossa_raw_joint_track {
 } ossa_raw_joint_track;
 
 typedef struct ossa_raw_animation {
-    char *name;                    /* owned, never NULL after create */
-    float duration;                /* seconds, > 0 */
-    ossa_raw_joint_track *tracks;  /* [track_count] */
+    char *name;                   /* owned, never NULL after create */
+    float duration;               /* seconds, > 0 */
+    ossa_raw_joint_track *tracks; /* [track_count] */
     size_t track_count;
     ossa_allocator allocator;
 } ossa_raw_animation;
@@ -59,9 +59,8 @@ OSSA_API ossa_result ossa_raw_animation_create(ossa_raw_animation *animation, si
 
 /* Replaces track `track`'s key arrays with zeroed arrays of the given counts (old keys are
  * freed). Errors: OSSA_ERROR_NULL_ARGUMENT, OSSA_ERROR_INVALID_ARGUMENT, OSSA_ERROR_OUT_OF_MEMORY. */
-OSSA_API ossa_result ossa_raw_joint_track_resize(ossa_raw_animation *animation, size_t track,
-                                                 size_t translation_count, size_t rotation_count,
-                                                 size_t scale_count);
+OSSA_API ossa_result ossa_raw_joint_track_resize(ossa_raw_animation *animation, size_t track, size_t translation_count,
+                                                 size_t rotation_count, size_t scale_count);
 
 /* Replaces the name with a copy of `name`. */
 OSSA_API ossa_result ossa_raw_animation_set_name(ossa_raw_animation *animation, const char *name);
@@ -80,8 +79,8 @@ OSSA_API ossa_result ossa_raw_animation_validate(const ossa_raw_animation *anima
  * [0, duration]) by the interpolation rules above, in full float precision. Rotations are
  * normalised. Shapes: output [output_count >= track_count]. Errors: OSSA_ERROR_NULL_ARGUMENT,
  * OSSA_ERROR_OUTPUT_TOO_SMALL. Assumes a validated animation. */
-OSSA_API ossa_result ossa_raw_animation_sample(const ossa_raw_animation *animation, float time,
-                                               ossa_transform *output, size_t output_count);
+OSSA_API ossa_result ossa_raw_animation_sample(const ossa_raw_animation *animation, float time, ossa_transform *output,
+                                               size_t output_count);
 
 /* Reorders tracks: track i moves to new_index[i] (a permutation of [0, track_count), as from
  * ossa_raw_skeleton_sort_depth_first). Errors: OSSA_ERROR_NULL_ARGUMENT,

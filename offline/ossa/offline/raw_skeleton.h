@@ -32,7 +32,7 @@ typedef struct ossa_raw_joint {
 } ossa_raw_joint;
 
 typedef struct ossa_raw_skeleton {
-    ossa_raw_joint *joints;  /* [joint_count] */
+    ossa_raw_joint *joints; /* [joint_count] */
     size_t joint_count;
     ossa_allocator allocator;
 } ossa_raw_skeleton;

@@ -28,26 +28,25 @@ extern "C" {
  * quaternions) are shared with the runtime tracks and defined in ossa/track.h. */
 
 typedef struct ossa_raw_track_key {
-    float ratio;                /* in [0, 1], strictly increasing */
-    ossa_interp interpolation;  /* of the segment starting here */
-    float value[4];             /* components past the type's width are ignored */
+    float ratio;               /* in [0, 1], strictly increasing */
+    ossa_interp interpolation; /* of the segment starting here */
+    float value[4];            /* components past the type's width are ignored */
 } ossa_raw_track_key;
 
 typedef struct ossa_raw_track {
-    char *name;                 /* owned, never NULL after create */
+    char *name; /* owned, never NULL after create */
     ossa_track_type type;
-    ossa_raw_track_key *keys;   /* [key_count] */
+    ossa_raw_track_key *keys; /* [key_count] */
     size_t key_count;
-    float duration;             /* seconds the ratio spans (informative; 0 if unknown) */
+    float duration; /* seconds the ratio spans (informative; 0 if unknown) */
     ossa_allocator allocator;
 } ossa_raw_track;
 
 /* A named instant ("marker"), for example a footstep or a recorded marker. */
 typedef struct ossa_raw_event {
-    float time;                 /* seconds */
-    char *name;                 /* owned UTF-8 */
+    float time; /* seconds */
+    char *name; /* owned UTF-8 */
 } ossa_raw_event;
-
 
 /* Allocates `key_count` zeroed keys (linear), name "". Errors: OSSA_ERROR_NULL_ARGUMENT,
  * OSSA_ERROR_INVALID_ARGUMENT (type), OSSA_ERROR_OUT_OF_MEMORY. */

@@ -42,10 +42,10 @@ OSSA_API ossa_result ossa_track_build(const ossa_raw_track *raw, const ossa_allo
 
 /* Options of the track optimiser. Zero-initialised means the defaults. */
 typedef struct ossa_track_optimize_desc {
-    float tolerance;                  /* 0 -> 1e-3; > 0 and finite. Track units (Euclidean
-                                         distance between values) or, for quaternions,
-                                         radians of rotation angle between them */
-    const ossa_allocator *allocator;  /* of the output track; NULL -> malloc/free */
+    float tolerance;                 /* 0 -> 1e-3; > 0 and finite. Track units (Euclidean
+                                        distance between values) or, for quaternions,
+                                        radians of rotation angle between them */
+    const ossa_allocator *allocator; /* of the output track; NULL -> malloc/free */
 } ossa_track_optimize_desc;
 
 /* Copies `raw` into `out` without the keys that interpolation can rebuild within
