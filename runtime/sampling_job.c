@@ -181,25 +181,49 @@ static void refresh_all(const ossa_animation *a, channel_state *s, uint32_t mask
     }
 }
 
-/* The state with only the keys at ratio 0 loaded (a constant track stays there). */
-static void rewind_state(const ossa_animation *a, channel_state *s, uint32_t mask)
+/* Replaces every entry with entries[t] (a seek) and marks dirty only the groups where one
+ * changed: the cache of the others (constant tracks, most often) stays valid. */
+static void replace_entries(const ossa_animation *a, channel_state *s, uint32_t mask, const uint32_t *entries)
 {
+    for (size_t g = 0; g < a->soa_count; ++g) {
+        uint32_t *e = &s->entries[g * 4];
+        const uint32_t *n = &entries[g * 4];
+        if (e[0] == n[0] && e[1] == n[1] && e[2] == n[2] && e[3] == n[3]) continue;
+        for (int lane = 0; lane < 4; ++lane) {
+            e[lane] = n[lane];
+            s->slots[n[lane] & mask] = (uint16_t)(g * 4 + (size_t)lane);
+        }
+        s->dirty[g >> 6] |= (uint64_t)1 << (g & 63);
+    }
+}
+
+/* The state with only the keys at ratio 0 loaded (a constant track stays there). `reset`
+ * marks every group dirty (the cache belongs to another animation). */
+static void rewind_state(const ossa_animation *a, channel_state *s, uint32_t mask, bool reset)
+{
+    uint32_t first_keys[OSSA_MAX_SOA_JOINTS * 4];
     const uint32_t padded = (uint32_t)a->soa_count * 4;
     s->cursor = padded;
-    for (uint32_t t = 0; t < padded; ++t) s->entries[t] = t;
-    refresh_all(a, s, mask);
+    if (reset) {
+        for (uint32_t t = 0; t < padded; ++t) s->entries[t] = t;
+        refresh_all(a, s, mask);
+        return;
+    }
+    for (uint32_t t = 0; t < padded; ++t) first_keys[t] = t;
+    replace_entries(a, s, mask, first_keys);
 }
 
 /* Restores the cursor state snapshotted by iframe `i` (validated at init). */
 static void load_iframe(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s, uint32_t mask,
                         size_t i)
 {
+    uint32_t entries[OSSA_MAX_SOA_JOINTS * 4];
     const uint32_t padded = (uint32_t)a->soa_count * 4;
     const uint32_t cursor = c->iframe_desc[2 * i];
-    ossa__gv_decode(c->iframe_data, c->iframe_data_size, c->iframe_desc[2 * i + 1], s->entries, padded);
-    for (uint32_t t = 0; t < padded; ++t) s->entries[t] = cursor - 1 - s->entries[t];
+    ossa__gv_decode(c->iframe_data, c->iframe_data_size, c->iframe_desc[2 * i + 1], entries, padded);
+    for (uint32_t t = 0; t < padded; ++t) entries[t] = cursor - 1 - entries[t];
     s->cursor = cursor;
-    refresh_all(a, s, mask);
+    replace_entries(a, s, mask, entries);
 }
 
 /* Moves the channel's cursor so that keys [0, cursor) are exactly those whose previous key
@@ -212,7 +236,7 @@ static inline void update_cursor(const ossa_animation *a, const ossa_animation_c
     const uint32_t padded = (uint32_t)a->soa_count * 4;
     const uint32_t n = (uint32_t)c->key_count;
     const uint32_t first = padded;
-    if (reset) rewind_state(a, s, mask);
+    if (reset) rewind_state(a, s, mask, true);
     uint32_t cursor = s->cursor, budget = padded;
     /* A jump over more than half the mean spacing of iframes seeks at once (as ozz does). */
     const float jump = ratio > last_ratio ? ratio - last_ratio : last_ratio - ratio;
@@ -252,7 +276,7 @@ seek:;
         load_iframe(a, c, s, mask, lo - 1);
         cursor = s->cursor;
     } else if (target - first < walk) {
-        rewind_state(a, s, mask);
+        rewind_state(a, s, mask, false);
         cursor = first;
     }
     while (cursor < target) load_key(c, s, padded, mask, cursor++);
