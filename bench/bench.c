@@ -36,12 +36,6 @@ typedef struct clip {
     ossa_animation anim;
 } clip;
 
-static int compare_doubles(const void *pa, const void *pb)
-{
-    const double a = *(const double *)pa, b = *(const double *)pb;
-    return a < b ? -1 : a > b;
-}
-
 static uint32_t next_random(uint32_t *s)
 {
     *s ^= *s << 13, *s ^= *s >> 17, *s ^= *s << 5;
@@ -124,7 +118,7 @@ static double run(clip *c, mode m, size_t calls)
     }
     for (int i = 0; i < n; ++i) free(p[i].ctx_mem), free(p[i].pose);
     free(blended), free(models);
-    qsort(reps, 9, sizeof *reps, compare_doubles);
+    qsort(reps, 9, sizeof *reps, tool_compare_doubles);
     return reps[4];
 }
 
@@ -231,7 +225,7 @@ static void compression_table(const char *shared, const char *skel_path)
             ossa_blob_destroy(&blob);
             ossa_raw_animation_destroy(&small);
         }
-        qsort(times, 9, sizeof *times, compare_doubles);
+        qsort(times, 9, sizeof *times, tool_compare_doubles);
         char build_ref[32] = "";
         if (refs[i].ozz_build_ms > 0) snprintf(build_ref, sizeof build_ref, " (%.1f)", refs[i].ozz_build_ms);
         printf("| %s | %zu | %.0f | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f%s |\n", short_name(refs[i].file),

@@ -179,12 +179,6 @@ static ossa_result bound_offsets(builder *b, bchannel *c, bool rotations)
     }
 }
 
-static int compare_floats(const void *pa, const void *pb)
-{
-    const float a = *(const float *)pa, b = *(const float *)pb;
-    return a < b ? -1 : a > b;
-}
-
 static size_t find_timepoint(const float *tp, size_t count, float ratio)
 {
     size_t lo = 0, hi = count;
@@ -377,7 +371,7 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
         for (size_t t = 0; t < b.padded; ++t)
             for (size_t k = 0; k < b.channels[c].tracks[t].count; ++k)
                 timepoints[tp_count++] = b.channels[c].tracks[t].keys[k].ratio;
-    qsort(timepoints, tp_count, sizeof *timepoints, compare_floats);
+    qsort(timepoints, tp_count, sizeof *timepoints, ossa__compare_floats);
     size_t unique = 0;
     for (size_t i = 0; i < tp_count; ++i)
         if (unique == 0 || timepoints[i] != timepoints[unique - 1]) timepoints[unique++] = timepoints[i];

@@ -7,12 +7,6 @@
 #include "ossa/offline/error.h"
 #include "ossa/sampling_job.h"
 
-static int compare_floats(const void *pa, const void *pb)
-{
-    const float a = *(const float *)pa, b = *(const float *)pb;
-    return a < b ? -1 : a > b;
-}
-
 /* Model-space matrices of a pose given as AoS local transforms (scalar reference path). */
 static void raw_to_model(const ossa_skeleton *skel, const ossa_transform *local, ossa_float4x4 *model)
 {
@@ -104,7 +98,7 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
             }
         }
     }
-    qsort(errors, count, sizeof *errors, compare_floats);
+    qsort(errors, count, sizeof *errors, ossa__compare_floats);
     report->sample_count = samples;
     report->point_count = count;
     report->mean = count ? (float)(sum / (double)count) : 0.f;

@@ -20,6 +20,13 @@ static inline bool ossa__add_size(size_t a, size_t b, size_t *out)
     return true;
 }
 
+/* qsort comparison of floats, ascending. */
+static inline int ossa__compare_floats(const void *pa, const void *pb)
+{
+    const float a = *(const float *)pa, b = *(const float *)pb;
+    return a < b ? -1 : a > b;
+}
+
 /* Zeroed array of count elements of size bytes; NULL on overflow or failure (or count 0). */
 void *ossa__calloc(const ossa_allocator *allocator, size_t count, size_t size);
 

@@ -49,8 +49,7 @@ static inline const uint8_t *ossa__take(ossa__cursor *c, size_t count, size_t el
     return c->base + pos;
 }
 
-/* Bytes rounded up to a multiple of 4 / 16. */
-static inline size_t ossa__pad4(size_t n) { return (n + 3) & ~(size_t)3; }
+/* Bytes rounded up to a multiple of 16. */
 static inline size_t ossa__pad16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 #endif

@@ -32,36 +32,8 @@ static inline void ossa__pack_quat(ossa_quat q, uint16_t out[3])
     out[2] |= (uint16_t)(sign << 15);
 }
 
-/* Inverse of ossa__pack_quat (the result is normalised up to quantisation). */
-static inline ossa_quat ossa__unpack_quat(const uint16_t in[3])
-{
-    const int largest = (in[0] >> 15) | ((in[1] >> 15) << 1);
-    const int sign = in[2] >> 15;
-    const float scale = 2.f / ((float)OSSA__QUAT_QUANT_MAX * OSSA__SQRT2), offset = -1.f / OSSA__SQRT2;
-    float c[4];
-    float sum = 0.f;
-    int j = 0;
-    for (int i = 0; i < 4; ++i) {
-        if (i == largest) continue;
-        c[i] = (float)(in[j++] & 0x7fffu) * scale + offset;
-        sum += c[i] * c[i];
-    }
-    const float w = sqrtf(sum < 1.f ? 1.f - sum : 0.f);
-    c[largest] = sign ? -w : w;
-    return (ossa_quat){c[0], c[1], c[2], c[3]};
-}
-
 /* Group varint: values in groups of 4, one tag byte (2 bits per value: byte length - 1,
  * value 0 in the low bits) then the little-endian bytes. */
-
-/* Bytes needed to encode `count` (multiple of 4) values. */
-static inline size_t ossa__gv_size(const uint32_t *values, size_t count)
-{
-    size_t bytes = count / 4;
-    for (size_t i = 0; i < count; ++i)
-        bytes += values[i] < 0x100u ? 1 : values[i] < 0x10000u ? 2 : values[i] < 0x1000000u ? 3 : 4;
-    return bytes;
-}
 
 /* Encodes `count` (multiple of 4) values at `out`; returns bytes written. */
 static inline size_t ossa__gv_encode(const uint32_t *values, size_t count, uint8_t *out)

@@ -360,7 +360,7 @@ static inline void decompress_float3(const ossa_animation *a, const ossa_animati
     }
 }
 
-/* Smallest-three decoding of 4 keys at once (see ossa__unpack_quat for the packing). */
+/* Smallest-three decoding of 4 keys at once (the inverse of ossa__pack_quat). */
 static inline void unpack_quats(const v4i words[3], ossa_soa_quat *out)
 {
     const v4i low15 = v4i_set1(0x7fff), one = v4i_set1(1);

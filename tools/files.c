@@ -179,3 +179,9 @@ bool tool_import_with_skeleton(const char *path, const char *skeleton_path, bool
     }
     return true;
 }
+
+int tool_compare_doubles(const void *pa, const void *pb)
+{
+    const double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}

@@ -7,12 +7,6 @@
 #include "ossa/track_jobs.h"
 #include "tools.h"
 
-static int compare_doubles(const void *pa, const void *pb)
-{
-    const double a = *(const double *)pa, b = *(const double *)pb;
-    return a < b ? -1 : a > b;
-}
-
 /* Median over 7 repetitions of forward playback at 60 Hz over the whole clip, looping. */
 static double time_sampling(const ossa_animation *anim, ossa_sampling_context *ctx, ossa_soa_transform *pose)
 {
@@ -28,7 +22,7 @@ static double time_sampling(const ossa_animation *anim, ossa_sampling_context *c
         }
         reps[r] = (tool_now() - t0) / (double)calls;
     }
-    qsort(reps, 7, sizeof *reps, compare_doubles);
+    qsort(reps, 7, sizeof *reps, tool_compare_doubles);
     return reps[3];
 }
 

@@ -40,6 +40,9 @@ float tool_unit_scale(const ossa_import_output *imp);
 /* Prints "ossa: <what>: <diag>" to stderr. */
 void tool_print_diag(const char *what, const ossa_diag *diag);
 
+/* qsort comparison of doubles, ascending (for medians of timings). */
+int tool_compare_doubles(const void *pa, const void *pb);
+
 /* Monotonic seconds. */
 double tool_now(void);
 
