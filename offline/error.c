@@ -30,6 +30,42 @@ static float distance(ossa_float3 a, ossa_float3 b)
     return sqrtf(dx * dx + dy * dy + dz * dz);
 }
 
+static float clamp_time(float t, float duration)
+{
+    if (!(t >= 0.f)) return 0.f; /* also NaN: measuring must not trust unvalidated keys */
+    return t > duration ? duration : t;
+}
+
+/* Distinct key times of all channels of all tracks, clamped, ascending, into a new array of
+ * *count (+1) floats; NULL when out of memory or the key count overflows. */
+static float *source_key_times(const ossa_raw_animation *raw, const ossa_allocator *a, size_t *count)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < raw->track_count; ++i) {
+        const ossa_raw_joint_track *tr = &raw->tracks[i];
+        if (!ossa__add_size(total, tr->translation_count, &total) ||
+            !ossa__add_size(total, tr->rotation_count, &total) || !ossa__add_size(total, tr->scale_count, &total) ||
+            total == SIZE_MAX)
+            return NULL;
+    }
+    float *times = ossa__calloc(a, total + 1, sizeof *times);
+    if (!times) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < raw->track_count; ++i) {
+        const ossa_raw_joint_track *tr = &raw->tracks[i];
+        for (size_t k = 0; k < tr->translation_count; ++k)
+            times[n++] = clamp_time(tr->translations[k].time, raw->duration);
+        for (size_t k = 0; k < tr->rotation_count; ++k) times[n++] = clamp_time(tr->rotations[k].time, raw->duration);
+        for (size_t k = 0; k < tr->scale_count; ++k) times[n++] = clamp_time(tr->scales[k].time, raw->duration);
+    }
+    qsort(times, n, sizeof *times, ossa__compare_floats);
+    size_t distinct = 0;
+    for (size_t k = 0; k < n; ++k)
+        if (distinct == 0 || times[k] != times[distinct - 1]) times[distinct++] = times[k];
+    *count = distinct;
+    return times;
+}
+
 ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
                                const ossa_animation *built, const ossa_error_desc *desc, ossa_error_report *report,
                                ossa_diag *diag)
@@ -50,13 +86,25 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
                              "sample_rate and shell_distance must be finite and >= 0");
     const float rate = desc->sample_rate > 0.f ? desc->sample_rate : 60.f;
     const float duration = raw->duration;
-    const size_t samples = (size_t)ceilf(duration * rate) + 1;
+    const size_t fixed_samples = (size_t)ceilf(duration * rate) + 1;
     const size_t points_per_joint = desc->shell_distance > 0.f ? 4 : 1;
     const ossa_allocator *a = desc->allocator;
+    size_t key_time_count = 0, samples = fixed_samples;
+    float *key_times = NULL;
+    if (desc->source_times) {
+        key_times = source_key_times(raw, a, &key_time_count);
+        if (!key_times || !ossa__add_size(fixed_samples, key_time_count, &samples)) {
+            ossa_free(a, key_times);
+            return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory listing key times");
+        }
+    }
     const size_t ctx_size = ossa_sampling_context_size(n);
     size_t error_count;
-    if (!ossa__mul_size(samples, n * points_per_joint, &error_count))
+    if (!ossa__mul_size(samples, n * points_per_joint, &error_count)) {
+        ossa_free(a, key_times);
         return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "too many samples");
+    }
+    float *times = ossa__calloc(a, samples + 1, sizeof *times);
     void *ctx_mem = ossa_alloc(a, ctx_size);
     ossa_transform *local = ossa__calloc(a, n + 1, sizeof *local);
     ossa_soa_transform *soa = ossa__calloc(a, skeleton->soa_count + 1, sizeof *soa);
@@ -64,18 +112,21 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
     ossa_float4x4 *m_built = ossa__calloc(a, n + 1, sizeof *m_built);
     float *errors = ossa__calloc(a, error_count + 1, sizeof *errors);
     ossa_result r = OSSA_OK;
-    if (!ctx_mem || !local || !soa || !m_raw || !m_built || !errors) {
+    if (!times || !ctx_mem || !local || !soa || !m_raw || !m_built || !errors) {
         r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory measuring error");
         goto done;
     }
+    for (size_t s = 0; s < fixed_samples; ++s) times[s] = clamp_time((float)s / rate, duration);
+    if (key_time_count) memcpy(times + fixed_samples, key_times, key_time_count * sizeof *times);
+    /* One ascending pass: the sampling job is fastest going forward. */
+    qsort(times, samples, sizeof *times, ossa__compare_floats);
     ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, n);
     double sum = 0.;
     size_t count = 0;
     const float d = desc->shell_distance;
     const ossa_float3 offsets[4] = {{0.f, 0.f, 0.f}, {d, 0.f, 0.f}, {0.f, d, 0.f}, {0.f, 0.f, d}};
     for (size_t s = 0; s < samples; ++s) {
-        float time = (float)s / rate;
-        if (time > duration) time = duration;
+        const float time = times[s];
         ossa_raw_animation_sample(raw, time, local, n);
         raw_to_model(skeleton, local, m_raw);
         const ossa_sampling_job sjob = {built, ctx, time / duration, soa, skeleton->soa_count};
@@ -100,12 +151,13 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
     }
     qsort(errors, count, sizeof *errors, ossa__compare_floats);
     report->sample_count = samples;
+    report->source_sample_count = key_time_count;
     report->point_count = count;
     report->mean = count ? (float)(sum / (double)count) : 0.f;
     report->p99 = count ? errors[(size_t)((double)(count - 1) * 0.99)] : 0.f;
 done:
     ossa_free(a, ctx_mem), ossa_free(a, local), ossa_free(a, soa), ossa_free(a, m_raw), ossa_free(a, m_built);
-    ossa_free(a, errors);
+    ossa_free(a, errors), ossa_free(a, times), ossa_free(a, key_times);
     if (r != OSSA_OK) memset(report, 0, sizeof *report);
     return r;
 }

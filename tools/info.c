@@ -137,7 +137,7 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
             ossa_import_output_metadata(against, "unit_scale", scale_text, sizeof scale_text);
             const float unit_scale = strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL) : 1.f;
             /* Joint positions, then ACL's virtual vertices 3 cm away (in source units). */
-            const ossa_error_desc descs[2] = {{0.f, 0.f, NULL}, {0.f, .03f / unit_scale, NULL}};
+            const ossa_error_desc descs[2] = {{.shell_distance = 0.f}, {.shell_distance = .03f / unit_scale}};
             for (int d = 0; d < 2; ++d) {
                 ossa_error_report rep;
                 ossa_diag diag;

@@ -6,10 +6,13 @@
  *          rep.worst_joint, rep.worst_time);
  *
  * Both animations are sampled at the same times (the raw one by ossa_raw_animation_sample,
- * the built one by the runtime sampling job), converted to model space with the skeleton's
- * hierarchy, and compared at each joint's position and, when `shell_distance` > 0, at
- * virtual vertices that far from the joint along its local x, y and z axes (ACL's metric).
- * The error is the distance between the two positions of a point, in the skeleton's units.
+ * the built one by the runtime sampling job): every 1 / sample_rate seconds and, when
+ * `source_times` is set, also at every key time of the raw animation (an error that lives
+ * between two fixed-rate samples, such as a spike key, is then seen). They are converted to
+ * model space with the skeleton's hierarchy, and compared at each joint's position and, when
+ * `shell_distance` > 0, at virtual vertices that far from the joint along its local x, y
+ * and z axes (ACL's metric). The error is the distance between the two positions of a point,
+ * in the skeleton's units.
  */
 #ifndef OSSA_OFFLINE_ERROR_H
 #define OSSA_OFFLINE_ERROR_H
@@ -27,6 +30,11 @@ typedef struct ossa_error_desc {
     float sample_rate;    /* samples per second; 0 -> 60 */
     float shell_distance; /* virtual vertex distance in skeleton units; 0 -> joints only */
     const ossa_allocator *allocator;
+    /* 0 -> fixed-rate samples only. Nonzero -> also every distinct key time of `raw` (the
+     * union of the translation, rotation and scale key times of all tracks, clamped to
+     * [0, duration]), in addition to the fixed-rate samples: a key time that falls on the
+     * fixed-rate grid is measured twice, which weighs it twice in p99 and mean. */
+    int source_times;
 } ossa_error_desc;
 
 typedef struct ossa_error_report {
@@ -35,11 +43,19 @@ typedef struct ossa_error_report {
     float mean;          /* mean over all (point, sample) pairs */
     size_t worst_joint;  /* joint of the largest error */
     float worst_time;    /* seconds */
-    size_t sample_count; /* time samples taken */
+    size_t sample_count; /* time samples taken (fixed-rate plus source key times) */
     size_t point_count;  /* (point, sample) pairs measured */
+    /* Of sample_count, the distinct source key times (0 without source_times). */
+    size_t source_sample_count;
 } ossa_error_report;
 
 /* Measures `built` against `raw`, both for `skeleton` (track i = joint i).
+ * Shapes: the work is sample_count x joint_count x (4 with a shell distance, else 1) points;
+ * sample_count = ceil(duration x sample_rate) + 1, plus the distinct key times with
+ * source_times. Samples are taken in increasing time (the sampling job's fast path); the
+ * results do not depend on that order.
+ * Units: seconds; errors and shell_distance in the skeleton's units (multiply by metres per
+ * unit for metres).
  * Errors: OSSA_ERROR_NULL_ARGUMENT; OSSA_ERROR_JOINT_MISMATCH when track counts differ from
  * the joint count; OSSA_ERROR_INVALID_ARGUMENT (negative or non-finite desc values);
  * OSSA_ERROR_OUT_OF_MEMORY. `report` is zeroed on error. */
