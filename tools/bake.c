@@ -18,7 +18,8 @@ static void usage_bake(void)
             "                      Maya .anim) or bind to it (Metroid ANIM with its CINF)\n"
             "  --tolerance M       optimiser error bound at 3 cm virtual vertices, metres (default 0.0005)\n"
             "  --no-optimize       keep every source key\n"
-            "  --unit-scale M      metres per source unit when the input does not say (BVH)\n"
+            "  --unit-scale M      metres per source unit (replaces the input's; needed when it does\n"
+            "                      not say, as for BVH); kept in META, errors are reported in mm\n"
             "  --translations E    ranged (default: 16 bits of each track's range) or half (ozz's floats)\n"
             "  --iframe-interval S seconds between iframes (0 automatic, negative none)\n"
             "  -q, --quiet         print only the one-line summary, not the report\n",
@@ -36,14 +37,26 @@ static void default_output(const char *input, char *out, size_t size)
     strncat(out, ".ossa", size - strlen(out) - 1);
 }
 
-/* META chunk text: the importer's metadata, the input name and the events. */
-static char *meta_text(const ossa_import_output *imp, const char *input)
+/* META chunk text: the input name, the importer's metadata, the unit the bake used (one
+ * unit_scale line, replacing the importer's, and its unit_source) and the events. */
+static char *meta_text(const ossa_import_output *imp, const char *input, tool_unit unit)
 {
-    size_t size = 64 + strlen(input) + (imp->metadata ? strlen(imp->metadata) : 0);
+    size_t size = 128 + strlen(input) + (imp->metadata ? strlen(imp->metadata) : 0);
     for (size_t i = 0; i < imp->event_count; ++i) size += strlen(imp->events[i].name) + 48;
     char *text = malloc(size);
     if (!text) return NULL;
-    int n = snprintf(text, size, "input=%s\n%s", input, imp->metadata ? imp->metadata : "");
+    int n = snprintf(text, size, "input=%s\n", input);
+    for (const char *line = imp->metadata; line && *line && n >= 0 && (size_t)n < size;) {
+        const char *end = strchr(line, '\n');
+        const int len = (int)(end ? (size_t)(end - line) : strlen(line));
+        if (strncmp(line, "unit_scale=", 11) && strncmp(line, "unit_source=", 12))
+            n += snprintf(text + n, size - (size_t)n, "%.*s\n", len, line);
+        line += len + (end != NULL);
+    }
+    char scale[32];
+    tool_format_float(scale, sizeof scale, unit.scale);
+    if (n >= 0 && (size_t)n < size)
+        n += snprintf(text + n, size - (size_t)n, "unit_scale=%s\nunit_source=%s\n", scale, unit.source);
     for (size_t i = 0; i < imp->event_count && n >= 0 && (size_t)n < size; ++i)
         n += snprintf(text + n, size - (size_t)n, "event=%.9g %s\n", (double)imp->events[i].time, imp->events[i].name);
     return text;
@@ -116,7 +129,8 @@ int tool_bake(int argc, char **argv)
     const size_t blob_count = 1 + imp.animation_count + imp.track_count;
     ossa_archive_entry *entries = calloc(blob_count + 1, sizeof *entries);
     ossa_blob *blobs = calloc(blob_count, sizeof *blobs);
-    char *meta = meta_text(&imp, input);
+    const tool_unit unit = tool_unit_of_import(&imp, unit_scale_arg);
+    char *meta = meta_text(&imp, input, unit);
     int status = 1;
     if (!entries || !blobs || !meta) {
         fprintf(stderr, "ossa: out of memory\n");
@@ -130,7 +144,7 @@ int tool_bake(int argc, char **argv)
         entries[entry_count++] =
             (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
     }
-    const float unit_scale = unit_scale_arg > 0.f ? unit_scale_arg : tool_unit_scale(&imp);
+    const float unit_scale = unit.scale;
     const ossa_optimizer_desc opt = {.tolerance = tolerance_m / unit_scale, .unit_scale = unit_scale};
     const ossa_animation_build_desc build = {.translation_encoding = encoding, .iframe_interval = iframe_interval};
     for (size_t a = 0; a < imp.animation_count; ++a) {
@@ -187,7 +201,7 @@ int tool_bake(int argc, char **argv)
                "build %.1f ms)\n%s",
                input, output, imp.skeleton.joint_count, imp.animation_count, imp.track_count, imp.event_count,
                file.size, (t1 - t0) * 1e3, (t2 - t1) * 1e3, quiet ? "" : "\n");
-        status = quiet ? 0 : tool_report(output, file.data, file.size, &imp, input);
+        status = quiet ? 0 : tool_report(output, file.data, file.size, &imp, input, unit);
     }
     ossa_blob_destroy(&file);
 done:

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -141,12 +142,23 @@ bool tool_attach_skeleton(const char *skeleton_path, ossa_import_output *out)
     return ok;
 }
 
-float tool_unit_scale(const ossa_import_output *imp)
+tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale)
 {
-    char text[64] = "";
-    if (!ossa_import_output_metadata(imp, "unit_scale", text, sizeof text)) return 1.f;
-    const float scale = strtof(text, NULL);
-    return scale > 0.f ? scale : 1.f;
+    if (user_scale > 0.f) return (tool_unit){user_scale, "user"};
+    char units[64] = "", text[64] = "";
+    const bool stated =
+        !ossa_import_output_metadata(imp, "source_units", units, sizeof units) || strcmp(units, "unknown");
+    const float scale = ossa_import_output_metadata(imp, "unit_scale", text, sizeof text) ? strtof(text, NULL) : 0.f;
+    if (!stated || !(scale > 0.f) || !isfinite(scale)) return (tool_unit){1.f, "default"};
+    return (tool_unit){scale, "file"};
+}
+
+void tool_format_float(char *buffer, size_t size, float value)
+{
+    for (int digits = 6; digits <= 9; ++digits) {
+        snprintf(buffer, size, "%.*g", digits, (double)value);
+        if (strtof(buffer, NULL) == value) return;
+    }
 }
 
 bool tool_import_with_skeleton(const char *path, const char *skeleton_path, bool drop_end_sites,

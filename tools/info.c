@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,45 @@ static void print_meta(const ossa_archive *ar, const char *key, const char *labe
     }
 }
 
+/* The value of the first META line with `key`; false when there is none. */
+static bool meta_value(const ossa_archive *ar, const char *key, char *buffer, size_t size)
+{
+    ossa_archive_chunk c;
+    if (ossa_archive_find(ar, OSSA_TAG_META, 0, &c) != OSSA_OK) return false;
+    const char *text = c.data;
+    const size_t klen = strlen(key);
+    for (size_t at = 0; at < c.size;) {
+        const char *line = text + at;
+        const char *end = memchr(line, '\n', c.size - at);
+        const size_t len = end ? (size_t)(end - line) : c.size - at;
+        if (len > klen && !strncmp(line, key, klen) && line[klen] == '=') {
+            snprintf(buffer, size, "%.*s", (int)(len - klen - 1), line + klen + 1);
+            return true;
+        }
+        at += len + 1;
+    }
+    return false;
+}
+
+/* The unit of `ossa info`: --unit-scale, else the unit the archive's META records (unless
+ * that was a default), else the source's metadata, else 1. */
+static tool_unit info_unit(const void *data, size_t size, const ossa_import_output *against, float user_scale)
+{
+    if (user_scale > 0.f) return (tool_unit){user_scale, "user"};
+    ossa_archive ar;
+    char scale[64] = "", source[32] = "", units[64] = "";
+    if (ossa_archive_init(&ar, data, size) == OSSA_OK && meta_value(&ar, "unit_scale", scale, sizeof scale)) {
+        const float value = strtof(scale, NULL);
+        meta_value(&ar, "unit_source", source, sizeof source);
+        meta_value(&ar, "source_units", units, sizeof units);
+        /* Archives from before unit_source: a unit the source did not state was a default. */
+        const bool by_default = !strcmp(source, "default") || (!source[0] && !strcmp(units, "unknown"));
+        if (value > 0.f && isfinite(value) && !by_default)
+            return (tool_unit){value, !strcmp(source, "user") ? "user" : "file"};
+    }
+    return against ? tool_unit_of_import(against, 0.f) : (tool_unit){1.f, "default"};
+}
+
 /* User-channel tracks (name, type, keys, range of values) and the events kept in META. */
 static int report_tracks_and_events(const ossa_archive *ar, const char *archive_path)
 {
@@ -82,7 +122,7 @@ static int report_tracks_and_events(const ossa_archive *ar, const char *archive_
 }
 
 int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,
-                const char *against_path)
+                const char *against_path, tool_unit unit)
 {
     ossa_archive ar;
     ossa_result r = ossa_archive_init(&ar, archive, size);
@@ -99,7 +139,12 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
     print_meta(&ar, "input", "source");
     print_meta(&ar, "format", "format");
     print_meta(&ar, "source_units", "source units");
-    print_meta(&ar, "unit_scale", "metres per unit");
+    char scale_text[32];
+    tool_format_float(scale_text, sizeof scale_text, unit.scale);
+    printf("%-16s %s (%s)\n", "metres per unit", scale_text,
+           !strcmp(unit.source, "user")   ? "--unit-scale"
+           : !strcmp(unit.source, "file") ? "source metadata"
+                                          : "assumed");
     printf("%-16s %zu joints (%zu SoA groups)\n", "skeleton", skel.joint_count, skel.soa_count);
     const size_t anim_count = ossa_archive_count(&ar, OSSA_TAG_ANIMATION);
     const size_t ctx_size = ossa_sampling_context_size(skel.joint_count);
@@ -131,13 +176,11 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
             printf("%-16s %zu\n", "baked bytes", chunk.size);
         }
         if (raw && anim.track_count == skel.joint_count) {
-            char units[64] = "source units", scale_text[64] = "";
-            if (!ossa_import_output_metadata(against, "source_units", units, sizeof units) || !strcmp(units, "unknown"))
-                snprintf(units, sizeof units, "source units");
-            ossa_import_output_metadata(against, "unit_scale", scale_text, sizeof scale_text);
-            const float unit_scale = strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL) : 1.f;
-            /* Joint positions, then ACL's virtual vertices 3 cm away (in source units). */
-            const ossa_error_desc descs[2] = {{.shell_distance = 0.f}, {.shell_distance = .03f / unit_scale}};
+            /* Joint positions, then ACL's virtual vertices 3 cm away (in source units), at 60 Hz
+             * and at every source key time; printed in millimetres. */
+            const ossa_error_desc descs[2] = {{.source_times = 1},
+                                              {.shell_distance = .03f / unit.scale, .source_times = 1}};
+            const double mm = (double)unit.scale * 1e3;
             for (int d = 0; d < 2; ++d) {
                 ossa_error_report rep;
                 ossa_diag diag;
@@ -146,13 +189,15 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
                     tool_print_diag("error measurement", &diag);
                     break;
                 }
+                const double max = (double)rep.max * mm, p99 = (double)rep.p99 * mm, mean = (double)rep.mean * mm;
                 if (d == 0)
-                    printf("%-16s max %.3g / p99 %.3g / mean %.3g %s at joints (model space, 60 Hz, vs %s)\n", "error",
-                           (double)rep.max, (double)rep.p99, (double)rep.mean, units, against_path);
+                    printf("%-16s max %.4g mm / p99 %.4g mm / mean %.4g mm at joints (model space, every source sample "
+                           "and 60 Hz, vs %s)\n",
+                           "error", max, p99, mean, against_path);
                 else
-                    printf("%-16s max %.3g / p99 %.3g / mean %.3g %s at virtual vertices %.3g %s from each joint\n", "",
-                           (double)rep.max, (double)rep.p99, (double)rep.mean, units, (double)descs[1].shell_distance,
-                           units);
+                    printf("%-16s max %.4g mm / p99 %.4g mm / mean %.4g mm (0.03 m virtual vertices, every source "
+                           "sample and 60 Hz)\n",
+                           "vertex error", max, p99, mean);
                 printf("%-16s joint %zu \"%s\" at %.3f s\n", "  worst", rep.worst_joint,
                        ossa_skeleton_joint_name(&skel, rep.worst_joint), (double)rep.worst_time);
             }
@@ -169,25 +214,34 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
     return status;
 }
 
+static const char info_usage[] =
+    "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]] [--unit-scale M]\n";
+
 int tool_info(int argc, char **argv)
 {
     const char *path = NULL, *against = NULL, *skeleton_path = NULL;
     bool drop_end_sites = false;
+    float unit_scale = 0.f;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--against") && i + 1 < argc)
             against = argv[++i];
-        else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
+        else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
+            char *end;
+            unit_scale = strtof(argv[++i], &end);
+            if (*end || !(unit_scale > 0.f) || !isfinite(unit_scale))
+                return fprintf(stderr, "ossa: info: --unit-scale needs metres > 0\n"), 2;
+        } else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
             skeleton_path = argv[++i];
         else if (!strcmp(argv[i], "--drop-end-sites"))
             drop_end_sites = true;
         else if (argv[i][0] == '-' || path) {
-            fprintf(stderr, "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]]\n");
+            fputs(info_usage, stderr);
             return 2;
         } else
             path = argv[i];
     }
     if (!path) {
-        fprintf(stderr, "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]]\n");
+        fputs(info_usage, stderr);
         return 2;
     }
     size_t size = 0;
@@ -198,7 +252,8 @@ int tool_info(int argc, char **argv)
         free(data);
         return 1;
     }
-    const int status = tool_report(path, data, size, against ? &imp : NULL, against);
+    const tool_unit unit = info_unit(data, size, against ? &imp : NULL, unit_scale);
+    const int status = tool_report(path, data, size, against ? &imp : NULL, against, unit);
     ossa_import_output_destroy(&imp);
     free(data);
     return status;

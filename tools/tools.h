@@ -34,8 +34,19 @@ bool tool_import_with_skeleton(const char *path, const char *skeleton_path, bool
  * animation-only file such as an ozz RawAnimation or a Maya .anim). False on error. */
 bool tool_attach_skeleton(const char *skeleton_path, ossa_import_output *out);
 
-/* Metres per source unit from the import metadata (1 when unknown). */
-float tool_unit_scale(const ossa_import_output *imp);
+/* The length unit errors are converted with (to millimetres), and who said so. */
+typedef struct tool_unit {
+    float scale;        /* metres per source unit, > 0 */
+    const char *source; /* "user" (--unit-scale), "file" (the source's metadata) or "default" (1, assumed) */
+} tool_unit;
+
+/* `user_scale` when > 0 (--unit-scale); else the importer's unit_scale, unless its
+ * source_units is "unknown" (BVH); else 1, "default". */
+tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale);
+
+/* The shortest %g text of `value` that reads back as the same float ("0.05", not
+ * "0.0500000007"). */
+void tool_format_float(char *buffer, size_t size, float value);
 
 /* Prints "ossa: <what>: <diag>" to stderr. */
 void tool_print_diag(const char *what, const ossa_diag *diag);
@@ -49,8 +60,9 @@ double tool_now(void);
 int tool_bake(int argc, char **argv);
 int tool_info(int argc, char **argv);
 
-/* Prints the inspection table of an archive in memory; against may be NULL. */
+/* Prints the inspection table of an archive in memory; against may be NULL. Errors against
+ * the source are printed in millimetres, converted from source units with `unit`. */
 int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,
-                const char *against_path);
+                const char *against_path, tool_unit unit);
 
 #endif
