@@ -1,6 +1,8 @@
 /* The `ossa` command line, run in process: bake and info on generated Metroid ANIM + CINF
  * files of both games (the pipeline `ossa bake ANIM --skeleton CINF`), the default BVH clip,
  * and its errors (one line, non-zero status, no partial archive). */
+#include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +96,136 @@ static void metroid_bake_with_cinf(void **state)
     }
 }
 
+/* Runs `tool` with stdout going to a file; returns what it printed (free with free()). */
+static char *run_captured(int (*tool)(int, char **), int argc, const char **argv, int *status)
+{
+    const char *out_path = path_in("stdout.txt");
+    fflush(stdout);
+    const int saved = dup(STDOUT_FILENO);
+    FILE *f = fopen(out_path, "wb");
+    if (saved < 0 || !f) return NULL;
+    dup2(fileno(f), STDOUT_FILENO);
+    *status = tool(argc, (char **)(uintptr_t)argv);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    fclose(f);
+    size_t size = 0;
+    char *bytes = ossa_test_read_file(out_path, &size);
+    char *text = bytes ? malloc(size + 1) : NULL;
+    if (text) memcpy(text, bytes, size), text[size] = '\0';
+    free(bytes);
+    return text;
+}
+
+/* The META chunk of the archive at `path` as a NUL-terminated string (free with free()). */
+static char *read_meta(const char *path)
+{
+    size_t size = 0;
+    void *bytes = ossa_test_read_file(path, &size);
+    assert_non_null(bytes);
+    ossa_archive ar;
+    ossa_archive_chunk meta;
+    assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+    assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_META, 0, &meta), OSSA_OK);
+    char *text = malloc(meta.size + 2);
+    assert_non_null(text);
+    text[0] = '\n'; /* so that every line, the first too, follows a newline */
+    memcpy(text + 1, meta.data, meta.size);
+    text[meta.size + 1] = '\0';
+    free(bytes);
+    return text;
+}
+
+static size_t count_lines(const char *text, const char *prefix)
+{
+    size_t n = 0;
+    for (const char *at = strstr(text, prefix); at; at = strstr(at + 1, prefix)) ++n;
+    return n;
+}
+
+/* `bake --unit-scale` records the unit it used in META (one unit_scale line, replacing the
+ * importer's "1", and unit_source=user); `info --against` reads it back and prints the
+ * virtual-vertex error in millimetres, in the shape the benchmark script parses, equal to
+ * ossa_measure_error's (in source units) times 1000 x unit scale. */
+static void unit_scale_in_meta_and_report(void **state)
+{
+    (void)state;
+    mw_canim a = mw_fixture_compressed(1);
+    mw_buf anim = {0}, cinf = {0};
+    assert_true(mw_write_compressed(&anim, &a, NULL));
+    mw_fixture_cinf(&cinf, 1, NULL);
+    const char *anim_path = path_in("unit.anim"), *cinf_path = path_in("unit.cinf");
+    const char *out_path = path_in("unit.ossa");
+    write_file(anim_path, anim.data, anim.size);
+    write_file(cinf_path, cinf.data, cinf.size);
+
+    const char *file_unit[] = {anim_path, "--skeleton", cinf_path, "-o", out_path, "-q"};
+    assert_int_equal(run_bake(6, file_unit), 0);
+    char *meta = read_meta(out_path);
+    assert_int_equal(count_lines(meta, "\nunit_scale="), 1);
+    assert_non_null(strstr(meta, "\nunit_scale=1\nunit_source=file\n"));
+    free(meta);
+
+    const char *bake[] = {anim_path, "--skeleton", cinf_path, "-o", out_path, "--unit-scale", "0.05", "-q"};
+    assert_int_equal(run_bake(8, bake), 0);
+    meta = read_meta(out_path);
+    assert_int_equal(count_lines(meta, "\nunit_scale="), 1);
+    assert_int_equal(count_lines(meta, "\nunit_source="), 1);
+    assert_non_null(strstr(meta, "\nunit_scale=0.05\n"));
+    assert_non_null(strstr(meta, "\nunit_source=user\n"));
+    assert_non_null(strstr(meta, "\nsource_units=metres\n")); /* the importer's other lines stay */
+    free(meta);
+
+    int status = -1;
+    const char *info[] = {out_path, "--against", anim_path, "--skeleton", cinf_path};
+    char *text = run_captured(tool_info, 5, info, &status);
+    assert_non_null(text);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(text, "metres per unit  0.05 (--unit-scale)\n"));
+    regex_t re;
+    regmatch_t m[2];
+    assert_int_equal(regcomp(&re, "^vertex error +max ([0-9.eE+-]+) mm", REG_EXTENDED | REG_NEWLINE), 0);
+    const int found = regexec(&re, text, 2, m, 0);
+    regfree(&re);
+    assert_int_equal(found, 0);
+    const double printed_mm = strtod(text + m[1].rm_so, NULL);
+    assert_non_null(strstr(text + m[0].rm_so, " mm (0.03 m virtual vertices, every source sample and 60 Hz)\n"));
+    free(text);
+
+    /* The same measure through the error module: 3 cm is 0.6 units of 5 cm. */
+    size_t size = 0;
+    void *bytes = ossa_test_read_file(out_path, &size);
+    ossa_archive ar;
+    ossa_skeleton skel;
+    ossa_animation built;
+    assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+    assert_int_equal(ossa_archive_animation(&ar, 0, &built), OSSA_OK);
+    const ossa_metroid_anim_desc desc = {.cinf_data = cinf.data, .cinf_size = cinf.size};
+    ossa_import_output raw = {0};
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_import_metroid_anim(anim.data, anim.size, &desc, &raw, &diag), OSSA_OK);
+    assert_int_equal(ossa_import_output_sort_depth_first(&raw, &diag), OSSA_OK);
+    const ossa_error_desc vertices = {.shell_distance = .03f / .05f, .source_times = 1};
+    ossa_error_report rep;
+    assert_int_equal(ossa_measure_error(&skel, &raw.animations[0], &built, &vertices, &rep, &diag), OSSA_OK);
+    const double expected_mm = (double)rep.max * .05 * 1e3;
+    assert_true(fabs(printed_mm - expected_mm) <= 1e-3 * expected_mm + 1e-9);
+
+    /* info without --against and without --unit-scale: the unit comes from META. */
+    const char *alone[] = {out_path};
+    text = run_captured(tool_info, 1, alone, &status);
+    assert_non_null(text);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(text, "metres per unit  0.05 (--unit-scale)\n"));
+    free(text);
+    ossa_import_output_destroy(&raw);
+    free(bytes);
+    mw_buf_free(&anim);
+    mw_buf_free(&cinf);
+}
+
 static void default_clip_and_info(void **state)
 {
     (void)state;
@@ -139,6 +271,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(metroid_bake_with_cinf),
         cmocka_unit_test(default_clip_and_info),
+        cmocka_unit_test(unit_scale_in_meta_and_report),
         cmocka_unit_test(errors_leave_no_archive),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
