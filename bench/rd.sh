@@ -127,7 +127,8 @@ ninja_path() { local p=${1//\$/\$\$}; p=${p// /\$ }; printf '%s' "${p//:/\$:}"; 
 } >"$out_dir/build.ninja"
 
 echo "baking ${#clip_names[@]} clips x ${#tolerances[@]} tolerances with ninja -j2 in $out_dir" >&2
-if ! ninja -C "$out_dir" -j2 -k 0 >"$out_dir/ninja.log" 2>&1; then
+# Clean first so that every run bakes and times everything afresh.
+if ! { ninja -C "$out_dir" -t clean && ninja -C "$out_dir" -j2 -k 0; } >"$out_dir/ninja.log" 2>&1; then
   tail -n 20 "$out_dir/ninja.log" >&2
   echo "rd.sh: ninja failed (log: $out_dir/ninja.log)" >&2
   exit 1
