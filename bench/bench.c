@@ -14,7 +14,6 @@
 #include "ossa/local_to_model_job.h"
 #include "ossa/offline/builders.h"
 #include "ossa/offline/error.h"
-#include "ossa/offline/optimizer.h"
 #include "ossa/sampling_job.h"
 #include "tools.h"
 
@@ -30,7 +29,6 @@
 typedef struct clip {
     const char *name;
     ossa_import_output imp;
-    ossa_raw_animation optimized; /* imp.animations[0] after the default optimiser */
     ossa_blob skel_blob, anim_blob;
     ossa_skeleton skel;
     ossa_animation anim;
@@ -138,10 +136,12 @@ static bool load(clip *c, const char *path, const char *skeleton_path)
     ossa_diag_clear(&diag);
     char scale_text[64] = "1";
     ossa_import_output_metadata(&c->imp, "unit_scale", scale_text, sizeof scale_text);
-    const ossa_optimizer_desc opt = {.unit_scale = strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL) : 1.f};
+    const float unit = strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL) : 1.f;
+    const ossa_animation_build_desc build = {.skeleton = &c->imp.skeleton,
+                                             .tolerance = OSSA_BUILD_DEFAULT_TOLERANCE / unit,
+                                             .unit_scale = unit};
     if (c->imp.animation_count == 0 || ossa_skeleton_build(&c->imp.skeleton, NULL, &c->skel_blob, &diag) != OSSA_OK ||
-        ossa_animation_optimize(&c->imp.animations[0], &c->imp.skeleton, &opt, &c->optimized, &diag) != OSSA_OK ||
-        ossa_animation_build(&c->optimized, NULL, &c->anim_blob, &diag) != OSSA_OK ||
+        ossa_animation_build(&c->imp.animations[0], &build, &c->anim_blob, &diag) != OSSA_OK ||
         ossa_skeleton_init(&c->skel, c->skel_blob.data, c->skel_blob.size) != OSSA_OK ||
         ossa_animation_init(&c->anim, c->anim_blob.data, c->anim_blob.size) != OSSA_OK ||
         c->anim.track_count != c->skel.joint_count) {
@@ -154,7 +154,6 @@ static bool load(clip *c, const char *path, const char *skeleton_path)
 static void unload(clip *c)
 {
     ossa_blob_destroy(&c->skel_blob), ossa_blob_destroy(&c->anim_blob);
-    ossa_raw_animation_destroy(&c->optimized);
     ossa_import_output_destroy(&c->imp);
 }
 
@@ -216,14 +215,13 @@ static void compression_table(const char *shared, const char *skel_path)
         ossa_measure_error(&c.skel, &c.imp.animations[0], &c.anim, &sd, &shell, NULL);
         double times[9];
         for (int r = 0; r < 9; ++r) {
-            ossa_raw_animation small = {0};
             ossa_blob blob = {0};
+            const ossa_animation_build_desc build = {.skeleton = &c.imp.skeleton,
+                                                     .tolerance = OSSA_BUILD_DEFAULT_TOLERANCE};
             const double t0 = tool_now();
-            ossa_animation_optimize(&c.imp.animations[0], &c.imp.skeleton, NULL, &small, NULL);
-            ossa_animation_build(&small, NULL, &blob, NULL);
+            ossa_animation_build(&c.imp.animations[0], &build, &blob, NULL);
             times[r] = (tool_now() - t0) * 1e3;
             ossa_blob_destroy(&blob);
-            ossa_raw_animation_destroy(&small);
         }
         qsort(times, 9, sizeof *times, tool_compare_doubles);
         char build_ref[32] = "";

@@ -7,14 +7,18 @@
 #include "ossa/offline/error.h"
 #include "ossa/sampling_job.h"
 
-/* Model-space matrices of a pose given as AoS local transforms (scalar reference path). */
-static void raw_to_model(const ossa_skeleton *skel, const ossa_transform *local, ossa_float4x4 *model)
+void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transform *local, ossa_float4x4 *model)
 {
-    for (size_t j = 0; j < skel->joint_count; ++j) {
+    for (size_t j = 0; j < count; ++j) {
         const ossa_float4x4 m = ossa_float4x4_from_transform(&local[j]);
-        const int p = skel->parents[j];
+        const int p = parents[j];
         model[j] = p < 0 ? m : ossa_float4x4_mul(&model[p], &m);
     }
+}
+
+static void raw_to_model(const ossa_skeleton *skel, const ossa_transform *local, ossa_float4x4 *model)
+{
+    ossa__raw_to_model(skel->parents, skel->joint_count, local, model);
 }
 
 static ossa_float3 transform_point(const ossa_float4x4 *m, ossa_float3 p)
@@ -30,6 +34,14 @@ static float distance(ossa_float3 a, ossa_float3 b)
     return sqrtf(dx * dx + dy * dy + dz * dz);
 }
 
+void ossa__joint_points(const ossa_float4x4 *m, float shell, ossa_float3 out[4])
+{
+    const ossa_float3 offsets[4] = {{0.f, 0.f, 0.f}, {shell, 0.f, 0.f}, {0.f, shell, 0.f}, {0.f, 0.f, shell}};
+    for (int p = 0; p < 4; ++p) out[p] = transform_point(m, offsets[p]);
+}
+
+float ossa__point_distance(ossa_float3 a, ossa_float3 b) { return distance(a, b); }
+
 static float clamp_time(float t, float duration)
 {
     if (!(t >= 0.f)) return 0.f; /* also NaN: measuring must not trust unvalidated keys */
@@ -38,7 +50,7 @@ static float clamp_time(float t, float duration)
 
 /* Distinct key times of all channels of all tracks, clamped, ascending, into a new array of
  * *count (+1) floats; NULL when out of memory or the key count overflows. */
-static float *source_key_times(const ossa_raw_animation *raw, const ossa_allocator *a, size_t *count)
+float *ossa__source_key_times(const ossa_raw_animation *raw, const ossa_allocator *a, size_t *count)
 {
     size_t total = 0;
     for (size_t i = 0; i < raw->track_count; ++i) {
@@ -66,6 +78,8 @@ static float *source_key_times(const ossa_raw_animation *raw, const ossa_allocat
     return times;
 }
 
+float ossa__fixed_time(size_t i, float rate, float duration) { return clamp_time((float)i / rate, duration); }
+
 ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
                                const ossa_animation *built, const ossa_error_desc *desc, ossa_error_report *report,
                                ossa_diag *diag)
@@ -92,7 +106,7 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
     size_t key_time_count = 0, samples = fixed_samples;
     float *key_times = NULL;
     if (desc->source_times) {
-        key_times = source_key_times(raw, a, &key_time_count);
+        key_times = ossa__source_key_times(raw, a, &key_time_count);
         if (!key_times || !ossa__add_size(fixed_samples, key_time_count, &samples)) {
             ossa_free(a, key_times);
             return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory listing key times");
@@ -116,7 +130,7 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
         r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory measuring error");
         goto done;
     }
-    for (size_t s = 0; s < fixed_samples; ++s) times[s] = clamp_time((float)s / rate, duration);
+    for (size_t s = 0; s < fixed_samples; ++s) times[s] = ossa__fixed_time(s, rate, duration);
     if (key_time_count) memcpy(times + fixed_samples, key_times, key_time_count * sizeof *times);
     /* One ascending pass: the sampling job is fastest going forward. */
     qsort(times, samples, sizeof *times, ossa__compare_floats);

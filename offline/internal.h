@@ -63,4 +63,18 @@ static inline void ossa__store_f32(uint8_t *p, float f)
     ossa__store_u32(p, c.u);
 }
 
+/* Shared by the error report (error.c) and the builder's search, so that both measure the
+ * same thing the same way. */
+#include "ossa/offline/raw_animation.h"
+/* Model-space matrices of AoS local transforms along `parents` (depth-first), scalar. */
+void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transform *local, ossa_float4x4 *model);
+/* A joint's origin and its virtual vertices `shell` along its x, y and z axes. */
+void ossa__joint_points(const ossa_float4x4 *m, float shell, ossa_float3 out[4]);
+float ossa__point_distance(ossa_float3 a, ossa_float3 b);
+/* Distinct key times of every channel of every track, clamped to [0, duration], ascending
+ * ([*count + 1] floats, NULL when out of memory). */
+float *ossa__source_key_times(const ossa_raw_animation *raw, const ossa_allocator *a, size_t *count);
+/* Fixed-rate sample i, in seconds, clamped to the duration. */
+float ossa__fixed_time(size_t i, float rate, float duration);
+
 #endif

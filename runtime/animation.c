@@ -3,164 +3,181 @@
 #include <math.h>
 #include <string.h>
 
+#include "animation_format.h"
 #include "blob.h"
-#include "ossa_internal.h"
 
-enum { HEADER_SIZE = 64 };
+static size_t kinds_size(size_t track_count) { return (3 * track_count + 3) / 4; }
 
-static size_t time_index(const ossa_animation_channel *c, size_t key)
+/* Bytes of the constant values that the kinds table announces. */
+static size_t constants_words(const uint8_t *kinds, size_t track_count, size_t *constant_count, size_t *animated_count)
 {
-    return c->time_index8 ? c->time_index8[key] : c->time_index16[key];
+    size_t words = 0;
+    *constant_count = *animated_count = 0;
+    for (size_t s = 0; s < 3 * track_count; ++s) {
+        const uint32_t k = ossa__kind(kinds, s);
+        if (k == OSSA__KIND_CONSTANT) {
+            words += s % 3 == OSSA__CH_ROTATION ? 2 : 3;
+            ++*constant_count;
+        } else if (k == OSSA__KIND_ANIMATED) {
+            ++*animated_count;
+        }
+    }
+    return words;
 }
 
-/* Compares iframe `i` of channel `c` with the replayed state `current` at its cursor. */
-static bool iframe_matches(const ossa_animation_channel *c, size_t i, const uint32_t *current, size_t padded)
+/* Channel of animated sub-track i (in sub-track order). */
+static void animated_channels(const ossa_animation *a, uint8_t *channel)
 {
-    uint32_t deltas[OSSA_MAX_SOA_JOINTS * 4];
-    const uint32_t cursor = c->iframe_desc[2 * i], offset = c->iframe_desc[2 * i + 1];
-    if (offset >= c->iframe_data_size) return false;
-    if (ossa__gv_decode(c->iframe_data, c->iframe_data_size, offset, deltas, padded) == 0) return false;
-    for (size_t t = 0; t < padded; ++t)
-        if (deltas[t] >= cursor || cursor - 1 - deltas[t] != current[t]) return false;
-    return true;
+    size_t i = 0;
+    for (size_t s = 0; s < 3 * a->track_count; ++s)
+        if (ossa__kind(a->kinds, s) == OSSA__KIND_ANIMATED) channel[i++] = (uint8_t)(s % 3);
 }
 
-/* Checks the ordering invariants the sampling job relies on (see ossa/animation.h) by
- * replaying the forward cursor: each key's previous key must be the current head of some
- * track's chain, which also proves that no key is the previous of two keys. Iframes are
- * compared with the replayed state at their cursor. */
-static ossa_result validate_channel(const ossa_animation *a, const ossa_animation_channel *c, int channel)
+/* Formats, widths, ranges and constants (see ossa/animation.h). */
+static ossa_result validate_tracks(const ossa_animation *a, const uint8_t *channel, unsigned *key_bits)
 {
-    const size_t padded = a->soa_count * 4;
-    const size_t n = c->key_count;
-    if (padded == 0) return n == 0 && c->iframe_count == 0 ? OSSA_OK : OSSA_ERROR_INVALID_ANIMATION;
-    if (n < padded) return OSSA_ERROR_INVALID_ANIMATION;
-    for (size_t i = 0; i < c->iframe_count; ++i) {
-        const uint32_t cursor = c->iframe_desc[2 * i];
-        if (cursor < padded || cursor > n || (i && cursor <= c->iframe_desc[2 * i - 2]))
-            return OSSA_ERROR_INVALID_ANIMATION;
-    }
-    /* current[t] = index of the last key of track t consumed so far (its chain's head). */
-    uint32_t current[OSSA_MAX_SOA_JOINTS * 4];
-    for (size_t k = 0; k < padded; ++k) {
-        if (c->previous[k] != 0 || time_index(c, k) != 0) return OSSA_ERROR_INVALID_ANIMATION;
-        current[k] = (uint32_t)k;
-    }
-    float last_prev_time = 0.f;
-    size_t hint = 0, next_iframe = 0;
-    for (size_t k = padded; k <= n; ++k) {
-        if (next_iframe < c->iframe_count && c->iframe_desc[2 * next_iframe] == k) {
-            if (!iframe_matches(c, next_iframe, current, padded)) return OSSA_ERROR_INVALID_ANIMATION;
-            ++next_iframe;
+    size_t r = 0;
+    for (size_t i = 0; i < a->animated_count; ++i) {
+        const int format = a->formats[i];
+        if (channel[i] == OSSA__CH_ROTATION ? format > OSSA__ROT_FULL : format != 0) return OSSA_ERROR_INVALID_ANIMATION;
+        const int n = ossa__format_components(channel[i], format);
+        key_bits[i] = 0;
+        for (int c = 0; c < 4; ++c) {
+            const unsigned w = a->bits[4 * i + (size_t)c];
+            if (w > OSSA__MAX_BITS || (c >= n && w != 0)) return OSSA_ERROR_INVALID_ANIMATION;
+            key_bits[i] += w;
         }
-        if (k == n) break;
-        const size_t ti = time_index(c, k);
-        if (ti >= a->timepoint_count || c->previous[k] == 0 || c->previous[k] > k) return OSSA_ERROR_INVALID_ANIMATION;
-        const size_t prev = k - c->previous[k];
-        const float prev_time = a->timepoints[time_index(c, prev)];
-        if (prev_time < last_prev_time || !(a->timepoints[ti] > prev_time)) return OSSA_ERROR_INVALID_ANIMATION;
-        last_prev_time = prev_time;
-        /* prev must be the head of some track's chain: find it, starting from the last hit. */
-        size_t t = hint, tried = 0;
-        while (tried < padded && current[t] != prev) {
-            t = t + 1 == padded ? 0 : t + 1;
-            ++tried;
+        if (r + 2u * (size_t)n > a->range_count) return OSSA_ERROR_INVALID_ANIMATION;
+        for (int c = 0; c < 2 * n; ++c) {
+            const float v = a->ranges[r + (size_t)c];
+            if (!isfinite(v) || (c >= n && v < 0.f)) return OSSA_ERROR_INVALID_ANIMATION;
         }
-        if (tried == padded) return OSSA_ERROR_INVALID_ANIMATION;
-        current[t] = (uint32_t)k;
-        hint = t;
+        r += 2u * (size_t)n;
     }
-    /* Every chain ends at ratio 1, or is a constant track's single key. */
-    for (size_t t = 0; t < padded; ++t)
-        if (current[t] != t && time_index(c, current[t]) != a->timepoint_count - 1) return OSSA_ERROR_INVALID_ANIMATION;
-    /* Values: rotations carry packed bits, halves must be finite. */
-    const bool halves = channel == 2 || (channel == 0 && !a->translation_ranges);
-    for (size_t i = 0; halves && i < 3 * n; ++i)
-        if ((c->values[i] & 0x7c00u) == 0x7c00u) return OSSA_ERROR_INVALID_ANIMATION;
+    if (r != a->range_count) return OSSA_ERROR_INVALID_ANIMATION;
+    size_t w = 0;
+    for (size_t s = 0; s < 3 * a->track_count; ++s) {
+        if (ossa__kind(a->kinds, s) != OSSA__KIND_CONSTANT) continue;
+        if (s % 3 == OSSA__CH_ROTATION) {
+            if (a->constants[w + 1] >> 30) return OSSA_ERROR_INVALID_ANIMATION;
+            w += 2;
+            continue;
+        }
+        for (int c = 0; c < 3; ++c) {
+            float v;
+            memcpy(&v, &a->constants[w++], sizeof v);
+            if (!isfinite(v)) return OSSA_ERROR_INVALID_ANIMATION;
+        }
+    }
     return OSSA_OK;
 }
 
-static bool take_channel(ossa__cursor *cur, ossa_animation_channel *c, uint32_t key_count, bool wide,
-                         uint32_t iframe_count, uint32_t iframe_data_size)
+/* Segment table and bitmaps: every key a sampling job may read lies inside its segment. */
+static ossa_result validate_segments(const ossa_animation *a, const unsigned *key_bits, size_t *key_count)
 {
-    c->key_count = key_count;
-    if (wide) {
-        c->time_index16 = (const uint16_t *)(const void *)ossa__take(cur, key_count, 2, 4);
-        if (!c->time_index16) return false;
-    } else {
-        c->time_index8 = ossa__take(cur, key_count, 1, 4);
-        if (!c->time_index8) return false;
+    const size_t A = a->animated_count, F = a->frame_count;
+    if (a->segment_offsets[0] != 0 || (size_t)a->segment_offsets[a->segment_count] + OSSA__DATA_PADDING != a->data_size)
+        return OSSA_ERROR_INVALID_ANIMATION;
+    size_t keys = 0;
+    for (size_t s = 0; s < a->segment_count; ++s) {
+        const size_t begin = a->segment_offsets[s], end = a->segment_offsets[s + 1];
+        if (end < begin || end - begin < 2 * A) return OSSA_ERROR_INVALID_ANIMATION;
+        const size_t first = s * OSSA__SEGMENT_FRAMES;
+        const size_t frames = F - first < OSSA__SEGMENT_FRAMES ? F - first : OSSA__SEGMENT_FRAMES;
+        const uint32_t allowed = (uint32_t)((1u << frames) - 1u);
+        const bool last = s + 1 == a->segment_count;
+        uint64_t bits = 0;
+        for (size_t i = 0; i < A; ++i) {
+            const uint32_t bm = (uint32_t)a->data[begin + 2 * i] | ((uint32_t)a->data[begin + 2 * i + 1] << 8);
+            if (!(bm & 1u) || (bm & ~allowed) || (last && !(bm >> (frames - 1) & 1u)))
+                return OSSA_ERROR_INVALID_ANIMATION;
+            const unsigned n = ossa__popcount16(bm);
+            bits += (uint64_t)n * key_bits[i];
+            keys += n;
+        }
+        if ((bits + 7) / 8 > end - begin - 2 * A) return OSSA_ERROR_INVALID_ANIMATION;
     }
-    c->previous = (const uint16_t *)(const void *)ossa__take(cur, key_count, 2, 4);
-    c->values = (const uint16_t *)(const void *)ossa__take(cur, (size_t)key_count * 3u, 2, 4);
-    c->iframe_count = iframe_count;
-    c->iframe_desc = (const uint32_t *)(const void *)ossa__take(cur, (size_t)iframe_count * 2u, 4, 4);
-    c->iframe_data = ossa__take(cur, iframe_data_size, 1, 4);
-    c->iframe_data_size = iframe_data_size;
-    return c->previous && c->values && c->iframe_desc && c->iframe_data;
+    *key_count = keys;
+    return OSSA_OK;
 }
 
 static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
 {
     ossa__cursor cur = {blob, size, 0};
-    const uint8_t *h = ossa__take(&cur, HEADER_SIZE, 1, 1);
+    const uint8_t *h = ossa__take(&cur, OSSA__ANIM_HEADER_SIZE, 1, 1);
     if (!h) return OSSA_ERROR_TRUNCATED;
-    const float duration = ossa__load_f32(h);
-    const uint32_t track_count = ossa__load_u32(h + 4);
-    const uint32_t timepoint_count = ossa__load_u32(h + 8);
-    const uint32_t flags = ossa__load_u32(h + 12);
-    uint32_t key_count[3];
-    for (int i = 0; i < 3; ++i) key_count[i] = ossa__load_u32(h + 16 + 4 * i);
-    const uint32_t name_size = ossa__load_u32(h + 28);
-    const float iframe_interval = ossa__load_f32(h + 32);
-    uint32_t iframe_count[3], iframe_size[3];
-    for (int i = 0; i < 3; ++i) {
-        iframe_count[i] = ossa__load_u32(h + 36 + 4 * i);
-        iframe_size[i] = ossa__load_u32(h + 48 + 4 * i);
-    }
-    if (ossa__load_u32(h + 60) != 0 || !isfinite(iframe_interval) || iframe_interval < 0.f)
-        return OSSA_ERROR_INVALID_ANIMATION;
+    const float duration = ossa__load_f32(h + OSSA__ANIM_DURATION);
+    const uint32_t track_count = ossa__load_u32(h + OSSA__ANIM_TRACK_COUNT);
+    const uint32_t frame_count = ossa__load_u32(h + OSSA__ANIM_FRAME_COUNT);
+    const uint32_t flags = ossa__load_u32(h + OSSA__ANIM_FLAGS);
+    const uint32_t animated_count = ossa__load_u32(h + OSSA__ANIM_ANIMATED_COUNT);
+    const uint32_t constant_count = ossa__load_u32(h + OSSA__ANIM_CONSTANT_COUNT);
+    const uint32_t segment_count = ossa__load_u32(h + OSSA__ANIM_SEGMENT_COUNT);
+    const uint32_t name_size = ossa__load_u32(h + OSSA__ANIM_NAME_SIZE);
+    const uint32_t data_size = ossa__load_u32(h + OSSA__ANIM_DATA_SIZE);
+    const uint32_t key_count = ossa__load_u32(h + OSSA__ANIM_KEY_COUNT);
+    const uint32_t range_count = ossa__load_u32(h + OSSA__ANIM_RANGE_COUNT);
+    for (size_t at = OSSA__ANIM_RANGE_COUNT + 4; at < OSSA__ANIM_HEADER_SIZE; ++at)
+        if (h[at]) return OSSA_ERROR_INVALID_ANIMATION;
     if (!isfinite(duration) || !(duration > 0.f)) return OSSA_ERROR_INVALID_ANIMATION;
     if (track_count > OSSA_MAX_JOINTS) return OSSA_ERROR_TOO_MANY_JOINTS;
-    if (flags & ~(OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES | OSSA_ANIMATION_FLAG_RANGED_TRANSLATIONS))
-        return OSSA_ERROR_INVALID_ANIMATION;
-    const bool wide = (flags & OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES) != 0;
-    if (timepoint_count < 2 || timepoint_count > 65536u || (!wide && timepoint_count > 256u))
+    if (flags & ~OSSA_ANIMATION_FLAG_TIMEPOINTS) return OSSA_ERROR_INVALID_ANIMATION;
+    if (frame_count < 2 || segment_count != (frame_count - 1u) / OSSA__SEGMENT_FRAMES + 1u)
         return OSSA_ERROR_INVALID_ANIMATION;
 
     a->duration = duration;
     a->track_count = track_count;
     a->soa_count = (track_count + 3u) / 4u;
-    a->timepoint_count = timepoint_count;
-    a->timepoints = (const float *)(const void *)ossa__take(&cur, timepoint_count, 4, 4);
-    if (!a->timepoints) return OSSA_ERROR_TRUNCATED;
-    a->iframe_interval = iframe_interval;
-    if (!take_channel(&cur, &a->translations, key_count[0], wide, iframe_count[0], iframe_size[0]) ||
-        !take_channel(&cur, &a->rotations, key_count[1], wide, iframe_count[1], iframe_size[1]) ||
-        !take_channel(&cur, &a->scales, key_count[2], wide, iframe_count[2], iframe_size[2]))
-        return OSSA_ERROR_TRUNCATED;
-    if (flags & OSSA_ANIMATION_FLAG_RANGED_TRANSLATIONS) {
-        a->translation_ranges = (const float *)(const void *)ossa__take(&cur, a->soa_count * 24u, 4, 16);
-        if (!a->translation_ranges) return OSSA_ERROR_TRUNCATED;
-        for (size_t i = 0; i < a->soa_count * 24u; ++i) {
-            const float v = a->translation_ranges[i];
-            if (!isfinite(v) || ((i % 24u) >= 12u && v < 0.f)) return OSSA_ERROR_INVALID_ANIMATION;
-        }
+    a->frame_count = frame_count;
+    a->segment_count = segment_count;
+    if (flags & OSSA_ANIMATION_FLAG_TIMEPOINTS) {
+        a->timepoints = (const float *)(const void *)ossa__take(&cur, frame_count, 4, 4);
+        if (!a->timepoints) return OSSA_ERROR_TRUNCATED;
     }
+    a->kinds = ossa__take(&cur, kinds_size(track_count), 1, 4);
+    if (!a->kinds) return OSSA_ERROR_TRUNCATED;
+    /* Unused bits of the last kinds byte are zero; kind 3 does not exist. */
+    for (size_t s = 3 * track_count; s < 4 * kinds_size(track_count); ++s)
+        if (ossa__kind(a->kinds, s)) return OSSA_ERROR_INVALID_ANIMATION;
+    for (size_t s = 0; s < 3 * track_count; ++s)
+        if (ossa__kind(a->kinds, s) == 3u) return OSSA_ERROR_INVALID_ANIMATION;
+    size_t constants, animated;
+    const size_t words = constants_words(a->kinds, track_count, &constants, &animated);
+    if (constants != constant_count || animated != animated_count) return OSSA_ERROR_INVALID_ANIMATION;
+    a->constant_count = constant_count;
+    a->animated_count = animated_count;
+    a->constants = (const uint32_t *)(const void *)ossa__take(&cur, words, 4, 4);
+    a->formats = ossa__take(&cur, animated_count, 1, 4);
+    a->bits = ossa__take(&cur, (size_t)animated_count * 4u, 1, 4);
+    a->ranges = (const float *)(const void *)ossa__take(&cur, range_count, 4, 4);
+    a->range_count = range_count;
+    a->segment_offsets = (const uint32_t *)(const void *)ossa__take(&cur, (size_t)segment_count + 1u, 4, 4);
+    a->data = ossa__take(&cur, data_size, 1, 4);
+    a->data_size = data_size;
     const uint8_t *name = ossa__take(&cur, name_size, 1, 4);
-    if (!name) return OSSA_ERROR_TRUNCATED;
+    if (!a->constants || !a->formats || !a->bits || !a->ranges || !a->segment_offsets || !a->data || !name)
+        return OSSA_ERROR_TRUNCATED;
     if (name_size == 0 || name[name_size - 1] != '\0') return OSSA_ERROR_INVALID_ANIMATION;
     if (size > ossa__pad16(cur.pos)) return OSSA_ERROR_INVALID_ANIMATION;
     a->name = (const char *)name;
 
-    if (a->timepoints[0] != 0.f || a->timepoints[timepoint_count - 1] != 1.f) return OSSA_ERROR_INVALID_ANIMATION;
-    for (size_t i = 1; i < timepoint_count; ++i)
-        if (!(a->timepoints[i] > a->timepoints[i - 1])) return OSSA_ERROR_INVALID_ANIMATION;
-    const ossa_animation_channel *channels[3] = {&a->translations, &a->rotations, &a->scales};
-    for (int i = 0; i < 3; ++i) {
-        ossa_result r = validate_channel(a, channels[i], i);
-        if (r != OSSA_OK) return r;
+    if (a->timepoints) {
+        if (a->timepoints[0] != 0.f || a->timepoints[frame_count - 1] != 1.f) return OSSA_ERROR_INVALID_ANIMATION;
+        for (size_t i = 1; i < frame_count; ++i)
+            if (!(a->timepoints[i] > a->timepoints[i - 1])) return OSSA_ERROR_INVALID_ANIMATION;
     }
+    if (animated_count > 3u * OSSA_MAX_JOINTS) return OSSA_ERROR_INVALID_ANIMATION;
+    uint8_t channel[3 * OSSA_MAX_JOINTS];
+    unsigned key_bits[3 * OSSA_MAX_JOINTS];
+    animated_channels(a, channel);
+    ossa_result r = validate_tracks(a, channel, key_bits);
+    if (r != OSSA_OK) return r;
+    size_t keys = 0;
+    if ((r = validate_segments(a, key_bits, &keys)) != OSSA_OK) return r;
+    for (size_t i = a->data_size - OSSA__DATA_PADDING; i < a->data_size; ++i)
+        if (a->data[i]) return OSSA_ERROR_INVALID_ANIMATION;
+    if (keys != key_count) return OSSA_ERROR_INVALID_ANIMATION;
+    a->key_count = key_count;
     return OSSA_OK;
 }
 
@@ -178,12 +195,49 @@ ossa_result ossa_animation_init(ossa_animation *animation, const void *blob, siz
 
 size_t ossa_animation_data_size(const ossa_animation *a)
 {
-    if (!a) return 0;
-    const size_t index_size = a->translations.time_index16 ? 2 : 1;
-    const ossa_animation_channel *c[3] = {&a->translations, &a->rotations, &a->scales};
-    size_t bytes = HEADER_SIZE + a->timepoint_count * sizeof(float) + strlen(a->name) + 1;
-    if (a->translation_ranges) bytes += a->soa_count * 24 * sizeof(float);
-    for (int i = 0; i < 3; ++i)
-        bytes += c[i]->key_count * (index_size + 2 + 6) + c[i]->iframe_count * 8 + c[i]->iframe_data_size;
-    return bytes;
+    if (!a || !a->name) return 0;
+    const uint8_t *start = a->kinds - OSSA__ANIM_HEADER_SIZE - (a->timepoints ? a->frame_count * sizeof(float) : 0);
+    return ossa__pad16((size_t)((const uint8_t *)a->name - start) + strlen(a->name) + 1);
+}
+
+int ossa_animation_channel_kind(const ossa_animation *a, size_t joint, int channel)
+{
+    if (!a || !a->kinds || joint >= a->track_count || channel < 0 || channel > 2) return 0;
+    return (int)ossa__kind(a->kinds, joint * 3 + (size_t)channel);
+}
+
+void ossa_animation_sizes(const ossa_animation *a, ossa_animation_size_breakdown *out)
+{
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    if (!a || !a->name) return;
+    out->header = OSSA__ANIM_HEADER_SIZE;
+    out->timepoints = a->timepoints ? a->frame_count * sizeof(float) : 0;
+    out->kinds = kinds_size(a->track_count);
+    size_t constants, animated;
+    out->constants = 4 * constants_words(a->kinds, a->track_count, &constants, &animated);
+    out->descriptors = 5 * a->animated_count;
+    out->ranges = a->range_count * sizeof(float);
+    out->segment_table = (a->segment_count + 1) * sizeof(uint32_t);
+    out->bitmaps = 2 * a->animated_count * a->segment_count;
+    out->name = strlen(a->name) + 1;
+    uint8_t channel[3 * OSSA_MAX_JOINTS];
+    animated_channels(a, channel);
+    size_t value_bits[3] = {0, 0, 0};
+    for (size_t s = 0; s < a->segment_count; ++s) {
+        const uint8_t *seg = a->data + a->segment_offsets[s];
+        for (size_t i = 0; i < a->animated_count; ++i) {
+            const unsigned n = ossa__popcount16((uint32_t)seg[2 * i] | ((uint32_t)seg[2 * i + 1] << 8));
+            const unsigned w = (unsigned)a->bits[4 * i] + a->bits[4 * i + 1] + a->bits[4 * i + 2] + a->bits[4 * i + 3];
+            value_bits[channel[i]] += (size_t)n * w;
+        }
+    }
+    out->translation_values = (value_bits[0] + 7) / 8;
+    out->rotation_values = (value_bits[1] + 7) / 8;
+    out->scale_values = (value_bits[2] + 7) / 8;
+    const size_t total = ossa_animation_data_size(a);
+    const size_t used = out->header + out->timepoints + out->kinds + out->constants + out->descriptors + out->ranges +
+                        out->segment_table + out->bitmaps + out->translation_values + out->rotation_values +
+                        out->scale_values + out->name;
+    out->padding = total > used ? total - used : 0;
 }

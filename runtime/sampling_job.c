@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ossa_internal.h"
+#include "animation_format.h"
 #include "simd.h"
 
 /* Decompressed keys of one SoA group: the two keys around the current ratio per lane. */
@@ -18,27 +18,21 @@ typedef struct interp_quat {
     ossa_soa_quat value[2];
 } interp_quat;
 
-/* constant[] value of a group whose two keys are equal in every lane (a constant segment:
- * interpolation is a copy). */
-enum { CONSTANT = 1 };
-enum { DIRTY_WORDS = (OSSA_MAX_SOA_JOINTS + 63) / 64 };
-
-typedef struct channel_state {
-    uint32_t cursor;             /* next key to load */
-    uint32_t *entries;           /* [padded] right key of each track */
-    uint64_t dirty[DIRTY_WORDS]; /* bit g: group g's keys changed, decompress it */
-    uint8_t *constant;           /* [soa] CONSTANT or 0 per group */
-    uint16_t *slots;             /* [slot_mask + 1] track of a key, indexed by its low bits: a guess
-                                    checked against entries, so collisions only cost a search */
-} channel_state;
-
 struct ossa_sampling_context {
     size_t max_soa;
-    uint32_t slot_mask;      /* slots per channel - 1 (a power of two >= 4 tracks per track) */
-    const float *timepoints; /* identity of the bound animation, NULL when unbound */
-    size_t key_counts[3];
-    float ratio; /* of the last run */
-    channel_state channels[3];
+    size_t max_sub;        /* sub-tracks: 3 per joint */
+    const uint8_t *bound;  /* kinds table of the bound animation, NULL when unbound */
+    size_t bound_animated; /* its animated sub-track count */
+    size_t bound_frames;   /* its time point count */
+    uint32_t segment;      /* segment whose bit offsets are in base[0] (segment + 1's in base[1]);
+                              UINT32_MAX when none */
+    uint32_t *base[2];     /* [max_sub] bit offset of each animated sub-track's first key */
+    float *left, *right;   /* [max_sub] ratios of the cached keys of each animated sub-track: the
+                              cache is valid while left <= ratio <= right */
+    uint32_t *range_at;    /* [max_sub] first float of each sub-track's range table */
+    uint16_t *target;      /* [max_sub] joint * 3 + channel of each animated sub-track */
+    uint8_t *key_bits;     /* [max_sub] bits of one key */
+    uint8_t *animated;     /* [3 * max_soa] channel c's group g has an animated lane */
     interp_float3 *translations; /* [max_soa] */
     interp_quat *rotations;      /* [max_soa] */
     interp_float3 *scales;       /* [max_soa] */
@@ -46,34 +40,26 @@ struct ossa_sampling_context {
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-static size_t slot_count(size_t max_soa)
-{
-    size_t n = 16;
-    while (n < max_soa * 16) n *= 2;
-    return n;
-}
+enum { L_BASE0, L_BASE1, L_LEFT, L_RIGHT, L_RANGE, L_TARGET, L_BITS, L_ANIMATED, L_T, L_R, L_S, L_END };
 
-static size_t layout(size_t max_soa, size_t offsets[6])
+static size_t layout(size_t max_soa, size_t offsets[L_END])
 {
+    const size_t max_sub = 3 * 4 * max_soa;
+    const size_t sizes[L_END] = {
+        max_sub * 4, max_sub * 4, max_sub * 4, max_sub * 4, max_sub * 4, max_sub * 2, max_sub, 3 * max_soa,
+        max_soa * sizeof(interp_float3), max_soa * sizeof(interp_quat), max_soa * sizeof(interp_float3)};
     size_t at = align16(sizeof(struct ossa_sampling_context));
-    for (int c = 0; c < 3; ++c) {
-        offsets[c] = at;
-        at += align16(max_soa * 4 * sizeof(uint32_t)) + align16(max_soa) +
-              align16(slot_count(max_soa) * sizeof(uint16_t));
+    for (int i = 0; i < L_END; ++i) {
+        offsets[i] = at;
+        at += align16(sizes[i]);
     }
-    offsets[3] = at;
-    at += max_soa * sizeof(interp_float3);
-    offsets[4] = at;
-    at += max_soa * sizeof(interp_quat);
-    offsets[5] = at;
-    at += max_soa * sizeof(interp_float3);
     return at;
 }
 
 size_t ossa_sampling_context_size(size_t max_tracks)
 {
     if (max_tracks > OSSA_MAX_JOINTS) return 0;
-    size_t offsets[6];
+    size_t offsets[L_END];
     return layout((max_tracks + 3) / 4, offsets);
 }
 
@@ -81,31 +67,30 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
 {
     if (!memory || ((uintptr_t)memory & 15u) || max_tracks > OSSA_MAX_JOINTS) return NULL;
     const size_t max_soa = (max_tracks + 3) / 4;
-    size_t offsets[6];
+    size_t offsets[L_END];
     if (size < layout(max_soa, offsets)) return NULL;
     uint8_t *base = memory;
     ossa_sampling_context *ctx = memory;
     memset(ctx, 0, sizeof *ctx);
     ctx->max_soa = max_soa;
-    ctx->slot_mask = (uint32_t)slot_count(max_soa) - 1;
-    for (int c = 0; c < 3; ++c) {
-        uint8_t *at = base + offsets[c];
-        ctx->channels[c].entries = (uint32_t *)(void *)at;
-        at += align16(max_soa * 4 * sizeof(uint32_t));
-        ctx->channels[c].constant = at;
-        at += align16(max_soa);
-        ctx->channels[c].slots = (uint16_t *)(void *)at;
-        memset(ctx->channels[c].slots, 0, slot_count(max_soa) * sizeof(uint16_t));
-    }
-    ctx->translations = (interp_float3 *)(void *)(base + offsets[3]);
-    ctx->rotations = (interp_quat *)(void *)(base + offsets[4]);
-    ctx->scales = (interp_float3 *)(void *)(base + offsets[5]);
+    ctx->max_sub = 3 * 4 * max_soa;
+    ctx->base[0] = (uint32_t *)(void *)(base + offsets[L_BASE0]);
+    ctx->base[1] = (uint32_t *)(void *)(base + offsets[L_BASE1]);
+    ctx->left = (float *)(void *)(base + offsets[L_LEFT]);
+    ctx->right = (float *)(void *)(base + offsets[L_RIGHT]);
+    ctx->range_at = (uint32_t *)(void *)(base + offsets[L_RANGE]);
+    ctx->target = (uint16_t *)(void *)(base + offsets[L_TARGET]);
+    ctx->key_bits = base + offsets[L_BITS];
+    ctx->animated = base + offsets[L_ANIMATED];
+    ctx->translations = (interp_float3 *)(void *)(base + offsets[L_T]);
+    ctx->rotations = (interp_quat *)(void *)(base + offsets[L_R]);
+    ctx->scales = (interp_float3 *)(void *)(base + offsets[L_S]);
     return ctx;
 }
 
 void ossa_sampling_context_invalidate(ossa_sampling_context *context)
 {
-    if (context) context->timepoints = NULL;
+    if (context) context->bound = NULL;
 }
 
 size_t ossa_sampling_context_max_tracks(const ossa_sampling_context *context)
@@ -125,170 +110,10 @@ ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job)
     return OSSA_OK;
 }
 
-/* `wide` is a constant at every call site (see ossa_sampling_job_run), so the compiler
- * specialises the hot loops for 8- and 16-bit indices instead of testing per key. */
-static inline uint32_t key_time_index(const ossa_animation_channel *c, uint32_t key, bool wide)
-{
-    return wide ? c->time_index16[key] : c->time_index8[key];
-}
-
-/* Track whose entry equals `key`: the slot table's guess when it checks out, else a search
- * (the validated stream guarantees a match; the loop is bounded anyway). */
-static inline uint32_t find_track(const channel_state *s, uint32_t padded, uint32_t mask, uint32_t key)
-{
-    const uint32_t guess = s->slots[key & mask];
-    if (guess < padded && s->entries[guess] == key) return guess;
-    uint32_t t = 0;
-    while (t + 1 < padded && s->entries[t] != key) ++t;
-    return t;
-}
-
-/* Ratio of key `key`'s previous key: the sort key of the stream (non-decreasing). */
-static inline float prev_ratio(const ossa_animation *a, const ossa_animation_channel *c, uint32_t key, bool wide)
-{
-    return a->timepoints[key_time_index(c, key - c->previous[key], wide)];
-}
-
-static inline void load_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t mask,
-                            uint32_t key)
-{
-    const uint32_t t = find_track(s, padded, mask, key - c->previous[key]);
-    s->entries[t] = key;
-    s->slots[key & mask] = (uint16_t)t;
-    s->dirty[t >> 8] |= (uint64_t)1 << ((t >> 2) & 63);
-}
-
-static inline void unload_key(const ossa_animation_channel *c, channel_state *s, uint32_t padded, uint32_t mask,
-                              uint32_t key)
-{
-    const uint32_t t = find_track(s, padded, mask, key);
-    const uint32_t prev = key - c->previous[key];
-    s->entries[t] = prev;
-    s->slots[prev & mask] = (uint16_t)t;
-    s->dirty[t >> 8] |= (uint64_t)1 << ((t >> 2) & 63);
-}
-
-/* Marks every group dirty and points the slots at the current entries. */
-static void refresh_all(const ossa_animation *a, channel_state *s, uint32_t mask)
-{
-    const uint32_t padded = (uint32_t)a->soa_count * 4;
-    for (uint32_t t = 0; t < padded; ++t) s->slots[s->entries[t] & mask] = (uint16_t)t;
-    for (size_t w = 0; w < DIRTY_WORDS; ++w) {
-        const size_t first = w * 64;
-        s->dirty[w] = a->soa_count <= first        ? 0
-                      : a->soa_count - first >= 64 ? ~(uint64_t)0
-                                                   : ((uint64_t)1 << (a->soa_count - first)) - 1;
-    }
-}
-
-/* Replaces every entry with entries[t] (a seek) and marks dirty only the groups where one
- * changed: the cache of the others (constant tracks, most often) stays valid. */
-static void replace_entries(const ossa_animation *a, channel_state *s, uint32_t mask, const uint32_t *entries)
-{
-    for (size_t g = 0; g < a->soa_count; ++g) {
-        uint32_t *e = &s->entries[g * 4];
-        const uint32_t *n = &entries[g * 4];
-        if (e[0] == n[0] && e[1] == n[1] && e[2] == n[2] && e[3] == n[3]) continue;
-        for (int lane = 0; lane < 4; ++lane) {
-            e[lane] = n[lane];
-            s->slots[n[lane] & mask] = (uint16_t)(g * 4 + (size_t)lane);
-        }
-        s->dirty[g >> 6] |= (uint64_t)1 << (g & 63);
-    }
-}
-
-/* The state with only the keys at ratio 0 loaded (a constant track stays there). `reset`
- * marks every group dirty (the cache belongs to another animation). */
-static void rewind_state(const ossa_animation *a, channel_state *s, uint32_t mask, bool reset)
-{
-    uint32_t first_keys[OSSA_MAX_SOA_JOINTS * 4];
-    const uint32_t padded = (uint32_t)a->soa_count * 4;
-    s->cursor = padded;
-    if (reset) {
-        for (uint32_t t = 0; t < padded; ++t) s->entries[t] = t;
-        refresh_all(a, s, mask);
-        return;
-    }
-    for (uint32_t t = 0; t < padded; ++t) first_keys[t] = t;
-    replace_entries(a, s, mask, first_keys);
-}
-
-/* Restores the cursor state snapshotted by iframe `i` (validated at init). */
-static void load_iframe(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s, uint32_t mask,
-                        size_t i)
-{
-    uint32_t entries[OSSA_MAX_SOA_JOINTS * 4];
-    const uint32_t padded = (uint32_t)a->soa_count * 4;
-    const uint32_t cursor = c->iframe_desc[2 * i];
-    ossa__gv_decode(c->iframe_data, c->iframe_data_size, c->iframe_desc[2 * i + 1], entries, padded);
-    for (uint32_t t = 0; t < padded; ++t) entries[t] = cursor - 1 - entries[t];
-    s->cursor = cursor;
-    replace_entries(a, s, mask, entries);
-}
-
-/* Moves the channel's cursor so that keys [0, cursor) are exactly those whose previous key
- * is at or before `ratio`; then each track's entry is its first key after `ratio` (or its
- * last key). Short moves walk the stream; once a move passes one key per track, the target
- * is found by binary search and reached through the nearest iframe when that is shorter. */
-static inline void update_cursor(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s,
-                                 uint32_t mask, float ratio, float last_ratio, bool reset, bool wide)
-{
-    const uint32_t padded = (uint32_t)a->soa_count * 4;
-    const uint32_t n = (uint32_t)c->key_count;
-    const uint32_t first = padded;
-    if (reset) rewind_state(a, s, mask, true);
-    uint32_t cursor = s->cursor, budget = padded;
-    /* A jump over more than half the mean spacing of iframes seeks at once (as ozz does). */
-    const float jump = ratio > last_ratio ? ratio - last_ratio : last_ratio - ratio;
-    if (!reset && c->iframe_count && jump * (float)c->iframe_count > .5f) goto seek;
-    while (cursor < n && prev_ratio(a, c, cursor, wide) <= ratio) {
-        if (!budget--) goto seek;
-        load_key(c, s, padded, mask, cursor++);
-    }
-    while (cursor > first && prev_ratio(a, c, cursor - 1, wide) > ratio) {
-        if (!budget--) goto seek;
-        unload_key(c, s, padded, mask, --cursor);
-    }
-    s->cursor = cursor;
-    return;
-seek:;
-    /* target = first key whose previous key is after ratio. */
-    uint32_t lo = first, hi = n;
-    while (lo < hi) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (prev_ratio(a, c, mid, wide) <= ratio)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const uint32_t target = lo;
-    /* Nearest iframe at or before the target: iframes [0, lo) are. */
-    lo = 0, hi = (uint32_t)c->iframe_count;
-    while (lo < hi) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (c->iframe_desc[2 * mid] <= target)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const uint32_t walk = cursor > target ? cursor - target : target - cursor;
-    if (lo > 0 && target - c->iframe_desc[2 * (lo - 1)] < walk) {
-        load_iframe(a, c, s, mask, lo - 1);
-        cursor = s->cursor;
-    } else if (target - first < walk) {
-        rewind_state(a, s, mask, false);
-        cursor = first;
-    }
-    while (cursor < target) load_key(c, s, padded, mask, cursor++);
-    while (cursor > target) unload_key(c, s, padded, mask, --cursor);
-    s->cursor = cursor;
-}
-
-/* Index of the lowest set bit of a non-zero word. */
-static inline unsigned lowest_bit(uint64_t bits)
+static inline unsigned lowest_bit(uint32_t bits)
 {
 #if defined(__GNUC__) || defined(__clang__)
-    return (unsigned)__builtin_ctzll(bits);
+    return (unsigned)__builtin_ctz(bits);
 #else
     unsigned n = 0;
     while (!(bits & 1u)) bits >>= 1, ++n;
@@ -296,116 +121,197 @@ static inline unsigned lowest_bit(uint64_t bits)
 #endif
 }
 
-/* Takes the dirty bits of word w (clearing them); the caller visits each set bit. */
-static inline uint64_t take_dirty(channel_state *s, size_t w)
+static inline unsigned highest_bit(uint32_t bits)
 {
-    const uint64_t bits = s->dirty[w];
-    s->dirty[w] = 0;
-    return bits;
+#if defined(__GNUC__) || defined(__clang__)
+    return 31u - (unsigned)__builtin_clz(bits);
+#else
+    unsigned n = 0;
+    while (bits >>= 1) ++n;
+    return n;
+#endif
 }
 
-/* Gathers the (left, right) keys of the 4 tracks of group g: their time ratios and their
- * 3 value words, one vector per word. */
-static inline void gather_group(const ossa_animation *a, const ossa_animation_channel *c, const channel_state *s,
-                                size_t g, float ratio[2][4], v4i words[2][3], bool wide)
+static void set_float3(interp_float3 *cache, size_t lane, float r0, float r1, const float v0[3], const float v1[3])
 {
-    OSSA_ALIGNAS(16) int32_t w[2][3][4];
-    for (int lane = 0; lane < 4; ++lane) {
-        const uint32_t right = s->entries[g * 4 + (size_t)lane];
-        const uint32_t keys[2] = {right - c->previous[right], right};
-        for (int k = 0; k < 2; ++k) {
-            const uint16_t *v = &c->values[(size_t)keys[k] * 3];
-            w[k][0][lane] = v[0], w[k][1][lane] = v[1], w[k][2][lane] = v[2];
-            ratio[k][lane] = a->timepoints[key_time_index(c, keys[k], wide)];
-        }
-    }
-    for (int k = 0; k < 2; ++k)
-        for (int i = 0; i < 3; ++i) words[k][i] = v4i_load(w[k][i]);
+    interp_float3 *c = &cache[lane / 4];
+    const size_t l = lane % 4;
+    c->ratio[0][l] = r0, c->ratio[1][l] = r1;
+    c->value[0].x[l] = v0[0], c->value[0].y[l] = v0[1], c->value[0].z[l] = v0[2];
+    c->value[1].x[l] = v1[0], c->value[1].y[l] = v1[1], c->value[1].z[l] = v1[2];
 }
 
-/* Half floats, or (when `ranges` is not NULL) 16-bit fractions of each track's range. */
-/* CONSTANT when both keys of every lane hold the same words. */
-static inline uint8_t constant_flag(v4i words[2][3])
+static void set_quat(interp_quat *cache, size_t lane, float r0, float r1, ossa_quat q0, ossa_quat q1)
 {
-    return v4i_all_equal(words[0][0], words[1][0]) && v4i_all_equal(words[0][1], words[1][1]) &&
-                   v4i_all_equal(words[0][2], words[1][2])
-               ? CONSTANT
-               : 0;
+    interp_quat *c = &cache[lane / 4];
+    const size_t l = lane % 4;
+    c->ratio[0][l] = r0, c->ratio[1][l] = r1;
+    c->value[0].x[l] = q0.x, c->value[0].y[l] = q0.y, c->value[0].z[l] = q0.z, c->value[0].w[l] = q0.w;
+    c->value[1].x[l] = q1.x, c->value[1].y[l] = q1.y, c->value[1].z[l] = q1.z, c->value[1].w[l] = q1.w;
 }
 
-static inline void decompress_float3(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s,
-                                     const float *ranges, interp_float3 *cache, bool wide)
+/* Binds `a`: default and constant sub-tracks are written once into both cached keys of their
+ * lane; animated ones are marked stale. */
+static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
 {
-    for (size_t w = 0; w < DIRTY_WORDS; ++w) {
-        for (uint64_t bits = take_dirty(s, w); bits; bits &= bits - 1) {
-            const size_t g = w * 64 + lowest_bit(bits);
-            v4i words[2][3];
-            gather_group(a, c, s, g, cache[g].ratio, words, wide);
-            s->constant[g] = constant_flag(words);
-            if (ranges) {
-                const float *r = ranges + g * 24;
-                for (int k = 0; k < 2; ++k) {
-                    v4f_store(cache[g].value[k].x, v4f_madd(v4i_to_f(words[k][0]), v4f_load(r + 12), v4f_load(r)));
-                    v4f_store(cache[g].value[k].y, v4f_madd(v4i_to_f(words[k][1]), v4f_load(r + 16), v4f_load(r + 4)));
-                    v4f_store(cache[g].value[k].z, v4f_madd(v4i_to_f(words[k][2]), v4f_load(r + 20), v4f_load(r + 8)));
-                }
+    static const float zero[3] = {0.f, 0.f, 0.f}, one[3] = {1.f, 1.f, 1.f};
+    const ossa_quat identity = {0.f, 0.f, 0.f, 1.f};
+    const size_t lanes = a->soa_count * 4;
+    memset(ctx->animated, 0, 3 * ctx->max_soa);
+    size_t word = 0, animated = 0, range = 0;
+    for (size_t j = 0; j < lanes; ++j) {
+        for (int c = 0; c < 3; ++c) {
+            const size_t s = j * 3 + (size_t)c;
+            const uint32_t kind = j < a->track_count ? ossa__kind(a->kinds, s) : OSSA__KIND_DEFAULT;
+            if (kind == OSSA__KIND_ANIMATED) {
+                const int n = ossa__format_components(c, a->formats[animated]);
+                const uint8_t *w = &a->bits[4 * animated];
+                ctx->target[animated] = (uint16_t)s;
+                ctx->range_at[animated] = (uint32_t)range;
+                ctx->key_bits[animated] = (uint8_t)(w[0] + w[1] + w[2] + w[3]);
+                ctx->left[animated] = INFINITY, ctx->right[animated] = -INFINITY;
+                ctx->animated[(size_t)c * ctx->max_soa + j / 4] = 1;
+                range += 2 * (size_t)n;
+                ++animated;
                 continue;
             }
-            for (int k = 0; k < 2; ++k) {
-                v4f_store(cache[g].value[k].x, v4f_from_half(words[k][0]));
-                v4f_store(cache[g].value[k].y, v4f_from_half(words[k][1]));
-                v4f_store(cache[g].value[k].z, v4f_from_half(words[k][2]));
+            if (c == OSSA__CH_ROTATION) {
+                ossa_quat q = identity;
+                if (kind == OSSA__KIND_CONSTANT) {
+                    q = ossa__unpack_constant_quat(a->constants[word], a->constants[word + 1]);
+                    word += 2;
+                }
+                set_quat(ctx->rotations, j, 0.f, 1.f, q, q);
+                continue;
             }
+            float v[3];
+            memcpy(v, c == OSSA__CH_SCALE ? one : zero, sizeof v);
+            if (kind == OSSA__KIND_CONSTANT) {
+                memcpy(v, &a->constants[word], sizeof v);
+                word += 3;
+            }
+            set_float3(c == OSSA__CH_SCALE ? ctx->scales : ctx->translations, j, 0.f, 1.f, v, v);
         }
+    }
+    /* Padding sub-tracks are never stale. */
+    for (size_t i = animated; i < (animated + 3) / 4 * 4; ++i) ctx->left[i] = -INFINITY, ctx->right[i] = INFINITY;
+    ctx->bound = a->kinds;
+    ctx->bound_animated = a->animated_count;
+    ctx->bound_frames = a->frame_count;
+    ctx->segment = UINT32_MAX;
+}
+
+static inline uint32_t bitmap(const ossa_animation *a, size_t segment, size_t i)
+{
+    const uint8_t *p = a->data + a->segment_offsets[segment] + 2 * i;
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+}
+
+/* Bit offsets of every animated sub-track's first key in `segment` (none past the last). */
+static void segment_bases(const ossa_animation *a, const ossa_sampling_context *ctx, size_t segment, uint32_t *out)
+{
+    if (segment >= a->segment_count) return;
+    const size_t n = a->animated_count;
+    uint32_t at = (a->segment_offsets[segment] + 2 * (uint32_t)n) * 8u;
+    const uint8_t *p = a->data + a->segment_offsets[segment];
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = at;
+        at += ossa__popcount16((uint32_t)p[2 * i] | ((uint32_t)p[2 * i + 1] << 8)) * ctx->key_bits[i];
     }
 }
 
-/* Smallest-three decoding of 4 keys at once (the inverse of ossa__pack_quat). */
-static inline void unpack_quats(const v4i words[3], ossa_soa_quat *out)
+static inline float frame_ratio(const ossa_animation *a, size_t frame)
 {
-    const v4i low15 = v4i_set1(0x7fff), one = v4i_set1(1);
-    const v4i largest = v4i_or(v4i_and(V4I_SRL(words[0], 15), one), V4I_SLL(v4i_and(V4I_SRL(words[1], 15), one), 1));
-    const v4f sign = v4i_as_f(V4I_SLL(V4I_SRL(words[2], 15), 31));
-    const v4f scale = v4f_set1(2.f / ((float)OSSA__QUAT_QUANT_MAX * OSSA__SQRT2)),
-              offset = v4f_set1(-1.f / OSSA__SQRT2);
-    const v4f c0 = v4f_madd(v4i_to_f(v4i_and(words[0], low15)), scale, offset);
-    const v4f c1 = v4f_madd(v4i_to_f(v4i_and(words[1], low15)), scale, offset);
-    const v4f c2 = v4f_madd(v4i_to_f(v4i_and(words[2], low15)), scale, offset);
-    const v4f sum = v4f_madd(c0, c0, v4f_madd(c1, c1, v4f_mul(c2, c2)));
-    const v4f big = v4f_xor(v4f_sqrt(v4f_max(v4f_sub(v4f_one(), sum), v4f_zero())), sign);
-    const v4f is0 = v4i_as_f(v4i_cmpeq(largest, v4i_zero())), is1 = v4i_as_f(v4i_cmpeq(largest, one));
-    const v4f is2 = v4i_as_f(v4i_cmpeq(largest, v4i_set1(2))), is3 = v4i_as_f(v4i_cmpeq(largest, v4i_set1(3)));
-    v4f_store(out->x, v4f_select(is0, big, c0));
-    v4f_store(out->y, v4f_select(is1, big, v4f_select(is0, c0, c1)));
-    v4f_store(out->z, v4f_select(is2, big, v4f_select(is3, c2, c1)));
-    v4f_store(out->w, v4f_select(is3, big, c2));
+    return a->timepoints ? a->timepoints[frame] : (float)frame / (float)(a->frame_count - 1);
 }
 
-static inline void decompress_quat(const ossa_animation *a, const ossa_animation_channel *c, channel_state *s,
-                                   interp_quat *cache, bool wide)
+/* Last time point at or before `ratio`, at most frame_count - 2 (so a next one exists). */
+static size_t frame_of(const ossa_animation *a, float ratio)
 {
-    for (size_t w = 0; w < DIRTY_WORDS; ++w) {
-        for (uint64_t bits = take_dirty(s, w); bits; bits &= bits - 1) {
-            const size_t g = w * 64 + lowest_bit(bits);
-            v4i words[2][3];
-            gather_group(a, c, s, g, cache[g].ratio, words, wide);
-            s->constant[g] = constant_flag(words);
-            unpack_quats(words[0], &cache[g].value[0]);
-            unpack_quats(words[1], &cache[g].value[1]);
+    const size_t last = a->frame_count - 2;
+    size_t f;
+    if (!a->timepoints) {
+        f = (size_t)(ratio * (float)(a->frame_count - 1));
+    } else {
+        size_t lo = 0, hi = a->frame_count;
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (a->timepoints[mid] <= ratio)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+        f = lo ? lo - 1 : 0;
+    }
+    return f < last ? f : last;
+}
+
+/* Decodes the key of animated sub-track i at bit `at` into `v` (3 or 4 components). */
+static inline void decode_key(const ossa_animation *a, const ossa_sampling_context *ctx, size_t i, size_t at,
+                              int n, float v[4])
+{
+    const float *range = a->ranges + ctx->range_at[i];
+    const uint8_t *w = &a->bits[4 * i];
+    for (int c = 0; c < n; ++c) {
+        const uint32_t q = ossa__read_bits(a->data, at, w[c]);
+        at += w[c];
+        v[c] = range[c] + (float)q * range[n + c];
     }
 }
 
-/* Moves the three cursors and refreshes the dirty cache groups. */
-static inline void update_and_decompress(const ossa_animation *a, ossa_sampling_context *ctx, float ratio, bool reset,
-                                         bool wide)
+/* Reloads the two keys around time point `frame` (in `segment`) of animated sub-track i. */
+static void refresh(const ossa_animation *a, ossa_sampling_context *ctx, size_t i, size_t frame, size_t segment)
 {
-    update_cursor(a, &a->translations, &ctx->channels[0], ctx->slot_mask, ratio, ctx->ratio, reset, wide);
-    update_cursor(a, &a->rotations, &ctx->channels[1], ctx->slot_mask, ratio, ctx->ratio, reset, wide);
-    update_cursor(a, &a->scales, &ctx->channels[2], ctx->slot_mask, ratio, ctx->ratio, reset, wide);
-    decompress_float3(a, &a->translations, &ctx->channels[0], a->translation_ranges, ctx->translations, wide);
-    decompress_quat(a, &a->rotations, &ctx->channels[1], ctx->rotations, wide);
-    decompress_float3(a, &a->scales, &ctx->channels[2], NULL, ctx->scales, wide);
+    const unsigned local = (unsigned)(frame - segment * OSSA__SEGMENT_FRAMES);
+    const uint32_t bm = bitmap(a, segment, i);
+    const uint32_t upto = (2u << local) - 1u;
+    const unsigned lb = highest_bit(bm & upto);
+    const unsigned kb = ctx->key_bits[i];
+    const size_t left_at = ctx->base[0][i] + ossa__popcount16(bm & ((1u << lb) - 1u)) * kb;
+    size_t right_at, right_frame;
+    if (bm & ~upto) {
+        const unsigned rb = lowest_bit(bm & ~upto);
+        right_at = ctx->base[0][i] + ossa__popcount16(bm & ((1u << rb) - 1u)) * kb;
+        right_frame = segment * OSSA__SEGMENT_FRAMES + rb;
+    } else {
+        right_at = ctx->base[1][i];
+        right_frame = (segment + 1) * OSSA__SEGMENT_FRAMES;
+    }
+    const float r0 = frame_ratio(a, segment * OSSA__SEGMENT_FRAMES + lb), r1 = frame_ratio(a, right_frame);
+    ctx->left[i] = r0, ctx->right[i] = r1;
+    const size_t s = ctx->target[i], joint = s / 3;
+    const int c = (int)(s % 3), format = a->formats[i], n = ossa__format_components(c, format);
+    float v0[4], v1[4];
+    decode_key(a, ctx, i, left_at, n, v0);
+    decode_key(a, ctx, i, right_at, n, v1);
+    if (c == OSSA__CH_ROTATION)
+        set_quat(ctx->rotations, joint, r0, r1, ossa__rotation_from(v0, format), ossa__rotation_from(v1, format));
+    else
+        set_float3(c == OSSA__CH_SCALE ? ctx->scales : ctx->translations, joint, r0, r1, v0, v1);
+}
+
+/* Refreshes every animated sub-track whose cached keys do not bracket `ratio`: four
+ * sub-tracks are tested at once, and the time point and segment are found only when one is
+ * stale. */
+static void update(const ossa_animation *a, ossa_sampling_context *ctx, float ratio)
+{
+    const v4f r = v4f_set1(ratio);
+    size_t frame = SIZE_MAX, segment = 0;
+    for (size_t i = 0; i < a->animated_count; i += 4) {
+        const v4f stale = v4f_or(v4f_cmplt(r, v4f_load(ctx->left + i)), v4f_cmplt(v4f_load(ctx->right + i), r));
+        for (unsigned mask = (unsigned)v4f_movemask(stale); mask; mask &= mask - 1) {
+            if (frame == SIZE_MAX) {
+                frame = frame_of(a, ratio);
+                segment = frame / OSSA__SEGMENT_FRAMES;
+                if (ctx->segment != segment) {
+                    segment_bases(a, ctx, segment, ctx->base[0]);
+                    segment_bases(a, ctx, segment + 1, ctx->base[1]);
+                    ctx->segment = (uint32_t)segment;
+                }
+            }
+            refresh(a, ctx, i + lowest_bit(mask), frame, segment);
+        }
+    }
 }
 
 /* Interpolation factor of each lane. A constant track's lane has both keys at ratio 0: its
@@ -425,42 +331,31 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     ossa_sampling_context *ctx = job->context;
     const float ratio = job->ratio < 0.f ? 0.f : (job->ratio > 1.f ? 1.f : job->ratio);
     if (a->soa_count == 0) return OSSA_OK;
-
-    const bool reset = ctx->timepoints != a->timepoints || ctx->key_counts[0] != a->translations.key_count ||
-                       ctx->key_counts[1] != a->rotations.key_count || ctx->key_counts[2] != a->scales.key_count;
-    if (reset) {
-        ctx->timepoints = a->timepoints;
-        ctx->key_counts[0] = a->translations.key_count;
-        ctx->key_counts[1] = a->rotations.key_count;
-        ctx->key_counts[2] = a->scales.key_count;
-    }
-    if (a->translations.time_index16)
-        update_and_decompress(a, ctx, ratio, reset, true);
-    else
-        update_and_decompress(a, ctx, ratio, reset, false);
-    ctx->ratio = ratio;
+    if (ctx->bound != a->kinds || ctx->bound_animated != a->animated_count || ctx->bound_frames != a->frame_count)
+        bind(a, ctx);
+    update(a, ctx, ratio);
 
     const v4f vratio = v4f_set1(ratio);
-    const uint8_t *constant_t = ctx->channels[0].constant, *constant_r = ctx->channels[1].constant,
-                  *constant_s = ctx->channels[2].constant;
+    const uint8_t *animated_t = ctx->animated, *animated_r = ctx->animated + ctx->max_soa,
+                  *animated_s = ctx->animated + 2 * ctx->max_soa;
     for (size_t g = 0; g < a->soa_count; ++g) {
         ossa_soa_transform *out = &job->output[g];
         const interp_float3 *t = &ctx->translations[g];
         const interp_quat *q = &ctx->rotations[g];
         const interp_float3 *s = &ctx->scales[g];
-        /* Constant segments (common after key reduction) are copies of their left key. */
-        if (constant_t[g])
+        /* Groups without an animated lane hold their default or constant values. */
+        if (!animated_t[g])
             out->translation = t->value[0];
         else
             v4f3_store(&out->translation, v4f3_lerp(v4f3_load(&t->value[0]), v4f3_load(&t->value[1]),
                                                     alpha_of(t->ratio[0], t->ratio[1], vratio)));
         /* The builder keeps consecutive keys in one hemisphere, so no sign fix-up is needed. */
-        if (constant_r[g])
+        if (!animated_r[g])
             out->rotation = q->value[0];
         else
             v4fq_store(&out->rotation, v4fq_nlerp(v4fq_load(&q->value[0]), v4fq_load(&q->value[1]),
                                                   alpha_of(q->ratio[0], q->ratio[1], vratio), false));
-        if (constant_s[g])
+        if (!animated_s[g])
             out->scale = s->value[0];
         else
             v4f3_store(&out->scale, v4f3_lerp(v4f3_load(&s->value[0]), v4f3_load(&s->value[1]),

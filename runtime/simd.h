@@ -36,6 +36,7 @@ static inline v4f v4f_andnot(v4f a, v4f b) { return simde_mm_andnot_ps(a, b); } 
 static inline v4f v4f_cmplt(v4f a, v4f b) { return simde_mm_cmplt_ps(a, b); }
 static inline v4f v4f_cmpge(v4f a, v4f b) { return simde_mm_cmpge_ps(a, b); }
 /* True when some lane of a is greater than the same lane of b. */
+static inline unsigned v4f_movemask(v4f a) { return (unsigned)simde_mm_movemask_ps(a); }
 static inline bool v4f_any_gt(v4f a, v4f b) { return simde_mm_movemask_ps(simde_mm_cmpgt_ps(a, b)) != 0; }
 /* mask ? b : a, per lane (mask lanes all ones or all zeros). */
 static inline v4f v4f_select(v4f mask, v4f b, v4f a)

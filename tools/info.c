@@ -121,6 +121,29 @@ static int report_tracks_and_events(const ossa_archive *ar, const char *archive_
     return 0;
 }
 
+/* Sub-track kinds, keys and where the bytes go (ossa_animation_sizes). */
+static void print_animation_layout(const ossa_animation *anim)
+{
+    size_t kinds[3][3] = {{0}};
+    for (size_t j = 0; j < anim->track_count; ++j)
+        for (int c = 0; c < 3; ++c) kinds[c][ossa_animation_channel_kind(anim, j, c)]++;
+    printf("%-16s %zu time points (%s), %zu segments\n", "time points", anim->frame_count,
+           anim->timepoints ? "table" : "uniform", anim->segment_count);
+    printf("%-16s animated / constant / default: translation %zu/%zu/%zu, rotation %zu/%zu/%zu, scale %zu/%zu/%zu\n",
+           "sub-tracks", kinds[0][2], kinds[0][1], kinds[0][0], kinds[1][2], kinds[1][1], kinds[1][0], kinds[2][2],
+           kinds[2][1], kinds[2][0]);
+    const size_t samples = anim->animated_count * anim->frame_count;
+    printf("%-16s %zu (%.1f %% of the animated sub-tracks' samples)\n", "keys", anim->key_count,
+           samples ? 100.0 * (double)anim->key_count / (double)samples : 0.0);
+    ossa_animation_size_breakdown b;
+    ossa_animation_sizes(anim, &b);
+    printf("%-16s header %zu, time points %zu, kinds %zu, constants %zu, descriptors %zu, ranges %zu,\n", "bytes",
+           b.header, b.timepoints, b.kinds, b.constants, b.descriptors, b.ranges);
+    printf("%-16s segment table %zu, key bitmaps %zu, values: translation %zu, rotation %zu, scale %zu;\n", "",
+           b.segment_table, b.bitmaps, b.translation_values, b.rotation_values, b.scale_values);
+    printf("%-16s name %zu, padding %zu\n", "", b.name, b.padding);
+}
+
 int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,
                 const char *against_path, tool_unit unit)
 {
@@ -164,14 +187,14 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
         ossa_archive_find(&ar, OSSA_TAG_ANIMATION, a, &chunk);
         printf("\nanimation %zu       \"%s\"\n", a, anim.name);
         printf("%-16s %.4g s, %zu tracks\n", "duration", (double)anim.duration, anim.track_count);
-        printf("%-16s %zu translation, %zu rotation, %zu scale; %zu time points (%s-bit indices)\n", "keys",
-               anim.translations.key_count, anim.rotations.key_count, anim.scales.key_count, anim.timepoint_count,
-               anim.translations.time_index16 ? "16" : "8");
+        print_animation_layout(&anim);
         const ossa_raw_animation *raw = against && a < against->animation_count ? &against->animations[a] : NULL;
         if (raw) {
             const size_t raw_bytes = ossa_raw_animation_size(raw);
             printf("%-16s %zu\n", "raw bytes", raw_bytes);
-            printf("%-16s %zu (ratio %.2f)\n", "baked bytes", chunk.size, (double)raw_bytes / (double)chunk.size);
+            printf("%-16s %zu (ratio %.2f; %.2f by ACL's definition, 10 floats x 4 B x joints x samples)\n",
+                   "baked bytes", chunk.size, (double)raw_bytes / (double)chunk.size,
+                   40.0 * (double)anim.track_count * (double)anim.frame_count / (double)chunk.size);
         } else {
             printf("%-16s %zu\n", "baked bytes", chunk.size);
         }

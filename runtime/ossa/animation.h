@@ -1,5 +1,5 @@
 /* ossa/animation.h: the runtime animation, a validated zero-copy view over a blob of
- * ozz-style sorted, quantised keyframe streams.
+ * quantised, segmented keyframe streams.
  *
  *   ossa_animation anim;
  *   if (ossa_animation_init(&anim, blob, blob_size) != OSSA_OK) { ... }
@@ -8,45 +8,54 @@
  * Ownership: the caller owns the blob (from the offline animation builder or a .ossa archive)
  * and keeps it alive while the view and any sampling job use it. Nothing is allocated.
  *
- * Keyframe layout (one stream per channel: translation, rotation, scale). Tracks are padded
- * to a multiple of 4 (the padding tracks hold identity keys). Keys are sorted by the time of
- * each key's previous key of the same track, then by track; so the first `padded` keys are
- * the keys at ratio 0 of tracks 0..padded-1, followed by their successors. A constant track
- * (every key equal) is stored once: its key at ratio 0 and no other. Each
- * key stores the offset back to its track's previous key (16 bits; the builder injects a key
- * when an offset would overflow), an index into a shared table of time points (ratios in
- * [0, 1], 8-bit indices when the table has at most 256 entries, else 16-bit) and its value:
- * translations and scales as 3 half floats; rotations as the 3 smallest components times
- * sqrt(2) quantised to 15 bits, with the dropped component's index in bit 15 of values 0 and
- * 1 and its sign in bit 15 of value 2. Source: ozz-animation 0.15 Animation and
- * AnimationBuilder (see the ozz runtime documentation); the bit packing is ossa's own.
+ * Model. A clip is sampled at `frame_count` time points (uniform, or listed in a table when
+ * the source's key times are not uniform). Each joint has three sub-tracks (translation,
+ * rotation, scale); each sub-track is either default (identity: zero translation, identity
+ * rotation, unit scale; stored as nothing), constant (one value) or animated: a subset of
+ * the time points are its keys, linearly interpolated (rotations by normalised lerp), and the
+ * first and last time points are always keys.
  *
- * Blob layout (little-endian, 16-byte aligned), version OSSA_ANIMATION_BLOB_VERSION:
- *   header (64 bytes): f32 duration, u32 track_count, u32 timepoint_count, u32 flags,
- *     u32 key_count[3], u32 name_size, f32 iframe_interval, u32 iframe_count[3],
- *     u32 iframe_data_size[3], u32 reserved
- *   f32 timepoints[timepoint_count]
- *   per channel (translation, rotation, scale), each array padded to 4 bytes:
- *     u8|u16 time_index[key_count], u16 previous[key_count], u16 values[3 * key_count],
- *     u32 iframe_desc[2 * iframe_count], u8 iframe_data[iframe_data_size]
- *   f32 translation_ranges[24 * ceil(track_count / 4)] when OSSA_ANIMATION_FLAG_RANGED_TRANSLATIONS
- *     is set (16-byte aligned; per SoA group: min x[4], y[4], z[4], step x[4], y[4], z[4])
- *   char name[name_size] (NUL-terminated)
+ * Keys of animated sub-tracks are grouped in segments of 16 time points. In every segment
+ * each animated sub-track has a key at the segment's first time point, so a segment can be
+ * decoded without any earlier data: the segment table is the seek table (random access and
+ * backward playback cost the same as forward playback). A segment holds one 16-bit bitmap per
+ * animated sub-track (bit i: a key at the segment's time point i), then the keys, sub-track
+ * after sub-track, each key's components bit-packed with the sub-track's own widths (0 to 24
+ * bits, least significant bit first). So a key costs only its value bits: its track and time
+ * are implied by the position in the segment and the bitmap.
  *
- * Ranged translations: component c of a key is min_c + q * step_c with q the stored 16-bit
- * value and step_c = (max_c - min_c) / 65535 over the track's keys, so the error is at most
- * half a step whatever the distance from the origin (half floats lose 2^-11 of the value).
+ * Values. Component c of an animated sub-track's key is min_c + q_c * step_c (q_c the stored
+ * integer, min and step per sub-track and component, so the quantisation error is at most
+ * step_c / 2). Rotations are stored either as three components, the fourth (chosen per
+ * sub-track, the one that stays farthest from zero) rebuilt as +sqrt(1 - the others^2), or
+ * as four components normalised by the interpolation. Consecutive rotation keys of a
+ * sub-track lie in one hemisphere, so interpolation needs no sign test.
  *
- * Iframes (per channel) are snapshots of the sampling cursor: iframe i holds the cursor
- * position c_i (keys [0, c_i) loaded) and, for every padded track, the distance
- * c_i - 1 - entry from the cursor back to the track's current right key, encoded with group
- * varint (one tag byte per 4 values, 2 bits each giving the byte length minus one, then the
- * little-endian bytes). iframe_desc holds (c_i, byte offset of its data) pairs with c_i
- * strictly increasing. The sampling job seeks through the nearest iframe when that walks
- * fewer keys than moving the cursor, so random access costs a binary search, one decode and
- * at most one interval of keys whatever the clip length. Source: ozz-animation 0.15 iframes
- * (group varint as described by J. Dean, "Challenges in building large-scale information
- * retrieval systems", WSDM 2009); positions and delta coding are ossa's own.
+ * Blob layout (little-endian, 16-byte aligned), version OSSA_ANIMATION_BLOB_VERSION, every
+ * array starting on a 4-byte boundary:
+ *   header (64 bytes): f32 duration, u32 track_count, u32 frame_count, u32 flags,
+ *     u32 animated_count, u32 constant_count, u32 segment_count, u32 name_size,
+ *     u32 data_size, u32 key_count, u32 range_count, 20 reserved zero bytes
+ *   f32 timepoints[frame_count]          when OSSA_ANIMATION_FLAG_TIMEPOINTS, else uniform:
+ *                                        time point f is at ratio f / (frame_count - 1)
+ *   u8  kinds[ceil(3 * track_count / 4)] 2 bits per sub-track joint * 3 + channel (channel 0
+ *                                        translation, 1 rotation, 2 scale): 0 default,
+ *                                        1 constant, 2 animated
+ *   u32 constants[]                      per constant sub-track in sub-track order: 3 f32 for a
+ *                                        translation or scale; 2 words for a rotation (smallest
+ *                                        three on 20 bits each, dropped index in bits 60-61)
+ *   u8  formats[animated_count]          rotation: index of the rebuilt component, or 4 when
+ *                                        all four are stored; 0 for translations and scales
+ *   u8  bits[4 * animated_count]         width of each stored component
+ *   f32 ranges[range_count]              per animated sub-track: min[n] then step[n], n = 3 or 4
+ *   u32 segment_offsets[segment_count + 1] byte offsets into data, the last = data_size - 8
+ *   u8  data[data_size]                  the segments, then 8 zero bytes
+ *   char name[name_size]                 NUL-terminated
+ *
+ * Source: the sorted keyframe stream of ozz-animation (keys, linear interpolation, ratio
+ * clock) and the segmented, range-reduced, variable-bit-rate layout of ACL (N. Frechette,
+ * Animation Compression Library); keys that are a subset of the time points, bitmaps
+ * and per-sub-track widths chosen against the measured model-space error are ossa's own.
  */
 #ifndef OSSA_ANIMATION_H
 #define OSSA_ANIMATION_H
@@ -58,55 +67,73 @@
 extern "C" {
 #endif
 
-#define OSSA_ANIMATION_BLOB_VERSION 1u
-/* flags: time indices are 16-bit (else 8-bit). */
-#define OSSA_ANIMATION_FLAG_WIDE_TIME_INDICES 0x1u
-/* flags: translations are 16-bit fractions of a per-track range (else half floats). */
-#define OSSA_ANIMATION_FLAG_RANGED_TRANSLATIONS 0x2u
+#define OSSA_ANIMATION_BLOB_VERSION 2u
+/* flags: a table of time points follows the header (else they are uniform). */
+#define OSSA_ANIMATION_FLAG_TIMEPOINTS 0x1u
 
-/* One channel's keyframe stream. */
-typedef struct ossa_animation_channel {
-    size_t key_count;             /* keys over all padded tracks, >= padded track count */
-    const uint8_t *time_index8;   /* [key_count] when the animation uses 8-bit indices, else NULL */
-    const uint16_t *time_index16; /* [key_count] when it uses 16-bit indices, else NULL */
-    const uint16_t *previous;     /* [key_count] offset to the track's previous key (0 for first keys) */
-    const uint16_t *values;       /* [3 * key_count] quantised values */
-    size_t iframe_count;          /* snapshots of the cursor */
-    const uint32_t *iframe_desc;  /* [2 * iframe_count] (cursor, data offset) pairs */
-    const uint8_t *iframe_data;   /* [iframe_data_size] group-varint entries */
-    size_t iframe_data_size;
-} ossa_animation_channel;
-
-/* Runtime animation: a view over a validated blob. */
+/* Runtime animation: a view over a validated blob (see the layout above). */
 typedef struct ossa_animation {
     float duration;          /* seconds, > 0 */
     size_t track_count;      /* animated joints (the skeleton's joint count) */
     size_t soa_count;        /* ceil(track_count / 4) */
-    size_t timepoint_count;  /* entries of timepoints */
-    const float *timepoints; /* [timepoint_count] strictly increasing ratios, 0 first, 1 last */
-    ossa_animation_channel translations;
-    ossa_animation_channel rotations;
-    ossa_animation_channel scales;
-    const char *name;                /* NUL-terminated, may be "" */
-    float iframe_interval;           /* seconds between iframes as built (informative) */
-    const float *translation_ranges; /* [24 * soa_count] when translations are ranged, else NULL */
+    size_t frame_count;      /* time points, >= 2 */
+    const float *timepoints; /* [frame_count] strictly increasing ratios, 0 first and 1 last;
+                                NULL when uniform */
+    size_t animated_count;   /* animated sub-tracks */
+    size_t constant_count;   /* constant sub-tracks */
+    size_t key_count;        /* keys over all animated sub-tracks */
+    size_t segment_count;    /* ceil(frame_count / 16) */
+    const uint8_t *kinds;    /* [ceil(3 * track_count / 4)] 2 bits per sub-track */
+    const uint32_t *constants;
+    const uint8_t *formats;   /* [animated_count] */
+    const uint8_t *bits;      /* [4 * animated_count] */
+    const float *ranges;      /* [range_count] */
+    size_t range_count;
+    const uint32_t *segment_offsets; /* [segment_count + 1] */
+    const uint8_t *data;             /* [data_size] */
+    size_t data_size;
+    const char *name; /* NUL-terminated, may be "" */
 } ossa_animation;
 
+/* Where an animation's bytes go (ossa_animation_sizes). Every field is in bytes; the fields
+ * add up to the blob size. */
+typedef struct ossa_animation_size_breakdown {
+    size_t header;          /* fixed header */
+    size_t timepoints;      /* time point table (0 when uniform) */
+    size_t kinds;           /* sub-track kinds */
+    size_t constants;       /* constant sub-track values */
+    size_t descriptors;     /* formats and widths of animated sub-tracks */
+    size_t ranges;          /* range tables (min and step) of animated sub-tracks */
+    size_t segment_table;   /* segment offsets (the seek table) */
+    size_t bitmaps;         /* key bitmaps (the key times) */
+    size_t translation_values; /* bit-packed key values, by channel, rounded to bytes */
+    size_t rotation_values;
+    size_t scale_values;
+    size_t padding;         /* alignment, segment byte padding, read padding */
+    size_t name;
+} ossa_animation_size_breakdown;
+
 /* Validates `blob` and points `animation` into it. Validation checks every size against
- * `size`, every time index against the table, the key ordering invariants the sampling job
- * relies on (first keys at ratio 0 in track order, each previous offset pointing back to an
- * unused key of the same chain, previous-key times non-decreasing, each chain ending at ratio
- * 1), that every iframe decodes inside its data to exactly the cursor state a forward replay
- * reaches at its position, and that values are finite, so a sampling job cannot read out of
- * bounds on any blob that passes.
- * Shapes: `blob` is `size` bytes, 16-byte aligned. Cost: O(keys).
+ * `size`, the kinds, formats, widths and ranges (finite, steps >= 0), the time points, and
+ * that every segment's bitmaps have their first bit set, no bit past the clip's last time
+ * point and that bit set in the last segment, and that the keys they announce fit in the
+ * segment, so a sampling job cannot read out of bounds on any blob that passes.
+ * Shapes: `blob` is `size` bytes, 16-byte aligned. Cost: O(segments x animated sub-tracks).
  * Errors: OSSA_ERROR_NULL_ARGUMENT, OSSA_ERROR_MISALIGNED, OSSA_ERROR_TRUNCATED,
- * OSSA_ERROR_TOO_MANY_JOINTS, OSSA_ERROR_INVALID_ANIMATION, OSSA_ERROR_UNSUPPORTED_HOST. `*animation` is zeroed on
- * error. */
+ * OSSA_ERROR_TOO_MANY_JOINTS, OSSA_ERROR_INVALID_ANIMATION, OSSA_ERROR_UNSUPPORTED_HOST.
+ * `*animation` is zeroed on error. */
 OSSA_API ossa_result ossa_animation_init(ossa_animation *animation, const void *blob, size_t size);
 
-/* Bytes of quantised data (keys, time points, name) the view covers, for size reports. */
+/* Bytes of the blob the view covers (header to name, padded to 16 bytes). */
 OSSA_API size_t ossa_animation_data_size(const ossa_animation *animation);
+
+/* Fills `out` with where the bytes of `animation` go (see ossa_animation_size_breakdown);
+ * zeroed when either is NULL. Cost: O(segments x animated sub-tracks). */
+OSSA_API void ossa_animation_sizes(const ossa_animation *animation, ossa_animation_size_breakdown *out);
+
+/* Kind of joint `joint`'s `channel` (0 translation, 1 rotation, 2 scale): 0 default,
+ * 1 constant, 2 animated; 0 when out of range. */
+OSSA_API int ossa_animation_channel_kind(const ossa_animation *animation, size_t joint, int channel);
 
 #ifdef __cplusplus
 }

@@ -29,40 +29,78 @@ extern "C" {
 OSSA_API ossa_result ossa_skeleton_build(const ossa_raw_skeleton *raw, const ossa_allocator *allocator, ossa_blob *out,
                                          ossa_diag *diag);
 
-/* How translations are stored. */
-typedef enum ossa_translation_encoding {
-    OSSA_TRANSLATION_RANGED = 0, /* 16-bit fractions of each track's range (default): error at
-                                    most half of range / 65535 per component */
-    OSSA_TRANSLATION_HALF = 1    /* ozz's half floats: error up to 2^-11 of the value */
-} ossa_translation_encoding;
+/* A tolerance and shell distance for one joint's own points (its virtual vertices must stay
+ * within `tolerance`); the rest of the skeleton keeps the desc's values. */
+typedef struct ossa_joint_tolerance {
+    size_t joint;         /* joint index in the skeleton, < joint_count */
+    float tolerance;      /* skeleton units, >= 0; 0 -> the desc's tolerance */
+    float shell_distance; /* skeleton units, >= 0; 0 -> the desc's shell distance */
+} ossa_joint_tolerance;
 
-/* Options of the animation builder. Zero-initialised means the defaults. */
+/* Default model-space tolerance and shell distance, in metres (ACL's default precision). */
+#define OSSA_BUILD_DEFAULT_TOLERANCE      0.0001f
+#define OSSA_BUILD_DEFAULT_SHELL_DISTANCE 0.03f
+
+/* What a build measured (optional output of ossa_animation_build). */
+typedef struct ossa_animation_build_stats {
+    float max_error;    /* largest error over joints, virtual vertices and time points, skeleton
+                           units (0 when lossless: not measured) */
+    float error_ratio;  /* largest error / tolerance of its joint (<= 1 when the bound holds) */
+    size_t worst_joint; /* joint of the largest error ratio */
+    float worst_time;   /* seconds */
+    size_t key_count;   /* keys of animated sub-tracks */
+    size_t evaluations; /* candidate encodings measured */
+} ossa_animation_build_stats;
+
+/* Options of the animation builder. Zero-initialised means a lossless build: every time point
+ * is a key and every animated sub-track is quantised on 24 bits per component. */
 typedef struct ossa_animation_build_desc {
-    ossa_translation_encoding translation_encoding;
+    const ossa_raw_skeleton *skeleton;     /* with tolerance > 0: the skeleton whose model space the
+                                              error is measured in (track i animates joint i;
+                                              depth-first) */
+    float tolerance;                       /* largest model-space error of any joint's virtual
+                                              vertices, skeleton units; 0 -> lossless; >= 0 */
+    float shell_distance;                  /* distance of the virtual vertices from each joint, skeleton
+                                              units; 0 -> OSSA_BUILD_DEFAULT_SHELL_DISTANCE / unit_scale */
+    float unit_scale;                      /* metres per skeleton unit; 0 -> 1; only scales the default
+                                              shell distance */
+    const ossa_joint_tolerance *overrides; /* [override_count]; a later entry for the same joint
+                                              replaces an earlier one */
+    size_t override_count;
     const ossa_allocator *allocator; /* NULL -> malloc/free */
-    float iframe_interval;           /* seconds between iframes; 0 -> automatic (one every 4 keys
-                                        per track, so a seek walks at most that many); negative ->
-                                        no iframes (random access then walks the stream) */
+    ossa_animation_build_stats *stats; /* optional: filled on success */
 } ossa_animation_build_desc;
 
-/* Builds a runtime animation blob from a valid raw animation: adds keys at time 0 and at
- * the duration to every channel (holding the nearest value; identity for empty channels),
- * pads tracks to a multiple of 4, keeps consecutive rotations in one hemisphere, quantises
- * (half floats, 15-bit smallest-three quaternions), shares a time-point table, sorts keys by
- * previous-key time then track, injects a key wherever a previous-key offset would pass
- * 65535 and records iframes (cursor snapshots, see ossa/animation.h). No key is removed (the
- * optimiser is a separate step).
- * Units: times become ratios (time / duration).
- * Quantisation error: ranged translations are off by at most (max - min) / 131070 per
- * component of the track's range; half floats (scales, and translations on request) have a
- * relative error of at most 2^-11 (0.049 %) of the value, so a translation of magnitude m is
- * off by up to m * 4.9e-4 per component, as in ozz; rotation
- * components are off by up to half a step, 1/(32767 * sqrt 2) = 2.16e-5 (about 0.0025 degrees).
- * Errors: OSSA_ERROR_NULL_ARGUMENT; validate's errors; OSSA_ERROR_INVALID_ARGUMENT (desc
- * iframe_interval not finite);
- * OSSA_ERROR_OUT_OF_MEMORY; OSSA_ERROR_INVALID_ANIMATION when more than 65536 distinct key
- * times exist. `out` stays empty on error.
- * Source: ozz-animation AnimationBuilder 0.15 (sorting, offsets, time points, quantisation). */
+/* Builds a runtime animation blob (layout in ossa/animation.h) from a valid raw animation.
+ * The clip is sampled at its time points: the union of all key times, plus 0 and the
+ * duration (uniform time points need no table). Each (joint, channel) sub-track becomes
+ * default, constant or animated; animated sub-tracks keep a subset of the time points as keys
+ * (always every 16th and the last) with per-component ranges and bit widths.
+ *
+ * Lossless (tolerance 0): every time point is a key, widths are 24 bits, and only sub-tracks
+ * exactly at their default or exactly constant are stored as such; the error is the
+ * quantisation's: at most range / 2^25 per component of a sub-track's range, and 2^-21 per
+ * component of a constant rotation.
+ *
+ * Error-bounded (tolerance > 0, skeleton given): keys and widths are chosen against the
+ * model-space error at the joint and at virtual vertices `shell_distance` from it along its
+ * x, y and z axes (ACL's metric), measured on what the runtime sampling job decodes, at every
+ * time point: each sub-track is encoded so that its own error (a translation's distance; a
+ * rotation's or scale's displacement of the farthest point of the joint's subtree) stays
+ * within k times the smallest tolerance of its subtree; k is searched (doubling, then
+ * bisection) for the smallest blob whose measured error stays within every joint's
+ * tolerance; then each sub-track's share is loosened where the measured error leaves room.
+ * The tolerance is a verified bound at the time points; between them both curves are
+ * interpolations of neighbouring samples.
+ * Units: times become ratios (time / duration); tolerance and shell distance in skeleton
+ * units. Work: O(sub-tracks x time points x tries).
+ * Errors: OSSA_ERROR_NULL_ARGUMENT; validate's errors; OSSA_ERROR_INVALID_ARGUMENT (negative
+ * or non-finite desc values, a tolerance without a skeleton, an override's joint out of range);
+ * OSSA_ERROR_JOINT_MISMATCH (skeleton joint count differs from the track count);
+ * OSSA_ERROR_INVALID_SKELETON (not depth-first); OSSA_ERROR_OUT_OF_MEMORY.
+ * `out` stays empty on error.
+ * Source: ozz-animation AnimationBuilder and AnimationOptimizer (keys, per-joint tolerance
+ * and distance); ACL (virtual-vertex metric, range reduction, variable bit rate). */
 OSSA_API ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc,
                                           ossa_blob *out, ossa_diag *diag);
 

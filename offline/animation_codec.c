@@ -1,0 +1,712 @@
+/* Animation codec: a raw clip resampled at its time points, one sub-track's encoding at a local
+ * tolerance, and the blob writer (layout in ossa/animation.h). */
+#include "animation_codec.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "animation_format.h"
+#include "internal.h"
+#include "ossa/animation.h"
+
+/* Two key times closer than this (as ratios of the duration) are one time point. */
+#define SAME_RATIO 1e-7f
+/* Share of a sub-track's tolerance that key removal may use; quantisation takes the rest. */
+#define KEY_SHARE .5f
+/* A rotation component is rebuilt (not stored) only if it never comes closer to zero. */
+#define REBUILD_MIN .1f
+
+/* ---- clip ---- */
+
+static int compare_floats(const void *pa, const void *pb) { return ossa__compare_floats(pa, pb); }
+
+static bool push_ratio(const ossa_allocator *al, float **ratios, size_t *count, size_t *capacity, float r)
+{
+    if (!ossa__grow(al, (void **)ratios, capacity, *count + 1, sizeof **ratios)) return false;
+    (*ratios)[(*count)++] = r;
+    return true;
+}
+
+/* The union of every key time as ratios, plus 0 and 1. */
+static ossa_result collect_ratios(ossa__clip *clip, const ossa_raw_animation *raw, ossa_diag *diag)
+{
+    float *ratios = NULL;
+    size_t count = 0, capacity = 0;
+    bool ok = push_ratio(clip->allocator, &ratios, &count, &capacity, 0.f) &&
+              push_ratio(clip->allocator, &ratios, &count, &capacity, 1.f);
+    for (size_t j = 0; ok && j < raw->track_count; ++j) {
+        const ossa_raw_joint_track *t = &raw->tracks[j];
+        for (size_t k = 0; ok && k < t->translation_count; ++k)
+            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->translations[k].time / raw->duration);
+        for (size_t k = 0; ok && k < t->rotation_count; ++k)
+            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->rotations[k].time / raw->duration);
+        for (size_t k = 0; ok && k < t->scale_count; ++k)
+            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->scales[k].time / raw->duration);
+    }
+    if (!ok) {
+        ossa_free(clip->allocator, ratios);
+        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory collecting key times");
+    }
+    for (size_t i = 0; i < count; ++i) ratios[i] = ratios[i] < 0.f ? 0.f : (ratios[i] > 1.f ? 1.f : ratios[i]);
+    qsort(ratios, count, sizeof *ratios, compare_floats);
+    size_t unique = 1;
+    for (size_t i = 1; i < count; ++i)
+        if (ratios[i] - ratios[unique - 1] > SAME_RATIO) ratios[unique++] = ratios[i];
+    ratios[unique - 1] = 1.f; /* the last one merged into 1 */
+    clip->ratios = ratios;
+    clip->frames = unique;
+    /* Uniform when every time point is within 1 % of a frame of f / (frames - 1). */
+    const float last = (float)(unique - 1);
+    clip->uniform = true;
+    for (size_t f = 0; f < unique && clip->uniform; ++f)
+        clip->uniform = fabsf(ratios[f] * last - (float)f) <= .01f;
+    if (clip->uniform)
+        for (size_t f = 0; f < unique; ++f) ratios[f] = (float)f / last;
+    return OSSA_OK;
+}
+
+/* Time point of key ratio r (see collect_ratios). */
+static size_t frame_of_ratio(const ossa__clip *clip, float r)
+{
+    r = r < 0.f ? 0.f : (r > 1.f ? 1.f : r);
+    if (clip->uniform) return (size_t)lrintf(r * (float)(clip->frames - 1));
+    size_t lo = 0, hi = clip->frames;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (clip->ratios[mid] <= r + SAME_RATIO)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : 0;
+}
+
+static void mark_own(ossa__clip *clip, size_t s, const void *keys, size_t count, size_t stride, float duration)
+{
+    uint8_t *own = clip->own + s * clip->frames;
+    own[0] = own[clip->frames - 1] = 1;
+    for (size_t k = 0; k < count; ++k) {
+        float time;
+        memcpy(&time, (const unsigned char *)keys + k * stride, sizeof time);
+        own[frame_of_ratio(clip, time / duration)] = 1;
+    }
+}
+
+ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_allocator *allocator,
+                            ossa_diag *diag)
+{
+    memset(clip, 0, sizeof *clip);
+    clip->allocator = allocator;
+    clip->joints = raw->track_count;
+    clip->duration = raw->duration;
+    ossa_result r = collect_ratios(clip, raw, diag);
+    if (r != OSSA_OK) return r;
+    size_t count;
+    if (!ossa__mul_size(clip->joints * 3 * 4, clip->frames, &count)) count = SIZE_MAX;
+    clip->samples = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count ? count : 1, sizeof(float));
+    ossa_transform *pose = ossa__calloc(allocator, clip->joints ? clip->joints : 1, sizeof *pose);
+    clip->own = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count / 4 + 1, 1);
+    if (!clip->samples || !pose || !clip->own) {
+        ossa_free(allocator, pose);
+        ossa__clip_destroy(clip);
+        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0,
+                             "out of memory for %zu joints sampled at %zu time points", raw->track_count,
+                             clip->frames);
+    }
+    const size_t F = clip->frames;
+    for (size_t f = 0; f < F; ++f) {
+        ossa_raw_animation_sample(raw, clip->ratios[f] * raw->duration, pose, clip->joints);
+        for (size_t j = 0; j < clip->joints; ++j) {
+            float *t = clip->samples + ((j * 3 + 0) * F + f) * 4;
+            float *q = clip->samples + ((j * 3 + 1) * F + f) * 4;
+            float *s = clip->samples + ((j * 3 + 2) * F + f) * 4;
+            t[0] = pose[j].translation.x, t[1] = pose[j].translation.y, t[2] = pose[j].translation.z;
+            s[0] = pose[j].scale.x, s[1] = pose[j].scale.y, s[2] = pose[j].scale.z;
+            const ossa_quat n = ossa_quat_normalize(pose[j].rotation);
+            q[0] = n.x, q[1] = n.y, q[2] = n.z, q[3] = n.w;
+            if (f) {
+                const float *p = q - 4;
+                if (p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3] < 0.f)
+                    for (int c = 0; c < 4; ++c) q[c] = -q[c];
+            }
+        }
+    }
+    ossa_free(allocator, pose);
+    for (size_t j = 0; j < clip->joints; ++j) {
+        const ossa_raw_joint_track *t = &raw->tracks[j];
+        mark_own(clip, 3 * j, t->translations, t->translation_count, sizeof *t->translations, raw->duration);
+        mark_own(clip, 3 * j + 1, t->rotations, t->rotation_count, sizeof *t->rotations, raw->duration);
+        mark_own(clip, 3 * j + 2, t->scales, t->scale_count, sizeof *t->scales, raw->duration);
+    }
+    return OSSA_OK;
+}
+
+void ossa__clip_destroy(ossa__clip *clip)
+{
+    if (!clip) return;
+    ossa_free(clip->allocator, clip->ratios);
+    ossa_free(clip->allocator, clip->samples);
+    ossa_free(clip->allocator, clip->own);
+    memset(clip, 0, sizeof *clip);
+}
+
+bool ossa__subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count)
+{
+    memset(subtracks, 0, count * sizeof *subtracks);
+    for (size_t i = 0; i < count; ++i) {
+        subtracks[i].keys = ossa__calloc(clip->allocator, clip->frames, 1);
+        subtracks[i].q = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(uint32_t));
+        subtracks[i].values = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(float));
+        if (!subtracks[i].keys || !subtracks[i].q || !subtracks[i].values) return false;
+    }
+    return true;
+}
+
+void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count)
+{
+    for (size_t i = 0; subtracks && i < count; ++i) {
+        ossa_free(clip->allocator, subtracks[i].keys);
+        ossa_free(clip->allocator, subtracks[i].q);
+        ossa_free(clip->allocator, subtracks[i].values);
+    }
+}
+
+/* ---- values as the runtime decodes them ---- */
+
+static void pack_constant_quat(const float *q, uint32_t out[2])
+{
+    int d = 0;
+    for (int c = 1; c < 4; ++c)
+        if (fabsf(q[c]) > fabsf(q[d])) d = c;
+    const float sign = q[d] < 0.f ? -1.f : 1.f;
+    const uint32_t mask = (1u << OSSA__CONST_QUAT_BITS) - 1u;
+    uint64_t bits = (uint64_t)d << 60;
+    for (int c = 0, i = 0; c < 4; ++c) {
+        if (c == d) continue;
+        float v = (q[c] * sign + .70710678f) / 1.41421356f * (float)mask;
+        v = v < 0.f ? 0.f : (v > (float)mask ? (float)mask : v);
+        bits |= (uint64_t)lrintf(v) << (OSSA__CONST_QUAT_BITS * i++);
+    }
+    out[0] = (uint32_t)bits, out[1] = (uint32_t)(bits >> 32);
+}
+
+/* The constant value as stored and decoded. */
+static void decoded_constant(int channel, const float *v, float out[4])
+{
+    if (channel != OSSA__CH_ROTATION) {
+        memcpy(out, v, 3 * sizeof(float));
+        out[3] = 0.f;
+        return;
+    }
+    uint32_t w[2];
+    pack_constant_quat(v, w);
+    const ossa_quat q = ossa__unpack_constant_quat(w[0], w[1]);
+    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+}
+
+static void key_value(int channel, const ossa__subtrack *st, const uint32_t *q, float out[4])
+{
+    float v[4];
+    for (int c = 0; c < st->n; ++c) v[c] = st->min[c] + (float)q[c] * st->step[c];
+    if (channel == OSSA__CH_ROTATION) {
+        const ossa_quat r = ossa__rotation_from(v, st->format);
+        out[0] = r.x, out[1] = r.y, out[2] = r.z, out[3] = r.w;
+    } else {
+        memcpy(out, v, 3 * sizeof(float)), out[3] = 0.f;
+    }
+}
+
+/* The runtime's interpolation between keys a (value va) and b (value vb) at time point f. */
+static void interpolate(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
+                        size_t f, float out[4])
+{
+    const float r0 = clip->ratios[a];
+    const float span = clip->ratios[b] - r0;
+    const float alpha = (clip->ratios[f] - r0) / (span > FLT_MIN ? span : FLT_MIN);
+    for (int c = 0; c < 4; ++c) out[c] = (vb[c] - va[c]) * alpha + va[c];
+    if (channel == OSSA__CH_ROTATION) {
+        const float inv = 1.f / sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+        for (int c = 0; c < 4; ++c) out[c] *= inv;
+    }
+}
+
+/* Local error of `value` against the sample `ref` (see ossa__subtrack_encode). */
+static float local_error(int channel, const float *ref, const float *value, float radius)
+{
+    if (channel == OSSA__CH_TRANSLATION) {
+        const float dx = ref[0] - value[0], dy = ref[1] - value[1], dz = ref[2] - value[2];
+        return sqrtf(dx * dx + dy * dy + dz * dz);
+    }
+    if (channel == OSSA__CH_SCALE) {
+        float m = 0.f;
+        for (int c = 0; c < 3; ++c) m = fmaxf(m, fabsf(ref[c] - value[c]));
+        return m * radius;
+    }
+    /* 2 sin(theta / 2) = the chord a point at distance 1 moves by; in double, since 1 - dot^2
+     * cancels for small angles. */
+    double d = 0.0, n = 0.0, m = 0.0;
+    for (int c = 0; c < 4; ++c) {
+        const double r = (double)ref[c], v = (double)value[c];
+        d += r * v;
+        n += v * v;
+        m += r * r;
+    }
+    const double s2 = 1.0 - d * d / (n * m);
+    return (float)(2.0 * sqrt(s2 > 0.0 ? s2 : 0.0)) * radius;
+}
+
+/* Largest local error of holding `value` over the clip. */
+static float hold_error(const ossa__clip *clip, size_t s, const float *value, float radius, float stop)
+{
+    const float *ref = ossa__clip_samples(clip, s);
+    float e = 0.f;
+    for (size_t f = 0; f < clip->frames && e <= stop; ++f) e = fmaxf(e, local_error((int)(s % 3), ref + 4 * f, value, radius));
+    return e;
+}
+
+/* Largest local error of the encoded keys over the clip; stops early above `stop`. */
+static float encoded_error(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float stop)
+{
+    const int channel = (int)(s % 3);
+    const float *ref = ossa__clip_samples(clip, s);
+    float e = 0.f, va[4], vb[4], v[4];
+    size_t a = 0;
+    key_value(channel, st, st->q, va);
+    for (size_t b = 1; b < clip->frames && e <= stop; ++b) {
+        if (!st->keys[b]) continue;
+        key_value(channel, st, st->q + 4 * b, vb);
+        e = fmaxf(e, local_error(channel, ref + 4 * a, va, radius));
+        for (size_t f = a + 1; f < b && e <= stop; ++f) {
+            interpolate(clip, channel, a, b, va, vb, f, v);
+            e = fmaxf(e, local_error(channel, ref + 4 * f, v, radius));
+        }
+        memcpy(va, vb, sizeof va);
+        a = b;
+    }
+    return fmaxf(e, local_error(channel, ref + 4 * a, va, radius));
+}
+
+void ossa__subtrack_decode(const ossa__clip *clip, size_t s, const ossa__subtrack *st, size_t f, float out[4])
+{
+    const int channel = (int)(s % 3);
+    static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
+    if (st->kind == OSSA__KIND_DEFAULT) {
+        memcpy(out, defaults[channel], 4 * sizeof(float));
+        return;
+    }
+    if (st->kind == OSSA__KIND_CONSTANT) {
+        decoded_constant(channel, st->constant, out);
+        return;
+    }
+    size_t a = f, b = f;
+    while (!st->keys[a]) --a;
+    while (b + 1 < clip->frames && !st->keys[b]) ++b;
+    float va[4], vb[4];
+    key_value(channel, st, st->q + 4 * a, va);
+    if (a == b) {
+        memcpy(out, va, sizeof va);
+        return;
+    }
+    key_value(channel, st, st->q + 4 * b, vb);
+    interpolate(clip, channel, a, b, va, vb, f, out);
+}
+
+void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio, float out[4])
+{
+    if (st->kind != OSSA__KIND_ANIMATED) {
+        ossa__subtrack_decode(clip, s, st, 0, out);
+        return;
+    }
+    /* As the sampling job: the last time point at or before the ratio, at most frames - 2. */
+    const size_t F = clip->frames;
+    size_t f;
+    if (clip->uniform) {
+        f = (size_t)(ratio * (float)(F - 1));
+    } else {
+        size_t lo = 0, hi = F;
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (clip->ratios[mid] <= ratio)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        f = lo ? lo - 1 : 0;
+    }
+    if (f > F - 2) f = F - 2;
+    size_t a = f, b = f + 1;
+    while (!st->keys[a]) --a;
+    while (!st->keys[b]) ++b;
+    const int channel = (int)(s % 3);
+    float va[4], vb[4];
+    key_value(channel, st, st->q + 4 * a, va);
+    key_value(channel, st, st->q + 4 * b, vb);
+    const float r0 = clip->ratios[a];
+    const float span = clip->ratios[b] - r0;
+    const float alpha = (ratio - r0) / (span > FLT_MIN ? span : FLT_MIN);
+    for (int c = 0; c < 4; ++c) out[c] = (vb[c] - va[c]) * alpha + va[c];
+    if (channel == OSSA__CH_ROTATION) {
+        const float inv = 1.f / sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+        for (int c = 0; c < 4; ++c) out[c] *= inv;
+    }
+}
+
+/* ---- encoding ---- */
+
+static bool forced_key(const ossa__clip *clip, size_t f)
+{
+    return f % OSSA__SEGMENT_FRAMES == 0 || f + 1 == clip->frames;
+}
+
+/* Greedy key selection on the exact samples: from each key, the farthest time point (not past
+ * the next forced key) whose interpolation keeps every sample between within `budget`. */
+static void select_keys(const ossa__clip *clip, size_t s, float budget, float radius, uint8_t *keys)
+{
+    const int channel = (int)(s % 3);
+    const float *ref = ossa__clip_samples(clip, s);
+    const size_t F = clip->frames;
+    memset(keys, 0, F);
+    keys[0] = 1;
+    size_t a = 0;
+    while (a + 1 < F) {
+        size_t b = a + 1;
+        while (!forced_key(clip, b)) {
+            const size_t c = b + 1;
+            bool ok = true;
+            float v[4];
+            for (size_t f = a + 1; f < c && ok; ++f) {
+                interpolate(clip, channel, a, c, ref + 4 * a, ref + 4 * c, f, v);
+                ok = local_error(channel, ref + 4 * f, v, radius) <= budget;
+            }
+            if (!ok) break;
+            b = c;
+        }
+        keys[b] = 1;
+        a = b;
+    }
+}
+
+/* Stored components of sample `v` for the sub-track's format (sign already applied). */
+static void stored(int channel, int format, const float *v, float sign, float *out)
+{
+    if (channel != OSSA__CH_ROTATION) {
+        memcpy(out, v, 3 * sizeof(float));
+        return;
+    }
+    for (int c = 0, i = 0; c < 4; ++c)
+        if (c != format) out[i++] = v[c] * sign;
+}
+
+/* Range and quantised keys (of st->values) for the current widths. */
+static void quantise(const ossa__clip *clip, size_t s, ossa__subtrack *st, const float *lo, const float *hi, float sign)
+{
+    const int channel = (int)(s % 3);
+    for (int c = 0; c < st->n; ++c) {
+        const uint32_t top = (uint32_t)((1ull << st->bits[c]) - 1u);
+        if (st->bits[c] == 0 || !(hi[c] > lo[c])) {
+            st->min[c] = lo[c] + (hi[c] - lo[c]) * .5f;
+            st->step[c] = 0.f;
+            st->bits[c] = hi[c] > lo[c] ? st->bits[c] : 0;
+        } else {
+            st->min[c] = lo[c];
+            st->step[c] = (hi[c] - lo[c]) / (float)top;
+        }
+    }
+    for (size_t f = 0; f < clip->frames; ++f) {
+        if (!st->keys[f]) continue;
+        float v[4];
+        stored(channel, st->format, st->values + 4 * f, sign, v);
+        for (int c = 0; c < st->n; ++c) {
+            const uint32_t top = (uint32_t)((1ull << st->bits[c]) - 1u);
+            const float x = st->step[c] > 0.f ? (v[c] - st->min[c]) / st->step[c] : 0.f;
+            st->q[4 * f + (size_t)c] = x <= 0.f ? 0u : (x >= (float)top ? top : (uint32_t)lrintf(x));
+        }
+    }
+}
+
+/* Rotation format: the component farthest from zero over the clip, if it keeps one sign. */
+static int rotation_format(const ossa__clip *clip, size_t s, float *sign)
+{
+    const float *ref = ossa__clip_samples(clip, s);
+    int best = OSSA__ROT_FULL;
+    float best_min = REBUILD_MIN;
+    for (int c = 0; c < 4; ++c) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (size_t f = 0; f < clip->frames; ++f) lo = fminf(lo, ref[4 * f + (size_t)c]), hi = fmaxf(hi, ref[4 * f + (size_t)c]);
+        const float m = lo > 0.f ? lo : (hi < 0.f ? -hi : 0.f);
+        if (m >= best_min) best = c, best_min = m, *sign = lo > 0.f ? 1.f : -1.f;
+    }
+    return best;
+}
+
+static unsigned width_for(float extent, float step)
+{
+    if (!(extent > 0.f)) return 0;
+    if (!(step > 0.f)) return OSSA__MAX_BITS;
+    const double levels = (double)(extent / step) + 1.0;
+    unsigned w = 0;
+    while (w < OSSA__MAX_BITS && (double)(1u << w) < levels) ++w;
+    return w;
+}
+
+void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, float radius, ossa__subtrack *st)
+{
+    const int channel = (int)(s % 3);
+    const float *ref = ossa__clip_samples(clip, s);
+    const size_t F = clip->frames;
+    static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
+    st->kind = OSSA__KIND_ANIMATED;
+    st->format = 0;
+    st->n = 3;
+    st->key_count = 0;
+    memset(st->bits, 0, sizeof st->bits);
+    const int width = channel == OSSA__CH_ROTATION ? 4 : 3;
+    /* Default, then constant (exactly, when lossless). */
+    bool exact_default = true, exact_constant = true;
+    for (size_t f = 0; f < F; ++f)
+        for (int c = 0; c < width; ++c) {
+            exact_default = exact_default && ref[4 * f + (size_t)c] == defaults[channel][c];
+            exact_constant = exact_constant && ref[4 * f + (size_t)c] == ref[c];
+        }
+    if (exact_default || (tolerance > 0.f && hold_error(clip, s, defaults[channel], radius, tolerance) <= tolerance)) {
+        st->kind = OSSA__KIND_DEFAULT;
+        st->error = exact_default ? 0.f : hold_error(clip, s, defaults[channel], radius, INFINITY);
+        return;
+    }
+    float lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    for (size_t f = 0; f < F; ++f)
+        for (int c = 0; c < 4; ++c) lo[c] = fminf(lo[c], ref[4 * f + (size_t)c]), hi[c] = fmaxf(hi[c], ref[4 * f + (size_t)c]);
+    float held[4];
+    if (exact_constant) {
+        memcpy(held, ref, sizeof held);
+    } else if (channel == OSSA__CH_ROTATION) {
+        double sum[4] = {0, 0, 0, 0}, n2 = 0;
+        for (size_t f = 0; f < F; ++f)
+            for (int c = 0; c < 4; ++c) sum[c] += (double)ref[4 * f + (size_t)c];
+        for (int c = 0; c < 4; ++c) n2 += sum[c] * sum[c];
+        for (int c = 0; c < 4; ++c) held[c] = (float)(sum[c] / sqrt(n2));
+    } else {
+        for (int c = 0; c < 4; ++c) held[c] = lo[c] + (hi[c] - lo[c]) * .5f;
+    }
+    float decoded[4];
+    decoded_constant(channel, held, decoded);
+    if (exact_constant || (tolerance > 0.f && hold_error(clip, s, decoded, radius, tolerance) <= tolerance)) {
+        st->kind = OSSA__KIND_CONSTANT;
+        memcpy(st->constant, held, sizeof held);
+        st->error = hold_error(clip, s, decoded, radius, INFINITY);
+        return;
+    }
+
+    float sign = 1.f;
+    memcpy(st->values, ref, F * 4 * sizeof(float));
+    if (channel == OSSA__CH_ROTATION && tolerance <= 0.f) {
+        /* Lossless: a key the sub-track does not have of its own (a segment's first time
+         * point) holds the unnormalised lerp of its own neighbours, so that the normalised
+         * lerps on both sides of it trace exactly the source's; all four components stored. */
+        const uint8_t *own = clip->own + s * F;
+        for (size_t a = 0, b; a + 1 < F; a = b) {
+            for (b = a + 1; !own[b]; ++b) continue;
+            const float span = clip->ratios[b] - clip->ratios[a];
+            for (size_t f = a + 1; f < b; ++f) {
+                const float alpha = (clip->ratios[f] - clip->ratios[a]) / span;
+                for (int c = 0; c < 4; ++c)
+                    st->values[4 * f + (size_t)c] =
+                        (ref[4 * b + (size_t)c] - ref[4 * a + (size_t)c]) * alpha + ref[4 * a + (size_t)c];
+            }
+        }
+        st->format = OSSA__ROT_FULL;
+        st->n = 4;
+    } else if (channel == OSSA__CH_ROTATION) {
+        st->format = rotation_format(clip, s, &sign);
+        st->n = st->format == OSSA__ROT_FULL ? 4 : 3;
+    }
+    float slo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, shi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    for (size_t f = 0; f < F; ++f) {
+        float v[4];
+        stored(channel, st->format, st->values + 4 * f, sign, v);
+        for (int c = 0; c < st->n; ++c) slo[c] = fminf(slo[c], v[c]), shi[c] = fmaxf(shi[c], v[c]);
+    }
+    if (tolerance <= 0.f) {
+        const uint8_t *own = clip->own + s * F;
+        for (size_t f = 0; f < F; ++f) st->keys[f] = own[f] || forced_key(clip, f);
+        for (int c = 0; c < st->n; ++c) st->bits[c] = shi[c] > slo[c] ? OSSA__MAX_BITS : 0;
+        quantise(clip, s, st, slo, shi, sign);
+        for (size_t f = 0; f < F; ++f) st->key_count += st->keys[f];
+        st->error = encoded_error(clip, s, st, radius, INFINITY);
+        return;
+    }
+    select_keys(clip, s, tolerance * KEY_SHARE, radius, st->keys);
+    /* First widths: a step that spends the rest of the tolerance evenly over the components;
+     * then widen all until the measured error fits, and narrow one component at a time while
+     * it still does. */
+    const float gain = channel == OSSA__CH_TRANSLATION ? 1.f : (channel == OSSA__CH_ROTATION ? 2.f * radius : radius);
+    const float step = 2.f * (1.f - KEY_SHARE) * tolerance / (gain * sqrtf((float)st->n));
+    for (int c = 0; c < st->n; ++c) st->bits[c] = (uint8_t)width_for(shi[c] - slo[c], step);
+    quantise(clip, s, st, slo, shi, sign);
+    float e = encoded_error(clip, s, st, radius, tolerance);
+    for (bool all_keys = false; e > tolerance;) {
+        bool widened = false;
+        for (int c = 0; c < st->n; ++c)
+            if (st->bits[c] < OSSA__MAX_BITS && shi[c] > slo[c]) st->bits[c]++, widened = true;
+        if (!widened) {
+            if (all_keys) break;
+            memset(st->keys, 1, F); /* quantisation alone cannot fit: keep every time point */
+            all_keys = true;
+        }
+        quantise(clip, s, st, slo, shi, sign);
+        e = encoded_error(clip, s, st, radius, tolerance);
+    }
+    for (bool narrowed = true; narrowed;) {
+        narrowed = false;
+        for (int c = 0; c < st->n; ++c) {
+            if (st->bits[c] == 0) continue;
+            st->bits[c]--;
+            quantise(clip, s, st, slo, shi, sign);
+            const float e2 = encoded_error(clip, s, st, radius, tolerance);
+            if (e2 <= tolerance) {
+                e = e2;
+                narrowed = true;
+            } else {
+                st->bits[c]++;
+            }
+        }
+    }
+    quantise(clip, s, st, slo, shi, sign);
+    st->error = encoded_error(clip, s, st, radius, INFINITY);
+    for (size_t f = 0; f < F; ++f) st->key_count += st->keys[f];
+}
+
+/* ---- blob ---- */
+
+typedef struct bit_writer {
+    uint8_t *out;
+    size_t at; /* bits */
+} bit_writer;
+
+static void put_bits(bit_writer *w, uint32_t value, unsigned width)
+{
+    for (unsigned i = 0; i < width; ++i, ++w->at)
+        if (value >> i & 1u) w->out[w->at >> 3] |= (uint8_t)(1u << (w->at & 7));
+}
+
+static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
+
+ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *st, const char *name,
+                                  const ossa_allocator *allocator, ossa_blob *out, ossa_diag *diag)
+{
+    const size_t J = clip->joints, F = clip->frames, S = 3 * J;
+    const size_t segments = (F - 1) / OSSA__SEGMENT_FRAMES + 1;
+    size_t animated = 0, constants = 0, const_words = 0, ranges = 0, keys = 0;
+    for (size_t s = 0; s < S; ++s) {
+        if (st[s].kind == OSSA__KIND_CONSTANT) ++constants, const_words += s % 3 == OSSA__CH_ROTATION ? 2 : 3;
+        if (st[s].kind != OSSA__KIND_ANIMATED) continue;
+        ++animated;
+        ranges += 2 * (size_t)st[s].n;
+        for (size_t f = 0; f < F; ++f) keys += st[s].keys[f];
+    }
+    /* Segment sizes. */
+    size_t *seg_at = ossa__calloc(allocator, segments + 1, sizeof *seg_at);
+    if (!seg_at) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory writing");
+    size_t data = 0;
+    for (size_t g = 0; g < segments; ++g) {
+        seg_at[g] = data;
+        size_t bits = 0;
+        const size_t end = (g + 1) * OSSA__SEGMENT_FRAMES < F ? (g + 1) * OSSA__SEGMENT_FRAMES : F;
+        for (size_t s = 0; s < S; ++s) {
+            if (st[s].kind != OSSA__KIND_ANIMATED) continue;
+            const unsigned w = (unsigned)st[s].bits[0] + st[s].bits[1] + st[s].bits[2] + st[s].bits[3];
+            for (size_t f = g * OSSA__SEGMENT_FRAMES; f < end; ++f) bits += st[s].keys[f] * (size_t)w;
+        }
+        data += 2 * animated + (bits + 7) / 8;
+    }
+    seg_at[segments] = data;
+    const size_t data_size = data + OSSA__DATA_PADDING;
+    const size_t name_size = strlen(name) + 1;
+    size_t at = OSSA__ANIM_HEADER_SIZE;
+    const size_t tp_at = at;
+    if (!clip->uniform) at += 4 * F;
+    const size_t kinds_at = at;
+    at = align4(at + (3 * J + 3) / 4);
+    const size_t const_at = at;
+    at += 4 * const_words;
+    const size_t formats_at = at;
+    at = align4(at + animated);
+    const size_t bits_at = at;
+    at += 4 * animated;
+    const size_t ranges_at = at;
+    at += 4 * ranges;
+    const size_t offsets_at = at;
+    at += 4 * (segments + 1);
+    const size_t data_at = at;
+    at = align4(at + data_size);
+    const size_t name_at = at;
+    at += name_size;
+    if (animated > UINT32_MAX || data_size > UINT32_MAX || keys > UINT32_MAX || F > UINT32_MAX) {
+        ossa_free(allocator, seg_at);
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
+                             "animation too large for 32-bit offsets (%zu bytes of keys)", data_size);
+    }
+    ossa_result r = ossa_blob_create(out, (at + 15) & ~(size_t)15, allocator);
+    if (r != OSSA_OK) {
+        ossa_free(allocator, seg_at);
+        return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte animation", at);
+    }
+    uint8_t *b = out->data;
+    memset(b, 0, out->size);
+    ossa__store_f32(b + OSSA__ANIM_DURATION, clip->duration);
+    ossa__store_u32(b + OSSA__ANIM_TRACK_COUNT, (uint32_t)J);
+    ossa__store_u32(b + OSSA__ANIM_FRAME_COUNT, (uint32_t)F);
+    ossa__store_u32(b + OSSA__ANIM_FLAGS, clip->uniform ? 0u : OSSA_ANIMATION_FLAG_TIMEPOINTS);
+    ossa__store_u32(b + OSSA__ANIM_ANIMATED_COUNT, (uint32_t)animated);
+    ossa__store_u32(b + OSSA__ANIM_CONSTANT_COUNT, (uint32_t)constants);
+    ossa__store_u32(b + OSSA__ANIM_SEGMENT_COUNT, (uint32_t)segments);
+    ossa__store_u32(b + OSSA__ANIM_NAME_SIZE, (uint32_t)name_size);
+    ossa__store_u32(b + OSSA__ANIM_DATA_SIZE, (uint32_t)data_size);
+    ossa__store_u32(b + OSSA__ANIM_KEY_COUNT, (uint32_t)keys);
+    ossa__store_u32(b + OSSA__ANIM_RANGE_COUNT, (uint32_t)ranges);
+    if (!clip->uniform)
+        for (size_t f = 0; f < F; ++f) ossa__store_f32(b + tp_at + 4 * f, clip->ratios[f]);
+    size_t cw = 0, ai = 0, ri = 0;
+    for (size_t s = 0; s < S; ++s) {
+        b[kinds_at + s / 4] |= (uint8_t)(st[s].kind << (2 * (s % 4)));
+        if (st[s].kind == OSSA__KIND_CONSTANT) {
+            if (s % 3 == OSSA__CH_ROTATION) {
+                uint32_t w[2];
+                pack_constant_quat(st[s].constant, w);
+                ossa__store_u32(b + const_at + 4 * cw++, w[0]);
+                ossa__store_u32(b + const_at + 4 * cw++, w[1]);
+            } else {
+                for (int c = 0; c < 3; ++c) ossa__store_f32(b + const_at + 4 * cw++, st[s].constant[c]);
+            }
+        }
+        if (st[s].kind != OSSA__KIND_ANIMATED) continue;
+        b[formats_at + ai] = (uint8_t)st[s].format;
+        for (int c = 0; c < 4; ++c) b[bits_at + 4 * ai + (size_t)c] = st[s].bits[c];
+        for (int c = 0; c < st[s].n; ++c) ossa__store_f32(b + ranges_at + 4 * ri++, st[s].min[c]);
+        for (int c = 0; c < st[s].n; ++c) ossa__store_f32(b + ranges_at + 4 * ri++, st[s].step[c]);
+        ++ai;
+    }
+    for (size_t g = 0; g <= segments; ++g) ossa__store_u32(b + offsets_at + 4 * g, (uint32_t)seg_at[g]);
+    for (size_t g = 0; g < segments; ++g) {
+        uint8_t *seg = b + data_at + seg_at[g];
+        bit_writer w = {seg, 2 * animated * 8};
+        const size_t first = g * OSSA__SEGMENT_FRAMES;
+        const size_t end = first + OSSA__SEGMENT_FRAMES < F ? first + OSSA__SEGMENT_FRAMES : F;
+        size_t i = 0;
+        for (size_t s = 0; s < S; ++s) {
+            if (st[s].kind != OSSA__KIND_ANIMATED) continue;
+            uint32_t bm = 0;
+            for (size_t f = first; f < end; ++f) {
+                if (!st[s].keys[f]) continue;
+                bm |= 1u << (f - first);
+                for (int c = 0; c < st[s].n; ++c) put_bits(&w, st[s].q[4 * f + (size_t)c], st[s].bits[c]);
+            }
+            ossa__store_u16(seg + 2 * i++, (uint16_t)bm);
+        }
+    }
+    memcpy(b + name_at, name, name_size);
+    ossa_free(allocator, seg_at);
+    return OSSA_OK;
+}

@@ -1,0 +1,80 @@
+/* Private: the animation builder's pieces. A clip resampled at its time points, the encoding
+ * of one sub-track (kind, keys, rotation format, ranges, widths, quantised values) at a local
+ * tolerance, its error as the runtime decodes it, the blob writer, and the search that picks
+ * local tolerances against the measured model-space error (animation_search.c). */
+#ifndef OSSA_OFFLINE_ANIMATION_CODEC_H
+#define OSSA_OFFLINE_ANIMATION_CODEC_H
+
+#include "ossa/offline/builders.h"
+#include "ossa/offline/raw_animation.h"
+#include "ossa/offline/raw_skeleton.h"
+
+/* A raw animation sampled at every time point (the union of its key times, plus 0 and the
+ * duration). Sub-track s = joint * 3 + channel has its samples at samples + s * frames * 4
+ * (x, y, z, w; w unused for translations and scales). Rotations are normalised and kept in
+ * one hemisphere from sample to sample. */
+typedef struct ossa__clip {
+    const ossa_allocator *allocator;
+    size_t joints, frames;
+    float duration;
+    float *ratios; /* [frames] time / duration, 0 first, 1 last */
+    bool uniform;  /* ratios[f] == f / (frames - 1) for every f (no time point table needed) */
+    float *samples;
+    uint8_t *own; /* [3 * joints * frames]: 1 where the sub-track has a key of its own (and at
+                     the first and last time points); lossless builds keep exactly these */
+} ossa__clip;
+
+/* One sub-track's encoding. */
+typedef struct ossa__subtrack {
+    int kind;          /* OSSA__KIND_DEFAULT, _CONSTANT or _ANIMATED */
+    int format;        /* rotation: dropped component 0..3 or OSSA__ROT_FULL; else 0 */
+    int n;             /* stored components, 3 or 4 */
+    float constant[4]; /* the value of a constant sub-track */
+    uint8_t bits[4];
+    float min[4], step[4];
+    uint8_t *keys; /* [frames] 1 where the time point is a key */
+    uint32_t *q;   /* [4 * frames] quantised components at the keys */
+    float *values; /* [4 * frames] scratch: the values encoded at the keys */
+    size_t key_count;
+    float error; /* measured local error (model-space units at the joint's radius) */
+} ossa__subtrack;
+
+ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_allocator *allocator,
+                            ossa_diag *diag);
+void ossa__clip_destroy(ossa__clip *clip);
+
+static inline const float *ossa__clip_samples(const ossa__clip *clip, size_t subtrack)
+{
+    return clip->samples + subtrack * clip->frames * 4;
+}
+
+/* Allocates the key and value arrays of `count` sub-tracks; false when out of memory. */
+bool ossa__subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count);
+void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count);
+
+/* Encodes sub-track s so that its local error (translation: distance; rotation: chord of a
+ * point at `radius`; scale: largest component error times `radius`) stays within
+ * `tolerance`; tolerance 0 keeps every time point at the widest quantisation and only
+ * exactly default or constant sub-tracks are stored as such. */
+void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, float radius, ossa__subtrack *out);
+
+/* The value the runtime decodes for sub-track `st` at time point f (4 floats). */
+void ossa__subtrack_decode(const ossa__clip *clip, size_t s, const ossa__subtrack *st, size_t f, float out[4]);
+
+/* The value the runtime decodes for sub-track `st` at `ratio` (in [0, 1]), 4 floats. */
+void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio,
+                                 float out[4]);
+
+/* Writes the blob of `subtracks` ([3 * clip->joints]). */
+ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *subtracks, const char *name,
+                                  const ossa_allocator *allocator, ossa_blob *out, ossa_diag *diag);
+
+/* Error-driven search (animation_search.c): encodes every sub-track of `clip` so that the
+ * model-space error measured on the blob the runtime decodes stays within the desc's
+ * tolerances, and writes that blob to `out`. */
+ossa_result ossa__animation_search(const ossa__clip *clip, const ossa_raw_animation *raw,
+                                   const ossa_raw_skeleton *skeleton,
+                                   const ossa_animation_build_desc *desc, const char *name, ossa_blob *out,
+                                   ossa_diag *diag);
+
+#endif /* OSSA_OFFLINE_ANIMATION_CODEC_H */

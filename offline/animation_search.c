@@ -1,0 +1,408 @@
+/* Error-driven encoding: local tolerances per sub-track, chosen against the model-space error
+ * measured on the blob the runtime decodes (see ossa_animation_build in
+ * ossa/offline/builders.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "animation_codec.h"
+#include "animation_format.h"
+#include "internal.h"
+#include "ossa/local_to_model_job.h"
+#include "ossa/sampling_job.h"
+#include "ossa/skeleton.h"
+
+/* Multiplier k of the local tolerances: searched by doubling or halving from 1 within these
+ * bounds, then by this many bisection steps (in log space). */
+#define K_MIN      (1.f / 1024.f)
+#define K_MAX      64.f
+#define BISECTIONS 5
+/* Per-sub-track loosening after the search: factors tried, largest first. */
+static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
+/* The fixed rate the error is also measured at (as ossa_measure_error's default). */
+#define FIXED_RATE 60.f
+
+typedef struct search {
+    const ossa__clip *clip;
+    const ossa_animation_build_desc *desc;
+    const char *name;
+    ossa_diag *diag;
+    size_t J, soa;
+    const int16_t *parents;
+    size_t *end;                         /* [J] one past the last joint of each subtree */
+    float *tol, *shell, *radius, *floor; /* [J] */
+    float *mult;                         /* [3 J] per sub-track factor of its local tolerance */
+    size_t M;                            /* measured samples: time points and fixed-rate times */
+    float *ratios;                       /* [M] ascending */
+    float *ref;                          /* [M * J * 12] reference points */
+    ossa_transform *local;               /* [M * J] decoded local transforms of the kept encoding */
+    ossa_float4x4 *model;                /* [M * J] their model-space matrices */
+    float *ratio_of;                     /* [M * J] error / tolerance of the kept encoding */
+    ossa_skeleton skeleton;
+    ossa_blob skeleton_blob;
+    ossa_soa_transform *pose; /* [soa] */
+    ossa_float4x4 *matrices;  /* [J] */
+    void *context_memory;
+    ossa_sampling_context *context;
+    ossa__subtrack *st; /* [3 J] */
+    ossa__subtrack trial;
+    float *values; /* [4 M] a trial's decoded values */
+    size_t evaluations;
+} search;
+
+static void points_of(const ossa_float4x4 *m, float shell, float out[12])
+{
+    ossa_float3 p[4];
+    ossa__joint_points(m, shell, p);
+    for (int k = 0; k < 4; ++k) out[3 * k] = p[k].x, out[3 * k + 1] = p[k].y, out[3 * k + 2] = p[k].z;
+}
+
+/* Largest distance between the points of matrix m and the reference points, as the error
+ * report (ossa_measure_error) computes it. */
+static float point_error(const ossa_float4x4 *m, float shell, const float *ref)
+{
+    ossa_float3 p[4];
+    ossa__joint_points(m, shell, p);
+    float e = 0.f;
+    for (int k = 0; k < 4; ++k)
+        e = fmaxf(e, ossa__point_distance(p[k], (ossa_float3){ref[3 * k], ref[3 * k + 1], ref[3 * k + 2]}));
+    return e;
+}
+
+static ossa_result model_space(search *s)
+{
+    const ossa_local_to_model_job job = {.skeleton = &s->skeleton,
+                                         .input = s->pose,
+                                         .input_count = s->soa,
+                                         .output = s->matrices,
+                                         .output_count = s->J};
+    return ossa_local_to_model_job_run(&job);
+}
+
+/* The measured times, as the error report takes them: every source key time and every
+ * fixed-rate sample (as ratios, distinct, ascending). */
+static bool sample_ratios(search *s, const ossa_raw_animation *raw)
+{
+    const ossa__clip *c = s->clip;
+    const size_t fixed = (size_t)ceilf(c->duration * FIXED_RATE) + 1;
+    size_t keys = 0;
+    float *times = ossa__source_key_times(raw, s->desc->allocator, &keys);
+    s->ratios = times ? ossa__calloc(s->desc->allocator, keys + fixed, sizeof *s->ratios) : NULL;
+    if (!s->ratios) {
+        ossa_free(s->desc->allocator, times);
+        return false;
+    }
+    memcpy(s->ratios, times, keys * sizeof *s->ratios);
+    ossa_free(s->desc->allocator, times);
+    for (size_t i = 0; i < fixed; ++i) s->ratios[keys + i] = ossa__fixed_time(i, FIXED_RATE, c->duration);
+    qsort(s->ratios, keys + fixed, sizeof *s->ratios, ossa__compare_floats);
+    size_t n = 1;
+    for (size_t i = 1; i < keys + fixed; ++i)
+        if (s->ratios[i] != s->ratios[n - 1]) s->ratios[n++] = s->ratios[i];
+    s->M = n;
+    /* Times to ratios only now: the report samples the built clip at time / duration. */
+    for (size_t i = 0; i < n; ++i) s->ratios[i] = s->ratios[i] / c->duration;
+    return true;
+}
+
+/* Reference points at every measured time, from the raw animation, by the report's path. */
+static void reference(search *s, const ossa_raw_animation *raw)
+{
+    ossa_transform *local = s->local;  /* scratch: the first J entries */
+    ossa_float4x4 *model = s->model;   /* scratch: the first J entries */
+    for (size_t m = 0; m < s->M; ++m) {
+        ossa_raw_animation_sample(raw, s->ratios[m] * raw->duration, local, s->J);
+        ossa__raw_to_model(s->parents, s->J, local, model);
+        for (size_t j = 0; j < s->J; ++j) points_of(&model[j], s->shell[j], s->ref + (m * s->J + j) * 12);
+    }
+}
+
+/* Measures the blob with the runtime: sampling job at every measured time, local-to-model,
+ * the points against the reference. Keeps the decoded poses and matrices (for loosen) and
+ * returns the largest error / tolerance; fills the stats' worst joint and time. */
+static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats)
+{
+    ossa_animation anim;
+    if (ossa_animation_init(&anim, blob->data, blob->size) != OSSA_OK) return INFINITY;
+    /* A new blob may sit where the last one was: the context must not trust the address. */
+    ossa_sampling_context_invalidate(s->context);
+    float worst = 0.f, worst_error = 0.f;
+    size_t worst_joint = 0, worst_m = 0;
+    for (size_t m = 0; m < s->M; ++m) {
+        const ossa_sampling_job job = {&anim, s->context, s->ratios[m], s->pose, s->soa};
+        if (ossa_sampling_job_run(&job) != OSSA_OK || model_space(s) != OSSA_OK) return INFINITY;
+        for (size_t j = 0; j < s->J; ++j) {
+            s->local[m * s->J + j] = ossa_soa_transform_get(&s->pose[j / 4], (int)(j % 4));
+            s->model[m * s->J + j] = s->matrices[j];
+            const float e = point_error(&s->matrices[j], s->shell[j], s->ref + (m * s->J + j) * 12);
+            const float ratio = e / s->tol[j];
+            s->ratio_of[m * s->J + j] = ratio;
+            if (ratio > worst) worst = ratio, worst_error = e, worst_joint = j, worst_m = m;
+        }
+    }
+    if (stats) {
+        stats->max_error = worst_error;
+        stats->error_ratio = worst;
+        stats->worst_joint = worst_joint;
+        stats->worst_time = s->ratios[worst_m] * s->clip->duration;
+    }
+    return worst;
+}
+
+static void encode_all(search *s, float k)
+{
+    for (size_t i = 0; i < 3 * s->J; ++i) {
+        const size_t j = i / 3;
+        ossa__subtrack_encode(s->clip, i, k * s->mult[i] * s->floor[j], s->radius[j], &s->st[i]);
+    }
+}
+
+/* The best passing candidate so far. */
+typedef struct best {
+    ossa_blob blob;
+    float k;
+    float ratio;
+    ossa_animation_build_stats stats;
+} best;
+
+/* Writes and measures the current encoding; keeps the blob in `b` when it passes and is not
+ * larger. Returns the measured ratio (INFINITY when writing failed: see *status). */
+static float evaluate(search *s, best *b, float k, ossa_result *status)
+{
+    ossa_blob blob = {0};
+    *status = ossa__animation_write(s->clip, s->st, s->name, s->desc->allocator, &blob, s->diag);
+    if (*status != OSSA_OK) return INFINITY;
+    ossa_animation_build_stats stats = {0};
+    const float ratio = measure(s, &blob, &stats);
+    ++s->evaluations;
+    if (ratio <= 1.f && (!b->blob.data || blob.size <= b->blob.size)) {
+        ossa_blob_destroy(&b->blob);
+        b->blob = blob, b->k = k, b->ratio = ratio, b->stats = stats;
+        return ratio;
+    }
+    ossa_blob_destroy(&blob);
+    return ratio;
+}
+
+/* Per-joint figures: tolerance, shell, subtree end, radius of the subtree (its farthest point
+ * from the joint over the clip) and the smallest tolerance in it. */
+static void joint_figures(search *s)
+{
+    const ossa_animation_build_desc *d = s->desc;
+    const float unit = d->unit_scale > 0.f ? d->unit_scale : 1.f;
+    const float shell = d->shell_distance > 0.f ? d->shell_distance : OSSA_BUILD_DEFAULT_SHELL_DISTANCE / unit;
+    for (size_t j = 0; j < s->J; ++j) s->tol[j] = d->tolerance, s->shell[j] = shell;
+    for (size_t i = 0; i < d->override_count; ++i) {
+        const ossa_joint_tolerance *o = &d->overrides[i];
+        s->tol[o->joint] = o->tolerance > 0.f ? o->tolerance : d->tolerance;
+        s->shell[o->joint] = o->shell_distance > 0.f ? o->shell_distance : shell;
+    }
+    for (size_t j = 0; j < s->J; ++j) s->radius[j] = s->shell[j], s->floor[j] = s->tol[j], s->end[j] = j + 1;
+    /* Depth-first: children after parents, so a reverse pass sees every child first. */
+    for (size_t j = s->J; j-- > 0;) {
+        const int p = s->parents[j];
+        if (p < 0) continue;
+        const float *t = ossa__clip_samples(s->clip, j * 3);
+        float reach = 0.f;
+        for (size_t f = 0; f < s->clip->frames; ++f)
+            reach = fmaxf(reach, sqrtf(t[4 * f] * t[4 * f] + t[4 * f + 1] * t[4 * f + 1] + t[4 * f + 2] * t[4 * f + 2]));
+        s->radius[p] = fmaxf(s->radius[p], reach + s->radius[j]);
+        s->floor[p] = fminf(s->floor[p], s->floor[j]);
+        s->end[p] = s->end[j] > s->end[p] ? s->end[j] : s->end[p];
+    }
+}
+
+/* Bits sub-track i costs in the blob with encoding `st`. */
+static size_t cost(const search *s, size_t i, const ossa__subtrack *st)
+{
+    if (st->kind == OSSA__KIND_DEFAULT) return 0;
+    if (st->kind == OSSA__KIND_CONSTANT) return i % 3 == OSSA__CH_ROTATION ? 64 : 96;
+    const size_t segments = (s->clip->frames - 1) / OSSA__SEGMENT_FRAMES + 1;
+    return st->key_count * ((size_t)st->bits[0] + st->bits[1] + st->bits[2] + st->bits[3]) + 16 * segments +
+           64 * (size_t)st->n + 40;
+}
+
+/* Tries sub-track i's tolerance times `factor`: decodes the trial encoding at every measured
+ * time and recomputes the model space of the joint's subtree from the kept poses. Keeps it
+ * (and updates the kept poses, matrices and ratios) when no joint of the subtree passes its
+ * tolerance and the encoding is smaller. */
+static bool try_loosen(search *s, size_t i, float k, float factor)
+{
+    const size_t j = i / 3, end = s->end[j], J = s->J, channel = i % 3;
+    ossa__subtrack *old = &s->st[i], *trial = &s->trial;
+    ossa__subtrack_encode(s->clip, i, k * s->mult[i] * factor * s->floor[j], s->radius[j], trial);
+    if (cost(s, i, trial) >= cost(s, i, old)) return false;
+    ossa_float4x4 *chain = s->matrices; /* [J] scratch: the subtree's new matrices */
+    for (size_t m = 0; m < s->M; ++m) {
+        float *v = s->values + 4 * m;
+        ossa__subtrack_decode_ratio(s->clip, i, trial, s->ratios[m], v);
+        ossa_transform t = s->local[m * J + j];
+        if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
+        if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
+        if (channel == OSSA__CH_SCALE) t.scale = (ossa_float3){v[0], v[1], v[2]};
+        for (size_t c = j; c < end; ++c) {
+            const ossa_transform *lt = c == j ? &t : &s->local[m * J + c];
+            const ossa_float4x4 lm = ossa_float4x4_from_transform(lt);
+            const int p = s->parents[c];
+            const ossa_float4x4 *pm = p < 0 ? NULL : ((size_t)p < j ? &s->model[m * J + (size_t)p] : &chain[p]);
+            chain[c] = pm ? ossa_float4x4_mul(pm, &lm) : lm;
+            if (point_error(&chain[c], s->shell[c], s->ref + (m * J + c) * 12) > s->tol[c]) return false;
+        }
+    }
+    /* Accepted: recompute and keep the subtree's matrices and ratios. */
+    for (size_t m = 0; m < s->M; ++m) {
+        const float *v = s->values + 4 * m;
+        ossa_transform *t = &s->local[m * J + j];
+        if (channel == OSSA__CH_TRANSLATION) t->translation = (ossa_float3){v[0], v[1], v[2]};
+        if (channel == OSSA__CH_ROTATION) t->rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
+        if (channel == OSSA__CH_SCALE) t->scale = (ossa_float3){v[0], v[1], v[2]};
+        for (size_t c = j; c < end; ++c) {
+            const ossa_float4x4 lm = ossa_float4x4_from_transform(&s->local[m * J + c]);
+            const int p = s->parents[c];
+            s->model[m * J + c] = p < 0 ? lm : ossa_float4x4_mul(&s->model[m * J + (size_t)p], &lm);
+        }
+    }
+    s->mult[i] *= factor;
+    ossa__subtrack swap = *old;
+    *old = *trial;
+    *trial = swap;
+    return true;
+}
+
+/* Loosens sub-tracks one at a time where the measured error leaves room (see try_loosen),
+ * then verifies the result with the runtime; keeps it only if it passes and is smaller. */
+static ossa_result loosen(search *s, best *b)
+{
+    encode_all(s, b->k);
+    if (!(measure(s, &b->blob, NULL) <= 1.f)) return OSSA_OK;
+    bool changed = false;
+    for (size_t f = 0; f < sizeof LOOSEN / sizeof *LOOSEN; ++f)
+        for (size_t i = 0; i < 3 * s->J; ++i)
+            if (s->st[i].kind != OSSA__KIND_DEFAULT) changed |= try_loosen(s, i, b->k, LOOSEN[f]);
+    if (!changed) return OSSA_OK;
+    ossa_result r;
+    evaluate(s, b, b->k, &r);
+    return r;
+}
+
+static void release(search *s)
+{
+    const ossa_allocator *a = s->desc->allocator;
+    if (s->st) ossa__subtracks_free(s->clip, s->st, 3 * s->J);
+    ossa__subtracks_free(s->clip, &s->trial, 1);
+    ossa_free(a, s->st), ossa_free(a, s->end);
+    ossa_free(a, s->tol), ossa_free(a, s->shell), ossa_free(a, s->radius), ossa_free(a, s->floor);
+    ossa_free(a, s->mult), ossa_free(a, s->ref), ossa_free(a, s->pose), ossa_free(a, s->matrices);
+    ossa_free(a, s->context_memory), ossa_free(a, s->ratios), ossa_free(a, s->local), ossa_free(a, s->model);
+    ossa_free(a, s->ratio_of), ossa_free(a, s->values);
+    ossa_blob_destroy(&s->skeleton_blob);
+}
+
+static bool allocate(search *s)
+{
+    const ossa_allocator *a = s->desc->allocator;
+    const size_t J = s->J ? s->J : 1, M = s->M;
+    size_t ref_count, mj;
+    if (!ossa__mul_size(M, J, &mj) || !ossa__mul_size(mj, 12, &ref_count)) return false;
+    s->end = ossa__calloc(a, J, sizeof *s->end);
+    s->tol = ossa__calloc(a, J, sizeof(float));
+    s->shell = ossa__calloc(a, J, sizeof(float));
+    s->radius = ossa__calloc(a, J, sizeof(float));
+    s->floor = ossa__calloc(a, J, sizeof(float));
+    s->mult = ossa__calloc(a, 3 * J, sizeof(float));
+    s->ref = ossa__calloc(a, ref_count, sizeof(float));
+    s->local = ossa__calloc(a, mj, sizeof *s->local);
+    s->model = ossa__calloc(a, mj, sizeof *s->model);
+    s->ratio_of = ossa__calloc(a, mj, sizeof *s->ratio_of);
+    s->values = ossa__calloc(a, 4 * M, sizeof *s->values);
+    s->pose = ossa_alloc(a, (s->soa + 1) * sizeof *s->pose);
+    s->matrices = ossa_alloc(a, J * sizeof *s->matrices);
+    const size_t ctx_size = ossa_sampling_context_size(s->J);
+    s->context_memory = ossa_alloc(a, ctx_size);
+    s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
+    if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->mult || !s->ref || !s->local ||
+        !s->model || !s->ratio_of || !s->values || !s->pose || !s->matrices || !s->context_memory || !s->st ||
+        !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
+        return false;
+    s->context = ossa_sampling_context_init(s->context_memory, ctx_size, s->J);
+    for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
+    return true;
+}
+
+/* k: doubled while the encoding passes, halved while it fails, then bisected between the last
+ * pass and fail. The measured error is not monotonic in k, so every passing encoding is a
+ * candidate and the smallest wins. */
+static ossa_result search_k(search *s, best *b)
+{
+    ossa_result r = OSSA_OK;
+    float k = 1.f, pass = 0.f, fail = 0.f;
+    encode_all(s, k);
+    if (evaluate(s, b, k, &r) <= 1.f)
+        pass = k;
+    else
+        fail = k;
+    while (r == OSSA_OK && (pass == 0.f || fail == 0.f) && k > K_MIN && k < K_MAX) {
+        k = pass > 0.f ? k * 2.f : k * .5f;
+        encode_all(s, k);
+        if (evaluate(s, b, k, &r) <= 1.f)
+            pass = k;
+        else
+            fail = k;
+    }
+    for (int i = 0; r == OSSA_OK && i < BISECTIONS && pass > 0.f && fail > 0.f; ++i) {
+        const float mid = sqrtf(pass * fail);
+        encode_all(s, mid);
+        if (evaluate(s, b, mid, &r) <= 1.f)
+            pass = mid;
+        else
+            fail = mid;
+    }
+    return r;
+}
+
+ossa_result ossa__animation_search(const ossa__clip *clip, const ossa_raw_animation *raw,
+                                   const ossa_raw_skeleton *skel, const ossa_animation_build_desc *desc,
+                                   const char *name, ossa_blob *out, ossa_diag *diag)
+{
+    search s;
+    memset(&s, 0, sizeof s);
+    s.clip = clip, s.desc = desc, s.name = name, s.diag = diag, s.J = clip->joints, s.soa = (clip->joints + 3) / 4;
+    best b;
+    memset(&b, 0, sizeof b);
+    ossa_result r = OSSA_OK;
+    if (!sample_ratios(&s, raw) || !allocate(&s)) {
+        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0,
+                          "out of memory measuring %zu joints at %zu times", s.J, s.M);
+        goto done;
+    }
+    if ((r = ossa_skeleton_build(skel, desc->allocator, &s.skeleton_blob, diag)) != OSSA_OK) goto done;
+    if ((r = ossa_skeleton_init(&s.skeleton, s.skeleton_blob.data, s.skeleton_blob.size)) != OSSA_OK) {
+        r = ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "skeleton view failed");
+        goto done;
+    }
+    s.parents = s.skeleton.parents;
+    joint_figures(&s);
+    reference(&s, raw);
+    if ((r = search_k(&s, &b)) != OSSA_OK) goto done;
+    if (b.blob.data) {
+        if ((r = loosen(&s, &b)) != OSSA_OK) goto done;
+    } else {
+        /* Nothing passed even at K_MIN: the quantisation floor is above the tolerance. Keep
+         * the tightest encoding and report what it measures. */
+        encode_all(&s, K_MIN);
+        if ((r = ossa__animation_write(clip, s.st, name, desc->allocator, &b.blob, diag)) != OSSA_OK) goto done;
+        measure(&s, &b.blob, &b.stats);
+    }
+    if (desc->stats) {
+        *desc->stats = b.stats;
+        ossa_animation anim;
+        if (ossa_animation_init(&anim, b.blob.data, b.blob.size) == OSSA_OK) desc->stats->key_count = anim.key_count;
+        desc->stats->evaluations = s.evaluations;
+    }
+    *out = b.blob;
+    b.blob = (ossa_blob){0};
+done:
+    ossa_blob_destroy(&b.blob);
+    release(&s);
+    return r;
+}

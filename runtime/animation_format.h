@@ -1,0 +1,98 @@
+/* Private: the animation blob layout (version 2) and the key decoding shared by the runtime
+ * (validation, sampling job) and the offline builder, which encodes with the same constants
+ * and measures its error with the same decoding. Not installed. The layout is documented in
+ * ossa/animation.h and docs/animation-format.md. */
+#ifndef OSSA_RUNTIME_ANIMATION_FORMAT_H
+#define OSSA_RUNTIME_ANIMATION_FORMAT_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ossa/maths.h"
+
+/* Header fields (byte offsets of little-endian 32-bit words). */
+enum {
+    OSSA__ANIM_DURATION = 0,
+    OSSA__ANIM_TRACK_COUNT = 4,
+    OSSA__ANIM_FRAME_COUNT = 8,
+    OSSA__ANIM_FLAGS = 12,
+    OSSA__ANIM_ANIMATED_COUNT = 16,
+    OSSA__ANIM_CONSTANT_COUNT = 20,
+    OSSA__ANIM_SEGMENT_COUNT = 24,
+    OSSA__ANIM_NAME_SIZE = 28,
+    OSSA__ANIM_DATA_SIZE = 32,
+    OSSA__ANIM_KEY_COUNT = 36,
+    OSSA__ANIM_RANGE_COUNT = 40,
+    OSSA__ANIM_HEADER_SIZE = 64 /* bytes 44..63 are reserved and zero */
+};
+
+/* Frames (time points) per segment: a segment's key bitmap is one 16-bit word per track. */
+enum { OSSA__SEGMENT_FRAMES = 16 };
+/* Bytes after the last segment, so that a key read may load 8 bytes at any bit position. */
+enum { OSSA__DATA_PADDING = 8 };
+/* Widest quantised component. */
+enum { OSSA__MAX_BITS = 24 };
+
+/* Kind of a (joint, channel) sub-track: 2 bits each in the kinds table. */
+enum { OSSA__KIND_DEFAULT = 0, OSSA__KIND_CONSTANT = 1, OSSA__KIND_ANIMATED = 2 };
+/* Channels, in the order of the sub-track index joint * 3 + channel. */
+enum { OSSA__CH_TRANSLATION = 0, OSSA__CH_ROTATION = 1, OSSA__CH_SCALE = 2 };
+/* Rotation formats: 0..3 = that component is dropped (stored as +sqrt(1 - others^2));
+ * 4 = all four components stored (normalised by the interpolation). Translations and scales
+ * use format 0 (three components). */
+enum { OSSA__ROT_FULL = 4 };
+
+/* Constant rotations: smallest three on 20 bits each, the dropped index in bits 60..61. */
+enum { OSSA__CONST_QUAT_BITS = 20 };
+
+static inline int ossa__format_components(int channel, int format)
+{
+    return channel == OSSA__CH_ROTATION && format == OSSA__ROT_FULL ? 4 : 3;
+}
+
+static inline uint32_t ossa__kind(const uint8_t *kinds, size_t subtrack)
+{
+    return (kinds[subtrack >> 2] >> (2 * (subtrack & 3))) & 3u;
+}
+
+/* `width` (<= 24) bits at bit `at` of `data` (LSB first); the data is padded so that 8 bytes
+ * can always be loaded. */
+static inline uint32_t ossa__read_bits(const uint8_t *data, size_t at, unsigned width)
+{
+    uint64_t word;
+    memcpy(&word, data + (at >> 3), sizeof word);
+    return (uint32_t)(word >> (at & 7)) & (uint32_t)((1ull << width) - 1u);
+}
+
+/* Count of set bits (portable; compilers turn it into popcnt where the target has it). */
+static inline unsigned ossa__popcount16(uint32_t v)
+{
+    v = v - ((v >> 1) & 0x5555u);
+    v = (v & 0x3333u) + ((v >> 2) & 0x3333u);
+    v = (v + (v >> 4)) & 0x0f0fu;
+    return (v + (v >> 8)) & 0x1fu;
+}
+
+/* A rotation from its stored components `c` (3, or 4 for OSSA__ROT_FULL). */
+static inline ossa_quat ossa__rotation_from(const float *c, int format)
+{
+    if (format == OSSA__ROT_FULL) return (ossa_quat){c[0], c[1], c[2], c[3]};
+    float q[4];
+    const float rest = 1.f - (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    for (int i = 0, j = 0; i < 4; ++i) q[i] = i == format ? sqrtf(rest > 0.f ? rest : 0.f) : c[j++];
+    return (ossa_quat){q[0], q[1], q[2], q[3]};
+}
+
+/* Constant rotation packing (the inverse of ossa__pack_constant_quat in the builder). */
+static inline ossa_quat ossa__unpack_constant_quat(uint32_t lo, uint32_t hi)
+{
+    const uint64_t bits = (uint64_t)lo | ((uint64_t)hi << 32);
+    const uint32_t mask = (1u << OSSA__CONST_QUAT_BITS) - 1u;
+    const float scale = 1.41421356237309504880f / (float)mask, offset = -0.70710678118654752440f;
+    float c[3];
+    for (int i = 0; i < 3; ++i) c[i] = (float)((bits >> (OSSA__CONST_QUAT_BITS * i)) & mask) * scale + offset;
+    return ossa__rotation_from(c, (int)((bits >> 60) & 3u));
+}
+
+#endif /* OSSA_RUNTIME_ANIMATION_FORMAT_H */
