@@ -29,8 +29,9 @@ enum {
 
 /* Frames (time points) per segment: a segment's key bitmap is one 16-bit word per track. */
 enum { OSSA__SEGMENT_FRAMES = 16 };
-/* Bytes after the last segment, so that a key read may load 8 bytes at any bit position. */
-enum { OSSA__DATA_PADDING = 8 };
+/* Bytes after the last segment, so that a key read may load 8 bytes at any bit position and
+ * the sampling job may load the bitmaps 8 at a time. */
+enum { OSSA__DATA_PADDING = 16 };
 /* Widest quantised component. */
 enum { OSSA__MAX_BITS = 24 };
 
@@ -78,10 +79,35 @@ static inline unsigned ossa__popcount16(uint32_t v)
 static inline ossa_quat ossa__rotation_from(const float *c, int format)
 {
     if (format == OSSA__ROT_FULL) return (ossa_quat){c[0], c[1], c[2], c[3]};
-    float q[4];
     const float rest = 1.f - (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-    for (int i = 0, j = 0; i < 4; ++i) q[i] = i == format ? sqrtf(rest > 0.f ? rest : 0.f) : c[j++];
-    return (ossa_quat){q[0], q[1], q[2], q[3]};
+    const float d = sqrtf(rest > 0.f ? rest : 0.f);
+    switch (format) {
+    case 0: return (ossa_quat){d, c[0], c[1], c[2]};
+    case 1: return (ossa_quat){c[0], d, c[1], c[2]};
+    case 2: return (ossa_quat){c[0], c[1], d, c[2]};
+    default: return (ossa_quat){c[0], c[1], c[2], d};
+    }
+}
+
+/* The n components of a key at bit `at`, widths w[0..n) (total `bits`): one 8-byte load when
+ * they fit in its 57 usable bits. */
+static inline void ossa__read_key(const uint8_t *data, size_t at, const uint8_t *w, int n, unsigned bits,
+                                  uint32_t q[4])
+{
+    if (bits <= 57) {
+        uint64_t word;
+        memcpy(&word, data + (at >> 3), sizeof word);
+        word >>= at & 7;
+        for (int c = 0; c < n; ++c) {
+            q[c] = (uint32_t)word & (uint32_t)((1ull << w[c]) - 1u);
+            word >>= w[c];
+        }
+        return;
+    }
+    for (int c = 0; c < n; ++c) {
+        q[c] = ossa__read_bits(data, at, w[c]);
+        at += w[c];
+    }
 }
 
 /* Constant rotation packing (the inverse of ossa__pack_constant_quat in the builder). */

@@ -26,12 +26,13 @@ struct ossa_sampling_context {
     size_t bound_frames;   /* its time point count */
     uint32_t segment;      /* segment whose bit offsets are in base[0] (segment + 1's in base[1]);
                               UINT32_MAX when none */
-    uint32_t *base[2];     /* [max_sub] bit offset of each animated sub-track's first key */
+    uint32_t *base[2];     /* [max_sub + 8] bit offset of each animated sub-track's first key */
     float *left, *right;   /* [max_sub] ratios of the cached keys of each animated sub-track: the
                               cache is valid while left <= ratio <= right */
+    uint32_t *frames;      /* [2 * max_sub] time points of the cached left and right keys */
     uint32_t *range_at;    /* [max_sub] first float of each sub-track's range table */
     uint16_t *target;      /* [max_sub] joint * 3 + channel of each animated sub-track */
-    uint8_t *key_bits;     /* [max_sub] bits of one key */
+    uint16_t *key_bits;    /* [max_sub + 8] bits of one key, 0 past the last sub-track */
     uint8_t *animated;     /* [3 * max_soa] channel c's group g has an animated lane */
     interp_float3 *translations; /* [max_soa] */
     interp_quat *rotations;      /* [max_soa] */
@@ -40,14 +41,23 @@ struct ossa_sampling_context {
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-enum { L_BASE0, L_BASE1, L_LEFT, L_RIGHT, L_RANGE, L_TARGET, L_BITS, L_ANIMATED, L_T, L_R, L_S, L_END };
+enum { L_BASE0, L_BASE1, L_LEFT, L_RIGHT, L_FRAMES, L_RANGE, L_TARGET, L_BITS, L_ANIMATED, L_T, L_R, L_S, L_END };
 
 static size_t layout(size_t max_soa, size_t offsets[L_END])
 {
     const size_t max_sub = 3 * 4 * max_soa;
-    const size_t sizes[L_END] = {
-        max_sub * 4, max_sub * 4, max_sub * 4, max_sub * 4, max_sub * 4, max_sub * 2, max_sub, 3 * max_soa,
-        max_soa * sizeof(interp_float3), max_soa * sizeof(interp_quat), max_soa * sizeof(interp_float3)};
+    const size_t sizes[L_END] = {(max_sub + 8) * 4,
+                                 (max_sub + 8) * 4,
+                                 max_sub * 4,
+                                 max_sub * 4,
+                                 2 * max_sub * 4,
+                                 max_sub * 4,
+                                 max_sub * 2,
+                                 (max_sub + 8) * 2,
+                                 3 * max_soa,
+                                 max_soa * sizeof(interp_float3),
+                                 max_soa * sizeof(interp_quat),
+                                 max_soa * sizeof(interp_float3)};
     size_t at = align16(sizeof(struct ossa_sampling_context));
     for (int i = 0; i < L_END; ++i) {
         offsets[i] = at;
@@ -78,9 +88,10 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
     ctx->base[1] = (uint32_t *)(void *)(base + offsets[L_BASE1]);
     ctx->left = (float *)(void *)(base + offsets[L_LEFT]);
     ctx->right = (float *)(void *)(base + offsets[L_RIGHT]);
+    ctx->frames = (uint32_t *)(void *)(base + offsets[L_FRAMES]);
     ctx->range_at = (uint32_t *)(void *)(base + offsets[L_RANGE]);
     ctx->target = (uint16_t *)(void *)(base + offsets[L_TARGET]);
-    ctx->key_bits = base + offsets[L_BITS];
+    ctx->key_bits = (uint16_t *)(void *)(base + offsets[L_BITS]);
     ctx->animated = base + offsets[L_ANIMATED];
     ctx->translations = (interp_float3 *)(void *)(base + offsets[L_T]);
     ctx->rotations = (interp_quat *)(void *)(base + offsets[L_R]);
@@ -132,30 +143,44 @@ static inline unsigned highest_bit(uint32_t bits)
 #endif
 }
 
-static void set_float3(interp_float3 *cache, size_t lane, float r0, float r1, const float v0[3], const float v1[3])
+/* Writes key k (0 left, 1 right) of a lane: its ratio and value (3 or 4 floats). */
+static inline void set_key(ossa_sampling_context *ctx, int channel, size_t lane, int k, float ratio, const float *v)
 {
-    interp_float3 *c = &cache[lane / 4];
-    const size_t l = lane % 4;
-    c->ratio[0][l] = r0, c->ratio[1][l] = r1;
-    c->value[0].x[l] = v0[0], c->value[0].y[l] = v0[1], c->value[0].z[l] = v0[2];
-    c->value[1].x[l] = v1[0], c->value[1].y[l] = v1[1], c->value[1].z[l] = v1[2];
+    const size_t g = lane / 4, l = lane % 4;
+    if (channel == OSSA__CH_ROTATION) {
+        interp_quat *c = &ctx->rotations[g];
+        c->ratio[k][l] = ratio;
+        c->value[k].x[l] = v[0], c->value[k].y[l] = v[1], c->value[k].z[l] = v[2], c->value[k].w[l] = v[3];
+        return;
+    }
+    interp_float3 *c = channel == OSSA__CH_SCALE ? &ctx->scales[g] : &ctx->translations[g];
+    c->ratio[k][l] = ratio;
+    c->value[k].x[l] = v[0], c->value[k].y[l] = v[1], c->value[k].z[l] = v[2];
 }
 
-static void set_quat(interp_quat *cache, size_t lane, float r0, float r1, ossa_quat q0, ossa_quat q1)
+/* Copies a lane's key `from` into key `to`: forward playback moves onto the next key (the
+ * right key becomes the left one), backward playback the other way. */
+static inline void move_key(ossa_sampling_context *ctx, int channel, size_t lane, int from, int to)
 {
-    interp_quat *c = &cache[lane / 4];
-    const size_t l = lane % 4;
-    c->ratio[0][l] = r0, c->ratio[1][l] = r1;
-    c->value[0].x[l] = q0.x, c->value[0].y[l] = q0.y, c->value[0].z[l] = q0.z, c->value[0].w[l] = q0.w;
-    c->value[1].x[l] = q1.x, c->value[1].y[l] = q1.y, c->value[1].z[l] = q1.z, c->value[1].w[l] = q1.w;
+    const size_t g = lane / 4, l = lane % 4;
+    if (channel == OSSA__CH_ROTATION) {
+        interp_quat *c = &ctx->rotations[g];
+        c->ratio[to][l] = c->ratio[from][l];
+        c->value[to].x[l] = c->value[from].x[l], c->value[to].y[l] = c->value[from].y[l];
+        c->value[to].z[l] = c->value[from].z[l], c->value[to].w[l] = c->value[from].w[l];
+        return;
+    }
+    interp_float3 *c = channel == OSSA__CH_SCALE ? &ctx->scales[g] : &ctx->translations[g];
+    c->ratio[to][l] = c->ratio[from][l];
+    c->value[to].x[l] = c->value[from].x[l], c->value[to].y[l] = c->value[from].y[l];
+    c->value[to].z[l] = c->value[from].z[l];
 }
 
 /* Binds `a`: default and constant sub-tracks are written once into both cached keys of their
  * lane; animated ones are marked stale. */
 static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
 {
-    static const float zero[3] = {0.f, 0.f, 0.f}, one[3] = {1.f, 1.f, 1.f};
-    const ossa_quat identity = {0.f, 0.f, 0.f, 1.f};
+    static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
     const size_t lanes = a->soa_count * 4;
     memset(ctx->animated, 0, 3 * ctx->max_soa);
     size_t word = 0, animated = 0, range = 0;
@@ -168,33 +193,31 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
                 const uint8_t *w = &a->bits[4 * animated];
                 ctx->target[animated] = (uint16_t)s;
                 ctx->range_at[animated] = (uint32_t)range;
-                ctx->key_bits[animated] = (uint8_t)(w[0] + w[1] + w[2] + w[3]);
+                ctx->key_bits[animated] = (uint16_t)(w[0] + w[1] + w[2] + w[3]);
                 ctx->left[animated] = INFINITY, ctx->right[animated] = -INFINITY;
+                ctx->frames[2 * animated] = ctx->frames[2 * animated + 1] = UINT32_MAX;
                 ctx->animated[(size_t)c * ctx->max_soa + j / 4] = 1;
                 range += 2 * (size_t)n;
                 ++animated;
                 continue;
             }
-            if (c == OSSA__CH_ROTATION) {
-                ossa_quat q = identity;
-                if (kind == OSSA__KIND_CONSTANT) {
-                    q = ossa__unpack_constant_quat(a->constants[word], a->constants[word + 1]);
-                    word += 2;
-                }
-                set_quat(ctx->rotations, j, 0.f, 1.f, q, q);
-                continue;
-            }
-            float v[3];
-            memcpy(v, c == OSSA__CH_SCALE ? one : zero, sizeof v);
-            if (kind == OSSA__KIND_CONSTANT) {
-                memcpy(v, &a->constants[word], sizeof v);
+            float v[4];
+            memcpy(v, defaults[c], sizeof v);
+            if (kind == OSSA__KIND_CONSTANT && c == OSSA__CH_ROTATION) {
+                const ossa_quat q = ossa__unpack_constant_quat(a->constants[word], a->constants[word + 1]);
+                v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+                word += 2;
+            } else if (kind == OSSA__KIND_CONSTANT) {
+                memcpy(v, &a->constants[word], 3 * sizeof(float));
                 word += 3;
             }
-            set_float3(c == OSSA__CH_SCALE ? ctx->scales : ctx->translations, j, 0.f, 1.f, v, v);
+            set_key(ctx, c, j, 0, 0.f, v);
+            set_key(ctx, c, j, 1, 1.f, v);
         }
     }
-    /* Padding sub-tracks are never stale. */
+    /* Padding sub-tracks are never stale and cost no bits. */
     for (size_t i = animated; i < (animated + 3) / 4 * 4; ++i) ctx->left[i] = -INFINITY, ctx->right[i] = INFINITY;
+    for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[i] = 0;
     ctx->bound = a->kinds;
     ctx->bound_animated = a->animated_count;
     ctx->bound_frames = a->frame_count;
@@ -207,22 +230,32 @@ static inline uint32_t bitmap(const ossa_animation *a, size_t segment, size_t i)
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8);
 }
 
-/* Bit offsets of every animated sub-track's first key in `segment` (none past the last). */
+/* Bit offsets of every animated sub-track's first key in `segment` (none past the last):
+ * prefix sums of popcount(bitmap) x key bits, 8 sub-tracks at a time (the data's padding
+ * covers the loads past the last bitmap, and their key bits are 0). */
 static void segment_bases(const ossa_animation *a, const ossa_sampling_context *ctx, size_t segment, uint32_t *out)
 {
     if (segment >= a->segment_count) return;
     const size_t n = a->animated_count;
-    uint32_t at = (a->segment_offsets[segment] + 2 * (uint32_t)n) * 8u;
     const uint8_t *p = a->data + a->segment_offsets[segment];
-    for (size_t i = 0; i < n; ++i) {
-        out[i] = at;
-        at += ossa__popcount16((uint32_t)p[2 * i] | ((uint32_t)p[2 * i + 1] << 8)) * ctx->key_bits[i];
+    uint32_t at = (a->segment_offsets[segment] + 2 * (uint32_t)n) * 8u;
+    for (size_t i = 0; i < n; i += 8) {
+        const v4i bits = v8u16_mullo(v8u16_popcount(v8u16_loadu(p + 2 * i)),
+                                     v8u16_loadu((const uint8_t *)(ctx->key_bits + i)));
+        const v4i inclusive = v8u16_prefix(bits);
+        const v4i exclusive = v8u16_sub(inclusive, bits);
+        const v4i start = v4i_set1((int32_t)at);
+        v4i_storeu(out + i, v4i_add(start, v8u16_lo32(exclusive)));
+        v4i_storeu(out + i + 4, v4i_add(start, v8u16_hi32(exclusive)));
+        at += v8u16_last(inclusive);
     }
 }
 
+/* Frame counts are below 2^32 (validated), and 32-bit conversions to float are one
+ * instruction where 64-bit unsigned ones are not. */
 static inline float frame_ratio(const ossa_animation *a, size_t frame)
 {
-    return a->timepoints ? a->timepoints[frame] : (float)frame / (float)(a->frame_count - 1);
+    return a->timepoints ? a->timepoints[frame] : (float)(int32_t)frame / (float)(int32_t)(a->frame_count - 1);
 }
 
 /* Last time point at or before `ratio`, at most frame_count - 2 (so a next one exists). */
@@ -246,48 +279,73 @@ static size_t frame_of(const ossa_animation *a, float ratio)
     return f < last ? f : last;
 }
 
-/* Decodes the key of animated sub-track i at bit `at` into `v` (3 or 4 components). */
+/* Decodes the key of animated sub-track i at bit `at` into `v` (a rotation as x, y, z, w). */
 static inline void decode_key(const ossa_animation *a, const ossa_sampling_context *ctx, size_t i, size_t at,
-                              int n, float v[4])
+                              int channel, float v[4])
 {
+    const int format = a->formats[i], n = ossa__format_components(channel, format);
     const float *range = a->ranges + ctx->range_at[i];
-    const uint8_t *w = &a->bits[4 * i];
-    for (int c = 0; c < n; ++c) {
-        const uint32_t q = ossa__read_bits(a->data, at, w[c]);
-        at += w[c];
-        v[c] = range[c] + (float)q * range[n + c];
+    OSSA_ALIGNAS(16) uint32_t q[4] = {0, 0, 0, 0};
+    ossa__read_key(a->data, at, &a->bits[4 * i], n, ctx->key_bits[i], q);
+    /* min + q * step, the components in lanes: the ranges are min[n] then step[n], so both
+     * loads stay inside the blob (the segment table follows the ranges). */
+    OSSA_ALIGNAS(16) float c[4];
+    v4f_store(c, v4f_madd(v4i_to_f(v4i_load((const int32_t *)(const void *)q)), v4f_loadu(range + n),
+                          v4f_loadu(range)));
+    if (channel != OSSA__CH_ROTATION) {
+        v[0] = c[0], v[1] = c[1], v[2] = c[2], v[3] = 0.f;
+        return;
     }
+    const ossa_quat r = ossa__rotation_from(c, format);
+    v[0] = r.x, v[1] = r.y, v[2] = r.z, v[3] = r.w;
 }
 
-/* Reloads the two keys around time point `frame` (in `segment`) of animated sub-track i. */
+/* Reloads the two keys around time point `frame` (in `segment`) of animated sub-track i; a
+ * key already cached (the old right key becomes the left one in forward playback, the old
+ * left the right one backward) is moved, not decoded again. */
 static void refresh(const ossa_animation *a, ossa_sampling_context *ctx, size_t i, size_t frame, size_t segment)
 {
-    const unsigned local = (unsigned)(frame - segment * OSSA__SEGMENT_FRAMES);
+    const size_t first = segment * OSSA__SEGMENT_FRAMES;
+    const unsigned local = (unsigned)(frame - first);
     const uint32_t bm = bitmap(a, segment, i);
     const uint32_t upto = (2u << local) - 1u;
     const unsigned lb = highest_bit(bm & upto);
     const unsigned kb = ctx->key_bits[i];
-    const size_t left_at = ctx->base[0][i] + ossa__popcount16(bm & ((1u << lb) - 1u)) * kb;
+    const size_t left_frame = first + lb;
     size_t right_at, right_frame;
     if (bm & ~upto) {
         const unsigned rb = lowest_bit(bm & ~upto);
         right_at = ctx->base[0][i] + ossa__popcount16(bm & ((1u << rb) - 1u)) * kb;
-        right_frame = segment * OSSA__SEGMENT_FRAMES + rb;
+        right_frame = first + rb;
     } else {
         right_at = ctx->base[1][i];
-        right_frame = (segment + 1) * OSSA__SEGMENT_FRAMES;
+        right_frame = first + OSSA__SEGMENT_FRAMES;
     }
-    const float r0 = frame_ratio(a, segment * OSSA__SEGMENT_FRAMES + lb), r1 = frame_ratio(a, right_frame);
-    ctx->left[i] = r0, ctx->right[i] = r1;
     const size_t s = ctx->target[i], joint = s / 3;
-    const int c = (int)(s % 3), format = a->formats[i], n = ossa__format_components(c, format);
-    float v0[4], v1[4];
-    decode_key(a, ctx, i, left_at, n, v0);
-    decode_key(a, ctx, i, right_at, n, v1);
-    if (c == OSSA__CH_ROTATION)
-        set_quat(ctx->rotations, joint, r0, r1, ossa__rotation_from(v0, format), ossa__rotation_from(v1, format));
-    else
-        set_float3(c == OSSA__CH_SCALE ? ctx->scales : ctx->translations, joint, r0, r1, v0, v1);
+    const int channel = (int)(s % 3);
+    float v[4];
+    uint32_t have_left = ctx->frames[2 * i], have_right = ctx->frames[2 * i + 1];
+    if (have_right == left_frame) {
+        move_key(ctx, channel, joint, 1, 0);
+        have_left = (uint32_t)left_frame, have_right = UINT32_MAX;
+    } else if (have_left == right_frame) {
+        move_key(ctx, channel, joint, 0, 1);
+        have_right = (uint32_t)right_frame, have_left = UINT32_MAX;
+    }
+    if (have_left != left_frame) {
+        decode_key(a, ctx, i, ctx->base[0][i] + ossa__popcount16(bm & ((1u << lb) - 1u)) * kb, channel, v);
+        set_key(ctx, channel, joint, 0, frame_ratio(a, left_frame), v);
+    }
+    if (have_right != right_frame) {
+        decode_key(a, ctx, i, right_at, channel, v);
+        set_key(ctx, channel, joint, 1, frame_ratio(a, right_frame), v);
+    }
+    ctx->frames[2 * i] = (uint32_t)left_frame, ctx->frames[2 * i + 1] = (uint32_t)right_frame;
+    const size_t g = joint / 4, l = joint % 4;
+    const float *ratios = channel == OSSA__CH_ROTATION ? ctx->rotations[g].ratio[0]
+                                                       : (channel == OSSA__CH_SCALE ? ctx->scales[g].ratio[0]
+                                                                                    : ctx->translations[g].ratio[0]);
+    ctx->left[i] = ratios[l], ctx->right[i] = ratios[4 + l];
 }
 
 /* Refreshes every animated sub-track whose cached keys do not bracket `ratio`: four
@@ -299,7 +357,7 @@ static void update(const ossa_animation *a, ossa_sampling_context *ctx, float ra
     size_t frame = SIZE_MAX, segment = 0;
     for (size_t i = 0; i < a->animated_count; i += 4) {
         const v4f stale = v4f_or(v4f_cmplt(r, v4f_load(ctx->left + i)), v4f_cmplt(v4f_load(ctx->right + i), r));
-        for (unsigned mask = (unsigned)v4f_movemask(stale); mask; mask &= mask - 1) {
+        for (unsigned mask = v4f_movemask(stale); mask; mask &= mask - 1) {
             if (frame == SIZE_MAX) {
                 frame = frame_of(a, ratio);
                 segment = frame / OSSA__SEGMENT_FRAMES;

@@ -103,6 +103,36 @@ static inline v4f v4f_from_half(v4i h)
     return v4f_or(v4f_or(scaled, infnanexp), v4i_as_f(sign));
 }
 
+/* ---- 8 x u16 (key bitmaps) ---- */
+static inline v4i v8u16_loadu(const uint8_t *p) { return simde_mm_loadu_si128((const simde__m128i *)(const void *)p); }
+static inline v4i v8u16_set1(uint16_t v) { return simde_mm_set1_epi16((int16_t)v); }
+static inline v4i v8u16_add(v4i a, v4i b) { return simde_mm_add_epi16(a, b); }
+static inline v4i v8u16_sub(v4i a, v4i b) { return simde_mm_sub_epi16(a, b); }
+static inline v4i v8u16_mullo(v4i a, v4i b) { return simde_mm_mullo_epi16(a, b); }
+static inline void v4i_storeu(uint32_t *p, v4i v) { simde_mm_storeu_si128((simde__m128i *)(void *)p, v); }
+static inline v4i v8u16_lo32(v4i a) { return simde_mm_unpacklo_epi16(a, simde_mm_setzero_si128()); }
+static inline v4i v8u16_hi32(v4i a) { return simde_mm_unpackhi_epi16(a, simde_mm_setzero_si128()); }
+static inline uint32_t v8u16_last(v4i a) { return (uint32_t)simde_mm_extract_epi16(a, 7) & 0xffffu; }
+#define V8U16_SRL(v, n)       simde_mm_srli_epi16((v), (n))
+#define V128_SHIFT_BYTES(v, n) simde_mm_slli_si128((v), (n))
+
+/* Population count of each 16-bit lane. */
+static inline v4i v8u16_popcount(v4i v)
+{
+    v = v8u16_sub(v, v4i_and(V8U16_SRL(v, 1), v8u16_set1(0x5555)));
+    v = v8u16_add(v4i_and(v, v8u16_set1(0x3333)), v4i_and(V8U16_SRL(v, 2), v8u16_set1(0x3333)));
+    v = v4i_and(v8u16_add(v, V8U16_SRL(v, 4)), v8u16_set1(0x0f0f));
+    return v4i_and(v8u16_add(v, V8U16_SRL(v, 8)), v8u16_set1(0x1f));
+}
+
+/* Inclusive prefix sums of the 8 lanes. */
+static inline v4i v8u16_prefix(v4i v)
+{
+    v = v8u16_add(v, V128_SHIFT_BYTES(v, 2));
+    v = v8u16_add(v, V128_SHIFT_BYTES(v, 4));
+    return v8u16_add(v, V128_SHIFT_BYTES(v, 8));
+}
+
 /* ---- SoA helpers ---- */
 typedef struct v4f3 {
     v4f x, y, z;
