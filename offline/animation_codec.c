@@ -593,33 +593,82 @@ static void put_bits(bit_writer *w, uint32_t value, unsigned width)
 
 static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
 
+/* Segment range of component c of `st` in segment g: base and width (see
+ * OSSA__FORMAT_SEGMENT_RANGES); *keys the keys in the segment. */
+static void segment_range(const ossa__clip *clip, const ossa__subtrack *st, size_t g, int c, uint32_t *base,
+                          unsigned *width, size_t *keys)
+{
+    const size_t first = g * OSSA__SEGMENT_FRAMES;
+    const size_t end = first + OSSA__SEGMENT_FRAMES < clip->frames ? first + OSSA__SEGMENT_FRAMES : clip->frames;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    *keys = 0;
+    for (size_t f = first; f < end; ++f) {
+        if (!st->keys[f]) continue;
+        const uint32_t q = st->q[4 * f + (size_t)c];
+        lo = q < lo ? q : lo, hi = q > hi ? q : hi;
+        ++*keys;
+    }
+    const unsigned shift = ossa__segment_shift(st->bits[c]);
+    *base = lo >> shift;
+    const uint32_t span = hi - (*base << shift);
+    unsigned w = 0;
+    while (w < st->bits[c] && ((1u << w) - 1u) < span) ++w;
+    *width = w;
+}
+
+/* Whether segment ranges make `st`'s keys smaller, counting their 2 bytes per component. */
+static bool use_segment_ranges(const ossa__clip *clip, const ossa__subtrack *st, size_t segments)
+{
+    size_t with = 0, without = 0;
+    for (size_t g = 0; g < segments; ++g)
+        for (int c = 0; c < st->n; ++c) {
+            uint32_t base;
+            unsigned width;
+            size_t keys;
+            segment_range(clip, st, g, c, &base, &width, &keys);
+            with += 16 + keys * width;
+            without += keys * st->bits[c];
+        }
+    return with < without;
+}
+
 ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *st, const char *name,
                                   const ossa_allocator *allocator, ossa_blob *out, ossa_diag *diag)
 {
     const size_t J = clip->joints, F = clip->frames, S = 3 * J;
     const size_t segments = (F - 1) / OSSA__SEGMENT_FRAMES + 1;
-    size_t animated = 0, constants = 0, const_words = 0, ranges = 0, keys = 0;
+    size_t animated = 0, constants = 0, const_words = 0, ranges = 0, keys = 0, entries = 0;
+    uint8_t *ranged = ossa__calloc(allocator, S ? S : 1, 1);
+    size_t *seg_at = ossa__calloc(allocator, segments + 1, sizeof *seg_at);
+    if (!ranged || !seg_at) {
+        ossa_free(allocator, ranged), ossa_free(allocator, seg_at);
+        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory writing");
+    }
     for (size_t s = 0; s < S; ++s) {
         if (st[s].kind == OSSA__KIND_CONSTANT) ++constants, const_words += s % 3 == OSSA__CH_ROTATION ? 2 : 3;
         if (st[s].kind != OSSA__KIND_ANIMATED) continue;
         ++animated;
         ranges += 2 * (size_t)st[s].n;
         for (size_t f = 0; f < F; ++f) keys += st[s].keys[f];
+        ranged[s] = use_segment_ranges(clip, &st[s], segments);
+        if (ranged[s]) entries += 2 * (size_t)st[s].n;
     }
     /* Segment sizes. */
-    size_t *seg_at = ossa__calloc(allocator, segments + 1, sizeof *seg_at);
-    if (!seg_at) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory writing");
     size_t data = 0;
     for (size_t g = 0; g < segments; ++g) {
         seg_at[g] = data;
         size_t bits = 0;
-        const size_t end = (g + 1) * OSSA__SEGMENT_FRAMES < F ? (g + 1) * OSSA__SEGMENT_FRAMES : F;
         for (size_t s = 0; s < S; ++s) {
             if (st[s].kind != OSSA__KIND_ANIMATED) continue;
-            const unsigned w = (unsigned)st[s].bits[0] + st[s].bits[1] + st[s].bits[2] + st[s].bits[3];
-            for (size_t f = g * OSSA__SEGMENT_FRAMES; f < end; ++f) bits += st[s].keys[f] * (size_t)w;
+            for (int c = 0; c < st[s].n; ++c) {
+                uint32_t base;
+                unsigned width;
+                size_t n;
+                segment_range(clip, &st[s], g, c, &base, &width, &n);
+                bits += n * (ranged[s] ? width : st[s].bits[c]);
+            }
         }
-        data += 2 * animated + (bits + 7) / 8;
+        data += 2 * animated + entries + (bits + 7) / 8;
     }
     seg_at[segments] = data;
     const size_t data_size = data + OSSA__DATA_PADDING;
@@ -643,15 +692,15 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
     at = align4(at + data_size);
     const size_t name_at = at;
     at += name_size;
-    if (animated > UINT32_MAX || data_size > UINT32_MAX || keys > UINT32_MAX || F > UINT32_MAX) {
-        ossa_free(allocator, seg_at);
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                             "animation too large for 32-bit offsets (%zu bytes of keys)", data_size);
+    ossa_result r = OSSA_OK;
+    if (animated > UINT32_MAX || data_size > UINT32_MAX || keys > UINT32_MAX || F > INT32_MAX) {
+        r = ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
+                          "animation too large for 32-bit offsets (%zu time points, %zu bytes of keys)", F, data_size);
+        goto done;
     }
-    ossa_result r = ossa_blob_create(out, (at + 15) & ~(size_t)15, allocator);
-    if (r != OSSA_OK) {
-        ossa_free(allocator, seg_at);
-        return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte animation", at);
+    if ((r = ossa_blob_create(out, (at + 15) & ~(size_t)15, allocator)) != OSSA_OK) {
+        r = ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte animation", at);
+        goto done;
     }
     uint8_t *b = out->data;
     memset(b, 0, out->size);
@@ -682,7 +731,7 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
             }
         }
         if (st[s].kind != OSSA__KIND_ANIMATED) continue;
-        b[formats_at + ai] = (uint8_t)st[s].format;
+        b[formats_at + ai] = (uint8_t)(st[s].format | (ranged[s] ? OSSA__FORMAT_SEGMENT_RANGES : 0));
         for (int c = 0; c < 4; ++c) b[bits_at + 4 * ai + (size_t)c] = st[s].bits[c];
         for (int c = 0; c < st[s].n; ++c) ossa__store_f32(b + ranges_at + 4 * ri++, st[s].min[c]);
         for (int c = 0; c < st[s].n; ++c) ossa__store_f32(b + ranges_at + 4 * ri++, st[s].step[c]);
@@ -691,22 +740,36 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
     for (size_t g = 0; g <= segments; ++g) ossa__store_u32(b + offsets_at + 4 * g, (uint32_t)seg_at[g]);
     for (size_t g = 0; g < segments; ++g) {
         uint8_t *seg = b + data_at + seg_at[g];
-        bit_writer w = {seg, 2 * animated * 8};
+        uint8_t *entry = seg + 2 * animated;
+        bit_writer w = {seg, (2 * animated + entries) * 8};
         const size_t first = g * OSSA__SEGMENT_FRAMES;
         const size_t end = first + OSSA__SEGMENT_FRAMES < F ? first + OSSA__SEGMENT_FRAMES : F;
         size_t i = 0;
         for (size_t s = 0; s < S; ++s) {
             if (st[s].kind != OSSA__KIND_ANIMATED) continue;
+            uint32_t qbase[4] = {0, 0, 0, 0};
+            unsigned width[4];
+            for (int c = 0; c < st[s].n; ++c) {
+                width[c] = st[s].bits[c];
+                if (!ranged[s]) continue;
+                uint32_t base;
+                size_t n;
+                segment_range(clip, &st[s], g, c, &base, &width[c], &n);
+                *entry++ = (uint8_t)base, *entry++ = (uint8_t)width[c];
+                qbase[c] = base << ossa__segment_shift(st[s].bits[c]);
+            }
             uint32_t bm = 0;
             for (size_t f = first; f < end; ++f) {
                 if (!st[s].keys[f]) continue;
                 bm |= 1u << (f - first);
-                for (int c = 0; c < st[s].n; ++c) put_bits(&w, st[s].q[4 * f + (size_t)c], st[s].bits[c]);
+                for (int c = 0; c < st[s].n; ++c) put_bits(&w, st[s].q[4 * f + (size_t)c] - qbase[c], width[c]);
             }
             ossa__store_u16(seg + 2 * i++, (uint16_t)bm);
         }
     }
     memcpy(b + name_at, name, name_size);
+done:
+    ossa_free(allocator, ranged);
     ossa_free(allocator, seg_at);
-    return OSSA_OK;
+    return r;
 }

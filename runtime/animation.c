@@ -38,7 +38,7 @@ static ossa_result validate_tracks(const ossa_animation *a, const uint8_t *chann
 {
     size_t r = 0;
     for (size_t i = 0; i < a->animated_count; ++i) {
-        const int format = a->formats[i];
+        const int format = a->formats[i] & OSSA__FORMAT_MASK;
         if (channel[i] == OSSA__CH_ROTATION ? format > OSSA__ROT_FULL : format != 0) return OSSA_ERROR_INVALID_ANIMATION;
         const int n = ossa__format_components(channel[i], format);
         key_bits[i] = 0;
@@ -72,30 +72,50 @@ static ossa_result validate_tracks(const ossa_animation *a, const uint8_t *chann
     return OSSA_OK;
 }
 
-/* Segment table and bitmaps: every key a sampling job may read lies inside its segment. */
-static ossa_result validate_segments(const ossa_animation *a, const unsigned *key_bits, size_t *key_count)
+/* Bytes of segment range entries in every segment (see OSSA__FORMAT_SEGMENT_RANGES). */
+static size_t entries_size(const ossa_animation *a, const uint8_t *channel)
 {
-    const size_t A = a->animated_count, F = a->frame_count;
+    size_t bytes = 0;
+    for (size_t i = 0; i < a->animated_count; ++i)
+        if (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) bytes += 2u * (size_t)ossa__format_components(channel[i], a->formats[i]);
+    return bytes;
+}
+
+/* Segment table, bitmaps and segment ranges: every key a sampling job may read lies inside
+ * its segment. */
+static ossa_result validate_segments(const ossa_animation *a, const uint8_t *channel, const unsigned *key_bits,
+                                     size_t *key_count)
+{
+    const size_t A = a->animated_count, F = a->frame_count, E = entries_size(a, channel);
     if (a->segment_offsets[0] != 0 || (size_t)a->segment_offsets[a->segment_count] + OSSA__DATA_PADDING != a->data_size)
         return OSSA_ERROR_INVALID_ANIMATION;
     size_t keys = 0;
     for (size_t s = 0; s < a->segment_count; ++s) {
         const size_t begin = a->segment_offsets[s], end = a->segment_offsets[s + 1];
-        if (end < begin || end - begin < 2 * A) return OSSA_ERROR_INVALID_ANIMATION;
+        if (end < begin || end - begin < 2 * A + E) return OSSA_ERROR_INVALID_ANIMATION;
         const size_t first = s * OSSA__SEGMENT_FRAMES;
         const size_t frames = F - first < OSSA__SEGMENT_FRAMES ? F - first : OSSA__SEGMENT_FRAMES;
         const uint32_t allowed = (uint32_t)((1u << frames) - 1u);
         const bool last = s + 1 == a->segment_count;
+        const uint8_t *entry = a->data + begin + 2 * A;
         uint64_t bits = 0;
         for (size_t i = 0; i < A; ++i) {
             const uint32_t bm = (uint32_t)a->data[begin + 2 * i] | ((uint32_t)a->data[begin + 2 * i + 1] << 8);
             if (!(bm & 1u) || (bm & ~allowed) || (last && !(bm >> (frames - 1) & 1u)))
                 return OSSA_ERROR_INVALID_ANIMATION;
+            unsigned kb = key_bits[i];
+            if (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) {
+                kb = 0;
+                for (int c = 0; c < ossa__format_components(channel[i], a->formats[i]); ++c, entry += 2) {
+                    if (entry[1] > a->bits[4 * i + (size_t)c]) return OSSA_ERROR_INVALID_ANIMATION;
+                    kb += entry[1];
+                }
+            }
             const unsigned n = ossa__popcount16(bm);
-            bits += (uint64_t)n * key_bits[i];
+            bits += (uint64_t)n * kb;
             keys += n;
         }
-        if ((bits + 7) / 8 > end - begin - 2 * A) return OSSA_ERROR_INVALID_ANIMATION;
+        if ((bits + 7) / 8 > end - begin - 2 * A - E) return OSSA_ERROR_INVALID_ANIMATION;
     }
     *key_count = keys;
     return OSSA_OK;
@@ -173,7 +193,7 @@ static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
     ossa_result r = validate_tracks(a, channel, key_bits);
     if (r != OSSA_OK) return r;
     size_t keys = 0;
-    if ((r = validate_segments(a, key_bits, &keys)) != OSSA_OK) return r;
+    if ((r = validate_segments(a, channel, key_bits, &keys)) != OSSA_OK) return r;
     for (size_t i = a->data_size - OSSA__DATA_PADDING; i < a->data_size; ++i)
         if (a->data[i]) return OSSA_ERROR_INVALID_ANIMATION;
     if (keys != key_count) return OSSA_ERROR_INVALID_ANIMATION;
@@ -224,11 +244,18 @@ void ossa_animation_sizes(const ossa_animation *a, ossa_animation_size_breakdown
     uint8_t channel[3 * OSSA_MAX_JOINTS];
     animated_channels(a, channel);
     size_t value_bits[3] = {0, 0, 0};
+    const size_t E = entries_size(a, channel);
+    out->segment_ranges = E * a->segment_count;
     for (size_t s = 0; s < a->segment_count; ++s) {
         const uint8_t *seg = a->data + a->segment_offsets[s];
+        const uint8_t *entry = seg + 2 * a->animated_count;
         for (size_t i = 0; i < a->animated_count; ++i) {
             const unsigned n = ossa__popcount16((uint32_t)seg[2 * i] | ((uint32_t)seg[2 * i + 1] << 8));
-            const unsigned w = (unsigned)a->bits[4 * i] + a->bits[4 * i + 1] + a->bits[4 * i + 2] + a->bits[4 * i + 3];
+            unsigned w = (unsigned)a->bits[4 * i] + a->bits[4 * i + 1] + a->bits[4 * i + 2] + a->bits[4 * i + 3];
+            if (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) {
+                w = 0;
+                for (int c = 0; c < ossa__format_components(channel[i], a->formats[i]); ++c, entry += 2) w += entry[1];
+            }
             value_bits[channel[i]] += (size_t)n * w;
         }
     }
@@ -237,7 +264,7 @@ void ossa_animation_sizes(const ossa_animation *a, ossa_animation_size_breakdown
     out->scale_values = (value_bits[2] + 7) / 8;
     const size_t total = ossa_animation_data_size(a);
     const size_t used = out->header + out->timepoints + out->kinds + out->constants + out->descriptors + out->ranges +
-                        out->segment_table + out->bitmaps + out->translation_values + out->rotation_values +
-                        out->scale_values + out->name;
+                        out->segment_table + out->bitmaps + out->segment_ranges + out->translation_values +
+                        out->rotation_values + out->scale_values + out->name;
     out->padding = total > used ? total - used : 0;
 }

@@ -43,13 +43,20 @@ enum { OSSA__CH_TRANSLATION = 0, OSSA__CH_ROTATION = 1, OSSA__CH_SCALE = 2 };
  * 4 = all four components stored (normalised by the interpolation). Translations and scales
  * use format 0 (three components). */
 enum { OSSA__ROT_FULL = 4 };
+/* Format flag: the sub-track's keys use segment ranges. Each segment then holds, per stored
+ * component, a byte `base` and a byte `width`: a key's component is stored on `width` bits as
+ * q - (base << shift), shift = max(0, clip width - 8), so a component that moves little within
+ * the segment costs few bits. */
+enum { OSSA__FORMAT_SEGMENT_RANGES = 0x80, OSSA__FORMAT_MASK = 0x7f };
+
+static inline unsigned ossa__segment_shift(unsigned clip_width) { return clip_width > 8 ? clip_width - 8 : 0; }
 
 /* Constant rotations: smallest three on 20 bits each, the dropped index in bits 60..61. */
 enum { OSSA__CONST_QUAT_BITS = 20 };
 
 static inline int ossa__format_components(int channel, int format)
 {
-    return channel == OSSA__CH_ROTATION && format == OSSA__ROT_FULL ? 4 : 3;
+    return channel == OSSA__CH_ROTATION && (format & OSSA__FORMAT_MASK) == OSSA__ROT_FULL ? 4 : 3;
 }
 
 static inline uint32_t ossa__kind(const uint8_t *kinds, size_t subtrack)

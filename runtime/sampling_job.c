@@ -32,7 +32,13 @@ struct ossa_sampling_context {
     uint32_t *frames;      /* [2 * max_sub] time points of the cached left and right keys */
     uint32_t *range_at;    /* [max_sub] first float of each sub-track's range table */
     uint16_t *target;      /* [max_sub] joint * 3 + channel of each animated sub-track */
-    uint16_t *key_bits;    /* [max_sub + 8] bits of one key, 0 past the last sub-track */
+    /* Per segment slot (0: the current segment, 1: the next): */
+    uint16_t *key_bits[2]; /* [max_sub + 8] bits of one key, 0 past the last sub-track */
+    uint8_t *width[2];     /* [4 * max_sub] bits of each component */
+    uint32_t *qbase[2];    /* [4 * max_sub] added to each stored component (segment ranges) */
+    uint16_t *ranged;      /* [max_sub] the sub-tracks with segment ranges */
+    size_t ranged_count;
+    size_t entries;        /* bytes of segment ranges in every segment */
     uint8_t *animated;     /* [3 * max_soa] channel c's group g has an animated lane */
     interp_float3 *translations; /* [max_soa] */
     interp_quat *rotations;      /* [max_soa] */
@@ -41,7 +47,27 @@ struct ossa_sampling_context {
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-enum { L_BASE0, L_BASE1, L_LEFT, L_RIGHT, L_FRAMES, L_RANGE, L_TARGET, L_BITS, L_ANIMATED, L_T, L_R, L_S, L_END };
+enum {
+    L_BASE0,
+    L_BASE1,
+    L_LEFT,
+    L_RIGHT,
+    L_FRAMES,
+    L_RANGE,
+    L_TARGET,
+    L_BITS0,
+    L_BITS1,
+    L_WIDTH0,
+    L_WIDTH1,
+    L_QBASE0,
+    L_QBASE1,
+    L_RANGED,
+    L_ANIMATED,
+    L_T,
+    L_R,
+    L_S,
+    L_END
+};
 
 static size_t layout(size_t max_soa, size_t offsets[L_END])
 {
@@ -54,6 +80,12 @@ static size_t layout(size_t max_soa, size_t offsets[L_END])
                                  max_sub * 4,
                                  max_sub * 2,
                                  (max_sub + 8) * 2,
+                                 (max_sub + 8) * 2,
+                                 4 * max_sub,
+                                 4 * max_sub,
+                                 4 * max_sub * 4,
+                                 4 * max_sub * 4,
+                                 max_sub * 2,
                                  3 * max_soa,
                                  max_soa * sizeof(interp_float3),
                                  max_soa * sizeof(interp_quat),
@@ -91,7 +123,12 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
     ctx->frames = (uint32_t *)(void *)(base + offsets[L_FRAMES]);
     ctx->range_at = (uint32_t *)(void *)(base + offsets[L_RANGE]);
     ctx->target = (uint16_t *)(void *)(base + offsets[L_TARGET]);
-    ctx->key_bits = (uint16_t *)(void *)(base + offsets[L_BITS]);
+    for (int k = 0; k < 2; ++k) {
+        ctx->key_bits[k] = (uint16_t *)(void *)(base + offsets[L_BITS0 + k]);
+        ctx->width[k] = base + offsets[L_WIDTH0 + k];
+        ctx->qbase[k] = (uint32_t *)(void *)(base + offsets[L_QBASE0 + k]);
+    }
+    ctx->ranged = (uint16_t *)(void *)(base + offsets[L_RANGED]);
     ctx->animated = base + offsets[L_ANIMATED];
     ctx->translations = (interp_float3 *)(void *)(base + offsets[L_T]);
     ctx->rotations = (interp_quat *)(void *)(base + offsets[L_R]);
@@ -184,6 +221,7 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
     const size_t lanes = a->soa_count * 4;
     memset(ctx->animated, 0, 3 * ctx->max_soa);
     size_t word = 0, animated = 0, range = 0;
+    ctx->ranged_count = ctx->entries = 0;
     for (size_t j = 0; j < lanes; ++j) {
         for (int c = 0; c < 3; ++c) {
             const size_t s = j * 3 + (size_t)c;
@@ -193,7 +231,15 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
                 const uint8_t *w = &a->bits[4 * animated];
                 ctx->target[animated] = (uint16_t)s;
                 ctx->range_at[animated] = (uint32_t)range;
-                ctx->key_bits[animated] = (uint16_t)(w[0] + w[1] + w[2] + w[3]);
+                for (int k = 0; k < 2; ++k) {
+                    ctx->key_bits[k][animated] = (uint16_t)(w[0] + w[1] + w[2] + w[3]);
+                    memcpy(ctx->width[k] + 4 * animated, w, 4);
+                    memset(ctx->qbase[k] + 4 * animated, 0, 4 * sizeof(uint32_t));
+                }
+                if (a->formats[animated] & OSSA__FORMAT_SEGMENT_RANGES) {
+                    ctx->ranged[ctx->ranged_count++] = (uint16_t)animated;
+                    ctx->entries += 2 * (size_t)n;
+                }
                 ctx->left[animated] = INFINITY, ctx->right[animated] = -INFINITY;
                 ctx->frames[2 * animated] = ctx->frames[2 * animated + 1] = UINT32_MAX;
                 ctx->animated[(size_t)c * ctx->max_soa + j / 4] = 1;
@@ -217,7 +263,7 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
     }
     /* Padding sub-tracks are never stale and cost no bits. */
     for (size_t i = animated; i < (animated + 3) / 4 * 4; ++i) ctx->left[i] = -INFINITY, ctx->right[i] = INFINITY;
-    for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[i] = 0;
+    for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[0][i] = ctx->key_bits[1][i] = 0;
     ctx->bound = a->kinds;
     ctx->bound_animated = a->animated_count;
     ctx->bound_frames = a->frame_count;
@@ -230,18 +276,32 @@ static inline uint32_t bitmap(const ossa_animation *a, size_t segment, size_t i)
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8);
 }
 
-/* Bit offsets of every animated sub-track's first key in `segment` (none past the last):
- * prefix sums of popcount(bitmap) x key bits, 8 sub-tracks at a time (the data's padding
- * covers the loads past the last bitmap, and their key bits are 0). */
-static void segment_bases(const ossa_animation *a, const ossa_sampling_context *ctx, size_t segment, uint32_t *out)
+/* Fills slot k for `segment` (nothing past the last): the segment ranges' widths and bases,
+ * then the bit offset of every animated sub-track's first key, prefix sums of
+ * popcount(bitmap) x key bits 8 sub-tracks at a time (the data's padding covers the loads
+ * past the last bitmap, and their key bits are 0). */
+static void segment_setup(const ossa_animation *a, ossa_sampling_context *ctx, size_t segment, int k)
 {
     if (segment >= a->segment_count) return;
     const size_t n = a->animated_count;
     const uint8_t *p = a->data + a->segment_offsets[segment];
-    uint32_t at = (a->segment_offsets[segment] + 2 * (uint32_t)n) * 8u;
+    const uint8_t *entry = p + 2 * n;
+    for (size_t r = 0; r < ctx->ranged_count; ++r) {
+        const size_t i = ctx->ranged[r];
+        const int components = ossa__format_components(ctx->target[i] % 3, a->formats[i]);
+        unsigned bits = 0;
+        for (int c = 0; c < components; ++c, entry += 2) {
+            ctx->qbase[k][4 * i + (size_t)c] = (uint32_t)entry[0] << ossa__segment_shift(a->bits[4 * i + (size_t)c]);
+            ctx->width[k][4 * i + (size_t)c] = entry[1];
+            bits += entry[1];
+        }
+        ctx->key_bits[k][i] = (uint16_t)bits;
+    }
+    uint32_t at = (a->segment_offsets[segment] + 2 * (uint32_t)n + (uint32_t)ctx->entries) * 8u;
+    uint32_t *out = ctx->base[k];
     for (size_t i = 0; i < n; i += 8) {
         const v4i bits = v8u16_mullo(v8u16_popcount(v8u16_loadu(p + 2 * i)),
-                                     v8u16_loadu((const uint8_t *)(ctx->key_bits + i)));
+                                     v8u16_loadu((const uint8_t *)(ctx->key_bits[k] + i)));
         const v4i inclusive = v8u16_prefix(bits);
         const v4i exclusive = v8u16_sub(inclusive, bits);
         const v4i start = v4i_set1((int32_t)at);
@@ -279,19 +339,21 @@ static size_t frame_of(const ossa_animation *a, float ratio)
     return f < last ? f : last;
 }
 
-/* Decodes the key of animated sub-track i at bit `at` into `v` (a rotation as x, y, z, w). */
-static inline void decode_key(const ossa_animation *a, const ossa_sampling_context *ctx, size_t i, size_t at,
+/* Decodes the key of animated sub-track i at bit `at` of the segment in slot k into `v` (a
+ * rotation as x, y, z, w). */
+static inline void decode_key(const ossa_animation *a, const ossa_sampling_context *ctx, size_t i, size_t at, int k,
                               int channel, float v[4])
 {
-    const int format = a->formats[i], n = ossa__format_components(channel, format);
+    const int format = a->formats[i] & OSSA__FORMAT_MASK, n = ossa__format_components(channel, format);
     const float *range = a->ranges + ctx->range_at[i];
     OSSA_ALIGNAS(16) uint32_t q[4] = {0, 0, 0, 0};
-    ossa__read_key(a->data, at, &a->bits[4 * i], n, ctx->key_bits[i], q);
+    ossa__read_key(a->data, at, ctx->width[k] + 4 * i, n, ctx->key_bits[k][i], q);
+    const v4i qv = v4i_add(v4i_load((const int32_t *)(const void *)q),
+                           v4i_loadu((const int32_t *)(const void *)(ctx->qbase[k] + 4 * i)));
     /* min + q * step, the components in lanes: the ranges are min[n] then step[n], so both
      * loads stay inside the blob (the segment table follows the ranges). */
     OSSA_ALIGNAS(16) float c[4];
-    v4f_store(c, v4f_madd(v4i_to_f(v4i_load((const int32_t *)(const void *)q)), v4f_loadu(range + n),
-                          v4f_loadu(range)));
+    v4f_store(c, v4f_madd(v4i_to_f(qv), v4f_loadu(range + n), v4f_loadu(range)));
     if (channel != OSSA__CH_ROTATION) {
         v[0] = c[0], v[1] = c[1], v[2] = c[2], v[3] = 0.f;
         return;
@@ -310,9 +372,10 @@ static void refresh(const ossa_animation *a, ossa_sampling_context *ctx, size_t 
     const uint32_t bm = bitmap(a, segment, i);
     const uint32_t upto = (2u << local) - 1u;
     const unsigned lb = highest_bit(bm & upto);
-    const unsigned kb = ctx->key_bits[i];
+    const unsigned kb = ctx->key_bits[0][i];
     const size_t left_frame = first + lb;
     size_t right_at, right_frame;
+    int right_slot = 0;
     if (bm & ~upto) {
         const unsigned rb = lowest_bit(bm & ~upto);
         right_at = ctx->base[0][i] + ossa__popcount16(bm & ((1u << rb) - 1u)) * kb;
@@ -320,6 +383,7 @@ static void refresh(const ossa_animation *a, ossa_sampling_context *ctx, size_t 
     } else {
         right_at = ctx->base[1][i];
         right_frame = first + OSSA__SEGMENT_FRAMES;
+        right_slot = 1;
     }
     const size_t s = ctx->target[i], joint = s / 3;
     const int channel = (int)(s % 3);
@@ -333,11 +397,11 @@ static void refresh(const ossa_animation *a, ossa_sampling_context *ctx, size_t 
         have_right = (uint32_t)right_frame, have_left = UINT32_MAX;
     }
     if (have_left != left_frame) {
-        decode_key(a, ctx, i, ctx->base[0][i] + ossa__popcount16(bm & ((1u << lb) - 1u)) * kb, channel, v);
+        decode_key(a, ctx, i, ctx->base[0][i] + ossa__popcount16(bm & ((1u << lb) - 1u)) * kb, 0, channel, v);
         set_key(ctx, channel, joint, 0, frame_ratio(a, left_frame), v);
     }
     if (have_right != right_frame) {
-        decode_key(a, ctx, i, right_at, channel, v);
+        decode_key(a, ctx, i, right_at, right_slot, channel, v);
         set_key(ctx, channel, joint, 1, frame_ratio(a, right_frame), v);
     }
     ctx->frames[2 * i] = (uint32_t)left_frame, ctx->frames[2 * i + 1] = (uint32_t)right_frame;
@@ -362,8 +426,8 @@ static void update(const ossa_animation *a, ossa_sampling_context *ctx, float ra
                 frame = frame_of(a, ratio);
                 segment = frame / OSSA__SEGMENT_FRAMES;
                 if (ctx->segment != segment) {
-                    segment_bases(a, ctx, segment, ctx->base[0]);
-                    segment_bases(a, ctx, segment + 1, ctx->base[1]);
+                    segment_setup(a, ctx, segment, 0);
+                    segment_setup(a, ctx, segment + 1, 1);
                     ctx->segment = (uint32_t)segment;
                 }
             }

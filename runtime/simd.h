@@ -68,6 +68,7 @@ static inline void v4f_transpose4(v4f *r0, v4f *r1, v4f *r2, v4f *r3)
 static inline v4i v4i_set(int32_t x, int32_t y, int32_t z, int32_t w) { return simde_mm_setr_epi32(x, y, z, w); }
 static inline v4i v4i_set1(int32_t i) { return simde_mm_set1_epi32(i); }
 static inline v4i v4i_zero(void) { return simde_mm_setzero_si128(); }
+static inline v4i v4i_loadu(const int32_t *p) { return simde_mm_loadu_si128((const simde__m128i *)(const void *)p); }
 static inline v4i v4i_load(const int32_t *p) { return simde_mm_load_si128((const simde__m128i *)(const void *)p); }
 static inline void v4i_store(int32_t *p, v4i v) { simde_mm_store_si128((simde__m128i *)(void *)p, v); }
 static inline v4i v4i_add(v4i a, v4i b) { return simde_mm_add_epi32(a, b); }

@@ -139,8 +139,10 @@ static void print_animation_layout(const ossa_animation *anim)
     ossa_animation_sizes(anim, &b);
     printf("%-16s header %zu, time points %zu, kinds %zu, constants %zu, descriptors %zu, ranges %zu,\n", "bytes",
            b.header, b.timepoints, b.kinds, b.constants, b.descriptors, b.ranges);
-    printf("%-16s segment table %zu, key bitmaps %zu, values: translation %zu, rotation %zu, scale %zu;\n", "",
-           b.segment_table, b.bitmaps, b.translation_values, b.rotation_values, b.scale_values);
+    printf("%-16s segment table %zu, key bitmaps %zu, segment ranges %zu,\n", "", b.segment_table, b.bitmaps,
+           b.segment_ranges);
+    printf("%-16s values: translation %zu, rotation %zu, scale %zu;\n", "", b.translation_values, b.rotation_values,
+           b.scale_values);
     printf("%-16s name %zu, padding %zu\n", "", b.name, b.padding);
 }
 

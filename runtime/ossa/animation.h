@@ -19,14 +19,18 @@
  * each animated sub-track has a key at the segment's first time point, so a segment can be
  * decoded without any earlier data: the segment table is the seek table (random access and
  * backward playback cost the same as forward playback). A segment holds one 16-bit bitmap per
- * animated sub-track (bit i: a key at the segment's time point i), then the keys, sub-track
- * after sub-track, each key's components bit-packed with the sub-track's own widths (0 to 24
+ * animated sub-track (bit i: a key at the segment's time point i), then the segment ranges of
+ * the sub-tracks that use them (2 bytes per component, in sub-track order), then the keys,
+ * sub-track after sub-track, each key's components bit-packed with the sub-track's own widths (0 to 24
  * bits, least significant bit first). So a key costs only its value bits: its track and time
  * are implied by the position in the segment and the bitmap.
  *
- * Values. Component c of an animated sub-track's key is min_c + q_c * step_c (q_c the stored
- * integer, min and step per sub-track and component, so the quantisation error is at most
- * step_c / 2). Rotations are stored either as three components, the fourth (chosen per
+ * Values. Component c of an animated sub-track's key is min_c + q_c * step_c (q_c an integer
+ * of the sub-track's width w_c, min and step per sub-track and component, so the quantisation
+ * error is at most step_c / 2). A sub-track may also use segment ranges (format bit 7): each
+ * segment then holds, per component, a byte base_c and a byte width v_c <= w_c, and a key
+ * stores q_c - (base_c << max(0, w_c - 8)) on v_c bits, so components that move little
+ * within a segment cost few bits. Rotations are stored either as three components, the fourth (chosen per
  * sub-track, the one that stays farthest from zero) rebuilt as +sqrt(1 - the others^2), or
  * as four components normalised by the interpolation. Consecutive rotation keys of a
  * sub-track lie in one hemisphere, so interpolation needs no sign test.
@@ -45,7 +49,8 @@
  *                                        translation or scale; 2 words for a rotation (smallest
  *                                        three on 20 bits each, dropped index in bits 60-61)
  *   u8  formats[animated_count]          rotation: index of the rebuilt component, or 4 when
- *                                        all four are stored; 0 for translations and scales
+ *                                        all four are stored; 0 for translations and scales;
+ *                                        plus 0x80 when the sub-track uses segment ranges
  *   u8  bits[4 * animated_count]         width of each stored component
  *   f32 ranges[range_count]              per animated sub-track: min[n] then step[n], n = 3 or 4
  *   u32 segment_offsets[segment_count + 1] byte offsets into data, the last = data_size - 8
@@ -106,6 +111,7 @@ typedef struct ossa_animation_size_breakdown {
     size_t ranges;          /* range tables (min and step) of animated sub-tracks */
     size_t segment_table;   /* segment offsets (the seek table) */
     size_t bitmaps;         /* key bitmaps (the key times) */
+    size_t segment_ranges;  /* per-segment ranges of the sub-tracks that use them */
     size_t translation_values; /* bit-packed key values, by channel, rounded to bytes */
     size_t rotation_values;
     size_t scale_values;
