@@ -227,7 +227,7 @@ static void interpolate(const ossa__clip *clip, int channel, size_t a, size_t b,
     const float alpha = (clip->ratios[f] - r0) / (span > FLT_MIN ? span : FLT_MIN);
     for (int c = 0; c < 4; ++c) out[c] = (vb[c] - va[c]) * alpha + va[c];
     if (channel == OSSA__CH_ROTATION) {
-        const float inv = 1.f / sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+        const float inv = 1.f / sqrtf(out[0] * out[0] + (out[1] * out[1] + (out[2] * out[2] + out[3] * out[3])));
         for (int c = 0; c < 4; ++c) out[c] *= inv;
     }
 }
@@ -348,7 +348,7 @@ void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__s
     const float alpha = (ratio - r0) / (span > FLT_MIN ? span : FLT_MIN);
     for (int c = 0; c < 4; ++c) out[c] = (vb[c] - va[c]) * alpha + va[c];
     if (channel == OSSA__CH_ROTATION) {
-        const float inv = 1.f / sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+        const float inv = 1.f / sqrtf(out[0] * out[0] + (out[1] * out[1] + (out[2] * out[2] + out[3] * out[3])));
         for (int c = 0; c < 4; ++c) out[c] *= inv;
     }
 }
@@ -594,7 +594,7 @@ static void put_bits(bit_writer *w, uint32_t value, unsigned width)
 static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
 
 /* Segment range of component c of `st` in segment g: base and width (see
- * OSSA__FORMAT_SEGMENT_RANGES); *keys the keys in the segment. */
+ * OSSA__FORMAT_SEGMENT_RANGES) of the keys after the segment's first; *keys their count. */
 static void segment_range(const ossa__clip *clip, const ossa__subtrack *st, size_t g, int c, uint32_t *base,
                           unsigned *width, size_t *keys)
 {
@@ -602,13 +602,15 @@ static void segment_range(const ossa__clip *clip, const ossa__subtrack *st, size
     const size_t end = first + OSSA__SEGMENT_FRAMES < clip->frames ? first + OSSA__SEGMENT_FRAMES : clip->frames;
     uint32_t lo = UINT32_MAX, hi = 0;
     *keys = 0;
-    for (size_t f = first; f < end; ++f) {
+    /* The first key is in the first-key block, at the clip widths. */
+    for (size_t f = first + 1; f < end; ++f) {
         if (!st->keys[f]) continue;
         const uint32_t q = st->q[4 * f + (size_t)c];
         lo = q < lo ? q : lo, hi = q > hi ? q : hi;
         ++*keys;
     }
     const unsigned shift = ossa__segment_shift(st->bits[c]);
+    if (*keys == 0) lo = hi = 0;
     *base = lo >> shift;
     const uint32_t span = hi - (*base << shift);
     unsigned w = 0;
@@ -665,7 +667,7 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
                 unsigned width;
                 size_t n;
                 segment_range(clip, &st[s], g, c, &base, &width, &n);
-                bits += n * (ranged[s] ? width : st[s].bits[c]);
+                bits += st[s].bits[c] + n * (ranged[s] ? width : st[s].bits[c]);
             }
         }
         data += 2 * animated + entries + (bits + 7) / 8;
@@ -744,6 +746,10 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
         bit_writer w = {seg, (2 * animated + entries) * 8};
         const size_t first = g * OSSA__SEGMENT_FRAMES;
         const size_t end = first + OSSA__SEGMENT_FRAMES < F ? first + OSSA__SEGMENT_FRAMES : F;
+        /* The first-key block: every sub-track's key at the segment's first time point. */
+        for (size_t s = 0; s < S; ++s)
+            if (st[s].kind == OSSA__KIND_ANIMATED)
+                for (int c = 0; c < st[s].n; ++c) put_bits(&w, st[s].q[4 * first + (size_t)c], st[s].bits[c]);
         size_t i = 0;
         for (size_t s = 0; s < S; ++s) {
             if (st[s].kind != OSSA__KIND_ANIMATED) continue;
@@ -758,8 +764,8 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
                 *entry++ = (uint8_t)base, *entry++ = (uint8_t)width[c];
                 qbase[c] = base << ossa__segment_shift(st[s].bits[c]);
             }
-            uint32_t bm = 0;
-            for (size_t f = first; f < end; ++f) {
+            uint32_t bm = 1u;
+            for (size_t f = first + 1; f < end; ++f) {
                 if (!st[s].keys[f]) continue;
                 bm |= 1u << (f - first);
                 for (int c = 0; c < st[s].n; ++c) put_bits(&w, st[s].q[4 * f + (size_t)c] - qbase[c], width[c]);

@@ -111,8 +111,9 @@ static ossa_result validate_segments(const ossa_animation *a, const uint8_t *cha
                     kb += entry[1];
                 }
             }
+            /* The first key sits in the first-key block at the clip widths. */
             const unsigned n = ossa__popcount16(bm);
-            bits += (uint64_t)n * kb;
+            bits += (uint64_t)key_bits[i] + (uint64_t)(n - 1) * kb;
             keys += n;
         }
         if ((bits + 7) / 8 > end - begin - 2 * A - E) return OSSA_ERROR_INVALID_ANIMATION;
@@ -251,12 +252,13 @@ void ossa_animation_sizes(const ossa_animation *a, ossa_animation_size_breakdown
         const uint8_t *entry = seg + 2 * a->animated_count;
         for (size_t i = 0; i < a->animated_count; ++i) {
             const unsigned n = ossa__popcount16((uint32_t)seg[2 * i] | ((uint32_t)seg[2 * i + 1] << 8));
-            unsigned w = (unsigned)a->bits[4 * i] + a->bits[4 * i + 1] + a->bits[4 * i + 2] + a->bits[4 * i + 3];
+            const unsigned clip = (unsigned)a->bits[4 * i] + a->bits[4 * i + 1] + a->bits[4 * i + 2] + a->bits[4 * i + 3];
+            unsigned w = clip;
             if (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) {
                 w = 0;
                 for (int c = 0; c < ossa__format_components(channel[i], a->formats[i]); ++c, entry += 2) w += entry[1];
             }
-            value_bits[channel[i]] += (size_t)n * w;
+            value_bits[channel[i]] += clip + (size_t)(n - 1) * w;
         }
     }
     out->translation_values = (value_bits[0] + 7) / 8;

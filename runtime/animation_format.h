@@ -11,6 +11,12 @@
 
 #include "ossa/maths.h"
 
+#if defined(__GNUC__) || defined(__clang__)
+#define OSSA__INLINE static inline __attribute__((always_inline))
+#else
+#define OSSA__INLINE static inline
+#endif
+
 /* Header fields (byte offsets of little-endian 32-bit words). */
 enum {
     OSSA__ANIM_DURATION = 0,
@@ -86,7 +92,7 @@ static inline unsigned ossa__popcount16(uint32_t v)
 static inline ossa_quat ossa__rotation_from(const float *c, int format)
 {
     if (format == OSSA__ROT_FULL) return (ossa_quat){c[0], c[1], c[2], c[3]};
-    const float rest = 1.f - (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    const float rest = 1.f - (c[0] * c[0] + (c[1] * c[1] + c[2] * c[2])); /* the sampling job's order */
     const float d = sqrtf(rest > 0.f ? rest : 0.f);
     switch (format) {
     case 0: return (ossa_quat){d, c[0], c[1], c[2]};

@@ -1,95 +1,82 @@
 #include "ossa/sampling_job.h"
 
 #include <float.h>
+#include <stddef.h>
 #include <math.h>
 #include <string.h>
 
 #include "animation_format.h"
 #include "simd.h"
 
-/* Decompressed keys of one SoA group: the two keys around the current ratio per lane. */
-typedef struct interp_float3 {
-    float ratio[2][4];
-    ossa_soa_float3 value[2];
-} interp_float3;
-
-typedef struct interp_quat {
-    float ratio[2][4];
-    ossa_soa_quat value[2];
-} interp_quat;
+/* The animated sub-tracks of one channel are taken four at a time (in joint order), and each
+ * such group keeps, in SoA lanes, the two keys around the last ratio: their integers, their
+ * decoded values and their ratios. A sampling call copies the default and constant values
+ * (decoded once, when the animation is bound) to the output, refreshes the lanes whose keys
+ * no longer bracket the ratio, interpolates every group four lanes at a time and writes each
+ * lane to its joint (packing the animated sub-tracks densely costs that scatter, but keeps the
+ * groups few when the animated joints are scattered over the skeleton). */
+typedef struct sub_group {
+    OSSA_ALIGNAS(16) float ratio[2][4]; /* [key][lane] ratios of the left and right keys */
+    float value[2][4][4];          /* [key][component][lane]: x, y, z(, w) */
+    float min[4][4], step[4][4];   /* [component][lane] dequantisation */
+    int32_t q[2][4][4];            /* [key][component][lane] the keys' integers */
+    uint32_t mask[6][4];           /* rotation format selects, see rebuild() */
+    uint32_t frame[2][4];          /* [key][lane] time points of the cached keys */
+    uint32_t dest[4];              /* byte offset of each lane's x in the output pose (y, z, w
+                                      follow 16 bytes apart) */
+    uint16_t sub[4];               /* animated sub-track (blob order) of each lane */
+    uint8_t lanes;                 /* lanes in use (4 but in a channel's last group) */
+    uint8_t format[4];             /* rotation format of each lane */
+    uint8_t components;            /* 3, or 4 for rotations */
+    uint8_t channel;
+} sub_group;
 
 struct ossa_sampling_context {
     size_t max_soa;
     size_t max_sub;        /* sub-tracks: 3 per joint */
+    size_t max_groups;     /* sub-track groups */
     const uint8_t *bound;  /* kinds table of the bound animation, NULL when unbound */
     size_t bound_animated; /* its animated sub-track count */
     size_t bound_frames;   /* its time point count */
-    uint32_t segment;      /* segment whose bit offsets are in base[0] (segment + 1's in base[1]);
-                              UINT32_MAX when none */
-    uint32_t *base[2];     /* [max_sub + 8] bit offset of each animated sub-track's first key */
-    float *left, *right;   /* [max_sub] ratios of the cached keys of each animated sub-track: the
-                              cache is valid while left <= ratio <= right */
-    uint32_t *frames;      /* [2 * max_sub] time points of the cached left and right keys */
-    uint32_t *range_at;    /* [max_sub] first float of each sub-track's range table */
-    uint16_t *target;      /* [max_sub] joint * 3 + channel of each animated sub-track */
-    /* Per segment slot (0: the current segment, 1: the next): */
-    uint16_t *key_bits[2]; /* [max_sub + 8] bits of one key, 0 past the last sub-track */
-    uint8_t *width[2];     /* [4 * max_sub] bits of each component */
-    uint32_t *qbase[2];    /* [4 * max_sub] added to each stored component (segment ranges) */
+    size_t group_count;
+    uint32_t segment;      /* segment whose bit offsets are in rest_at; UINT32_MAX when none */
+    float segment_ratio[OSSA__SEGMENT_FRAMES + 1]; /* ratios of the segment's time points and
+                                                      the next segment's first */
+    /* Per animated sub-track (blob order), per segment slot (0: the current, 1: the next): */
+    uint32_t *rest_at;     /* [max_sub + 8] bit offset of the sub-track's second key in the
+                              current segment */
+    uint16_t *key_bits;    /* [max_sub + 8] bits of one of its other keys there (0 past the
+                              last sub-track) */
+    uint16_t *first_bits;  /* [max_sub] bits of a first key (clip widths) */
+    uint32_t *first_at;    /* [max_sub] bit offset of its first key in any segment's first-key
+                              block */
+    uint32_t first_block;  /* bits of the first-key block */
+    uint16_t *entry_at;    /* [max_sub] offset of the sub-track's segment ranges after the
+                              bitmaps; UINT16_MAX when it has none */
     uint16_t *ranged;      /* [max_sub] the sub-tracks with segment ranges */
     size_t ranged_count;
-    size_t entries;        /* bytes of segment ranges in every segment */
-    uint8_t *animated;     /* [3 * max_soa] channel c's group g has an animated lane */
-    interp_float3 *translations; /* [max_soa] */
-    interp_quat *rotations;      /* [max_soa] */
-    interp_float3 *scales;       /* [max_soa] */
+    size_t entries; /* bytes of segment ranges in every segment */
+    sub_group *groups;               /* [max_groups] */
+    ossa_soa_transform *rest;        /* [max_soa] default and constant values */
 };
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-enum {
-    L_BASE0,
-    L_BASE1,
-    L_LEFT,
-    L_RIGHT,
-    L_FRAMES,
-    L_RANGE,
-    L_TARGET,
-    L_BITS0,
-    L_BITS1,
-    L_WIDTH0,
-    L_WIDTH1,
-    L_QBASE0,
-    L_QBASE1,
-    L_RANGED,
-    L_ANIMATED,
-    L_T,
-    L_R,
-    L_S,
-    L_END
-};
+enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_ENTRY, L_RANGED, L_GROUPS, L_REST, L_END };
+
+static size_t group_capacity(size_t max_sub) { return max_sub / 4 + 3; }
 
 static size_t layout(size_t max_soa, size_t offsets[L_END])
 {
     const size_t max_sub = 3 * 4 * max_soa;
     const size_t sizes[L_END] = {(max_sub + 8) * 4,
-                                 (max_sub + 8) * 4,
                                  max_sub * 4,
-                                 max_sub * 4,
-                                 2 * max_sub * 4,
-                                 max_sub * 4,
-                                 max_sub * 2,
                                  (max_sub + 8) * 2,
-                                 (max_sub + 8) * 2,
-                                 4 * max_sub,
-                                 4 * max_sub,
-                                 4 * max_sub * 4,
-                                 4 * max_sub * 4,
                                  max_sub * 2,
-                                 3 * max_soa,
-                                 max_soa * sizeof(interp_float3),
-                                 max_soa * sizeof(interp_quat),
-                                 max_soa * sizeof(interp_float3)};
+                                 max_sub * 2,
+                                 max_sub * 2,
+                                 group_capacity(max_sub) * sizeof(sub_group),
+                                 max_soa * sizeof(ossa_soa_transform)};
     size_t at = align16(sizeof(struct ossa_sampling_context));
     for (int i = 0; i < L_END; ++i) {
         offsets[i] = at;
@@ -116,23 +103,15 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
     memset(ctx, 0, sizeof *ctx);
     ctx->max_soa = max_soa;
     ctx->max_sub = 3 * 4 * max_soa;
-    ctx->base[0] = (uint32_t *)(void *)(base + offsets[L_BASE0]);
-    ctx->base[1] = (uint32_t *)(void *)(base + offsets[L_BASE1]);
-    ctx->left = (float *)(void *)(base + offsets[L_LEFT]);
-    ctx->right = (float *)(void *)(base + offsets[L_RIGHT]);
-    ctx->frames = (uint32_t *)(void *)(base + offsets[L_FRAMES]);
-    ctx->range_at = (uint32_t *)(void *)(base + offsets[L_RANGE]);
-    ctx->target = (uint16_t *)(void *)(base + offsets[L_TARGET]);
-    for (int k = 0; k < 2; ++k) {
-        ctx->key_bits[k] = (uint16_t *)(void *)(base + offsets[L_BITS0 + k]);
-        ctx->width[k] = base + offsets[L_WIDTH0 + k];
-        ctx->qbase[k] = (uint32_t *)(void *)(base + offsets[L_QBASE0 + k]);
-    }
+    ctx->max_groups = group_capacity(ctx->max_sub);
+    ctx->rest_at = (uint32_t *)(void *)(base + offsets[L_REST_AT]);
+    ctx->first_at = (uint32_t *)(void *)(base + offsets[L_FIRST_AT]);
+    ctx->key_bits = (uint16_t *)(void *)(base + offsets[L_BITS]);
+    ctx->first_bits = (uint16_t *)(void *)(base + offsets[L_FIRST_BITS]);
+    ctx->entry_at = (uint16_t *)(void *)(base + offsets[L_ENTRY]);
     ctx->ranged = (uint16_t *)(void *)(base + offsets[L_RANGED]);
-    ctx->animated = base + offsets[L_ANIMATED];
-    ctx->translations = (interp_float3 *)(void *)(base + offsets[L_T]);
-    ctx->rotations = (interp_quat *)(void *)(base + offsets[L_R]);
-    ctx->scales = (interp_float3 *)(void *)(base + offsets[L_S]);
+    ctx->groups = (sub_group *)(void *)(base + offsets[L_GROUPS]);
+    ctx->rest = (ossa_soa_transform *)(void *)(base + offsets[L_REST]);
     return ctx;
 }
 
@@ -180,76 +159,133 @@ static inline unsigned highest_bit(uint32_t bits)
 #endif
 }
 
-/* Writes key k (0 left, 1 right) of a lane: its ratio and value (3 or 4 floats). */
-static inline void set_key(ossa_sampling_context *ctx, int channel, size_t lane, int k, float ratio, const float *v)
+/* Writes value v (3 or 4 floats) into lane `joint` of channel c of a SoA pose. */
+static inline void put_lane(ossa_soa_transform *pose, int c, size_t joint, const float *v)
 {
-    const size_t g = lane / 4, l = lane % 4;
-    if (channel == OSSA__CH_ROTATION) {
-        interp_quat *c = &ctx->rotations[g];
-        c->ratio[k][l] = ratio;
-        c->value[k].x[l] = v[0], c->value[k].y[l] = v[1], c->value[k].z[l] = v[2], c->value[k].w[l] = v[3];
-        return;
+    ossa_soa_transform *g = &pose[joint / 4];
+    const size_t l = joint % 4;
+    if (c == OSSA__CH_ROTATION) {
+        g->rotation.x[l] = v[0], g->rotation.y[l] = v[1], g->rotation.z[l] = v[2], g->rotation.w[l] = v[3];
+    } else {
+        ossa_soa_float3 *t = c == OSSA__CH_SCALE ? &g->scale : &g->translation;
+        t->x[l] = v[0], t->y[l] = v[1], t->z[l] = v[2];
     }
-    interp_float3 *c = channel == OSSA__CH_SCALE ? &ctx->scales[g] : &ctx->translations[g];
-    c->ratio[k][l] = ratio;
-    c->value[k].x[l] = v[0], c->value[k].y[l] = v[1], c->value[k].z[l] = v[2];
 }
 
-/* Copies a lane's key `from` into key `to`: forward playback moves onto the next key (the
- * right key becomes the left one), backward playback the other way. */
-static inline void move_key(ossa_sampling_context *ctx, int channel, size_t lane, int from, int to)
+/* Dequantises both keys of every lane: min + q * step, four lanes at a time; rotations get
+ * their dropped component back: with r = sqrt(1 - c0^2 - c1^2 - c2^2) and d the dropped
+ * index, x = d==0 ? r : c0, y = d==0 ? c0 : d==1 ? r : c1, z = d<=1 ? c1 : d==2 ? r : c2,
+ * w = d<=2 ? c2 : d==3 ? r : c3 (d = 4: all four stored). */
+static void dequantise(sub_group *g)
 {
-    const size_t g = lane / 4, l = lane % 4;
-    if (channel == OSSA__CH_ROTATION) {
-        interp_quat *c = &ctx->rotations[g];
-        c->ratio[to][l] = c->ratio[from][l];
-        c->value[to].x[l] = c->value[from].x[l], c->value[to].y[l] = c->value[from].y[l];
-        c->value[to].z[l] = c->value[from].z[l], c->value[to].w[l] = c->value[from].w[l];
-        return;
+    for (int k = 0; k < 2; ++k) {
+        v4f c[4];
+        for (int i = 0; i < g->components; ++i)
+            c[i] = v4f_madd(v4i_to_f(v4i_load(g->q[k][i])), v4f_load(g->step[i]), v4f_load(g->min[i]));
+        if (g->components == 3) {
+            for (int i = 0; i < 3; ++i) v4f_store(g->value[k][i], c[i]);
+            continue;
+        }
+        const v4f rest = v4f_sub(v4f_one(), v4f_madd(c[0], c[0], v4f_madd(c[1], c[1], v4f_mul(c[2], c[2]))));
+        const v4f r = v4f_sqrt(v4f_max(rest, v4f_zero()));
+        const v4f is0 = v4f_load((const float *)(const void *)g->mask[0]);
+        const v4f is1 = v4f_load((const float *)(const void *)g->mask[1]);
+        const v4f is2 = v4f_load((const float *)(const void *)g->mask[2]);
+        const v4f is3 = v4f_load((const float *)(const void *)g->mask[3]);
+        const v4f le1 = v4f_load((const float *)(const void *)g->mask[4]);
+        const v4f le2 = v4f_load((const float *)(const void *)g->mask[5]);
+        v4f_store(g->value[k][0], v4f_select(is0, r, c[0]));
+        v4f_store(g->value[k][1], v4f_select(is0, c[0], v4f_select(is1, r, c[1])));
+        v4f_store(g->value[k][2], v4f_select(le1, c[1], v4f_select(is2, r, c[2])));
+        v4f_store(g->value[k][3], v4f_select(le2, c[2], v4f_select(is3, r, c[3])));
     }
-    interp_float3 *c = channel == OSSA__CH_SCALE ? &ctx->scales[g] : &ctx->translations[g];
-    c->ratio[to][l] = c->ratio[from][l];
-    c->value[to].x[l] = c->value[from].x[l], c->value[to].y[l] = c->value[from].y[l];
-    c->value[to].z[l] = c->value[from].z[l];
 }
 
-/* Binds `a`: default and constant sub-tracks are written once into both cached keys of their
- * lane; animated ones are marked stale. */
+/* The groups of channel c: its animated sub-tracks four at a time, in joint order. */
+static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int c, const uint16_t *sub_of,
+                        const uint32_t *range_at)
+{
+    size_t lane = 4;
+    sub_group *g = NULL;
+    for (size_t j = 0; j <= a->track_count; ++j) {
+        const bool done = j == a->track_count;
+        if (!done && ossa__kind(a->kinds, j * 3 + (size_t)c) != OSSA__KIND_ANIMATED) continue;
+        if ((lane == 4 || done) && g) {
+            /* Rotation selects (see dequantise()), and finite values in padding lanes. */
+            for (size_t l = 0; c == OSSA__CH_ROTATION && l < 4; ++l) {
+                const int d = g->format[l];
+                const uint32_t bits[6] = {d == 0, d == 1, d == 2, d == 3, d <= 1, d <= 2};
+                for (int m = 0; m < 6; ++m) g->mask[m][l] = bits[m] ? UINT32_MAX : 0u;
+            }
+            dequantise(g);
+            g = NULL;
+        }
+        if (done) break;
+        if (lane == 4) {
+            g = &ctx->groups[ctx->group_count++];
+            memset(g, 0, sizeof *g);
+            for (int l = 0; l < 4; ++l) {
+                /* Padding lanes bracket every ratio and hold a finite value. */
+                g->ratio[0][l] = -1.f, g->ratio[1][l] = 2.f;
+                g->format[l] = OSSA__ROT_FULL;
+                g->min[3][l] = 1.f;
+            }
+            g->channel = (uint8_t)c;
+            g->components = c == OSSA__CH_ROTATION ? 4 : 3;
+            lane = 0;
+        }
+        const size_t s = j * 3 + (size_t)c;
+        const uint16_t i = sub_of[s];
+        const int format = a->formats[i] & OSSA__FORMAT_MASK, n = ossa__format_components(c, format);
+        const float *range = a->ranges + range_at[i];
+        const size_t member = c == OSSA__CH_TRANSLATION ? offsetof(ossa_soa_transform, translation)
+                              : c == OSSA__CH_ROTATION  ? offsetof(ossa_soa_transform, rotation)
+                                                        : offsetof(ossa_soa_transform, scale);
+        g->sub[lane] = i;
+        g->dest[lane] = (uint32_t)((j / 4) * sizeof(ossa_soa_transform) + member + (j % 4) * sizeof(float));
+        g->lanes = (uint8_t)(lane + 1);
+        g->format[lane] = (uint8_t)format;
+        g->ratio[0][lane] = INFINITY, g->ratio[1][lane] = -INFINITY; /* stale */
+        g->frame[0][lane] = g->frame[1][lane] = UINT32_MAX;
+        g->min[3][lane] = 0.f;
+        for (int k = 0; k < n; ++k) g->min[k][lane] = range[k], g->step[k][lane] = range[n + k];
+        ++lane;
+    }
+}
+
+/* Binds `a`: default and constant values go to the rest pose the output starts from, the
+ * animated sub-tracks to groups, all stale. */
 static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
 {
     static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
-    const size_t lanes = a->soa_count * 4;
-    memset(ctx->animated, 0, 3 * ctx->max_soa);
+    uint16_t sub_of[3 * OSSA_MAX_JOINTS];
+    uint32_t range_at[3 * OSSA_MAX_JOINTS];
     size_t word = 0, animated = 0, range = 0;
-    ctx->ranged_count = ctx->entries = 0;
-    for (size_t j = 0; j < lanes; ++j) {
+    ctx->ranged_count = ctx->entries = ctx->group_count = 0;
+    ctx->first_block = 0;
+    for (size_t j = 0; j < a->soa_count * 4; ++j) {
         for (int c = 0; c < 3; ++c) {
             const size_t s = j * 3 + (size_t)c;
             const uint32_t kind = j < a->track_count ? ossa__kind(a->kinds, s) : OSSA__KIND_DEFAULT;
+            float v[4];
+            memcpy(v, defaults[c], sizeof v);
             if (kind == OSSA__KIND_ANIMATED) {
                 const int n = ossa__format_components(c, a->formats[animated]);
                 const uint8_t *w = &a->bits[4 * animated];
-                ctx->target[animated] = (uint16_t)s;
-                ctx->range_at[animated] = (uint32_t)range;
-                for (int k = 0; k < 2; ++k) {
-                    ctx->key_bits[k][animated] = (uint16_t)(w[0] + w[1] + w[2] + w[3]);
-                    memcpy(ctx->width[k] + 4 * animated, w, 4);
-                    memset(ctx->qbase[k] + 4 * animated, 0, 4 * sizeof(uint32_t));
-                }
+                sub_of[s] = (uint16_t)animated;
+                range_at[animated] = (uint32_t)range;
+                ctx->key_bits[animated] = ctx->first_bits[animated] = (uint16_t)(w[0] + w[1] + w[2] + w[3]);
+                ctx->first_at[animated] = ctx->first_block;
+                ctx->first_block += ctx->first_bits[animated];
+                ctx->entry_at[animated] = UINT16_MAX;
                 if (a->formats[animated] & OSSA__FORMAT_SEGMENT_RANGES) {
                     ctx->ranged[ctx->ranged_count++] = (uint16_t)animated;
+                    ctx->entry_at[animated] = (uint16_t)ctx->entries;
                     ctx->entries += 2 * (size_t)n;
                 }
-                ctx->left[animated] = INFINITY, ctx->right[animated] = -INFINITY;
-                ctx->frames[2 * animated] = ctx->frames[2 * animated + 1] = UINT32_MAX;
-                ctx->animated[(size_t)c * ctx->max_soa + j / 4] = 1;
                 range += 2 * (size_t)n;
                 ++animated;
-                continue;
-            }
-            float v[4];
-            memcpy(v, defaults[c], sizeof v);
-            if (kind == OSSA__KIND_CONSTANT && c == OSSA__CH_ROTATION) {
+            } else if (kind == OSSA__KIND_CONSTANT && c == OSSA__CH_ROTATION) {
                 const ossa_quat q = ossa__unpack_constant_quat(a->constants[word], a->constants[word + 1]);
                 v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
                 word += 2;
@@ -257,51 +293,45 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
                 memcpy(v, &a->constants[word], 3 * sizeof(float));
                 word += 3;
             }
-            set_key(ctx, c, j, 0, 0.f, v);
-            set_key(ctx, c, j, 1, 1.f, v);
+            put_lane(ctx->rest, c, j, v);
         }
     }
-    /* Padding sub-tracks are never stale and cost no bits. */
-    for (size_t i = animated; i < (animated + 3) / 4 * 4; ++i) ctx->left[i] = -INFINITY, ctx->right[i] = INFINITY;
-    for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[0][i] = ctx->key_bits[1][i] = 0;
+    for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[i] = 0;
+    for (int c = 0; c < 3; ++c) make_groups(a, ctx, c, sub_of, range_at);
     ctx->bound = a->kinds;
     ctx->bound_animated = a->animated_count;
     ctx->bound_frames = a->frame_count;
     ctx->segment = UINT32_MAX;
 }
 
-static inline uint32_t bitmap(const ossa_animation *a, size_t segment, size_t i)
+/* Bit offset of the data of `segment`'s first-key block. */
+static inline uint32_t block_at(const ossa_animation *a, const ossa_sampling_context *ctx, uint32_t segment)
 {
-    const uint8_t *p = a->data + a->segment_offsets[segment] + 2 * i;
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+    return (a->segment_offsets[segment] + 2 * (uint32_t)a->animated_count + (uint32_t)ctx->entries) * 8u;
 }
 
-/* Fills slot k for `segment` (nothing past the last): the segment ranges' widths and bases,
- * then the bit offset of every animated sub-track's first key, prefix sums of
- * popcount(bitmap) x key bits 8 sub-tracks at a time (the data's padding covers the loads
- * past the last bitmap, and their key bits are 0). */
-static void segment_setup(const ossa_animation *a, ossa_sampling_context *ctx, size_t segment, int k)
+/* For `segment`: the key bits of the sub-tracks with segment ranges, then the bit offset of
+ * every animated sub-track's second key, prefix sums of (popcount(bitmap) - 1) x key bits 8
+ * sub-tracks at a time after the first-key block (the data's padding covers the loads past
+ * the last bitmap, and their key bits are 0). */
+static void segment_setup(const ossa_animation *a, ossa_sampling_context *ctx, uint32_t segment)
 {
-    if (segment >= a->segment_count) return;
     const size_t n = a->animated_count;
     const uint8_t *p = a->data + a->segment_offsets[segment];
-    const uint8_t *entry = p + 2 * n;
+    const uint8_t *entries = p + 2 * n;
     for (size_t r = 0; r < ctx->ranged_count; ++r) {
         const size_t i = ctx->ranged[r];
-        const int components = ossa__format_components(ctx->target[i] % 3, a->formats[i]);
-        unsigned bits = 0;
-        for (int c = 0; c < components; ++c, entry += 2) {
-            ctx->qbase[k][4 * i + (size_t)c] = (uint32_t)entry[0] << ossa__segment_shift(a->bits[4 * i + (size_t)c]);
-            ctx->width[k][4 * i + (size_t)c] = entry[1];
-            bits += entry[1];
-        }
-        ctx->key_bits[k][i] = (uint16_t)bits;
+        const uint8_t *e = entries + ctx->entry_at[i];
+        const bool four = (a->formats[i] & OSSA__FORMAT_MASK) == OSSA__ROT_FULL;
+        ctx->key_bits[i] = (uint16_t)(e[1] + e[3] + e[5] + (four ? e[7] : 0));
     }
-    uint32_t at = (a->segment_offsets[segment] + 2 * (uint32_t)n + (uint32_t)ctx->entries) * 8u;
-    uint32_t *out = ctx->base[k];
+    uint32_t at = block_at(a, ctx, segment) + ctx->first_block;
+    uint32_t *out = ctx->rest_at;
+    const v4i one = v8u16_set1(1);
     for (size_t i = 0; i < n; i += 8) {
-        const v4i bits = v8u16_mullo(v8u16_popcount(v8u16_loadu(p + 2 * i)),
-                                     v8u16_loadu((const uint8_t *)(ctx->key_bits[k] + i)));
+        /* Bit 0 is set in every bitmap: popcount - 1 keys follow the first. */
+        const v4i bits = v8u16_mullo(v8u16_sub(v8u16_popcount(v8u16_loadu(p + 2 * i)), one),
+                                     v8u16_loadu((const uint8_t *)(ctx->key_bits + i)));
         const v4i inclusive = v8u16_prefix(bits);
         const v4i exclusive = v8u16_sub(inclusive, bits);
         const v4i start = v4i_set1((int32_t)at);
@@ -311,20 +341,30 @@ static void segment_setup(const ossa_animation *a, ossa_sampling_context *ctx, s
     }
 }
 
-/* Frame counts are below 2^32 (validated), and 32-bit conversions to float are one
+/* Frame counts are below 2^31 (validated), and 32-bit conversions to float are one
  * instruction where 64-bit unsigned ones are not. */
-static inline float frame_ratio(const ossa_animation *a, size_t frame)
+static inline float frame_ratio(const ossa_animation *a, uint32_t frame)
 {
     return a->timepoints ? a->timepoints[frame] : (float)(int32_t)frame / (float)(int32_t)(a->frame_count - 1);
 }
 
-/* Last time point at or before `ratio`, at most frame_count - 2 (so a next one exists). */
-static size_t frame_of(const ossa_animation *a, float ratio)
+/* Makes `segment` current: its bit offsets and the ratios of its time points. */
+static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, uint32_t segment)
 {
-    const size_t last = a->frame_count - 2;
-    size_t f;
+    segment_setup(a, ctx, segment);
+    const uint32_t first = segment * OSSA__SEGMENT_FRAMES, last = (uint32_t)a->frame_count - 1;
+    for (uint32_t f = 0; f <= OSSA__SEGMENT_FRAMES; ++f)
+        ctx->segment_ratio[f] = first + f <= last ? frame_ratio(a, first + f) : 1.f;
+    ctx->segment = segment;
+}
+
+/* Last time point at or before `ratio`, at most frame_count - 2 (so a next one exists). */
+static uint32_t frame_of(const ossa_animation *a, float ratio)
+{
+    const uint32_t last = (uint32_t)a->frame_count - 2;
+    uint32_t f;
     if (!a->timepoints) {
-        f = (size_t)(ratio * (float)(a->frame_count - 1));
+        f = (uint32_t)(int32_t)(ratio * (float)(int32_t)(a->frame_count - 1));
     } else {
         size_t lo = 0, hi = a->frame_count;
         while (lo < hi) {
@@ -334,115 +374,133 @@ static size_t frame_of(const ossa_animation *a, float ratio)
             else
                 hi = mid;
         }
-        f = lo ? lo - 1 : 0;
+        f = lo ? (uint32_t)lo - 1 : 0;
     }
     return f < last ? f : last;
 }
 
-/* Decodes the key of animated sub-track i at bit `at` of the segment in slot k into `v` (a
- * rotation as x, y, z, w). */
-static inline void decode_key(const ossa_animation *a, const ossa_sampling_context *ctx, size_t i, size_t at, int k,
-                              int channel, float v[4])
-{
-    const int format = a->formats[i] & OSSA__FORMAT_MASK, n = ossa__format_components(channel, format);
-    const float *range = a->ranges + ctx->range_at[i];
-    OSSA_ALIGNAS(16) uint32_t q[4] = {0, 0, 0, 0};
-    ossa__read_key(a->data, at, ctx->width[k] + 4 * i, n, ctx->key_bits[k][i], q);
-    const v4i qv = v4i_add(v4i_load((const int32_t *)(const void *)q),
-                           v4i_loadu((const int32_t *)(const void *)(ctx->qbase[k] + 4 * i)));
-    /* min + q * step, the components in lanes: the ranges are min[n] then step[n], so both
-     * loads stay inside the blob (the segment table follows the ranges). */
-    OSSA_ALIGNAS(16) float c[4];
-    v4f_store(c, v4f_madd(v4i_to_f(qv), v4f_loadu(range + n), v4f_loadu(range)));
-    if (channel != OSSA__CH_ROTATION) {
-        v[0] = c[0], v[1] = c[1], v[2] = c[2], v[3] = 0.f;
-        return;
-    }
-    const ossa_quat r = ossa__rotation_from(c, format);
-    v[0] = r.x, v[1] = r.y, v[2] = r.z, v[3] = r.w;
-}
+/* Component c of a key whose components start at bit 0 of `word` (widths w). */
+#define TAKE(word, width) ((uint32_t)(word) & (uint32_t)((1ull << (width)) - 1u))
 
-/* Reloads the two keys around time point `frame` (in `segment`) of animated sub-track i; a
- * key already cached (the old right key becomes the left one in forward playback, the old
- * left the right one backward) is moved, not decoded again. */
-static void refresh(const ossa_animation *a, ossa_sampling_context *ctx, size_t i, size_t frame, size_t segment)
+/* The integers of key `bit` (0..15) of `segment`'s bitmap `bm` into key `key` of lane l: a
+ * first key from the first-key block at the clip widths, another after it, with the segment
+ * ranges when the sub-track has them (segment must then be the current one); one 8-byte load
+ * when the key fits in its 57 usable bits. */
+OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l, int key,
+                           uint32_t segment, uint32_t bm, unsigned bit)
 {
-    const size_t first = segment * OSSA__SEGMENT_FRAMES;
-    const unsigned local = (unsigned)(frame - first);
-    const uint32_t bm = bitmap(a, segment, i);
-    const uint32_t upto = (2u << local) - 1u;
-    const unsigned lb = highest_bit(bm & upto);
-    const unsigned kb = ctx->key_bits[0][i];
-    const size_t left_frame = first + lb;
-    size_t right_at, right_frame;
-    int right_slot = 0;
-    if (bm & ~upto) {
-        const unsigned rb = lowest_bit(bm & ~upto);
-        right_at = ctx->base[0][i] + ossa__popcount16(bm & ((1u << rb) - 1u)) * kb;
-        right_frame = first + rb;
+    const size_t i = g->sub[l];
+    const uint8_t *w = &a->bits[4 * i];
+    const bool four = g->format[l] == OSSA__ROT_FULL;
+    uint32_t wd[4] = {w[0], w[1], w[2], w[3]}, base[4] = {0, 0, 0, 0};
+    size_t at;
+    unsigned bits;
+    if (bit == 0) {
+        at = block_at(a, ctx, segment) + ctx->first_at[i];
+        bits = ctx->first_bits[i];
     } else {
-        right_at = ctx->base[1][i];
-        right_frame = first + OSSA__SEGMENT_FRAMES;
-        right_slot = 1;
-    }
-    const size_t s = ctx->target[i], joint = s / 3;
-    const int channel = (int)(s % 3);
-    float v[4];
-    uint32_t have_left = ctx->frames[2 * i], have_right = ctx->frames[2 * i + 1];
-    if (have_right == left_frame) {
-        move_key(ctx, channel, joint, 1, 0);
-        have_left = (uint32_t)left_frame, have_right = UINT32_MAX;
-    } else if (have_left == right_frame) {
-        move_key(ctx, channel, joint, 0, 1);
-        have_right = (uint32_t)right_frame, have_left = UINT32_MAX;
-    }
-    if (have_left != left_frame) {
-        decode_key(a, ctx, i, ctx->base[0][i] + ossa__popcount16(bm & ((1u << lb) - 1u)) * kb, 0, channel, v);
-        set_key(ctx, channel, joint, 0, frame_ratio(a, left_frame), v);
-    }
-    if (have_right != right_frame) {
-        decode_key(a, ctx, i, right_at, right_slot, channel, v);
-        set_key(ctx, channel, joint, 1, frame_ratio(a, right_frame), v);
-    }
-    ctx->frames[2 * i] = (uint32_t)left_frame, ctx->frames[2 * i + 1] = (uint32_t)right_frame;
-    const size_t g = joint / 4, l = joint % 4;
-    const float *ratios = channel == OSSA__CH_ROTATION ? ctx->rotations[g].ratio[0]
-                                                       : (channel == OSSA__CH_SCALE ? ctx->scales[g].ratio[0]
-                                                                                    : ctx->translations[g].ratio[0]);
-    ctx->left[i] = ratios[l], ctx->right[i] = ratios[4 + l];
-}
-
-/* Refreshes every animated sub-track whose cached keys do not bracket `ratio`: four
- * sub-tracks are tested at once, and the time point and segment are found only when one is
- * stale. */
-static void update(const ossa_animation *a, ossa_sampling_context *ctx, float ratio)
-{
-    const v4f r = v4f_set1(ratio);
-    size_t frame = SIZE_MAX, segment = 0;
-    for (size_t i = 0; i < a->animated_count; i += 4) {
-        const v4f stale = v4f_or(v4f_cmplt(r, v4f_load(ctx->left + i)), v4f_cmplt(v4f_load(ctx->right + i), r));
-        for (unsigned mask = v4f_movemask(stale); mask; mask &= mask - 1) {
-            if (frame == SIZE_MAX) {
-                frame = frame_of(a, ratio);
-                segment = frame / OSSA__SEGMENT_FRAMES;
-                if (ctx->segment != segment) {
-                    segment_setup(a, ctx, segment, 0);
-                    segment_setup(a, ctx, segment + 1, 1);
-                    ctx->segment = (uint32_t)segment;
-                }
-            }
-            refresh(a, ctx, i + lowest_bit(mask), frame, segment);
+        bits = ctx->key_bits[i];
+        at = ctx->rest_at[i] + (ossa__popcount16(bm & ((1u << bit) - 1u)) - 1u) * bits;
+        if (ctx->entry_at[i] != UINT16_MAX) {
+            const uint8_t *e = a->data + a->segment_offsets[segment] + 2 * a->animated_count + ctx->entry_at[i];
+            wd[0] = e[1], wd[1] = e[3], wd[2] = e[5], wd[3] = four ? e[7] : 0u;
+            base[0] = (uint32_t)e[0] << ossa__segment_shift(w[0]);
+            base[1] = (uint32_t)e[2] << ossa__segment_shift(w[1]);
+            base[2] = (uint32_t)e[4] << ossa__segment_shift(w[2]);
+            base[3] = four ? (uint32_t)e[6] << ossa__segment_shift(w[3]) : 0u;
         }
     }
+    uint32_t q[4];
+    if (bits <= 57) {
+        uint64_t word;
+        memcpy(&word, a->data + (at >> 3), sizeof word);
+        word >>= at & 7;
+        q[0] = TAKE(word, wd[0]), word >>= wd[0];
+        q[1] = TAKE(word, wd[1]), word >>= wd[1];
+        q[2] = TAKE(word, wd[2]), word >>= wd[2];
+        q[3] = TAKE(word, wd[3]);
+    } else {
+        q[0] = ossa__read_bits(a->data, at, wd[0]), at += wd[0];
+        q[1] = ossa__read_bits(a->data, at, wd[1]), at += wd[1];
+        q[2] = ossa__read_bits(a->data, at, wd[2]), at += wd[2];
+        q[3] = ossa__read_bits(a->data, at, wd[3]);
+    }
+    g->q[key][0][l] = (int32_t)(q[0] + base[0]), g->q[key][1][l] = (int32_t)(q[1] + base[1]);
+    g->q[key][2][l] = (int32_t)(q[2] + base[2]), g->q[key][3][l] = (int32_t)(q[3] + base[3]);
 }
 
-/* Interpolation factor of each lane. A constant track's lane has both keys at ratio 0: its
- * span is clamped to the smallest normal float, so alpha stays finite and the lerp of two
- * equal values returns the value. */
-static inline v4f alpha_of(const float ratio0[4], const float ratio1[4], v4f ratio)
+/* New left and right keys of lane l around time point `frame` (in the current `segment`); a
+ * key already cached (the old right key becomes the left one in forward playback, the old
+ * left the right one backward) is moved, not read again. A right key past the segment is the
+ * next segment's first key. */
+static void refresh_lane(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l,
+                         uint32_t frame, uint32_t segment)
 {
-    const v4f r0 = v4f_load(ratio0);
-    return v4f_div(v4f_sub(ratio, r0), v4f_max(v4f_sub(v4f_load(ratio1), r0), v4f_set1(FLT_MIN)));
+    const size_t i = g->sub[l];
+    const uint32_t first = segment * OSSA__SEGMENT_FRAMES;
+    const uint8_t *p = a->data + a->segment_offsets[segment] + 2 * i;
+    const uint32_t bm = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+    const uint32_t upto = (2u << (frame - first)) - 1u;
+    const unsigned lb = highest_bit(bm & upto);
+    const unsigned rb = bm & ~upto ? lowest_bit(bm & ~upto) : OSSA__SEGMENT_FRAMES;
+    const uint32_t left_frame = first + lb, right_frame = first + rb;
+    uint32_t have_left = g->frame[0][l], have_right = g->frame[1][l];
+    if (have_right == left_frame || have_left == right_frame) {
+        const int from = have_right == left_frame ? 1 : 0;
+        g->q[1 - from][0][l] = g->q[from][0][l], g->q[1 - from][1][l] = g->q[from][1][l];
+        g->q[1 - from][2][l] = g->q[from][2][l], g->q[1 - from][3][l] = g->q[from][3][l];
+        g->ratio[1 - from][l] = g->ratio[from][l];
+        have_left = from ? left_frame : UINT32_MAX;
+        have_right = from ? UINT32_MAX : right_frame;
+    }
+    if (have_left != left_frame) {
+        read_key(a, ctx, g, l, 0, segment, bm, lb);
+        g->ratio[0][l] = ctx->segment_ratio[lb];
+    }
+    if (have_right != right_frame) {
+        if (rb < OSSA__SEGMENT_FRAMES)
+            read_key(a, ctx, g, l, 1, segment, bm, rb);
+        else
+            read_key(a, ctx, g, l, 1, segment + 1, 1u, 0);
+        g->ratio[1][l] = ctx->segment_ratio[rb];
+    }
+    g->frame[0][l] = left_frame, g->frame[1][l] = right_frame;
+}
+
+/* Interpolation factor of each lane; a span is at least the smallest normal float, so two
+ * equal ratios give a finite factor. */
+static inline v4f alpha_of(const sub_group *g, v4f ratio)
+{
+    const v4f r0 = v4f_load(g->ratio[0]);
+    return v4f_div(v4f_sub(ratio, r0), v4f_max(v4f_sub(v4f_load(g->ratio[1]), r0), v4f_set1(FLT_MIN)));
+}
+
+/* Interpolates a group and writes its lanes to their joints. The builder keeps consecutive
+ * rotation keys in one hemisphere, so the normalised lerp needs no sign test. */
+static inline void interpolate(const sub_group *g, v4f ratio, ossa_soa_transform *out)
+{
+    OSSA_ALIGNAS(16) float v[4][4];
+    const v4f alpha = alpha_of(g, ratio);
+    const v4f x = v4f_lerp(v4f_load(g->value[0][0]), v4f_load(g->value[1][0]), alpha);
+    const v4f y = v4f_lerp(v4f_load(g->value[0][1]), v4f_load(g->value[1][1]), alpha);
+    const v4f z = v4f_lerp(v4f_load(g->value[0][2]), v4f_load(g->value[1][2]), alpha);
+    uint8_t *base = (uint8_t *)out;
+    if (g->components == 3) {
+        v4f_store(v[0], x), v4f_store(v[1], y), v4f_store(v[2], z);
+        for (size_t l = 0; l < g->lanes; ++l) {
+            float *d = (float *)(void *)(base + g->dest[l]);
+            d[0] = v[0][l], d[4] = v[1][l], d[8] = v[2][l];
+        }
+        return;
+    }
+    const v4f w = v4f_lerp(v4f_load(g->value[0][3]), v4f_load(g->value[1][3]), alpha);
+    const v4f inv = v4f_rsqrt(v4f_madd(x, x, v4f_madd(y, y, v4f_madd(z, z, v4f_mul(w, w)))));
+    v4f_store(v[0], v4f_mul(x, inv)), v4f_store(v[1], v4f_mul(y, inv));
+    v4f_store(v[2], v4f_mul(z, inv)), v4f_store(v[3], v4f_mul(w, inv));
+    for (size_t l = 0; l < g->lanes; ++l) {
+        float *d = (float *)(void *)(base + g->dest[l]);
+        d[0] = v[0][l], d[4] = v[1][l], d[8] = v[2][l], d[12] = v[3][l];
+    }
 }
 
 ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
@@ -455,33 +513,24 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     if (a->soa_count == 0) return OSSA_OK;
     if (ctx->bound != a->kinds || ctx->bound_animated != a->animated_count || ctx->bound_frames != a->frame_count)
         bind(a, ctx);
-    update(a, ctx, ratio);
-
+    memcpy(job->output, ctx->rest, a->soa_count * sizeof *job->output);
     const v4f vratio = v4f_set1(ratio);
-    const uint8_t *animated_t = ctx->animated, *animated_r = ctx->animated + ctx->max_soa,
-                  *animated_s = ctx->animated + 2 * ctx->max_soa;
-    for (size_t g = 0; g < a->soa_count; ++g) {
-        ossa_soa_transform *out = &job->output[g];
-        const interp_float3 *t = &ctx->translations[g];
-        const interp_quat *q = &ctx->rotations[g];
-        const interp_float3 *s = &ctx->scales[g];
-        /* Groups without an animated lane hold their default or constant values. */
-        if (!animated_t[g])
-            out->translation = t->value[0];
-        else
-            v4f3_store(&out->translation, v4f3_lerp(v4f3_load(&t->value[0]), v4f3_load(&t->value[1]),
-                                                    alpha_of(t->ratio[0], t->ratio[1], vratio)));
-        /* The builder keeps consecutive keys in one hemisphere, so no sign fix-up is needed. */
-        if (!animated_r[g])
-            out->rotation = q->value[0];
-        else
-            v4fq_store(&out->rotation, v4fq_nlerp(v4fq_load(&q->value[0]), v4fq_load(&q->value[1]),
-                                                  alpha_of(q->ratio[0], q->ratio[1], vratio), false));
-        if (!animated_s[g])
-            out->scale = s->value[0];
-        else
-            v4f3_store(&out->scale, v4f3_lerp(v4f3_load(&s->value[0]), v4f3_load(&s->value[1]),
-                                              alpha_of(s->ratio[0], s->ratio[1], vratio)));
+    uint32_t frame = UINT32_MAX, segment = 0;
+    for (size_t gi = 0; gi < ctx->group_count; ++gi) {
+        sub_group *g = &ctx->groups[gi];
+        const v4f stale =
+            v4f_or(v4f_cmplt(vratio, v4f_load(g->ratio[0])), v4f_cmplt(v4f_load(g->ratio[1]), vratio));
+        unsigned mask = v4f_movemask(stale);
+        if (mask) {
+            if (frame == UINT32_MAX) {
+                frame = frame_of(a, ratio);
+                segment = frame / OSSA__SEGMENT_FRAMES;
+                if (ctx->segment != segment) enter_segment(a, ctx, segment);
+            }
+            for (; mask; mask &= mask - 1) refresh_lane(a, ctx, g, lowest_bit(mask), frame, segment);
+            dequantise(g);
+        }
+        interpolate(g, vratio, job->output);
     }
     return OSSA_OK;
 }

@@ -20,8 +20,10 @@
  * decoded without any earlier data: the segment table is the seek table (random access and
  * backward playback cost the same as forward playback). A segment holds one 16-bit bitmap per
  * animated sub-track (bit i: a key at the segment's time point i), then the segment ranges of
- * the sub-tracks that use them (2 bytes per component, in sub-track order), then the keys,
- * sub-track after sub-track, each key's components bit-packed with the sub-track's own widths (0 to 24
+ * the sub-tracks that use them (2 bytes per component, in sub-track order), then the first-key
+ * block (every sub-track's key at the segment's first time point, at the sub-track's clip
+ * widths, so its position is the same in every segment), then the other keys, sub-track
+ * after sub-track, each key's components bit-packed with the sub-track's own widths (0 to 24
  * bits, least significant bit first). So a key costs only its value bits: its track and time
  * are implied by the position in the segment and the bitmap.
  *
