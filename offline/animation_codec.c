@@ -11,6 +11,10 @@
 #include "internal.h"
 #include "ossa/animation.h"
 
+/* fmaxf and fminf are library calls at -O2; no NaN reaches these. */
+static inline float max_f(float a, float b) { return a > b ? a : b; }
+static inline float min_f(float a, float b) { return a < b ? a : b; }
+
 /* Two key times closer than this (as ratios of the duration) are one time point. */
 #define SAME_RATIO 1e-7f
 /* Share of a sub-track's tolerance that key removal may use; quantisation takes the rest. */
@@ -241,7 +245,7 @@ static float local_error(int channel, const float *ref, const float *value, floa
     }
     if (channel == OSSA__CH_SCALE) {
         float m = 0.f;
-        for (int c = 0; c < 3; ++c) m = fmaxf(m, fabsf(ref[c] - value[c]));
+        for (int c = 0; c < 3; ++c) m = max_f(m, fabsf(ref[c] - value[c]));
         return m * radius;
     }
     /* 2 sin(theta / 2) = the chord a point at distance 1 moves by; in double, since 1 - dot^2
@@ -262,7 +266,7 @@ static float hold_error(const ossa__clip *clip, size_t s, const float *value, fl
 {
     const float *ref = ossa__clip_samples(clip, s);
     float e = 0.f;
-    for (size_t f = 0; f < clip->frames && e <= stop; ++f) e = fmaxf(e, local_error((int)(s % 3), ref + 4 * f, value, radius));
+    for (size_t f = 0; f < clip->frames && e <= stop; ++f) e = max_f(e, local_error((int)(s % 3), ref + 4 * f, value, radius));
     return e;
 }
 
@@ -277,15 +281,15 @@ static float encoded_error(const ossa__clip *clip, size_t s, const ossa__subtrac
     for (size_t b = 1; b < clip->frames && e <= stop; ++b) {
         if (!st->keys[b]) continue;
         key_value(channel, st, st->q + 4 * b, vb);
-        e = fmaxf(e, local_error(channel, ref + 4 * a, va, radius));
+        e = max_f(e, local_error(channel, ref + 4 * a, va, radius));
         for (size_t f = a + 1; f < b && e <= stop; ++f) {
             interpolate(clip, channel, a, b, va, vb, f, v);
-            e = fmaxf(e, local_error(channel, ref + 4 * f, v, radius));
+            e = max_f(e, local_error(channel, ref + 4 * f, v, radius));
         }
         memcpy(va, vb, sizeof va);
         a = b;
     }
-    return fmaxf(e, local_error(channel, ref + 4 * a, va, radius));
+    return max_f(e, local_error(channel, ref + 4 * a, va, radius));
 }
 
 void ossa__subtrack_decode(const ossa__clip *clip, size_t s, const ossa__subtrack *st, size_t f, float out[4])
@@ -399,31 +403,33 @@ static void stored(int channel, int format, const float *v, float sign, float *o
         if (c != format) out[i++] = v[c] * sign;
 }
 
-/* Range and quantised keys (of st->values) for the current widths. */
-static void quantise(const ossa__clip *clip, size_t s, ossa__subtrack *st, const float *lo, const float *hi, float sign)
+/* Range and quantised keys (of the stored components in st->values) of component c for its
+ * current width. */
+static void quantise_component(const ossa__clip *clip, ossa__subtrack *st, int c, const float *lo, const float *hi)
 {
-    const int channel = (int)(s % 3);
-    for (int c = 0; c < st->n; ++c) {
-        const uint32_t top = (uint32_t)((1ull << st->bits[c]) - 1u);
-        if (st->bits[c] == 0 || !(hi[c] > lo[c])) {
-            st->min[c] = lo[c] + (hi[c] - lo[c]) * .5f;
-            st->step[c] = 0.f;
-            st->bits[c] = hi[c] > lo[c] ? st->bits[c] : 0;
-        } else {
-            st->min[c] = lo[c];
-            st->step[c] = (hi[c] - lo[c]) / (float)top;
-        }
+    const uint32_t top = (uint32_t)((1ull << st->bits[c]) - 1u);
+    if (st->bits[c] == 0 || !(hi[c] > lo[c])) {
+        st->min[c] = lo[c] + (hi[c] - lo[c]) * .5f;
+        st->step[c] = 0.f;
+        st->bits[c] = hi[c] > lo[c] ? st->bits[c] : 0;
+    } else {
+        st->min[c] = lo[c];
+        st->step[c] = (hi[c] - lo[c]) / (float)top;
     }
+    const float inv = st->step[c] > 0.f ? 1.f / st->step[c] : 0.f, ftop = (float)top, min = st->min[c];
+    const float *v = st->values + c;
+    uint32_t *q = st->q + c;
     for (size_t f = 0; f < clip->frames; ++f) {
         if (!st->keys[f]) continue;
-        float v[4];
-        stored(channel, st->format, st->values + 4 * f, sign, v);
-        for (int c = 0; c < st->n; ++c) {
-            const uint32_t top = (uint32_t)((1ull << st->bits[c]) - 1u);
-            const float x = st->step[c] > 0.f ? (v[c] - st->min[c]) / st->step[c] : 0.f;
-            st->q[4 * f + (size_t)c] = x <= 0.f ? 0u : (x >= (float)top ? top : (uint32_t)lrintf(x));
-        }
+        const float x = (v[4 * f] - min) * inv;
+        q[4 * f] = x <= 0.f ? 0u : (x >= ftop ? top : (uint32_t)(x + .5f));
     }
+}
+
+/* Ranges and quantised keys of every component. */
+static void quantise(const ossa__clip *clip, ossa__subtrack *st, const float *lo, const float *hi)
+{
+    for (int c = 0; c < st->n; ++c) quantise_component(clip, st, c, lo, hi);
 }
 
 /* Rotation format: the component farthest from zero over the clip, if it keeps one sign. */
@@ -434,7 +440,7 @@ static int rotation_format(const ossa__clip *clip, size_t s, float *sign)
     float best_min = REBUILD_MIN;
     for (int c = 0; c < 4; ++c) {
         float lo = INFINITY, hi = -INFINITY;
-        for (size_t f = 0; f < clip->frames; ++f) lo = fminf(lo, ref[4 * f + (size_t)c]), hi = fmaxf(hi, ref[4 * f + (size_t)c]);
+        for (size_t f = 0; f < clip->frames; ++f) lo = min_f(lo, ref[4 * f + (size_t)c]), hi = max_f(hi, ref[4 * f + (size_t)c]);
         const float m = lo > 0.f ? lo : (hi < 0.f ? -hi : 0.f);
         if (m >= best_min) best = c, best_min = m, *sign = lo > 0.f ? 1.f : -1.f;
     }
@@ -477,7 +483,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     }
     float lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
     for (size_t f = 0; f < F; ++f)
-        for (int c = 0; c < 4; ++c) lo[c] = fminf(lo[c], ref[4 * f + (size_t)c]), hi[c] = fmaxf(hi[c], ref[4 * f + (size_t)c]);
+        for (int c = 0; c < 4; ++c) lo[c] = min_f(lo[c], ref[4 * f + (size_t)c]), hi[c] = max_f(hi[c], ref[4 * f + (size_t)c]);
     float held[4];
     if (exact_constant) {
         memcpy(held, ref, sizeof held);
@@ -523,16 +529,18 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         st->n = st->format == OSSA__ROT_FULL ? 4 : 3;
     }
     float slo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, shi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    /* st->values from here on: the stored components (in order, the sign applied). */
     for (size_t f = 0; f < F; ++f) {
-        float v[4];
+        float v[4] = {0.f, 0.f, 0.f, 0.f};
         stored(channel, st->format, st->values + 4 * f, sign, v);
-        for (int c = 0; c < st->n; ++c) slo[c] = fminf(slo[c], v[c]), shi[c] = fmaxf(shi[c], v[c]);
+        memcpy(st->values + 4 * f, v, sizeof v);
+        for (int c = 0; c < st->n; ++c) slo[c] = min_f(slo[c], v[c]), shi[c] = max_f(shi[c], v[c]);
     }
     if (tolerance <= 0.f) {
         const uint8_t *own = clip->own + s * F;
         for (size_t f = 0; f < F; ++f) st->keys[f] = own[f] || forced_key(clip, f);
         for (int c = 0; c < st->n; ++c) st->bits[c] = shi[c] > slo[c] ? OSSA__MAX_BITS : 0;
-        quantise(clip, s, st, slo, shi, sign);
+        quantise(clip, st, slo, shi);
         for (size_t f = 0; f < F; ++f) st->key_count += st->keys[f];
         st->error = encoded_error(clip, s, st, radius, INFINITY);
         return;
@@ -542,9 +550,9 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
      * then widen all until the measured error fits, and narrow one component at a time while
      * it still does. */
     const float gain = channel == OSSA__CH_TRANSLATION ? 1.f : (channel == OSSA__CH_ROTATION ? 2.f * radius : radius);
-    const float step = 2.f * (1.f - KEY_SHARE) * tolerance / (gain * sqrtf((float)st->n));
+    const float step = 2.f * (1.f - KEY_SHARE) * tolerance / gain;
     for (int c = 0; c < st->n; ++c) st->bits[c] = (uint8_t)width_for(shi[c] - slo[c], step);
-    quantise(clip, s, st, slo, shi, sign);
+    quantise(clip, st, slo, shi);
     float e = encoded_error(clip, s, st, radius, tolerance);
     for (bool all_keys = false; e > tolerance;) {
         bool widened = false;
@@ -555,7 +563,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
             memset(st->keys, 1, F); /* quantisation alone cannot fit: keep every time point */
             all_keys = true;
         }
-        quantise(clip, s, st, slo, shi, sign);
+        quantise(clip, st, slo, shi);
         e = encoded_error(clip, s, st, radius, tolerance);
     }
     for (bool narrowed = true; narrowed;) {
@@ -563,18 +571,18 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         for (int c = 0; c < st->n; ++c) {
             if (st->bits[c] == 0) continue;
             st->bits[c]--;
-            quantise(clip, s, st, slo, shi, sign);
+            quantise_component(clip, st, c, slo, shi);
             const float e2 = encoded_error(clip, s, st, radius, tolerance);
             if (e2 <= tolerance) {
                 e = e2;
                 narrowed = true;
             } else {
                 st->bits[c]++;
+                quantise_component(clip, st, c, slo, shi);
             }
         }
     }
-    quantise(clip, s, st, slo, shi, sign);
-    st->error = encoded_error(clip, s, st, radius, INFINITY);
+    st->error = e;
     for (size_t f = 0; f < F; ++f) st->key_count += st->keys[f];
 }
 

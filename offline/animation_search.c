@@ -12,11 +12,14 @@
 #include "ossa/sampling_job.h"
 #include "ossa/skeleton.h"
 
+static inline float max_f(float a, float b) { return a > b ? a : b; }
+static inline float min_f(float a, float b) { return a < b ? a : b; }
+
 /* Multiplier k of the local tolerances: searched by doubling or halving from 1 within these
  * bounds, then by this many bisection steps (in log space). */
 #define K_MIN      (1.f / 1024.f)
 #define K_MAX      64.f
-#define BISECTIONS 5
+#define BISECTIONS 4
 /* Per-sub-track loosening after the search: factors tried, largest first. */
 static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
 /* The fixed rate the error is also measured at (as ossa_measure_error's default). */
@@ -65,7 +68,7 @@ static float point_error(const ossa_float4x4 *m, float shell, const float *ref)
     ossa__joint_points(m, shell, p);
     float e = 0.f;
     for (int k = 0; k < 4; ++k)
-        e = fmaxf(e, ossa__point_distance(p[k], (ossa_float3){ref[3 * k], ref[3 * k + 1], ref[3 * k + 2]}));
+        e = max_f(e, ossa__point_distance(p[k], (ossa_float3){ref[3 * k], ref[3 * k + 1], ref[3 * k + 2]}));
     return e;
 }
 
@@ -119,8 +122,9 @@ static void reference(search *s, const ossa_raw_animation *raw)
 
 /* Measures the blob with the runtime: sampling job at every measured time, local-to-model,
  * the points against the reference. Keeps the decoded poses and matrices (for loosen) and
- * returns the largest error / tolerance; fills the stats' worst joint and time. */
-static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats)
+ * returns the largest error / tolerance; fills the stats' worst joint and time. With `quick`,
+ * stops at the first time that fails (returning its ratio, above 1). */
+static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats, bool quick)
 {
     ossa_animation anim;
     if (ossa_animation_init(&anim, blob->data, blob->size) != OSSA_OK) return INFINITY;
@@ -139,6 +143,7 @@ static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stat
             s->ratio_of[m * s->J + j] = ratio;
             if (ratio > worst) worst = ratio, worst_error = e, worst_joint = j, worst_m = m;
         }
+        if (quick && worst > 1.f) return worst;
     }
     if (stats) {
         stats->max_error = worst_error;
@@ -173,7 +178,7 @@ static float evaluate(search *s, best *b, float k, ossa_result *status)
     *status = ossa__animation_write(s->clip, s->st, s->name, s->desc->allocator, &blob, s->diag);
     if (*status != OSSA_OK) return INFINITY;
     ossa_animation_build_stats stats = {0};
-    const float ratio = measure(s, &blob, &stats);
+    const float ratio = measure(s, &blob, &stats, true);
     ++s->evaluations;
     if (ratio <= 1.f && (!b->blob.data || blob.size <= b->blob.size)) {
         ossa_blob_destroy(&b->blob);
@@ -205,9 +210,9 @@ static void joint_figures(search *s)
         const float *t = ossa__clip_samples(s->clip, j * 3);
         float reach = 0.f;
         for (size_t f = 0; f < s->clip->frames; ++f)
-            reach = fmaxf(reach, sqrtf(t[4 * f] * t[4 * f] + t[4 * f + 1] * t[4 * f + 1] + t[4 * f + 2] * t[4 * f + 2]));
-        s->radius[p] = fmaxf(s->radius[p], reach + s->radius[j]);
-        s->floor[p] = fminf(s->floor[p], s->floor[j]);
+            reach = max_f(reach, sqrtf(t[4 * f] * t[4 * f] + t[4 * f + 1] * t[4 * f + 1] + t[4 * f + 2] * t[4 * f + 2]));
+        s->radius[p] = max_f(s->radius[p], reach + s->radius[j]);
+        s->floor[p] = min_f(s->floor[p], s->floor[j]);
         s->end[p] = s->end[j] > s->end[p] ? s->end[j] : s->end[p];
     }
 }
@@ -274,7 +279,7 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
 static ossa_result loosen(search *s, best *b)
 {
     encode_all(s, b->k);
-    if (!(measure(s, &b->blob, NULL) <= 1.f)) return OSSA_OK;
+    if (!(measure(s, &b->blob, NULL, false) <= 1.f)) return OSSA_OK;
     bool changed = false;
     for (size_t f = 0; f < sizeof LOOSEN / sizeof *LOOSEN; ++f)
         for (size_t i = 0; i < 3 * s->J; ++i)
@@ -391,7 +396,7 @@ ossa_result ossa__animation_search(const ossa__clip *clip, const ossa_raw_animat
          * the tightest encoding and report what it measures. */
         encode_all(&s, K_MIN);
         if ((r = ossa__animation_write(clip, s.st, name, desc->allocator, &b.blob, diag)) != OSSA_OK) goto done;
-        measure(&s, &b.blob, &b.stats);
+        measure(&s, &b.blob, &b.stats, false);
     }
     if (desc->stats) {
         *desc->stats = b.stats;
