@@ -601,44 +601,49 @@ static void put_bits(bit_writer *w, uint32_t value, unsigned width)
 
 static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
 
-/* Segment range of component c of `st` in segment g: base and width (see
- * OSSA__FORMAT_SEGMENT_RANGES) of the keys after the segment's first; *keys their count. */
-static void segment_range(const ossa__clip *clip, const ossa__subtrack *st, size_t g, int c, uint32_t *base,
-                          unsigned *width, size_t *keys)
+/* Segment ranges of `st` in segment g: base and width of each component (see
+ * OSSA__FORMAT_SEGMENT_RANGES) over the keys after the segment's first, which is in the
+ * first-key block at the clip widths; returns the count of those keys. */
+static size_t segment_ranges(const ossa__clip *clip, const ossa__subtrack *st, size_t g, uint32_t base[4],
+                             unsigned width[4])
 {
     const size_t first = g * OSSA__SEGMENT_FRAMES;
     const size_t end = first + OSSA__SEGMENT_FRAMES < clip->frames ? first + OSSA__SEGMENT_FRAMES : clip->frames;
-    uint32_t lo = UINT32_MAX, hi = 0;
-    *keys = 0;
-    /* The first key is in the first-key block, at the clip widths. */
+    uint32_t lo[4] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}, hi[4] = {0, 0, 0, 0};
+    size_t keys = 0;
     for (size_t f = first + 1; f < end; ++f) {
         if (!st->keys[f]) continue;
-        const uint32_t q = st->q[4 * f + (size_t)c];
-        lo = q < lo ? q : lo, hi = q > hi ? q : hi;
-        ++*keys;
+        for (int c = 0; c < 4; ++c) {
+            const uint32_t q = st->q[4 * f + (size_t)c];
+            lo[c] = q < lo[c] ? q : lo[c], hi[c] = q > hi[c] ? q : hi[c];
+        }
+        ++keys;
     }
-    const unsigned shift = ossa__segment_shift(st->bits[c]);
-    if (*keys == 0) lo = hi = 0;
-    *base = lo >> shift;
-    const uint32_t span = hi - (*base << shift);
-    unsigned w = 0;
-    while (w < st->bits[c] && ((1u << w) - 1u) < span) ++w;
-    *width = w;
+    for (int c = 0; c < 4; ++c) {
+        const unsigned shift = ossa__segment_shift(st->bits[c]);
+        if (keys == 0) lo[c] = hi[c] = 0;
+        base[c] = lo[c] >> shift;
+        const uint32_t span = hi[c] - (base[c] << shift);
+        unsigned w = 0;
+        while (w < st->bits[c] && ((1u << w) - 1u) < span) ++w;
+        width[c] = w;
+    }
+    return keys;
 }
 
 /* Whether segment ranges make `st`'s keys smaller, counting their 2 bytes per component. */
 static bool use_segment_ranges(const ossa__clip *clip, const ossa__subtrack *st, size_t segments)
 {
     size_t with = 0, without = 0;
-    for (size_t g = 0; g < segments; ++g)
+    for (size_t g = 0; g < segments; ++g) {
+        uint32_t base[4];
+        unsigned width[4];
+        const size_t keys = segment_ranges(clip, st, g, base, width);
         for (int c = 0; c < st->n; ++c) {
-            uint32_t base;
-            unsigned width;
-            size_t keys;
-            segment_range(clip, st, g, c, &base, &width, &keys);
-            with += 16 + keys * width;
+            with += 16 + keys * width[c];
             without += keys * st->bits[c];
         }
+    }
     return with < without;
 }
 
@@ -670,13 +675,10 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
         size_t bits = 0;
         for (size_t s = 0; s < S; ++s) {
             if (st[s].kind != OSSA__KIND_ANIMATED) continue;
-            for (int c = 0; c < st[s].n; ++c) {
-                uint32_t base;
-                unsigned width;
-                size_t n;
-                segment_range(clip, &st[s], g, c, &base, &width, &n);
-                bits += st[s].bits[c] + n * (ranged[s] ? width : st[s].bits[c]);
-            }
+            uint32_t base[4];
+            unsigned width[4];
+            const size_t n = segment_ranges(clip, &st[s], g, base, width);
+            for (int c = 0; c < st[s].n; ++c) bits += st[s].bits[c] + n * (ranged[s] ? width[c] : st[s].bits[c]);
         }
         data += 2 * animated + entries + (bits + 7) / 8;
     }
@@ -761,16 +763,16 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
         size_t i = 0;
         for (size_t s = 0; s < S; ++s) {
             if (st[s].kind != OSSA__KIND_ANIMATED) continue;
-            uint32_t qbase[4] = {0, 0, 0, 0};
+            uint32_t qbase[4] = {0, 0, 0, 0}, base[4];
             unsigned width[4];
+            if (ranged[s]) segment_ranges(clip, &st[s], g, base, width);
             for (int c = 0; c < st[s].n; ++c) {
-                width[c] = st[s].bits[c];
-                if (!ranged[s]) continue;
-                uint32_t base;
-                size_t n;
-                segment_range(clip, &st[s], g, c, &base, &width[c], &n);
-                *entry++ = (uint8_t)base, *entry++ = (uint8_t)width[c];
-                qbase[c] = base << ossa__segment_shift(st[s].bits[c]);
+                if (!ranged[s]) {
+                    width[c] = st[s].bits[c];
+                    continue;
+                }
+                *entry++ = (uint8_t)base[c], *entry++ = (uint8_t)width[c];
+                qbase[c] = base[c] << ossa__segment_shift(st[s].bits[c]);
             }
             uint32_t bm = 1u;
             for (size_t f = first + 1; f < end; ++f) {

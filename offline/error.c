@@ -21,26 +21,6 @@ static void raw_to_model(const ossa_skeleton *skel, const ossa_transform *local,
     ossa__raw_to_model(skel->parents, skel->joint_count, local, model);
 }
 
-static ossa_float3 transform_point(const ossa_float4x4 *m, ossa_float3 p)
-{
-    return (ossa_float3){m->cols[0][0] * p.x + m->cols[1][0] * p.y + m->cols[2][0] * p.z + m->cols[3][0],
-                         m->cols[0][1] * p.x + m->cols[1][1] * p.y + m->cols[2][1] * p.z + m->cols[3][1],
-                         m->cols[0][2] * p.x + m->cols[1][2] * p.y + m->cols[2][2] * p.z + m->cols[3][2]};
-}
-
-static float distance(ossa_float3 a, ossa_float3 b)
-{
-    const float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
-    return sqrtf(dx * dx + dy * dy + dz * dz);
-}
-
-void ossa__joint_points(const ossa_float4x4 *m, float shell, ossa_float3 out[4])
-{
-    const ossa_float3 offsets[4] = {{0.f, 0.f, 0.f}, {shell, 0.f, 0.f}, {0.f, shell, 0.f}, {0.f, 0.f, shell}};
-    for (int p = 0; p < 4; ++p) out[p] = transform_point(m, offsets[p]);
-}
-
-float ossa__point_distance(ossa_float3 a, ossa_float3 b) { return distance(a, b); }
 
 static float clamp_time(float t, float duration)
 {
@@ -152,7 +132,7 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
         for (size_t j = 0; j < n; ++j) {
             for (size_t p = 0; p < points_per_joint; ++p) {
                 const float e =
-                    distance(transform_point(&m_raw[j], offsets[p]), transform_point(&m_built[j], offsets[p]));
+                    ossa__point_distance(ossa__transform_point(&m_raw[j], offsets[p]), ossa__transform_point(&m_built[j], offsets[p]));
                 errors[count++] = e;
                 sum += (double)e;
                 if (e > report->max || (s == 0 && j == 0 && p == 0)) {

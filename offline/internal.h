@@ -2,6 +2,8 @@
 #ifndef OSSA_OFFLINE_INTERNAL_H
 #define OSSA_OFFLINE_INTERNAL_H
 
+#include <math.h>
+
 #include "ossa/offline/common.h"
 
 /* a * b into *out; false on overflow. */
@@ -68,9 +70,23 @@ static inline void ossa__store_f32(uint8_t *p, float f)
 #include "ossa/offline/raw_animation.h"
 /* Model-space matrices of AoS local transforms along `parents` (depth-first), scalar. */
 void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transform *local, ossa_float4x4 *model);
+static inline ossa_float3 ossa__transform_point(const ossa_float4x4 *m, ossa_float3 p)
+{
+    return (ossa_float3){m->cols[0][0] * p.x + m->cols[1][0] * p.y + m->cols[2][0] * p.z + m->cols[3][0],
+                         m->cols[0][1] * p.x + m->cols[1][1] * p.y + m->cols[2][1] * p.z + m->cols[3][1],
+                         m->cols[0][2] * p.x + m->cols[1][2] * p.y + m->cols[2][2] * p.z + m->cols[3][2]};
+}
 /* A joint's origin and its virtual vertices `shell` along its x, y and z axes. */
-void ossa__joint_points(const ossa_float4x4 *m, float shell, ossa_float3 out[4]);
-float ossa__point_distance(ossa_float3 a, ossa_float3 b);
+static inline void ossa__joint_points(const ossa_float4x4 *m, float shell, ossa_float3 out[4])
+{
+    const ossa_float3 offsets[4] = {{0.f, 0.f, 0.f}, {shell, 0.f, 0.f}, {0.f, shell, 0.f}, {0.f, 0.f, shell}};
+    for (int p = 0; p < 4; ++p) out[p] = ossa__transform_point(m, offsets[p]);
+}
+static inline float ossa__point_distance(ossa_float3 a, ossa_float3 b)
+{
+    const float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
+    return sqrtf(dx * dx + dy * dy + dz * dz);
+}
 /* Distinct key times of every channel of every track, clamped to [0, duration], ascending
  * ([*count + 1] floats, NULL when out of memory). */
 float *ossa__source_key_times(const ossa_raw_animation *raw, const ossa_allocator *a, size_t *count);
