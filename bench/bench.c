@@ -120,6 +120,9 @@ static double run(clip *c, mode m, size_t calls)
     return reps[4];
 }
 
+/* Metres; --tolerance changes it (the clips are baked as `ossa bake --tolerance` would). */
+static float bake_tolerance = OSSA_BUILD_DEFAULT_TOLERANCE;
+
 static bool load(clip *c, const char *path, const char *skeleton_path)
 {
     memset(c, 0, sizeof *c);
@@ -138,7 +141,7 @@ static bool load(clip *c, const char *path, const char *skeleton_path)
     ossa_import_output_metadata(&c->imp, "unit_scale", scale_text, sizeof scale_text);
     const float unit = strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL) : 1.f;
     const ossa_animation_build_desc build = {.skeleton = &c->imp.skeleton,
-                                             .tolerance = OSSA_BUILD_DEFAULT_TOLERANCE / unit,
+                                             .tolerance = bake_tolerance / unit,
                                              .unit_scale = unit};
     if (c->imp.animation_count == 0 || ossa_skeleton_build(&c->imp.skeleton, NULL, &c->skel_blob, &diag) != OSSA_OK ||
         ossa_animation_build(&c->imp.animations[0], &build, &c->anim_blob, &diag) != OSSA_OK ||
@@ -217,7 +220,7 @@ static void compression_table(const char *shared, const char *skel_path)
         for (int r = 0; r < 9; ++r) {
             ossa_blob blob = {0};
             const ossa_animation_build_desc build = {.skeleton = &c.imp.skeleton,
-                                                     .tolerance = OSSA_BUILD_DEFAULT_TOLERANCE};
+                                                     .tolerance = bake_tolerance};
             const double t0 = tool_now();
             ossa_animation_build(&c.imp.animations[0], &build, &blob, NULL);
             times[r] = (tool_now() - t0) * 1e3;
@@ -243,14 +246,17 @@ int main(int argc, char **argv)
             shared = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = strtol(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc)
+            bake_tolerance = strtof(argv[++i], NULL);
         else if (!strcmp(argv[i], "--list")) {
             for (size_t m = 0; m < sizeof measures / sizeof *measures; ++m)
                 printf("%zu\t%s\t%s\t%.0f\t%.0f\n", m, measures[m].label, short_name(measures[m].clip),
                        measures[m].ozz_ir, measures[m].ozz_ns);
             return 0;
         } else {
-            fprintf(stderr, "usage: ossa-bench [--shared DIR] [--only N] [--list]\n"
-                            "  --only N   run measure N alone (for callgrind: bench/callgrind.sh)\n");
+            fprintf(stderr, "usage: ossa-bench [--shared DIR] [--only N] [--list] [--tolerance METRES]\n"
+                            "  --only N         run measure N alone (for callgrind: bench/callgrind.sh)\n"
+                            "  --tolerance M    bake the clips at M metres (default 0.0001)\n");
             return 2;
         }
     }

@@ -12,6 +12,10 @@
 #include "ossa/sampling_job.h"
 #include "ossa/skeleton.h"
 
+#if OSSA_HAVE_PTHREADS
+#include <pthread.h>
+#endif
+
 static inline float max_f(float a, float b) { return a > b ? a : b; }
 static inline float min_f(float a, float b) { return a < b ? a : b; }
 
@@ -154,12 +158,44 @@ static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stat
     return worst;
 }
 
+/* Sub-tracks first, first + step, ... at factor k (one thread's share of encode_all). */
+typedef struct encode_share {
+    search *s;
+    float k;
+    size_t first, step;
+} encode_share;
+
+static void *encode_some(void *arg)
+{
+    const encode_share *e = arg;
+    search *s = e->s;
+    for (size_t i = e->first; i < 3 * s->J; i += e->step) {
+        const size_t j = i / 3;
+        ossa__subtrack_encode(s->clip, i, e->k * s->mult[i] * s->floor[j], s->radius[j], &s->st[i]);
+    }
+    return NULL;
+}
+
+/* Encodes every sub-track at factor k; sub-tracks are independent, so threads share them
+ * (interleaved, for balance) and the result is the same. */
 static void encode_all(search *s, float k)
 {
-    for (size_t i = 0; i < 3 * s->J; ++i) {
-        const size_t j = i / 3;
-        ossa__subtrack_encode(s->clip, i, k * s->mult[i] * s->floor[j], s->radius[j], &s->st[i]);
-    }
+    enum { MAX_THREADS = 16 };
+    const unsigned threads = s->desc->threads > MAX_THREADS ? MAX_THREADS : (s->desc->threads ? s->desc->threads : 1);
+    encode_share shares[MAX_THREADS];
+    for (unsigned t = 0; t < threads; ++t) shares[t] = (encode_share){s, k, t, threads};
+#if OSSA_HAVE_PTHREADS
+    pthread_t ids[MAX_THREADS];
+    unsigned started = 1;
+    for (unsigned t = 1; t < threads; ++t, ++started)
+        if (pthread_create(&ids[t], NULL, encode_some, &shares[t]) != 0) break;
+    /* Shares whose thread did not start are encoded here. */
+    for (unsigned t = 0; t < threads; ++t)
+        if (t == 0 || t >= started) encode_some(&shares[t]);
+    for (unsigned t = 1; t < started; ++t) pthread_join(ids[t], NULL);
+#else
+    for (unsigned t = 0; t < threads; ++t) encode_some(&shares[t]);
+#endif
 }
 
 /* The best passing candidate so far. */

@@ -79,13 +79,20 @@ static inline uint32_t ossa__read_bits(const uint8_t *data, size_t at, unsigned 
     return (uint32_t)(word >> (at & 7)) & (uint32_t)((1ull << width) - 1u);
 }
 
-/* Count of set bits (portable; compilers turn it into popcnt where the target has it). */
+/* Count of set bits of a 16-bit value: two lookups (the baseline x86-64 target has no
+ * popcnt instruction, and the bit-twiddling form costs a dozen). */
 static inline unsigned ossa__popcount16(uint32_t v)
 {
-    v = v - ((v >> 1) & 0x5555u);
-    v = (v & 0x3333u) + ((v >> 2) & 0x3333u);
-    v = (v + (v >> 4)) & 0x0f0fu;
-    return (v + (v >> 8)) & 0x1fu;
+    static const uint8_t bits[256] = {
+#define OSSA__B2(n) n, n + 1, n + 1, n + 2
+#define OSSA__B4(n) OSSA__B2(n), OSSA__B2(n + 1), OSSA__B2(n + 1), OSSA__B2(n + 2)
+#define OSSA__B6(n) OSSA__B4(n), OSSA__B4(n + 1), OSSA__B4(n + 1), OSSA__B4(n + 2)
+        OSSA__B6(0), OSSA__B6(1), OSSA__B6(1), OSSA__B6(2)
+#undef OSSA__B6
+#undef OSSA__B4
+#undef OSSA__B2
+    };
+    return (unsigned)bits[v & 0xffu] + bits[(v >> 8) & 0xffu];
 }
 
 /* A rotation from its stored components `c` (3, or 4 for OSSA__ROT_FULL). */

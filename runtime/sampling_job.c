@@ -22,6 +22,9 @@ typedef struct sub_group {
     int32_t q[2][4][4];            /* [key][component][lane] the keys' integers */
     uint32_t mask[6][4];           /* rotation format selects, see rebuild() */
     uint32_t frame[2][4];          /* [key][lane] time points of the cached keys */
+    uint32_t qbase[4][4];          /* [component][lane] segment range bases of entry_segment */
+    uint32_t entry_segment[4];     /* segment whose ranges qbase and width hold, UINT32_MAX none */
+    uint8_t width[4][4];           /* [component][lane] segment range widths of entry_segment */
     uint32_t dest[4];              /* byte offset of each lane's x in the output pose (y, z, w
                                       follow 16 bytes apart) */
     uint16_t sub[4];               /* animated sub-track (blob order) of each lane */
@@ -247,6 +250,7 @@ static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int
         g->format[lane] = (uint8_t)format;
         g->ratio[0][lane] = INFINITY, g->ratio[1][lane] = -INFINITY; /* stale */
         g->frame[0][lane] = g->frame[1][lane] = UINT32_MAX;
+        g->entry_segment[lane] = UINT32_MAX;
         g->min[3][lane] = 0.f;
         for (int k = 0; k < n; ++k) g->min[k][lane] = range[k], g->step[k][lane] = range[n + k];
         ++lane;
@@ -391,7 +395,6 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
 {
     const size_t i = g->sub[l];
     const uint8_t *w = &a->bits[4 * i];
-    const bool four = g->format[l] == OSSA__ROT_FULL;
     uint32_t wd[4] = {w[0], w[1], w[2], w[3]}, base[4] = {0, 0, 0, 0};
     size_t at;
     unsigned bits;
@@ -402,12 +405,19 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
         bits = ctx->key_bits[i];
         at = ctx->rest_at[i] + (ossa__popcount16(bm & ((1u << bit) - 1u)) - 1u) * bits;
         if (ctx->entry_at[i] != UINT16_MAX) {
-            const uint8_t *e = a->data + a->segment_offsets[segment] + 2 * a->animated_count + ctx->entry_at[i];
-            wd[0] = e[1], wd[1] = e[3], wd[2] = e[5], wd[3] = four ? e[7] : 0u;
-            base[0] = (uint32_t)e[0] << ossa__segment_shift(w[0]);
-            base[1] = (uint32_t)e[2] << ossa__segment_shift(w[1]);
-            base[2] = (uint32_t)e[4] << ossa__segment_shift(w[2]);
-            base[3] = four ? (uint32_t)e[6] << ossa__segment_shift(w[3]) : 0u;
+            /* The lane keeps the ranges of the segment it last read: forward and backward
+             * playback read them once per segment. */
+            if (g->entry_segment[l] != segment) {
+                const uint8_t *e = a->data + a->segment_offsets[segment] + 2 * a->animated_count + ctx->entry_at[i];
+                const bool four = g->format[l] == OSSA__ROT_FULL;
+                for (int c = 0; c < 4; ++c) {
+                    const bool stored = c < 3 || four;
+                    g->width[c][l] = stored ? e[2 * c + 1] : 0;
+                    g->qbase[c][l] = stored ? (uint32_t)e[2 * c] << ossa__segment_shift(w[c]) : 0u;
+                }
+                g->entry_segment[l] = segment;
+            }
+            for (int c = 0; c < 4; ++c) wd[c] = g->width[c][l], base[c] = g->qbase[c][l];
         }
     }
     uint32_t q[4];

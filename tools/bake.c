@@ -10,7 +10,7 @@ static void usage_bake(void)
 {
     fprintf(stderr,
             "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites]\n"
-            "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [-q]\n"
+            "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
             "  INPUT defaults to %s\n"
             "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation,\n"
             "                      Maya .anim) or bind to it (Metroid ANIM with its CINF)\n"
@@ -19,7 +19,7 @@ static void usage_bake(void)
             "  --no-optimize       lossless: keep every source sample at 24 bits per component\n"
             "  --unit-scale M      metres per source unit (replaces the input's; needed when it does\n"
             "                      not say, as for BVH); kept in META, errors are reported in mm\n"
-
+            "  --threads N         encoding threads (default: the online CPUs); the result is the same\n"
             "  -q, --quiet         print only the one-line summary, not the report\n",
             OSSA_DEFAULT_INPUT);
 }
@@ -65,6 +65,7 @@ int tool_bake(int argc, char **argv)
     const char *input = NULL, *output = NULL, *skeleton_path = NULL;
     bool drop_end_sites = false, optimize = true, quiet = false;
     float tolerance_m = OSSA_BUILD_DEFAULT_TOLERANCE, unit_scale_arg = 0.f;
+    unsigned threads = tool_cpu_count();
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             output = argv[++i];
@@ -78,6 +79,11 @@ int tool_bake(int argc, char **argv)
             char *end;
             tolerance_m = strtof(argv[++i], &end);
             if (*end || !(tolerance_m > 0.f)) return fprintf(stderr, "ossa: bake: --tolerance needs metres > 0\n"), 2;
+        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            char *end;
+            const long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > 64) return fprintf(stderr, "ossa: bake: --threads needs 1 to 64\n"), 2;
+            threads = (unsigned)n;
         } else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
             char *end;
             unit_scale_arg = strtof(argv[++i], &end);
@@ -137,7 +143,8 @@ int tool_bake(int argc, char **argv)
         const ossa_animation_build_desc build = {.skeleton = bounded ? &imp.skeleton : NULL,
                                                  .tolerance = bounded ? tolerance_m / unit_scale : 0.f,
                                                  .unit_scale = unit_scale,
-                                                 .stats = &stats};
+                                                 .stats = &stats,
+                                                 .threads = threads};
         const double b0 = tool_now();
         const ossa_result built = ossa_animation_build(source, &build, &blobs[a + 1], &diag);
         if (built != OSSA_OK) {

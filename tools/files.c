@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 
@@ -196,4 +197,14 @@ int tool_compare_doubles(const void *pa, const void *pb)
 {
     const double a = *(const double *)pa, b = *(const double *)pb;
     return a < b ? -1 : a > b;
+}
+
+unsigned tool_cpu_count(void)
+{
+#ifdef _SC_NPROCESSORS_ONLN
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)(n > 64 ? 64 : n) : 1u;
+#else
+    return 1u;
+#endif
 }

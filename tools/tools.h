@@ -65,4 +65,7 @@ int tool_info(int argc, char **argv);
 int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,
                 const char *against_path, tool_unit unit);
 
+/* Online CPUs (at least 1). */
+unsigned tool_cpu_count(void);
+
 #endif

@@ -69,6 +69,9 @@ typedef struct ossa_animation_build_desc {
     size_t override_count;
     const ossa_allocator *allocator; /* NULL -> malloc/free */
     ossa_animation_build_stats *stats; /* optional: filled on success */
+    unsigned threads;                  /* encoding threads (error-bounded builds); 0 -> 1; the
+                                          result does not depend on it; 1 where the library was
+                                          built without POSIX threads */
 } ossa_animation_build_desc;
 
 /* Builds a runtime animation blob (layout in ossa/animation.h) from a valid raw animation.
