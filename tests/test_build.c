@@ -1,0 +1,691 @@
+/* Animation builder (ossa_animation_build): the error bound on real clips, measured apart from
+ * the builder by ossa_measure_error; the lossless build against its documented quantisation
+ * bound; key selection on piecewise-linear curves; per-joint overrides measured here in double
+ * precision; and the desc checks. Expected key sets are computed here from the raw key times
+ * and the segment rule of ossa/animation.h, and read back from the blob's segment bitmaps. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossa/animation.h"
+#include "ossa/offline/builders.h"
+#include "ossa/offline/error.h"
+#include "ossa/offline/import_assimp.h"
+#include "ossa/offline/import_ozz.h"
+#include "ossa/sampling_job.h"
+#include "ossa/skeleton.h"
+#include "test_util.h"
+
+#define SHELL_M      0.03f        /* virtual vertex distance of every bound, metres */
+#define SEGMENT      16           /* time points per segment (ossa/animation.h) */
+#define CMU_UNIT     0.05644f     /* metres per BVH unit of the CMU clips */
+#define ULP          5.9604645e-8 /* 2^-24: the relative rounding of one float operation */
+#define EXCERPT_SECS 5.f
+
+static const float all_tolerances[3] = {0.0001f, 0.001f, 0.01f}; /* metres, ascending */
+
+/* ---- shared helpers ---- */
+
+static void build_view(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc, ossa_blob *blob,
+                       ossa_animation *anim)
+{
+    ossa_diag diag = {0};
+    *blob = (ossa_blob){0};
+    if (ossa_animation_build(raw, desc, blob, &diag) != OSSA_OK) fail_msg("build failed: %s", diag.message);
+    assert_int_equal(ossa_animation_init(anim, blob->data, blob->size), OSSA_OK);
+}
+
+static void *aligned_zero(size_t size)
+{
+    const size_t rounded = (size + 15) & ~(size_t)15;
+    void *p = aligned_alloc(16, rounded ? rounded : 16);
+    assert_non_null(p);
+    memset(p, 0, rounded ? rounded : 16);
+    return p;
+}
+
+/* Samples `anim` with the runtime sampling job at `time` seconds into AoS `local` [track_count]. */
+static void sample_runtime(const ossa_animation *anim, ossa_sampling_context *ctx, ossa_soa_transform *soa, float time,
+                           ossa_transform *local)
+{
+    const ossa_sampling_job job = {anim, ctx, time / anim->duration, soa, anim->soa_count};
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+    for (size_t j = 0; j < anim->track_count; ++j) local[j] = ossa_soa_transform_get(&soa[j / 4], (int)(j % 4));
+}
+
+/* Every `rate` Hz over the clip, then every key time of every channel (not sorted, may repeat);
+ * free() the array. */
+static float *sample_times(const ossa_raw_animation *raw, float rate, size_t *count)
+{
+    const size_t fixed = rate > 0.f ? (size_t)ceilf(raw->duration * rate) + 1 : 0;
+    size_t keys = 0;
+    for (size_t j = 0; j < raw->track_count; ++j)
+        keys += raw->tracks[j].translation_count + raw->tracks[j].rotation_count + raw->tracks[j].scale_count;
+    float *times = aligned_zero((fixed + keys + 2) * sizeof *times);
+    size_t n = 0;
+    for (size_t i = 0; i < fixed; ++i) times[n++] = fminf((float)i / rate, raw->duration);
+    for (size_t j = 0; j < raw->track_count; ++j) {
+        const ossa_raw_joint_track *t = &raw->tracks[j];
+        for (size_t k = 0; k < t->translation_count; ++k) times[n++] = t->translations[k].time;
+        for (size_t k = 0; k < t->rotation_count; ++k) times[n++] = t->rotations[k].time;
+        for (size_t k = 0; k < t->scale_count; ++k) times[n++] = t->scales[k].time;
+    }
+    *count = n;
+    return times;
+}
+
+/* Checks each animated sub-track's keys, as the blob's segment bitmaps give them, against the
+ * keys ossa/animation.h requires of it: its own (`own`, [3 * track_count][F] flags), the first
+ * time point of every segment and the last. Each segment starts with one little-endian u16 per
+ * animated sub-track (in sub-track order), bit i = a key at the segment's time point i.
+ * Returns the total key count. */
+static size_t check_key_sets(const ossa_animation *anim, const uint8_t *own)
+{
+    const size_t F = anim->frame_count;
+    size_t a = 0, total = 0;
+    for (size_t s = 0; s < 3 * anim->track_count; ++s) {
+        if (ossa_animation_channel_kind(anim, s / 3, (int)(s % 3)) != 2) continue;
+        for (size_t f = 0; f < anim->segment_count * SEGMENT; ++f) {
+            const uint8_t *seg = anim->data + anim->segment_offsets[f / SEGMENT];
+            const bool key = ((unsigned)seg[2 * a] | (unsigned)seg[2 * a + 1] << 8) >> (f % SEGMENT) & 1u;
+            const bool want = f < F && (own[s * F + f] || f % SEGMENT == 0 || f + 1 == F);
+            if (key != want)
+                fail_msg("joint %zu channel %zu: time point %zu is %sa key", s / 3, s % 3, f, want ? "not " : "");
+            total += want;
+        }
+        ++a;
+    }
+    assert_int_equal(a, anim->animated_count);
+    return total;
+}
+
+/* ---- model space in double precision (independent of the library's matrices) ---- */
+
+/* Point `p` of joint j's space to model space: each local transform up the chain applied as
+ * scale, then rotation (normalised here), then translation. */
+static void to_model(const ossa_raw_skeleton *skel, const ossa_transform *local, size_t j, double p[3])
+{
+    for (int32_t i = (int32_t)j; i >= 0; i = skel->joints[i].parent) {
+        const ossa_transform *t = &local[i];
+        const double q[4] = {t->rotation.x, t->rotation.y, t->rotation.z, t->rotation.w};
+        const double s[3] = {t->scale.x, t->scale.y, t->scale.z};
+        const double tr[3] = {t->translation.x, t->translation.y, t->translation.z};
+        const double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        const double u[3] = {q[0] / n, q[1] / n, q[2] / n}, w = q[3] / n;
+        const double v[3] = {p[0] * s[0], p[1] * s[1], p[2] * s[2]};
+        /* v + 2 w (u x v) + 2 u x (u x v) */
+        const double c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+        const double cc[3] = {u[1] * c[2] - u[2] * c[1], u[2] * c[0] - u[0] * c[2], u[0] * c[1] - u[1] * c[0]};
+        for (int k = 0; k < 3; ++k) p[k] = v[k] + 2.0 * (w * c[k] + cc[k]) + tr[k];
+    }
+}
+
+/* Per joint, the largest model-space distance between `raw` (reference sampler) and `anim`
+ * (runtime sampling job) at the joint and at points `shell` along its local x, y and z axes,
+ * at 60 Hz and at every key time. */
+static void joint_errors(const ossa_raw_skeleton *skel, const ossa_raw_animation *raw, const ossa_animation *anim,
+                         float shell, double *errors)
+{
+    const size_t n = skel->joint_count, ctx_size = ossa_sampling_context_size(n);
+    void *ctx_mem = aligned_zero(ctx_size);
+    ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, n);
+    ossa_soa_transform *soa = aligned_zero(anim->soa_count * sizeof *soa);
+    ossa_transform *raw_local = aligned_zero(n * sizeof *raw_local), *built_local = aligned_zero(n * sizeof *raw_local);
+    size_t count;
+    float *times = sample_times(raw, 60.f, &count);
+    for (size_t j = 0; j < n; ++j) errors[j] = 0.0;
+    for (size_t i = 0; i < count; ++i) {
+        assert_int_equal(ossa_raw_animation_sample(raw, times[i], raw_local, n), OSSA_OK);
+        sample_runtime(anim, ctx, soa, times[i], built_local);
+        for (size_t j = 0; j < n; ++j)
+            for (int axis = -1; axis < 3; ++axis) {
+                double a[3] = {0.0, 0.0, 0.0}, b[3] = {0.0, 0.0, 0.0};
+                if (axis >= 0) a[axis] = b[axis] = shell;
+                to_model(skel, raw_local, j, a);
+                to_model(skel, built_local, j, b);
+                errors[j] = fmax(errors[j], sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                                                 (a[2] - b[2]) * (a[2] - b[2])));
+            }
+    }
+    free(ctx_mem), free(soa), free(raw_local), free(built_local), free(times);
+}
+
+/* ---- real clips ---- */
+
+/* Prints "FAIL ..." and clears `ok` when `cond` is false (so later rows are still printed). */
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) print_message("FAIL " __VA_ARGS__), ok = false;                                                   \
+    } while (0)
+
+/* Bakes `raw` at each tolerance (metres, ascending) and checks the measured error, the
+ * builder's stats and that bytes shrink as the tolerance grows; prints one row per bake.
+ * Returns false (after printing why) when a check fails, so every row is printed first. */
+static bool bake_clip(const char *label, const ossa_raw_skeleton *skel, const ossa_raw_animation *raw, float unit,
+                      const float *tolerances_m, size_t count)
+{
+    ossa_blob skel_blob = {0};
+    ossa_skeleton skeleton;
+    assert_int_equal(ossa_skeleton_build(skel, NULL, &skel_blob, NULL), OSSA_OK);
+    assert_int_equal(ossa_skeleton_init(&skeleton, skel_blob.data, skel_blob.size), OSSA_OK);
+    bool ok = true;
+    size_t previous = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const float tolerance = tolerances_m[i] / unit;
+        ossa_animation_build_stats stats = {0};
+        const ossa_animation_build_desc desc = {
+            .skeleton = skel, .tolerance = tolerance, .unit_scale = unit, .stats = &stats};
+        ossa_blob blob;
+        ossa_animation anim;
+        build_view(raw, &desc, &blob, &anim);
+        const ossa_error_desc measure = {.shell_distance = SHELL_M / unit, .source_times = 1};
+        ossa_error_report rep;
+        ossa_diag diag = {0};
+        assert_int_equal(ossa_measure_error(&skeleton, raw, &anim, &measure, &rep, &diag), OSSA_OK);
+        const double mm = 1e3 * (double)unit;
+        print_message("%-10s tolerance %7.4f mm  %8zu bytes  measured max %.5f mm (joint %zu %s at %.4f s), "
+                      "builder %.5f mm\n",
+                      label, (double)tolerances_m[i] * 1e3, blob.size, (double)rep.max * mm, rep.worst_joint,
+                      skel->joints[rep.worst_joint].name, (double)rep.worst_time, (double)stats.max_error * mm);
+        CHECK(rep.max <= tolerance, "%s: measured %.6f mm > tolerance %.4f mm\n", label, (double)rep.max * mm,
+              (double)tolerances_m[i] * 1e3);
+        CHECK(stats.max_error <= tolerance && stats.error_ratio <= 1.f, "%s: builder stats max %.6f mm, ratio %.4f\n",
+              label, (double)stats.max_error * mm, (double)stats.error_ratio);
+        CHECK(i == 0 || blob.size < previous, "%s: %zu bytes at %g m, not fewer than %zu at the tighter tolerance\n",
+              label, blob.size, (double)tolerances_m[i], previous);
+        previous = blob.size;
+        ossa_blob_destroy(&blob);
+    }
+    ossa_blob_destroy(&skel_blob);
+    return ok;
+}
+
+static void import_ozz_file(const char *name, ossa_import_output *out)
+{
+    char relative[64], shown[96];
+    snprintf(relative, sizeof relative, "ozz/%s", name);
+    snprintf(shown, sizeof shown, "../shared/data/ozz/%s", name);
+    size_t size;
+    void *data = ossa_test_read_or_skip(ossa_test_shared_path(relative), shown, &size);
+    ossa_diag diag = {0};
+    *out = (ossa_import_output){0};
+    if (ossa_import_ozz(data, size, NULL, out, &diag) != OSSA_OK) fail_msg("%s: %s", name, diag.message);
+    free(data);
+}
+
+static void test_real_pab(void **state)
+{
+    (void)state;
+    const char *const clips[4] = {"pab_walk_raw.ozz", "pab_jog_raw.ozz", "pab_run_raw.ozz", "pab_atlas_raw.ozz"};
+    bool ok = true;
+    for (size_t c = 0; c < 4; ++c) {
+        ossa_import_output skel, out;
+        import_ozz_file("pab_skeleton.ozz", &skel);
+        import_ozz_file(clips[c], &out);
+        /* As `ossa bake --skeleton`: the skeleton joins the clip, both put depth-first. */
+        out.skeleton = skel.skeleton;
+        skel.skeleton = (ossa_raw_skeleton){0};
+        ossa_diag diag = {0};
+        assert_int_equal(ossa_import_output_sort_depth_first(&out, &diag), OSSA_OK);
+        char label[32];
+        snprintf(label, sizeof label, "pab_%s", out.animations[0].name);
+        /* atlas (15 s) only at 1 mm: it is the slow one. */
+        const float *tol = c == 3 ? &all_tolerances[1] : all_tolerances;
+        ok = bake_clip(label, &out.skeleton, &out.animations[0], 1.f, tol, c == 3 ? 1 : 3) && ok;
+        ossa_import_output_destroy(&skel);
+        ossa_import_output_destroy(&out);
+    }
+    assert_true(ok);
+}
+
+#if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
+static void import_assimp_file(const char *path, const char *shown, const char *hint, ossa_import_output *out)
+{
+    size_t size;
+    void *data = ossa_test_read_or_skip(path, shown, &size);
+    ossa_diag diag = {0};
+    *out = (ossa_import_output){0};
+    if (ossa_import_assimp(data, size, &(ossa_assimp_desc){.format_hint = hint}, out, &diag) != OSSA_OK ||
+        ossa_import_output_sort_depth_first(out, &diag) != OSSA_OK)
+        fail_msg("%s: %s", shown, diag.message);
+    free(data);
+    assert_int_equal(out->animation_count, 1);
+}
+
+/* The keys of `src` at or before `seconds`, as a clip of that duration. */
+static void excerpt(const ossa_raw_animation *src, float seconds, ossa_raw_animation *dst)
+{
+    assert_int_equal(ossa_raw_animation_create(dst, src->track_count, NULL), OSSA_OK);
+    dst->duration = seconds;
+    for (size_t j = 0; j < src->track_count; ++j) {
+        const ossa_raw_joint_track *s = &src->tracks[j];
+        size_t nt = 0, nr = 0, ns = 0;
+        while (nt < s->translation_count && s->translations[nt].time <= seconds) ++nt;
+        while (nr < s->rotation_count && s->rotations[nr].time <= seconds) ++nr;
+        while (ns < s->scale_count && s->scales[ns].time <= seconds) ++ns;
+        assert_int_equal(ossa_raw_joint_track_resize(dst, j, nt, nr, ns), OSSA_OK);
+        memcpy(dst->tracks[j].translations, s->translations, nt * sizeof *s->translations);
+        memcpy(dst->tracks[j].rotations, s->rotations, nr * sizeof *s->rotations);
+        memcpy(dst->tracks[j].scales, s->scales, ns * sizeof *s->scales);
+    }
+    assert_int_equal(ossa_raw_animation_validate(dst, NULL), OSSA_OK);
+}
+
+static void test_real_cmu_01_01(void **state)
+{
+    (void)state;
+    ossa_import_output out;
+    const char *path = ossa_test_assimp_path("BVH/01_01.bvh"); /* a static buffer: shown as is */
+    import_assimp_file(path, path, "bvh", &out);
+    ossa_raw_animation part = {0};
+    excerpt(&out.animations[0], EXCERPT_SECS, &part);
+    const bool ok = bake_clip("01_01[0,5s]", &out.skeleton, &part, CMU_UNIT, all_tolerances, 3);
+    ossa_raw_animation_destroy(&part);
+    ossa_import_output_destroy(&out);
+    assert_true(ok);
+}
+
+static void test_real_cesium_man(void **state)
+{
+    (void)state;
+    ossa_import_output out;
+    import_assimp_file(ossa_test_shared_path("gltf/cesium_man.gltf"), "../shared/data/gltf/cesium_man.gltf", "gltf",
+                       &out);
+    const bool ok = bake_clip("cesium_man", &out.skeleton, &out.animations[0], 1.f, all_tolerances, 3);
+    ossa_import_output_destroy(&out);
+    assert_true(ok);
+}
+#endif
+
+/* ---- lossless round trip ---- */
+
+#define TICKS 4096 /* key times are ticks of duration / TICKS: distinct ticks are distinct time points */
+
+static ossa_float3 rand3(uint32_t *rng, float lo, float hi)
+{
+    const float x = ossa_test_randf(rng, lo, hi), y = ossa_test_randf(rng, lo, hi);
+    return (ossa_float3){x, y, ossa_test_randf(rng, lo, hi)};
+}
+
+static float tick_time(unsigned tick, float duration) { return (float)tick * duration / (float)TICKS; }
+
+/* `count` distinct ticks in [0, TICKS], ascending. */
+static void random_ticks(uint32_t *rng, size_t count, unsigned *ticks)
+{
+    static uint8_t used[TICKS + 1];
+    memset(used, 0, sizeof used);
+    for (size_t picked = 0; picked < count;) {
+        const unsigned t = ossa_test_rand(rng) % (TICKS + 1);
+        if (!used[t]) used[t] = 1, ++picked;
+    }
+    for (unsigned t = 0, i = 0; t <= TICKS; ++t)
+        if (used[t]) ticks[i++] = t;
+}
+
+/* Five joints, every channel animated with 2 to 40 keys at random ticks: translations in
+ * [-2, 3], rotations a random walk of steps up to 0.4 rad stored unnormalised and sometimes
+ * negated, non-uniform scales in [0.5, 2]. */
+static void make_random_clip(ossa_raw_animation *raw, uint32_t seed)
+{
+    uint32_t rng = seed;
+    const size_t joints = 5;
+    assert_int_equal(ossa_raw_animation_create(raw, joints, NULL), OSSA_OK);
+    raw->duration = 2.5f;
+    unsigned ticks[41];
+    for (size_t j = 0; j < joints; ++j) {
+        size_t n[3];
+        for (int c = 0; c < 3; ++c) n[c] = 2 + ossa_test_rand(&rng) % 39;
+        assert_int_equal(ossa_raw_joint_track_resize(raw, j, n[0], n[1], n[2]), OSSA_OK);
+        ossa_raw_joint_track *t = &raw->tracks[j];
+        random_ticks(&rng, n[0], ticks);
+        for (size_t k = 0; k < n[0]; ++k)
+            t->translations[k] = (ossa_raw_float3_key){tick_time(ticks[k], raw->duration), rand3(&rng, -2.f, 3.f)};
+        random_ticks(&rng, n[1], ticks);
+        const ossa_float3 start = rand3(&rng, -1.f, 1.f);
+        ossa_quat q = ossa_quat_normalize((ossa_quat){start.x, start.y, start.z, 1.f});
+        for (size_t k = 0; k < n[1]; ++k) {
+            const ossa_float3 axis = rand3(&rng, -1.f, 1.f);
+            const float half = ossa_test_randf(&rng, -.2f, .2f);
+            const float len = sqrtf(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z) + 1e-6f;
+            const float s = sinf(half) / len;
+            q = ossa_quat_normalize(ossa_quat_mul(q, (ossa_quat){axis.x * s, axis.y * s, axis.z * s, cosf(half)}));
+            const float m = ossa_test_randf(&rng, .5f, 2.f) * (ossa_test_rand(&rng) % 5 == 0 ? -1.f : 1.f);
+            t->rotations[k] =
+                (ossa_raw_quat_key){tick_time(ticks[k], raw->duration), {q.x * m, q.y * m, q.z * m, q.w * m}};
+        }
+        random_ticks(&rng, n[2], ticks);
+        for (size_t k = 0; k < n[2]; ++k)
+            t->scales[k] = (ossa_raw_float3_key){tick_time(ticks[k], raw->duration), rand3(&rng, .5f, 2.f)};
+    }
+    assert_int_equal(ossa_raw_animation_validate(raw, NULL), OSSA_OK);
+}
+
+static int compare_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Key `k` of channel `c` of track `t`: time and value (rotations normalised, 4 floats). */
+static float channel_key(const ossa_raw_joint_track *t, int c, size_t k, double v[4])
+{
+    if (c == 1) {
+        const ossa_quat q = t->rotations[k].value;
+        const double x = q.x, y = q.y, z = q.z, w = q.w, n = sqrt(x * x + y * y + z * z + w * w);
+        v[0] = x / n, v[1] = y / n, v[2] = z / n, v[3] = w / n;
+        return t->rotations[k].time;
+    }
+    const ossa_raw_float3_key *key = c == 0 ? &t->translations[k] : &t->scales[k];
+    v[0] = key->value.x, v[1] = key->value.y, v[2] = key->value.z, v[3] = 0.0;
+    return key->time;
+}
+
+static size_t channel_count(const ossa_raw_joint_track *t, int c)
+{
+    return c == 0 ? t->translation_count : (c == 1 ? t->rotation_count : t->scale_count);
+}
+
+/* Samples channel `c` of joint `j` with the runtime at each of its key times and returns the
+ * largest error as a share of its bound (failing above 1). The bound is half a step of 24 bits,
+ * range / 2^25, with the range of the key values (rotations normalised, in one hemisphere), plus
+ * float rounding: encoding (v - min) / step and decoding min + q * step take four roundings,
+ * each at most 2^-24 of the range or of the largest magnitude M, so 2^-24 (4 range + 2 M)
+ * covers them with margin. A rotation is then normalised: a unit q perturbed by d comes out
+ * within d_c + |q_c| |d| per component, plus a few roundings. */
+static double check_round_trip(const ossa_raw_animation *raw, const ossa_animation *anim, ossa_sampling_context *ctx,
+                               ossa_soa_transform *soa, ossa_transform *local, size_t j, int c)
+{
+    const ossa_raw_joint_track *t = &raw->tracks[j];
+    const size_t keys = channel_count(t, c);
+    double(*v)[4] = aligned_zero(keys * sizeof *v), e[4], norm = 0.0, worst = 0.0;
+    double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    for (size_t k = 0; k < keys; ++k) {
+        channel_key(t, c, k, v[k]);
+        double dot = 0.0;
+        for (int i = 0; k && i < 4; ++i) dot += v[k][i] * v[k - 1][i];
+        for (int i = 0; i < 4; ++i) {
+            v[k][i] = dot < 0.0 ? -v[k][i] : v[k][i]; /* one hemisphere */
+            lo[i] = fmin(lo[i], v[k][i]), hi[i] = fmax(hi[i], v[k][i]);
+        }
+    }
+    for (int i = 0; i < 4; ++i) {
+        const double range = hi[i] - lo[i], m = fmax(fabs(lo[i]), fabs(hi[i]));
+        e[i] = range / 33554432.0 + ULP * (4.0 * range + 2.0 * m);
+        norm += e[i] * e[i];
+    }
+    for (size_t k = 0; k < keys; ++k) {
+        double want[4];
+        const float time = channel_key(t, c, k, want);
+        sample_runtime(anim, ctx, soa, time, local);
+        const ossa_transform *x = &local[j];
+        const ossa_float3 f3 = c == 0 ? x->translation : x->scale;
+        const double got[4] = {c == 1 ? x->rotation.x : f3.x, c == 1 ? x->rotation.y : f3.y,
+                               c == 1 ? x->rotation.z : f3.z, c == 1 ? x->rotation.w : 0.f};
+        const double dot = got[0] * v[k][0] + got[1] * v[k][1] + got[2] * v[k][2] + got[3] * v[k][3];
+        for (int i = 0; i < 4; ++i) {
+            const double g = dot < 0.0 ? -got[i] : got[i], diff = fabs(g - v[k][i]);
+            const double bound = c == 1 ? e[i] + fabs(v[k][i]) * sqrt(norm) + 4.0 * ULP : e[i];
+            worst = fmax(worst, bound > 0.0 ? diff / bound : 0.0);
+            if (diff > bound)
+                fail_msg("joint %zu channel %d key %zu (t %.6f s) component %d: %.9g vs %.9g, error %.3g > bound %.3g",
+                         j, c, k, (double)time, i, g, v[k][i], diff, bound);
+        }
+    }
+    free(v);
+    return worst;
+}
+
+static void test_lossless_round_trip(void **state)
+{
+    (void)state;
+    for (uint32_t seed = 1; seed <= 3; ++seed) {
+        ossa_raw_animation raw = {0};
+        make_random_clip(&raw, seed * 7919u);
+        const size_t n = raw.track_count;
+        /* The time points: every distinct key time, plus 0 and the duration. */
+        size_t F;
+        float *times = sample_times(&raw, 0.f, &F);
+        times[F++] = 0.f, times[F++] = raw.duration; /* room for two more: see sample_times */
+        qsort(times, F, sizeof *times, compare_float);
+        size_t unique = 1;
+        for (size_t i = 1; i < F; ++i)
+            if (times[i] != times[unique - 1]) times[unique++] = times[i];
+        F = unique;
+
+        ossa_blob blob;
+        ossa_animation anim;
+        ossa_animation_build_stats stats = {0};
+        build_view(&raw, &(ossa_animation_build_desc){.stats = &stats}, &blob, &anim);
+        assert_int_equal(anim.frame_count, F);
+        assert_non_null(anim.timepoints); /* random ticks: not uniform */
+
+        /* Every channel moves, so every sub-track is animated and keeps its own key times. */
+        uint8_t *own = aligned_zero(3 * n * F);
+        for (size_t j = 0; j < n; ++j)
+            for (int c = 0; c < 3; ++c) {
+                assert_int_equal(ossa_animation_channel_kind(&anim, j, c), 2);
+                for (size_t k = 0; k < channel_count(&raw.tracks[j], c); ++k) {
+                    double v[4];
+                    const float t = channel_key(&raw.tracks[j], c, k, v);
+                    const float *at = bsearch(&t, times, F, sizeof *times, compare_float);
+                    assert_non_null(at);
+                    own[(3 * j + (size_t)c) * F + (size_t)(at - times)] = 1;
+                }
+            }
+        const size_t total = check_key_sets(&anim, own);
+        assert_int_equal(anim.key_count, total);
+        assert_int_equal(stats.key_count, total);
+
+        ossa_transform *local = aligned_zero(n * sizeof *local);
+        const size_t ctx_size = ossa_sampling_context_size(n);
+        void *ctx_mem = aligned_zero(ctx_size);
+        ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, n);
+        ossa_soa_transform *soa = aligned_zero(anim.soa_count * sizeof *soa);
+        double worst = 0.0;
+        for (size_t j = 0; j < n; ++j)
+            for (int c = 0; c < 3; ++c) worst = fmax(worst, check_round_trip(&raw, &anim, ctx, soa, local, j, c));
+        print_message("lossless seed %u: %zu time points, %zu keys, %zu bytes, worst error %.2f of its bound\n", seed,
+                      F, total, blob.size, worst);
+        free(soa), free(ctx_mem), free(local), free(own), free(times);
+        ossa_blob_destroy(&blob);
+        ossa_raw_animation_destroy(&raw);
+    }
+}
+
+/* ---- piecewise-linear curves ---- */
+
+#define LINEAR_FRAMES 61 /* 2 s at 30 Hz */
+static const size_t breakpoints[6] = {0, 7, 20, 29, 45, 60};
+/* Direction changes of about 1 m/s at every breakpoint: skipping one costs centimetres. */
+static const float break_values[6][3] = {{0.f, 0.f, 0.f},  {.5f, 0.f, 0.f}, {.5f, .6f, 0.f},
+                                         {-.2f, .6f, .3f}, {0.f, 0.f, .5f}, {.4f, -.3f, 0.f}};
+
+/* A chain root -> a -> b; bones of 0.4 m along y. */
+static void make_chain(ossa_raw_skeleton *skel, size_t joints)
+{
+    assert_int_equal(ossa_raw_skeleton_create(skel, joints, NULL), OSSA_OK);
+    for (size_t j = 1; j < joints; ++j) {
+        skel->joints[j].parent = (int32_t)j - 1;
+        skel->joints[j].rest.translation.y = .4f;
+    }
+}
+
+/* The root moves linearly between the breakpoints, sampled at 30 Hz; the other joints hold
+ * their bone as one translation key. */
+static void make_linear_clip(ossa_raw_animation *raw)
+{
+    assert_int_equal(ossa_raw_animation_create(raw, 3, NULL), OSSA_OK);
+    raw->duration = (float)(LINEAR_FRAMES - 1) / 30.f;
+    assert_int_equal(ossa_raw_joint_track_resize(raw, 0, LINEAR_FRAMES, 0, 0), OSSA_OK);
+    for (size_t f = 0, b = 0; f < LINEAR_FRAMES; ++f) {
+        if (f > breakpoints[b + 1]) ++b;
+        const float a = (float)(f - breakpoints[b]) / (float)(breakpoints[b + 1] - breakpoints[b]);
+        const float *p = break_values[b], *q = break_values[b + 1];
+        raw->tracks[0].translations[f] =
+            (ossa_raw_float3_key){f == LINEAR_FRAMES - 1 ? raw->duration : (float)f / 30.f,
+                                  {p[0] + (q[0] - p[0]) * a, p[1] + (q[1] - p[1]) * a, p[2] + (q[2] - p[2]) * a}};
+    }
+    for (size_t j = 1; j < 3; ++j) {
+        assert_int_equal(ossa_raw_joint_track_resize(raw, j, 1, 0, 0), OSSA_OK);
+        raw->tracks[j].translations[0] = (ossa_raw_float3_key){0.f, {0.f, .4f, 0.f}};
+    }
+    assert_int_equal(ossa_raw_animation_validate(raw, NULL), OSSA_OK);
+}
+
+static void test_linear_reduces_to_breakpoints(void **state)
+{
+    (void)state;
+    ossa_raw_skeleton skel = {0};
+    ossa_raw_animation raw = {0};
+    make_chain(&skel, 3);
+    make_linear_clip(&raw);
+    const float tolerance = .001f;
+    ossa_blob blob;
+    ossa_animation anim;
+    build_view(&raw, &(ossa_animation_build_desc){.skeleton = &skel, .tolerance = tolerance}, &blob, &anim);
+    assert_int_equal(anim.frame_count, LINEAR_FRAMES);
+    assert_int_equal(anim.animated_count, 1);
+    assert_int_equal(ossa_animation_channel_kind(&anim, 0, 0), 2);
+    uint8_t own[3 * LINEAR_FRAMES] = {0};
+    for (size_t b = 0; b < 6; ++b) own[breakpoints[b]] = 1;
+    const size_t keys = check_key_sets(&anim, own);
+    assert_int_equal(anim.key_count, keys);
+    print_message("piecewise linear: %d samples -> %zu keys (breakpoints and segment starts)\n", LINEAR_FRAMES, keys);
+
+    double errors[3];
+    joint_errors(&skel, &raw, &anim, SHELL_M, errors);
+    for (size_t j = 0; j < 3; ++j)
+        if (!(errors[j] <= (double)tolerance))
+            fail_msg("joint %zu: error %.6f mm > %g mm", j, errors[j] * 1e3, (double)tolerance * 1e3);
+    ossa_blob_destroy(&blob);
+    ossa_raw_animation_destroy(&raw);
+    ossa_raw_skeleton_destroy(&skel);
+}
+
+/* ---- per-joint overrides ---- */
+
+/* A five-joint chain swinging: every joint rotates on a smooth random curve at 30 Hz (2 s),
+ * the root also translates; bones of 0.4 m. */
+static void make_swing_clip(ossa_raw_animation *raw)
+{
+    uint32_t rng = 424242u;
+    const size_t joints = 5, frames = 61;
+    assert_int_equal(ossa_raw_animation_create(raw, joints, NULL), OSSA_OK);
+    raw->duration = 2.f;
+    for (size_t j = 0; j < joints; ++j) {
+        float amp[3], freq[3], phase[3];
+        for (int c = 0; c < 3; ++c)
+            amp[c] = ossa_test_randf(&rng, .1f, .6f), freq[c] = ossa_test_randf(&rng, .5f, 2.f),
+            phase[c] = ossa_test_randf(&rng, 0.f, 6.f);
+        assert_int_equal(ossa_raw_joint_track_resize(raw, j, j ? 1 : frames, frames, 0), OSSA_OK);
+        ossa_raw_joint_track *t = &raw->tracks[j];
+        if (j) t->translations[0] = (ossa_raw_float3_key){0.f, {0.f, .4f, 0.f}};
+        for (size_t f = 0; f < frames; ++f) {
+            const float time = (float)f / 30.f;
+            float a[3];
+            for (int c = 0; c < 3; ++c) a[c] = amp[c] * sinf(freq[c] * time * 3.1415927f + phase[c]);
+            t->rotations[f] = (ossa_raw_quat_key){time, ossa_quat_from_euler(a[0], a[1], a[2], "xyz")};
+            if (!j) t->translations[f] = (ossa_raw_float3_key){time, {a[0], .1f * a[1], a[2]}};
+        }
+    }
+    assert_int_equal(ossa_raw_animation_validate(raw, NULL), OSSA_OK);
+}
+
+static void test_joint_overrides(void **state)
+{
+    (void)state;
+    ossa_raw_skeleton skel = {0};
+    ossa_raw_animation raw = {0};
+    make_chain(&skel, 5);
+    make_swing_clip(&raw);
+    const size_t leaf = 4;
+    const float tolerance = .01f, tight = .0002f, loose = .05f;
+    double errors[5];
+    size_t sizes[3];
+    const ossa_joint_tolerance overrides[2] = {{leaf, tight, 0.f}, {leaf, loose, 0.f}};
+    for (int run = 0; run < 3; ++run) { /* no override, tight, loose */
+        const ossa_animation_build_desc desc = {.skeleton = &skel,
+                                                .tolerance = tolerance,
+                                                .overrides = run ? &overrides[run - 1] : NULL,
+                                                .override_count = run ? 1 : 0};
+        ossa_blob blob;
+        ossa_animation anim;
+        build_view(&raw, &desc, &blob, &anim);
+        joint_errors(&skel, &raw, &anim, SHELL_M, errors);
+        sizes[run] = blob.size;
+        print_message("override %-5s: %zu bytes, leaf error %.4f mm, others up to %.4f mm\n",
+                      run == 0 ? "none" : (run == 1 ? "tight" : "loose"), blob.size, errors[leaf] * 1e3,
+                      fmax(fmax(errors[0], errors[1]), fmax(errors[2], errors[3])) * 1e3);
+        const double leaf_bound = run == 0 ? tolerance : (run == 1 ? tight : loose);
+        if (run == 0) assert_true(errors[leaf] > (double)tight); /* else the tight override could not show */
+        if (!(errors[leaf] <= leaf_bound))
+            fail_msg("leaf error %.6f mm > %.4f mm", errors[leaf] * 1e3, leaf_bound * 1e3);
+        for (size_t j = 0; j < leaf; ++j)
+            if (!(errors[j] <= (double)tolerance))
+                fail_msg("joint %zu error %.6f mm > %.4f mm", j, errors[j] * 1e3, (double)tolerance * 1e3);
+        ossa_blob_destroy(&blob);
+    }
+    assert_true(sizes[2] <= sizes[0]);
+    ossa_raw_animation_destroy(&raw);
+    ossa_raw_skeleton_destroy(&skel);
+}
+
+/* ---- bad descs ---- */
+
+static void expect_bad(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc, ossa_result code,
+                       const char *field)
+{
+    ossa_blob blob = {0};
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_animation_build(raw, desc, &blob, &diag), code);
+    assert_int_equal(diag.code, code);
+    assert_null(blob.data);
+    assert_int_equal(blob.size, 0);
+    if (!strstr(diag.message, field)) fail_msg("message \"%s\" does not name %s", diag.message, field);
+}
+
+static void test_bad_descs(void **state)
+{
+    (void)state;
+    ossa_raw_skeleton skel = {0}, four = {0};
+    ossa_raw_animation raw = {0};
+    make_chain(&skel, 3);
+    make_chain(&four, 4);
+    make_linear_clip(&raw);
+    const ossa_joint_tolerance out_of_range = {3, .001f, 0.f};
+    expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &skel, .tolerance = -.001f}, OSSA_ERROR_INVALID_ARGUMENT,
+               "tolerance");
+    expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &skel, .tolerance = NAN}, OSSA_ERROR_INVALID_ARGUMENT,
+               "tolerance");
+    expect_bad(&raw, &(ossa_animation_build_desc){.tolerance = .001f}, OSSA_ERROR_INVALID_ARGUMENT, "skeleton");
+    expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &skel, .tolerance = .001f, .shell_distance = -1.f},
+               OSSA_ERROR_INVALID_ARGUMENT, "shell_distance");
+    expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &skel, .tolerance = .001f, .unit_scale = INFINITY},
+               OSSA_ERROR_INVALID_ARGUMENT, "unit_scale");
+    expect_bad(&raw,
+               &(ossa_animation_build_desc){
+                   .skeleton = &skel, .tolerance = .001f, .overrides = &out_of_range, .override_count = 1},
+               OSSA_ERROR_INVALID_ARGUMENT, "override");
+    expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &four, .tolerance = .001f}, OSSA_ERROR_JOINT_MISMATCH,
+               "skeleton");
+    ossa_raw_animation_destroy(&raw);
+    ossa_raw_skeleton_destroy(&four);
+    ossa_raw_skeleton_destroy(&skel);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_descs),
+        cmocka_unit_test(test_lossless_round_trip),
+        cmocka_unit_test(test_linear_reduces_to_breakpoints),
+        cmocka_unit_test(test_joint_overrides),
+        cmocka_unit_test(test_real_pab),
+#if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
+        cmocka_unit_test(test_real_cmu_01_01),
+        cmocka_unit_test(test_real_cesium_man),
+#endif
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
