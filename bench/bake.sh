@@ -16,7 +16,7 @@ for clip in walk jog run atlas; do
   commands+=("$ossa bake $shared/ozz/pab_${clip}_raw.ozz --skeleton $skel -o $out/$clip.ossa -q")
 done
 names+=(cmu_01_01)
-commands+=("$ossa bake /usr/share/assimp/models/BVH/01_01.bvh -o $out/01_01.ossa -q")
+commands+=("$ossa bake /usr/share/assimp/models/BVH/01_01.bvh --unit-scale 0.05644 -o $out/01_01.ossa -q")
 args=()
 for i in "${!commands[@]}"; do args+=(-n "${names[$i]}" "${commands[$i]}"); done
 hyperfine --warmup 1 --runs 10 --style basic --export-markdown "$out/bake.md" "${args[@]}" >/dev/null

@@ -1,12 +1,14 @@
 /* Runs each ozz-animation measure of BENCHMARKS.md with ossa on the same files and prints
  * ossa's value, the reference value and their ratio.
  *
- *   ossa-bench [--callgrind] [--shared DIR]
+ *   ossa-bench [--shared DIR] [--only N] [--list] [--tolerance METRES]
  *
  * Wall-clock figures are medians of 9 repetitions. Under
- * `valgrind --tool=callgrind --instr-atstart=no ossa-bench --callgrind` each measured loop is
- * bracketed by callgrind's start/stop requests; the per-call instruction counts are then
- * read from callgrind's output (Ir of the run divided by the calls printed here). */
+ * `valgrind --tool=callgrind --instr-atstart=no ossa-bench --only N` (bench/callgrind.sh)
+ * the measured loop of measure N is bracketed by callgrind's start/stop requests; the
+ * per-call instruction count is the Ir of the run divided by the calls printed. The clips are
+ * baked as `ossa bake` does, at --tolerance (default 0.1 mm) at 3 cm virtual vertices, in
+ * metres: CMU 01_01 with its unit, 0.05644 m. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +34,7 @@ typedef struct clip {
     ossa_blob skel_blob, anim_blob;
     ossa_skeleton skel;
     ossa_animation anim;
+    float unit; /* metres per unit */
 } clip;
 
 static uint32_t next_random(uint32_t *s)
@@ -120,6 +123,8 @@ static double run(clip *c, mode m, size_t calls)
     return reps[4];
 }
 
+#define CMU_UNIT 0.05644f
+
 /* Metres; --tolerance changes it (the clips are baked as `ossa bake --tolerance` would). */
 static float bake_tolerance = OSSA_BUILD_DEFAULT_TOLERANCE;
 
@@ -139,7 +144,11 @@ static bool load(clip *c, const char *path, const char *skeleton_path)
     ossa_diag_clear(&diag);
     char scale_text[64] = "1";
     ossa_import_output_metadata(&c->imp, "unit_scale", scale_text, sizeof scale_text);
-    const float unit = strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL) : 1.f;
+    /* BVH says no unit: CMU's is 1/0.45 inch (BENCHMARKS and ACL use it too). */
+    const float unit = strstr(path, "01_01.bvh")          ? CMU_UNIT
+                       : strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL)
+                                                        : 1.f;
+    c->unit = unit;
     const ossa_animation_build_desc build = {.skeleton = &c->imp.skeleton,
                                              .tolerance = bake_tolerance / unit,
                                              .unit_scale = unit};
@@ -213,7 +222,8 @@ static void compression_table(const char *shared, const char *skel_path)
             continue;
         }
         ossa_error_report joints, shell;
-        const ossa_error_desc jd = {0}, sd = {.shell_distance = .03f};
+        /* The one metric: every source key time and 60 Hz; joints, then 3 cm virtual vertices. */
+        const ossa_error_desc jd = {.source_times = 1}, sd = {.shell_distance = .03f / c.unit, .source_times = 1};
         ossa_measure_error(&c.skel, &c.imp.animations[0], &c.anim, &jd, &joints, NULL);
         ossa_measure_error(&c.skel, &c.imp.animations[0], &c.anim, &sd, &shell, NULL);
         double times[9];

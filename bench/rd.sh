@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Rate-distortion benchmark: baked bytes against max virtual-vertex error, per clip and tolerance,
-# next to the ozz-animation and ACL reference points of ../shared/BENCHMARKS.md.
+# next to the ozz-animation 0.16 and ACL 2.1 reference points (docs/benchmarks.md).
 #
 #   bash bench/rd.sh BUILD_DIR [OUT_DIR]        (OUT_DIR defaults to BUILD_DIR/rd)
 #
 # Writes OUT_DIR/rd.tsv, OUT_DIR/rd.md (also printed to stdout) and OUT_DIR/rd.svg (gnuplot).
-# Data: ../shared/data beside the checkout (override with OSSA_DATA_DIR) and the CMU BVH of
+# Data: ../shared/data beside the checkout (override with OSSA_SHARED_DATA) and the CMU BVH of
 # Debian's assimp-testmodels (override with OSSA_CMU_BVH). Missing files are skipped, and so are
 # clips that `ossa bake` refuses; the reason goes to stderr.
 set -euo pipefail
@@ -17,7 +17,7 @@ usage: bash bench/rd.sh BUILD_DIR [OUT_DIR]
   BUILD_DIR  meson build directory holding tools/ossa (e.g. build)
   OUT_DIR    where bakes, rd.tsv, rd.md and rd.svg go (default: BUILD_DIR/rd)
 environment:
-  OSSA_DATA_DIR  shared data directory (default: <repo>/../shared/data)
+  OSSA_SHARED_DATA  data directory (default: <repo>/../shared/data; OSSA_DATA_DIR also works)
   OSSA_CMU_BVH   CMU 01_01.bvh (default: /usr/share/assimp/models/BVH/01_01.bvh)
 EOF
 }
@@ -37,7 +37,7 @@ if [[ ! -x $ossa ]]; then
   exit 1
 fi
 ossa=$(cd "$(dirname "$ossa")" && pwd)/ossa
-data_dir=${OSSA_DATA_DIR:-$script_dir/../../shared/data}
+data_dir=${OSSA_SHARED_DATA:-${OSSA_DATA_DIR:-$script_dir/../../shared/data}}
 if [[ -d $data_dir ]]; then data_dir=$(cd "$data_dir" && pwd); fi
 cmu_bvh=${OSSA_CMU_BVH:-/usr/share/assimp/models/BVH/01_01.bvh}
 for tool in ninja awk; do
@@ -49,7 +49,7 @@ out_dir=$(cd "$out_dir" && pwd)
 # Tolerances in metres (0.05 to 5 mm).
 tolerances=(0.00005 0.0001 0.00025 0.0005 0.001 0.002 0.005)
 
-# Reference points (../shared/BENCHMARKS.md): bytes and max error in mm. ozz's error is the joint
+# Reference points (docs/benchmarks.md): bytes and max error in mm. ozz's error is the joint
 # position error at 60 Hz; ACL's is the virtual-vertex error (3 cm shell), like ossa's.
 declare -A acl_bytes=([pab_walk]=6505 [pab_jog]=4476 [pab_run]=4141 [pab_atlas]=92285 [01_01]=265431)
 declare -A acl_err=([pab_walk]=0.095 [pab_jog]=0.091 [pab_run]=0.099 [pab_atlas]=0.405 [01_01]=0.131)
@@ -280,7 +280,8 @@ awk -F '\t' -v refs="$refs" '
     print "# ossa rate-distortion"
     print ""
     print "Baked animation bytes against max error at virtual vertices 3 cm from each joint (model space,"
-    print "60 Hz), for each `ossa bake --tolerance`. Reference rows: ../shared/BENCHMARKS.md."
+    print "every source key time and 60 Hz), for each `ossa bake --tolerance`. Reference rows:"
+    print "ozz-animation 0.16 and ACL 2.1 measured on the same files (docs/benchmarks.md)."
     print ""
     print "| clip | encoder | tolerance (mm) | bytes | max error (mm) | bake (ms) |"
     print "|---|---|---:|---:|---:|---:|"
@@ -308,7 +309,7 @@ awk -F '\t' -v refs="$refs" '
     print ""
     print "ozz'"'"'s max error is the joint position error at 60 Hz (not virtual vertices); ACL'"'"'s is at"
     print "virtual vertices 3 cm from each joint, like ossa'"'"'s. bake (ms) is wall time of `ossa bake`"
-    print "(import + optimise + build + save), two bakes running in parallel."
+    print "(import + build + save), two bakes running in parallel."
   }' "$tsv" >"$md"
 for name in ${source_unit_clips[@]+"${source_unit_clips[@]}"}; do
   printf '\n%s: %s\n%s\n' "$name" \

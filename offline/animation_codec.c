@@ -705,9 +705,11 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
     const size_t name_at = at;
     at += name_size;
     ossa_result r = OSSA_OK;
-    if (animated > UINT32_MAX || data_size > UINT32_MAX || keys > UINT32_MAX || F > INT32_MAX) {
+    if (animated > UINT32_MAX || data_size >= OSSA__MAX_DATA_SIZE || keys > UINT32_MAX || F > INT32_MAX) {
         r = ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                          "animation too large for 32-bit offsets (%zu time points, %zu bytes of keys)", F, data_size);
+                          "animation too large: %zu time points and %zu bytes of keys (at most 2^31 and "
+                          "2^29)",
+                          F, data_size);
         goto done;
     }
     if ((r = ossa_blob_create(out, (at + 15) & ~(size_t)15, allocator)) != OSSA_OK) {

@@ -44,7 +44,6 @@ typedef struct search {
     float *ref;                          /* [M * J * 12] reference points */
     ossa_transform *local;               /* [M * J] decoded local transforms of the kept encoding */
     ossa_float4x4 *model;                /* [M * J] their model-space matrices */
-    float *ratio_of;                     /* [M * J] error / tolerance of the kept encoding */
     ossa_skeleton skeleton;
     ossa_blob skeleton_blob;
     ossa_soa_transform *pose; /* [soa] */
@@ -144,7 +143,6 @@ static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stat
             s->model[m * s->J + j] = s->matrices[j];
             const float e = point_error(&s->matrices[j], s->shell[j], s->ref + (m * s->J + j) * 12);
             const float ratio = e / s->tol[j];
-            s->ratio_of[m * s->J + j] = ratio;
             if (ratio > worst) worst = ratio, worst_error = e, worst_joint = j, worst_m = m;
         }
         if (quick && worst > 1.f) return worst;
@@ -265,7 +263,7 @@ static size_t cost(const search *s, size_t i, const ossa__subtrack *st)
 
 /* Tries sub-track i's tolerance times `factor`: decodes the trial encoding at every measured
  * time and recomputes the model space of the joint's subtree from the kept poses. Keeps it
- * (and updates the kept poses, matrices and ratios) when no joint of the subtree passes its
+ * (and updates the kept poses and matrices) when no joint of the subtree passes its
  * tolerance and the encoding is smaller. */
 static bool try_loosen(search *s, size_t i, float k, float factor)
 {
@@ -335,7 +333,7 @@ static void release(search *s)
     ossa_free(a, s->tol), ossa_free(a, s->shell), ossa_free(a, s->radius), ossa_free(a, s->floor);
     ossa_free(a, s->mult), ossa_free(a, s->ref), ossa_free(a, s->pose), ossa_free(a, s->matrices);
     ossa_free(a, s->context_memory), ossa_free(a, s->ratios), ossa_free(a, s->local), ossa_free(a, s->model);
-    ossa_free(a, s->ratio_of), ossa_free(a, s->values);
+    ossa_free(a, s->values);
     ossa_blob_destroy(&s->skeleton_blob);
 }
 
@@ -354,7 +352,6 @@ static bool allocate(search *s)
     s->ref = ossa__calloc(a, ref_count, sizeof(float));
     s->local = ossa__calloc(a, mj, sizeof *s->local);
     s->model = ossa__calloc(a, mj, sizeof *s->model);
-    s->ratio_of = ossa__calloc(a, mj, sizeof *s->ratio_of);
     s->values = ossa__calloc(a, 4 * M, sizeof *s->values);
     s->pose = ossa_alloc(a, (s->soa + 1) * sizeof *s->pose);
     s->matrices = ossa_alloc(a, J * sizeof *s->matrices);
@@ -362,7 +359,7 @@ static bool allocate(search *s)
     s->context_memory = ossa_alloc(a, ctx_size);
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
     if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->mult || !s->ref || !s->local ||
-        !s->model || !s->ratio_of || !s->values || !s->pose || !s->matrices || !s->context_memory || !s->st ||
+        !s->model || !s->values || !s->pose || !s->matrices || !s->context_memory || !s->st ||
         !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;
     s->context = ossa_sampling_context_init(s->context_memory, ctx_size, s->J);

@@ -38,6 +38,8 @@ enum { OSSA__SEGMENT_FRAMES = 16 };
 /* Bytes after the last segment, so that a key read may load 8 bytes at any bit position and
  * the sampling job may load the bitmaps 8 at a time. */
 enum { OSSA__DATA_PADDING = 16 };
+/* Key data is below 2^29 bytes, so bit offsets fit in 32 bits. */
+#define OSSA__MAX_DATA_SIZE (1u << 29)
 /* Widest quantised component. */
 enum { OSSA__MAX_BITS = 24 };
 

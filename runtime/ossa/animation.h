@@ -55,8 +55,10 @@
  *                                        plus 0x80 when the sub-track uses segment ranges
  *   u8  bits[4 * animated_count]         width of each stored component
  *   f32 ranges[range_count]              per animated sub-track: min[n] then step[n], n = 3 or 4
- *   u32 segment_offsets[segment_count + 1] byte offsets into data, the last = data_size - 8
- *   u8  data[data_size]                  the segments, then 8 zero bytes
+ *   u32 segment_offsets[segment_count + 1] byte offsets into data, the last = data_size - 16
+ *   u8  data[data_size]                  the segments, then 16 zero bytes (so a reader may load
+ *                                        8 bytes at any key); data_size < 2^29 (bit offsets
+ *                                        fit in 32 bits)
  *   char name[name_size]                 NUL-terminated
  *
  * Source: the sorted keyframe stream of ozz-animation (keys, linear interpolation, ratio

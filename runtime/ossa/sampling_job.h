@@ -48,10 +48,13 @@ OSSA_API size_t ossa_sampling_context_max_tracks(const ossa_sampling_context *co
  *   output         [output_count >= animation->soa_count] SoA local transforms; lanes past
  *                  track_count in the last group are written with identity
  * Units: output translations and scales in the animation's units, rotations normalised.
- * Cost: forward playback touches only keys crossed since the last call and backward playback
- * walks keys back; a jump (more than half the mean spacing of the iframes) binary-searches
- * the stream, restores the nearest iframe and walks at most one iframe interval, so random
- * access does not grow with clip length.
+ * Cost: the context keeps, for every animated sub-track, the two keys around the last ratio;
+ * a call reads keys only for the sub-tracks whose keys no longer bracket the ratio, and each
+ * such key is found in its 16-time-point segment from the segment's bitmaps (forward and
+ * backward playback reuse the key they move past), so a jump costs the same as a step to a
+ * new key and random access does not grow with clip length.
+ * The context recognises its animation by the address of the blob's tables: call
+ * ossa_sampling_context_invalidate when another blob is placed at the same address.
  * Errors (nothing is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_NO_ANIMATION,
  * OSSA_ERROR_NO_CONTEXT, OSSA_ERROR_CONTEXT_TOO_SMALL, OSSA_ERROR_INVALID_RATIO,
  * OSSA_ERROR_NO_OUTPUT, OSSA_ERROR_OUTPUT_TOO_SMALL.

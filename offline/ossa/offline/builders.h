@@ -43,8 +43,9 @@ typedef struct ossa_joint_tolerance {
 
 /* What a build measured (optional output of ossa_animation_build). */
 typedef struct ossa_animation_build_stats {
-    float max_error;    /* largest error over joints, virtual vertices and time points, skeleton
-                           units (0 when lossless: not measured) */
+    float max_error;    /* error of the worst joint (largest error / its tolerance) over virtual
+                           vertices and times, skeleton units; the largest error when no
+                           override changes a tolerance (0 when lossless: not measured) */
     float error_ratio;  /* largest error / tolerance of its joint (<= 1 when the bound holds) */
     size_t worst_joint; /* joint of the largest error ratio */
     float worst_time;   /* seconds */
@@ -80,10 +81,13 @@ typedef struct ossa_animation_build_desc {
  * default, constant or animated; animated sub-tracks keep a subset of the time points as keys
  * (always every 16th and the last) with per-component ranges and bit widths.
  *
- * Lossless (tolerance 0): every time point is a key, widths are 24 bits, and only sub-tracks
- * exactly at their default or exactly constant are stored as such; the error is the
- * quantisation's: at most range / 2^25 per component of a sub-track's range, and 2^-21 per
- * component of a constant rotation.
+ * Lossless (tolerance 0): each animated sub-track keeps its own key times (plus the first
+ * time point of every segment of 16 and the last), widths are 24 bits, and only sub-tracks
+ * exactly at their default or exactly constant are stored as such; a rotation key the source
+ * does not have holds the unnormalised lerp of its neighbours, so the normalised lerps on both
+ * sides trace the source's curve. The error is the quantisation's: at most range / 2^25 per
+ * component of a sub-track's range, and sqrt(2) / (2 (2^20 - 1)) (6.7e-7) per component of a
+ * constant rotation.
  *
  * Error-bounded (tolerance > 0, skeleton given): keys and widths are chosen against the
  * model-space error at the joint and at virtual vertices `shell_distance` from it along its
