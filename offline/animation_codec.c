@@ -163,7 +163,8 @@ bool ossa__subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks, si
         subtracks[i].keys = ossa__calloc(clip->allocator, clip->frames, 1);
         subtracks[i].q = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(uint32_t));
         subtracks[i].values = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(float));
-        if (!subtracks[i].keys || !subtracks[i].q || !subtracks[i].values) return false;
+        subtracks[i].scratch = ossa__calloc(clip->allocator, clip->frames * 18, sizeof(float));
+        if (!subtracks[i].keys || !subtracks[i].q || !subtracks[i].values || !subtracks[i].scratch) return false;
     }
     return true;
 }
@@ -174,6 +175,7 @@ void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, siz
         ossa_free(clip->allocator, subtracks[i].keys);
         ossa_free(clip->allocator, subtracks[i].q);
         ossa_free(clip->allocator, subtracks[i].values);
+        ossa_free(clip->allocator, subtracks[i].scratch);
     }
 }
 
@@ -392,6 +394,131 @@ static void select_keys(const ossa__clip *clip, size_t s, float budget, float ra
     }
 }
 
+/* Largest local error over the clip of interpolating `values` (4 per time point, read at the
+ * keys) between the keys; with `errors`, each time point's error too. */
+static float values_error(const ossa__clip *clip, size_t s, const uint8_t *keys, const float *values, float radius,
+                          float *errors)
+{
+    const int channel = (int)(s % 3);
+    const float *ref = ossa__clip_samples(clip, s);
+    float e = 0.f, v[4];
+    size_t a = 0;
+    for (size_t b = 1; b < clip->frames; ++b) {
+        if (!keys[b]) continue;
+        for (size_t f = a; f < b; ++f) {
+            if (f == a)
+                memcpy(v, values + 4 * a, sizeof v);
+            else
+                interpolate(clip, channel, a, b, values + 4 * a, values + 4 * b, f, v);
+            const float ef = local_error(channel, ref + 4 * f, v, radius);
+            if (errors) errors[f] = ef;
+            e = max_f(e, ef);
+        }
+        a = b;
+    }
+    const float last = local_error(channel, ref + 4 * a, values + 4 * a, radius);
+    if (errors) errors[a] = last;
+    return max_f(e, last);
+}
+
+/* Key value refit: the values at the keys that minimise the weighted squared distance of the
+ * interpolation to the samples (a tridiagonal system per component, solved by the Thomas
+ * algorithm), reweighted twice toward the largest errors; rotations renormalised and kept in
+ * one hemisphere. A fit is kept only where it lowers the largest local error. Then keys that
+ * the fitted neighbours make redundant (within `budget`) are dropped. Returns that error. */
+static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, float radius, float budget)
+{
+    const int channel = (int)(s % 3), width = channel == OSSA__CH_ROTATION ? 4 : 3;
+    const float *ref = ossa__clip_samples(clip, s);
+    const size_t F = clip->frames;
+    /* Scratch: weight [F], error [F], fit [4 F] floats, then d [F], u [F], r [4 F] doubles. */
+    float *weight = st->scratch, *error = st->scratch + F, *fit = st->scratch + 2 * F;
+    double *d = (double *)(void *)(st->scratch + 6 * F), *u = d + F, *r = u + F;
+    float best = values_error(clip, s, st->keys, st->values, radius, error);
+    for (size_t f = 0; f < F; ++f) weight[f] = 1.f;
+    for (int pass = 0; pass < 3 && best > 0.f; ++pass) {
+        /* Normal equations per key i: d (diagonal), u (to key i + 1), r (right-hand side). */
+        size_t m = 0;
+        for (size_t f = 0; f < F; ++f) m += st->keys[f];
+        memset(d, 0, m * sizeof *d), memset(u, 0, m * sizeof *u), memset(r, 0, 4 * m * sizeof *r);
+        size_t a = 0, i = 0, b = 0;
+        for (size_t f = 0; f < F; ++f) {
+            const double w = (double)weight[f];
+            if (st->keys[f]) {
+                if (f) ++i;
+                a = f;
+                for (b = f + 1; b < F && !st->keys[b]; ++b) continue;
+                d[i] += w;
+                for (int c = 0; c < width; ++c) r[4 * i + (size_t)c] += w * (double)ref[4 * f + (size_t)c];
+                continue;
+            }
+            const double alpha = ((double)clip->ratios[f] - (double)clip->ratios[a]) /
+                                 ((double)clip->ratios[b] - (double)clip->ratios[a]);
+            d[i] += w * (1 - alpha) * (1 - alpha), u[i] += w * (1 - alpha) * alpha, d[i + 1] += w * alpha * alpha;
+            for (int c = 0; c < width; ++c) {
+                r[4 * i + (size_t)c] += w * (1 - alpha) * (double)ref[4 * f + (size_t)c];
+                r[4 * (i + 1) + (size_t)c] += w * alpha * (double)ref[4 * f + (size_t)c];
+            }
+        }
+        /* Thomas algorithm (the matrix is symmetric: the lower diagonal is u shifted). */
+        for (size_t k = 1; k < m; ++k) {
+            const double q = u[k - 1] / d[k - 1];
+            d[k] -= q * u[k - 1];
+            for (int c = 0; c < width; ++c) r[4 * k + (size_t)c] -= q * r[4 * (k - 1) + (size_t)c];
+        }
+        memcpy(fit, st->values, 4 * F * sizeof *fit);
+        size_t key = m, next = SIZE_MAX;
+        for (size_t f = F; f-- > 0;) {
+            if (!st->keys[f]) continue;
+            --key;
+            for (int c = 0; c < width; ++c) {
+                double x = r[4 * key + (size_t)c];
+                if (next != SIZE_MAX) x -= u[key] * (double)fit[4 * next + (size_t)c];
+                fit[4 * f + (size_t)c] = (float)(x / d[key]);
+            }
+            next = f;
+        }
+        if (channel == OSSA__CH_ROTATION) {
+            size_t prev = SIZE_MAX;
+            for (size_t f = 0; f < F; ++f) {
+                if (!st->keys[f]) continue;
+                float *q = fit + 4 * f;
+                const float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+                for (int c = 0; c < 4; ++c) q[c] /= n;
+                if (prev != SIZE_MAX && q[0] * fit[4 * prev] + q[1] * fit[4 * prev + 1] + q[2] * fit[4 * prev + 2] +
+                                                q[3] * fit[4 * prev + 3] < 0.f)
+                    for (int c = 0; c < 4; ++c) q[c] = -q[c];
+                prev = f;
+            }
+        }
+        const float e = values_error(clip, s, st->keys, fit, radius, error);
+        if (e < best) {
+            best = e;
+            for (size_t f = 0; f < F; ++f)
+                if (st->keys[f]) memcpy(st->values + 4 * f, fit + 4 * f, 4 * sizeof(float));
+        }
+        /* Toward the minimax: the worst time points weigh more. */
+        for (size_t f = 0; f < F && e > 0.f; ++f) weight[f] *= 1.f + 4.f * (error[f] / e) * (error[f] / e);
+    }
+    /* Keys the fitted neighbours make redundant. */
+    for (size_t k = 1, a = 0; k + 1 < F; ++k) {
+        if (!st->keys[k]) continue;
+        size_t c = k + 1;
+        while (!st->keys[c]) ++c;
+        bool ok = !forced_key(clip, k);
+        float v[4];
+        for (size_t f = a + 1; f < c && ok; ++f) {
+            interpolate(clip, channel, a, c, st->values + 4 * a, st->values + 4 * c, f, v);
+            ok = local_error(channel, ref + 4 * f, v, radius) <= budget;
+        }
+        if (ok)
+            st->keys[k] = 0;
+        else
+            a = k;
+    }
+    return best;
+}
+
 /* Stored components of sample `v` for the sub-track's format (sign already applied). */
 static void stored(int channel, int format, const float *v, float sign, float *out)
 {
@@ -528,6 +655,13 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         st->format = rotation_format(clip, s, &sign);
         st->n = st->format == OSSA__ROT_FULL ? 4 : 3;
     }
+    if (tolerance > 0.f) {
+        select_keys(clip, s, tolerance * KEY_SHARE, radius, st->keys);
+        /* With nearly every time point a key, the fit has nothing to move. */
+        size_t keys = 0;
+        for (size_t f = 0; f < F; ++f) keys += st->keys[f];
+        if (20 * keys < 19 * F) refit(clip, s, st, radius, tolerance * KEY_SHARE);
+    }
     float slo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, shi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
     /* st->values from here on: the stored components (in order, the sign applied). */
     for (size_t f = 0; f < F; ++f) {
@@ -545,7 +679,6 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         st->error = encoded_error(clip, s, st, radius, INFINITY);
         return;
     }
-    select_keys(clip, s, tolerance * KEY_SHARE, radius, st->keys);
     /* First widths: a step that spends the rest of the tolerance evenly over the components;
      * then widen all until the measured error fits, and narrow one component at a time while
      * it still does. */

@@ -35,6 +35,7 @@ typedef struct ossa__subtrack {
     uint8_t *keys; /* [frames] 1 where the time point is a key */
     uint32_t *q;   /* [4 * frames] quantised components at the keys */
     float *values; /* [4 * frames] scratch: the values encoded at the keys */
+    float *scratch; /* [18 * frames] scratch of the key value refit */
     size_t key_count;
     float error; /* measured local error (model-space units at the joint's radius) */
 } ossa__subtrack;
