@@ -726,10 +726,18 @@ typedef struct bit_writer {
     size_t at; /* bits */
 } bit_writer;
 
+/* Appends `width` bits of `value`, least significant first (the output starts zeroed). */
 static void put_bits(bit_writer *w, uint32_t value, unsigned width)
 {
-    for (unsigned i = 0; i < width; ++i, ++w->at)
-        if (value >> i & 1u) w->out[w->at >> 3] |= (uint8_t)(1u << (w->at & 7));
+    if (!width) return;
+    uint64_t v = (uint64_t)(value & (uint32_t)((1ull << width) - 1u)) << (w->at & 7);
+    uint8_t *p = w->out + (w->at >> 3);
+    for (unsigned n = (unsigned)(w->at & 7) + width;; n -= 8) {
+        *p++ |= (uint8_t)v;
+        v >>= 8;
+        if (n <= 8) break;
+    }
+    w->at += width;
 }
 
 static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }

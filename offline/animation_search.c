@@ -46,10 +46,8 @@ typedef struct search {
     ossa_float4x4 *model;                /* [M * J] their model-space matrices */
     ossa_skeleton skeleton;
     ossa_blob skeleton_blob;
-    ossa_soa_transform *pose; /* [soa] */
-    ossa_float4x4 *matrices;  /* [J] */
-    void *context_memory;
-    ossa_sampling_context *context;
+    unsigned threads;      /* workers, 1 to MAX_THREADS */
+    struct worker *worker; /* [threads] */
     ossa__subtrack *st; /* [3 J] */
     ossa__subtrack trial;
     float *values; /* [4 M] a trial's decoded values */
@@ -75,14 +73,48 @@ static float point_error(const ossa_float4x4 *m, float shell, const float *ref)
     return e;
 }
 
-static ossa_result model_space(search *s)
+enum { MAX_THREADS = 16 };
+
+/* One thread's sampling state, and its share of a measure. */
+typedef struct worker {
+    search *s;
+    void *context_memory;
+    ossa_sampling_context *context;
+    ossa_soa_transform *pose; /* [soa] */
+    ossa_float4x4 *matrices;  /* [J] */
+    const ossa_animation *anim;
+    size_t begin, end; /* measured times */
+    bool quick;
+    float worst, worst_error;
+    size_t worst_joint, worst_m;
+    bool failed;
+} worker;
+
+static ossa_result model_space(search *s, worker *w)
 {
     const ossa_local_to_model_job job = {.skeleton = &s->skeleton,
-                                         .input = s->pose,
+                                         .input = w->pose,
                                          .input_count = s->soa,
-                                         .output = s->matrices,
+                                         .output = w->matrices,
                                          .output_count = s->J};
     return ossa_local_to_model_job_run(&job);
+}
+
+/* Runs `fn` on workers 1..count-1 in threads and on worker 0 here (all here when the library
+ * has no threads or a thread does not start). */
+static void run_workers(void *(*fn)(void *), void *items, size_t item_size, unsigned count)
+{
+    unsigned started = 1;
+#if OSSA_HAVE_PTHREADS
+    pthread_t ids[MAX_THREADS];
+    for (unsigned t = 1; t < count; ++t, ++started)
+        if (pthread_create(&ids[t], NULL, fn, (char *)items + t * item_size) != 0) break;
+#endif
+    for (unsigned t = 0; t < count; ++t)
+        if (t == 0 || t >= started) fn((char *)items + t * item_size);
+#if OSSA_HAVE_PTHREADS
+    for (unsigned t = 1; t < started; ++t) pthread_join(ids[t], NULL);
+#endif
 }
 
 /* The measured times, as the error report takes them: every source key time and every
@@ -123,37 +155,61 @@ static void reference(search *s, const ossa_raw_animation *raw)
     }
 }
 
+/* One worker's share of measure(): times [begin, end). */
+static void *measure_some(void *arg)
+{
+    worker *w = arg;
+    search *s = w->s;
+    /* A new blob may sit where the last one was: the context must not trust the address. */
+    ossa_sampling_context_invalidate(w->context);
+    w->worst = w->worst_error = 0.f, w->worst_joint = w->worst_m = 0, w->failed = false;
+    for (size_t m = w->begin; m < w->end; ++m) {
+        const ossa_sampling_job job = {w->anim, w->context, s->ratios[m], w->pose, s->soa};
+        if (ossa_sampling_job_run(&job) != OSSA_OK || model_space(s, w) != OSSA_OK) {
+            w->failed = true;
+            return NULL;
+        }
+        for (size_t j = 0; j < s->J; ++j) {
+            s->local[m * s->J + j] = ossa_soa_transform_get(&w->pose[j / 4], (int)(j % 4));
+            s->model[m * s->J + j] = w->matrices[j];
+            const float e = point_error(&w->matrices[j], s->shell[j], s->ref + (m * s->J + j) * 12);
+            const float ratio = e / s->tol[j];
+            if (ratio > w->worst) w->worst = ratio, w->worst_error = e, w->worst_joint = j, w->worst_m = m;
+        }
+        if (w->quick && w->worst > 1.f) return NULL;
+    }
+    return NULL;
+}
+
 /* Measures the blob with the runtime: sampling job at every measured time, local-to-model,
- * the points against the reference. Keeps the decoded poses and matrices (for loosen) and
- * returns the largest error / tolerance; fills the stats' worst joint and time. With `quick`,
- * stops at the first time that fails (returning its ratio, above 1). */
+ * the points against the reference (the times shared among the workers). Keeps the decoded
+ * poses and matrices (for loosen) and returns the largest error / tolerance; fills the stats'
+ * worst joint and time. With `quick`, a worker stops at its first time that fails (the
+ * result is then above 1 but not the largest). */
 static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats, bool quick)
 {
     ossa_animation anim;
     if (ossa_animation_init(&anim, blob->data, blob->size) != OSSA_OK) return INFINITY;
-    /* A new blob may sit where the last one was: the context must not trust the address. */
-    ossa_sampling_context_invalidate(s->context);
-    float worst = 0.f, worst_error = 0.f;
-    size_t worst_joint = 0, worst_m = 0;
-    for (size_t m = 0; m < s->M; ++m) {
-        const ossa_sampling_job job = {&anim, s->context, s->ratios[m], s->pose, s->soa};
-        if (ossa_sampling_job_run(&job) != OSSA_OK || model_space(s) != OSSA_OK) return INFINITY;
-        for (size_t j = 0; j < s->J; ++j) {
-            s->local[m * s->J + j] = ossa_soa_transform_get(&s->pose[j / 4], (int)(j % 4));
-            s->model[m * s->J + j] = s->matrices[j];
-            const float e = point_error(&s->matrices[j], s->shell[j], s->ref + (m * s->J + j) * 12);
-            const float ratio = e / s->tol[j];
-            if (ratio > worst) worst = ratio, worst_error = e, worst_joint = j, worst_m = m;
-        }
-        if (quick && worst > 1.f) return worst;
+    const unsigned n = s->threads;
+    for (unsigned t = 0; t < n; ++t) {
+        worker *w = &s->worker[t];
+        w->anim = &anim, w->quick = quick;
+        w->begin = s->M * t / n, w->end = s->M * (t + 1) / n;
+    }
+    run_workers(measure_some, s->worker, sizeof *s->worker, n);
+    worker best = s->worker[0];
+    for (unsigned t = 0; t < n; ++t) {
+        const worker *w = &s->worker[t];
+        if (w->failed) return INFINITY;
+        if (w->worst > best.worst) best = *w;
     }
     if (stats) {
-        stats->max_error = worst_error;
-        stats->error_ratio = worst;
-        stats->worst_joint = worst_joint;
-        stats->worst_time = s->ratios[worst_m] * s->clip->duration;
+        stats->max_error = best.worst_error;
+        stats->error_ratio = best.worst;
+        stats->worst_joint = best.worst_joint;
+        stats->worst_time = s->ratios[best.worst_m] * s->clip->duration;
     }
-    return worst;
+    return best.worst;
 }
 
 /* Sub-tracks first, first + step, ... at factor k (one thread's share of encode_all). */
@@ -178,22 +234,9 @@ static void *encode_some(void *arg)
  * (interleaved, for balance) and the result is the same. */
 static void encode_all(search *s, float k)
 {
-    enum { MAX_THREADS = 16 };
-    const unsigned threads = s->desc->threads > MAX_THREADS ? MAX_THREADS : (s->desc->threads ? s->desc->threads : 1);
     encode_share shares[MAX_THREADS];
-    for (unsigned t = 0; t < threads; ++t) shares[t] = (encode_share){s, k, t, threads};
-#if OSSA_HAVE_PTHREADS
-    pthread_t ids[MAX_THREADS];
-    unsigned started = 1;
-    for (unsigned t = 1; t < threads; ++t, ++started)
-        if (pthread_create(&ids[t], NULL, encode_some, &shares[t]) != 0) break;
-    /* Shares whose thread did not start are encoded here. */
-    for (unsigned t = 0; t < threads; ++t)
-        if (t == 0 || t >= started) encode_some(&shares[t]);
-    for (unsigned t = 1; t < started; ++t) pthread_join(ids[t], NULL);
-#else
-    for (unsigned t = 0; t < threads; ++t) encode_some(&shares[t]);
-#endif
+    for (unsigned t = 0; t < s->threads; ++t) shares[t] = (encode_share){s, k, t, s->threads};
+    run_workers(encode_some, shares, sizeof *shares, s->threads);
 }
 
 /* The best passing candidate so far. */
@@ -271,7 +314,7 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
     ossa__subtrack *old = &s->st[i], *trial = &s->trial;
     ossa__subtrack_encode(s->clip, i, k * s->mult[i] * factor * s->floor[j], s->radius[j], trial);
     if (cost(s, i, trial) >= cost(s, i, old)) return false;
-    ossa_float4x4 *chain = s->matrices; /* [J] scratch: the subtree's new matrices */
+    ossa_float4x4 *chain = s->worker[0].matrices; /* [J] scratch: the subtree's new matrices */
     for (size_t m = 0; m < s->M; ++m) {
         float *v = s->values + 4 * m;
         ossa__subtrack_decode_ratio(s->clip, i, trial, s->ratios[m], v);
@@ -331,8 +374,13 @@ static void release(search *s)
     ossa__subtracks_free(s->clip, &s->trial, 1);
     ossa_free(a, s->st), ossa_free(a, s->end);
     ossa_free(a, s->tol), ossa_free(a, s->shell), ossa_free(a, s->radius), ossa_free(a, s->floor);
-    ossa_free(a, s->mult), ossa_free(a, s->ref), ossa_free(a, s->pose), ossa_free(a, s->matrices);
-    ossa_free(a, s->context_memory), ossa_free(a, s->ratios), ossa_free(a, s->local), ossa_free(a, s->model);
+    for (unsigned t = 0; s->worker && t < s->threads; ++t) {
+        ossa_free(a, s->worker[t].pose), ossa_free(a, s->worker[t].matrices);
+        ossa_free(a, s->worker[t].context_memory);
+    }
+    ossa_free(a, s->worker);
+    ossa_free(a, s->mult), ossa_free(a, s->ref);
+    ossa_free(a, s->ratios), ossa_free(a, s->local), ossa_free(a, s->model);
     ossa_free(a, s->values);
     ossa_blob_destroy(&s->skeleton_blob);
 }
@@ -353,16 +401,26 @@ static bool allocate(search *s)
     s->local = ossa__calloc(a, mj, sizeof *s->local);
     s->model = ossa__calloc(a, mj, sizeof *s->model);
     s->values = ossa__calloc(a, 4 * M, sizeof *s->values);
-    s->pose = ossa_alloc(a, (s->soa + 1) * sizeof *s->pose);
-    s->matrices = ossa_alloc(a, J * sizeof *s->matrices);
+    s->threads = s->desc->threads > MAX_THREADS ? MAX_THREADS : (s->desc->threads ? s->desc->threads : 1);
+#if !OSSA_HAVE_PTHREADS
+    s->threads = 1;
+#endif
+    s->worker = ossa__calloc(a, s->threads, sizeof *s->worker);
     const size_t ctx_size = ossa_sampling_context_size(s->J);
-    s->context_memory = ossa_alloc(a, ctx_size);
+    for (unsigned t = 0; s->worker && t < s->threads; ++t) {
+        worker *w = &s->worker[t];
+        w->s = s;
+        w->pose = ossa_alloc(a, (s->soa + 1) * sizeof *w->pose);
+        w->matrices = ossa_alloc(a, J * sizeof *w->matrices);
+        w->context_memory = ossa_alloc(a, ctx_size);
+        if (!w->pose || !w->matrices || !w->context_memory) return false;
+        w->context = ossa_sampling_context_init(w->context_memory, ctx_size, s->J);
+    }
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
     if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->mult || !s->ref || !s->local ||
-        !s->model || !s->values || !s->pose || !s->matrices || !s->context_memory || !s->st ||
+        !s->model || !s->values || !s->worker || !s->st ||
         !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;
-    s->context = ossa_sampling_context_init(s->context_memory, ctx_size, s->J);
     for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
     return true;
 }
