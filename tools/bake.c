@@ -153,6 +153,13 @@ int tool_bake(int argc, char **argv)
             tool_print_diag(what, &diag);
             goto done;
         }
+        if (bounded && stats.error_ratio > 1.f)
+            fprintf(stderr,
+                    "ossa: warning: animation \"%s\": no encoding reached the tolerance; the closest measures "
+                    "%.4g mm (%.0f %%): model space in float cannot resolve %.4g mm at this scale (is the "
+                    "unit right? --unit-scale)\n",
+                    source->name, (double)(stats.max_error * unit_scale) * 1e3, (double)stats.error_ratio * 100.0,
+                    (double)tolerance_m * 1e3);
         if (bounded && !quiet)
             printf("built \"%s\": %zu keys, measured max %.4g mm at 0.03 m virtual vertices (%.0f %% of the "
                    "tolerance, joint %zu at %.3f s), %zu encodings tried, %.1f ms\n",
