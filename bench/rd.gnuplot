@@ -5,15 +5,17 @@
 if (!exists("clips")) clips = "pab_walk pab_jog pab_run pab_atlas 01_01"
 if (!exists("outfile")) outfile = "rd.svg"
 
-set terminal svg size 900,600 noenhanced font "sans,12" background "white"
+set terminal svg size 1000,600 noenhanced font "sans,12" background "white"
 set output outfile
-set title "ossa rate-distortion: baked bytes against max error (virtual vertices 3 cm from each joint)"
+set title "Bytes against max error at 3 cm virtual vertices"
 set xlabel "max error (mm)"
 set ylabel "baked bytes"
 set logscale xy
 set format y "%.0s%c"
+set format x "%g"
+set xrange [0.02:10]
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
-set key outside right top box opaque
+set key outside right top box opaque font ",10"
 set datafile separator "\t"
 
 # Enough distinct colours for every clip; linetype i is clip i in every series.

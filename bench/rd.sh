@@ -56,6 +56,14 @@ declare -A acl_err=([pab_walk]=0.095 [pab_jog]=0.091 [pab_run]=0.099 [pab_atlas]
 declare -A ozz_bytes=([pab_walk]=10827 [pab_jog]=7721 [pab_run]=7174 [pab_atlas]=78774)
 declare -A ozz_err=([pab_walk]=1.97 [pab_jog]=1.36 [pab_run]=1.42 [pab_atlas]=2.62)
 
+# Tolerances of a clip: the grid, plus the reference max errors (in metres) where a reference
+# exists, so that the table has a point at exactly ACL's and ozz's error.
+clip_tolerances() { # NAME
+  local extra=() mm
+  for mm in ${acl_err[$1]:-} ${ozz_err[$1]:-}; do extra+=("$(awk -v x="$mm" 'BEGIN { printf "%.6g", x / 1000 }')"); done
+  printf '%s\n' "${tolerances[@]}" ${extra[@]+"${extra[@]}"} | sort -g -u
+}
+
 # Clips: name, file and options (bake and info), options joined by the unit separator.
 sep=$'\x1f'
 clip_names=()
@@ -115,7 +123,7 @@ ninja_path() { local p=${1//\$/\$\$}; p=${p// /\$ }; printf '%s' "${p//:/\$:}"; 
       quoted+=" $(ninja_var "${opts[$k]}")"
       if [[ ${opts[$k]} == --skeleton ]]; then deps+=" $(ninja_path "${opts[$((k + 1))]}")"; fi
     done
-    for t in "${tolerances[@]}"; do
+    for t in $(clip_tolerances "${clip_names[$i]}"); do
       base=${clip_names[$i]}_$t
       echo "build $(ninja_path "$base.status"): bake | $(ninja_path "$ossa")$deps"
       echo "  base = $(ninja_var "$base")"
@@ -190,8 +198,9 @@ for i in "${!clip_names[@]}"; do
       info_opts+=("${opts[$k]}")
     fi
   done
-  rows=0 first_reason=""
-  for t in "${tolerances[@]}"; do
+  rows=0 first_reason="" tried=0
+  for t in $(clip_tolerances "$name"); do
+    tried=$((tried + 1))
     base=$out_dir/${name}_$t
     read -r rc us <"$base.status"
     reason=""
@@ -220,7 +229,7 @@ for i in "${!clip_names[@]}"; do
   else
     measured+=("$name")
     if [[ -n $first_reason ]]; then
-      echo "warning: $name: $((${#tolerances[@]} - rows)) tolerances failed: $first_reason" >&2
+      echo "warning: $name: $((tried - rows)) tolerances failed: $first_reason" >&2
     fi
   fi
 done
