@@ -175,13 +175,14 @@ static inline void put_lane(ossa_soa_transform *pose, int c, size_t joint, const
     }
 }
 
-/* Dequantises both keys of every lane: min + q * step, four lanes at a time; rotations get
+/* Dequantises key 0 and/or 1 (bits of `keys`) of every lane: min + q * step, four lanes at a time; rotations get
  * their dropped component back: with r = sqrt(1 - c0^2 - c1^2 - c2^2) and d the dropped
  * index, x = d==0 ? r : c0, y = d==0 ? c0 : d==1 ? r : c1, z = d<=1 ? c1 : d==2 ? r : c2,
  * w = d<=2 ? c2 : d==3 ? r : c3 (d = 4: all four stored). */
-static void dequantise(sub_group *g)
+static void dequantise(sub_group *g, unsigned keys)
 {
     for (int k = 0; k < 2; ++k) {
+        if (!(keys >> k & 1u)) continue;
         v4f c[4];
         for (int i = 0; i < g->components; ++i)
             c[i] = v4f_madd(v4i_to_f(v4i_load(g->q[k][i])), v4f_load(g->step[i]), v4f_load(g->min[i]));
@@ -220,7 +221,7 @@ static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int
                 const uint32_t bits[6] = {d == 0, d == 1, d == 2, d == 3, d <= 1, d <= 2};
                 for (int m = 0; m < 6; ++m) g->mask[m][l] = bits[m] ? UINT32_MAX : 0u;
             }
-            dequantise(g);
+            dequantise(g, 3u);
             g = NULL;
         }
         if (done) break;
@@ -443,8 +444,8 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
  * key already cached (the old right key becomes the left one in forward playback, the old
  * left the right one backward) is moved, not read again. A right key past the segment is the
  * next segment's first key. */
-static void refresh_lane(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l,
-                         uint32_t frame, uint32_t segment)
+static unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l,
+                             uint32_t frame, uint32_t segment)
 {
     const size_t i = g->sub[l];
     const uint32_t first = segment * OSSA__SEGMENT_FRAMES;
@@ -459,15 +460,19 @@ static void refresh_lane(const ossa_animation *a, const ossa_sampling_context *c
         const int from = have_right == left_frame ? 1 : 0;
         g->q[1 - from][0][l] = g->q[from][0][l], g->q[1 - from][1][l] = g->q[from][1][l];
         g->q[1 - from][2][l] = g->q[from][2][l], g->q[1 - from][3][l] = g->q[from][3][l];
+        for (int c = 0; c < 4; ++c) g->value[1 - from][c][l] = g->value[from][c][l];
         g->ratio[1 - from][l] = g->ratio[from][l];
         have_left = from ? left_frame : UINT32_MAX;
         have_right = from ? UINT32_MAX : right_frame;
     }
+    unsigned read = 0;
     if (have_left != left_frame) {
+        read |= 1u;
         read_key(a, ctx, g, l, 0, segment, bm, lb);
         g->ratio[0][l] = ctx->segment_ratio[lb];
     }
     if (have_right != right_frame) {
+        read |= 2u;
         if (rb < OSSA__SEGMENT_FRAMES)
             read_key(a, ctx, g, l, 1, segment, bm, rb);
         else
@@ -475,6 +480,7 @@ static void refresh_lane(const ossa_animation *a, const ossa_sampling_context *c
         g->ratio[1][l] = ctx->segment_ratio[rb];
     }
     g->frame[0][l] = left_frame, g->frame[1][l] = right_frame;
+    return read;
 }
 
 /* Interpolation factor of each lane; a span is at least the smallest normal float, so two
@@ -537,8 +543,11 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
                 segment = frame / OSSA__SEGMENT_FRAMES;
                 if (ctx->segment != segment) enter_segment(a, ctx, segment);
             }
-            for (; mask; mask &= mask - 1) refresh_lane(a, ctx, g, lowest_bit(mask), frame, segment);
-            dequantise(g);
+            /* Moved keys keep their values: only the keys read are dequantised (in forward
+             * playback, the right ones). */
+            unsigned read = 0;
+            for (; mask; mask &= mask - 1) read |= refresh_lane(a, ctx, g, lowest_bit(mask), frame, segment);
+            dequantise(g, read);
         }
         interpolate(g, vratio, job->output);
     }
