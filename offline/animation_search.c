@@ -24,6 +24,8 @@ static inline float min_f(float a, float b) { return a < b ? a : b; }
 #define K_MIN      (1.f / 1024.f)
 #define K_MAX      64.f
 #define BISECTIONS 4
+/* After halving to this factor without a pass, the finest encoding is tried once. */
+#define FLOOR_CHECK (1.f / 8.f)
 /* Per-sub-track loosening after the search: factors tried, largest first. */
 static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
 /* The fixed rate the error is also measured at (as ossa_measure_error's default). */
@@ -439,6 +441,12 @@ static ossa_result search_k(search *s, best *b)
         fail = k;
     while (r == OSSA_OK && (pass == 0.f || fail == 0.f) && k > K_MIN && k < K_MAX) {
         k = pass > 0.f ? k * 2.f : k * .5f;
+        if (pass == 0.f && k == FLOOR_CHECK) {
+            /* Still failing: if even the finest encoding fails, the tolerance is below what the
+             * data and float model space can resolve, and halving further is wasted. */
+            encode_all(s, K_MIN);
+            if (evaluate(s, b, K_MIN, &r) > 1.f) return r;
+        }
         encode_all(s, k);
         if (evaluate(s, b, k, &r) <= 1.f)
             pass = k;
