@@ -18,5 +18,6 @@ printf '| measure | clip | ossa Ir/call | ozz Ir/call | ossa/ozz |\n|---|---|---
   fi
   total=$(awk '/^totals:/ {print $2; exit}' "$out/cg.$index")
   awk -v l="$label" -v c="$clip" -v t="$total" -v n="$calls" -v o="$ozz_ir" \
-    'BEGIN { ir = t / n; printf "| %s | %s | %.0f | %.0f | %.2f |\n", l, c, ir, o, ir / o }'
+    'BEGIN { ir = t / n; if (o > 0) printf "| %s | %s | %.0f | %.0f | %.2f |\n", l, c, ir, o, ir / o;
+             else printf "| %s | %s | %.0f | | |\n", l, c, ir }'
 done

@@ -239,6 +239,34 @@ static void test_real_pab(void **state)
     assert_true(ok);
 }
 
+/* Encoding threads share the work, not the decisions: the blob is the same byte for byte. */
+static void test_threads_same_blob(void **state)
+{
+    (void)state;
+    if (getenv("MESON_EXE_WRAPPER")) skip(); /* threads hang under qemu-user (the AArch64 tests) */
+    ossa_import_output skel, out;
+    import_ozz_file("pab_skeleton.ozz", &skel);
+    import_ozz_file("pab_jog_raw.ozz", &out);
+    out.skeleton = skel.skeleton;
+    skel.skeleton = (ossa_raw_skeleton){0};
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_import_output_sort_depth_first(&out, &diag), OSSA_OK);
+    ossa_blob blobs[3] = {{0}};
+    const unsigned threads[3] = {1, 2, 5};
+    for (int i = 0; i < 3; ++i) {
+        const ossa_animation_build_desc desc = {
+            .skeleton = &out.skeleton, .tolerance = .0001f, .threads = threads[i]};
+        assert_int_equal(ossa_animation_build(&out.animations[0], &desc, &blobs[i], &diag), OSSA_OK);
+    }
+    for (int i = 1; i < 3; ++i) {
+        assert_int_equal(blobs[i].size, blobs[0].size);
+        assert_memory_equal(blobs[i].data, blobs[0].data, blobs[0].size);
+    }
+    for (int i = 0; i < 3; ++i) ossa_blob_destroy(&blobs[i]);
+    ossa_import_output_destroy(&skel);
+    ossa_import_output_destroy(&out);
+}
+
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
 static void import_assimp_file(const char *path, const char *shown, const char *hint, ossa_import_output *out)
 {
@@ -682,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_linear_reduces_to_breakpoints),
         cmocka_unit_test(test_joint_overrides),
         cmocka_unit_test(test_real_pab),
+        cmocka_unit_test(test_threads_same_blob),
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
         cmocka_unit_test(test_real_cmu_01_01),
         cmocka_unit_test(test_real_cesium_man),

@@ -27,22 +27,6 @@ static double time_sampling(const ossa_animation *anim, ossa_sampling_context *c
     return reps[3];
 }
 
-static void print_meta(const ossa_archive *ar, const char *key, const char *label)
-{
-    ossa_archive_chunk c;
-    if (ossa_archive_find(ar, OSSA_TAG_META, 0, &c) != OSSA_OK) return;
-    const char *text = c.data;
-    const size_t klen = strlen(key);
-    for (size_t at = 0; at < c.size;) {
-        const char *line = text + at;
-        const char *end = memchr(line, '\n', c.size - at);
-        const size_t len = end ? (size_t)(end - line) : c.size - at;
-        if (len > klen && !strncmp(line, key, klen) && line[klen] == '=')
-            printf("%-16s %.*s\n", label, (int)(len - klen - 1), line + klen + 1);
-        at += len + 1;
-    }
-}
-
 /* The value of the first META line with `key`; false when there is none. */
 static bool meta_value(const ossa_archive *ar, const char *key, char *buffer, size_t size)
 {
@@ -61,6 +45,12 @@ static bool meta_value(const ossa_archive *ar, const char *key, char *buffer, si
         at += len + 1;
     }
     return false;
+}
+
+static void print_meta(const ossa_archive *ar, const char *key, const char *label)
+{
+    char value[512];
+    if (meta_value(ar, key, value, sizeof value)) printf("%-16s %s\n", label, value);
 }
 
 /* The unit of `ossa info`: --unit-scale, else the unit the archive's META records (unless
