@@ -92,7 +92,9 @@ static ossa_result validate_segments(const ossa_animation *a, const uint8_t *cha
     size_t keys = 0;
     for (size_t s = 0; s < a->segment_count; ++s) {
         const size_t begin = a->segment_offsets[s], end = a->segment_offsets[s + 1];
-        if (end < begin || end - begin < 2 * A + E) return OSSA_ERROR_INVALID_ANIMATION;
+        /* Offsets never pass the data (checked before any byte of the segment is read). */
+        if (end < begin || end > a->data_size - OSSA__DATA_PADDING || end - begin < 2 * A + E)
+            return OSSA_ERROR_INVALID_ANIMATION;
         const size_t first = s * OSSA__SEGMENT_FRAMES;
         const size_t frames = F - first < OSSA__SEGMENT_FRAMES ? F - first : OSSA__SEGMENT_FRAMES;
         const uint32_t allowed = (uint32_t)((1u << frames) - 1u);

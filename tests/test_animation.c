@@ -341,6 +341,14 @@ static void test_corrupted_blob_rejected(void **state)
         copy[last + 1] |= 0x80;
         assert_int_equal(ossa_animation_init(&view, copy, f.blob.size), OSSA_ERROR_INVALID_ANIMATION);
     }
+    /* A middle segment offset past the data, with the last one still right, is rejected (the
+     * fuzz seed regression_segment_offset_past_data is the input that made the validator read
+     * bitmaps there before checking). */
+    memcpy(copy, f.blob.data, f.blob.size);
+    const size_t offsets_at = (size_t)((const uint8_t *)f.anim.segment_offsets - (const uint8_t *)f.blob.data);
+    assert_true(f.anim.segment_count >= 2);
+    copy[offsets_at + 4] = 0x40, copy[offsets_at + 5] = 0x00, copy[offsets_at + 6] = 0x3a, copy[offsets_at + 7] = 0x00;
+    assert_int_equal(ossa_animation_init(&view, copy, f.blob.size), OSSA_ERROR_INVALID_ANIMATION);
     memcpy(copy, f.blob.data, f.blob.size);
     copy[bits_at] = 25;
     assert_int_equal(ossa_animation_init(&view, copy, f.blob.size), OSSA_ERROR_INVALID_ANIMATION);
