@@ -149,13 +149,12 @@ static bool load(clip *c, const char *path, const char *skeleton_path)
     char scale_text[64] = "1";
     ossa_import_output_metadata(&c->imp, "unit_scale", scale_text, sizeof scale_text);
     /* BVH says no unit: CMU's is 1/0.45 inch (BENCHMARKS and ACL use it too). */
-    const float unit = strstr(path, "01_01.bvh")          ? CMU_UNIT
+    const float unit = strstr(path, "01_01.bvh")        ? CMU_UNIT
                        : strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL)
                                                         : 1.f;
     c->unit = unit;
-    const ossa_animation_build_desc build = {.skeleton = &c->imp.skeleton,
-                                             .tolerance = bake_tolerance / unit,
-                                             .unit_scale = unit};
+    const ossa_animation_build_desc build = {
+        .skeleton = &c->imp.skeleton, .tolerance = bake_tolerance / unit, .unit_scale = unit};
     if (c->imp.animation_count == 0 || ossa_skeleton_build(&c->imp.skeleton, NULL, &c->skel_blob, &diag) != OSSA_OK ||
         ossa_animation_build(&c->imp.animations[0], &build, &c->anim_blob, &diag) != OSSA_OK ||
         ossa_skeleton_init(&c->skel, c->skel_blob.data, c->skel_blob.size) != OSSA_OK ||
@@ -235,8 +234,7 @@ static void compression_table(const char *shared, const char *skel_path)
         double times[9];
         for (int r = 0; r < 9; ++r) {
             ossa_blob blob = {0};
-            const ossa_animation_build_desc build = {.skeleton = &c.imp.skeleton,
-                                                     .tolerance = bake_tolerance};
+            const ossa_animation_build_desc build = {.skeleton = &c.imp.skeleton, .tolerance = bake_tolerance};
             const double t0 = tool_now();
             ossa_animation_build(&c.imp.animations[0], &build, &blob, NULL);
             times[r] = (tool_now() - t0) * 1e3;

@@ -1,5 +1,5 @@
-/* Animation codec: a raw clip resampled at its time points, one sub-track's encoding at a local
- * tolerance, and the blob writer (layout in ossa/animation.h). */
+/* Animation builder: one sub-track's encoding at a local tolerance, and its values as the
+ * runtime decodes them. */
 #include "animation_codec.h"
 
 #include <float.h>
@@ -15,188 +15,12 @@
 static inline float max_f(float a, float b) { return a > b ? a : b; }
 static inline float min_f(float a, float b) { return a < b ? a : b; }
 
-/* Two key times closer than this (as ratios of the duration) are one time point. */
-#define SAME_RATIO 1e-7f
 /* Share of a sub-track's tolerance that key removal may use; quantisation takes the rest. */
 #define KEY_SHARE .5f
 /* A rotation component is rebuilt (not stored) only if it never comes closer to zero. */
 #define REBUILD_MIN .1f
 
-/* ---- clip ---- */
-
-static int compare_floats(const void *pa, const void *pb) { return ossa__compare_floats(pa, pb); }
-
-static bool push_ratio(const ossa_allocator *al, float **ratios, size_t *count, size_t *capacity, float r)
-{
-    if (!ossa__grow(al, (void **)ratios, capacity, *count + 1, sizeof **ratios)) return false;
-    (*ratios)[(*count)++] = r;
-    return true;
-}
-
-/* The union of every key time as ratios, plus 0 and 1. */
-static ossa_result collect_ratios(ossa__clip *clip, const ossa_raw_animation *raw, ossa_diag *diag)
-{
-    float *ratios = NULL;
-    size_t count = 0, capacity = 0;
-    bool ok = push_ratio(clip->allocator, &ratios, &count, &capacity, 0.f) &&
-              push_ratio(clip->allocator, &ratios, &count, &capacity, 1.f);
-    for (size_t j = 0; ok && j < raw->track_count; ++j) {
-        const ossa_raw_joint_track *t = &raw->tracks[j];
-        for (size_t k = 0; ok && k < t->translation_count; ++k)
-            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->translations[k].time / raw->duration);
-        for (size_t k = 0; ok && k < t->rotation_count; ++k)
-            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->rotations[k].time / raw->duration);
-        for (size_t k = 0; ok && k < t->scale_count; ++k)
-            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->scales[k].time / raw->duration);
-    }
-    if (!ok) {
-        ossa_free(clip->allocator, ratios);
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory collecting key times");
-    }
-    for (size_t i = 0; i < count; ++i) ratios[i] = ratios[i] < 0.f ? 0.f : (ratios[i] > 1.f ? 1.f : ratios[i]);
-    qsort(ratios, count, sizeof *ratios, compare_floats);
-    size_t unique = 1;
-    for (size_t i = 1; i < count; ++i)
-        if (ratios[i] - ratios[unique - 1] > SAME_RATIO) ratios[unique++] = ratios[i];
-    ratios[unique - 1] = 1.f; /* the last one merged into 1 */
-    clip->ratios = ratios;
-    clip->frames = unique;
-    /* Uniform when every time point is within 1 % of a frame of f / (frames - 1). */
-    const float last = (float)(unique - 1);
-    clip->uniform = true;
-    for (size_t f = 0; f < unique && clip->uniform; ++f)
-        clip->uniform = fabsf(ratios[f] * last - (float)f) <= .01f;
-    if (clip->uniform)
-        for (size_t f = 0; f < unique; ++f) ratios[f] = (float)f / last;
-    return OSSA_OK;
-}
-
-/* Time point of key ratio r (see collect_ratios). */
-static size_t frame_of_ratio(const ossa__clip *clip, float r)
-{
-    r = r < 0.f ? 0.f : (r > 1.f ? 1.f : r);
-    if (clip->uniform) return (size_t)lrintf(r * (float)(clip->frames - 1));
-    size_t lo = 0, hi = clip->frames;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (clip->ratios[mid] <= r + SAME_RATIO)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? lo - 1 : 0;
-}
-
-static void mark_own(ossa__clip *clip, size_t s, const void *keys, size_t count, size_t stride, float duration)
-{
-    uint8_t *own = clip->own + s * clip->frames;
-    own[0] = own[clip->frames - 1] = 1;
-    for (size_t k = 0; k < count; ++k) {
-        float time;
-        memcpy(&time, (const unsigned char *)keys + k * stride, sizeof time);
-        own[frame_of_ratio(clip, time / duration)] = 1;
-    }
-}
-
-ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_allocator *allocator,
-                            ossa_diag *diag)
-{
-    memset(clip, 0, sizeof *clip);
-    clip->allocator = allocator;
-    clip->joints = raw->track_count;
-    clip->duration = raw->duration;
-    ossa_result r = collect_ratios(clip, raw, diag);
-    if (r != OSSA_OK) return r;
-    size_t count;
-    if (!ossa__mul_size(clip->joints * 3 * 4, clip->frames, &count)) count = SIZE_MAX;
-    clip->samples = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count ? count : 1, sizeof(float));
-    ossa_transform *pose = ossa__calloc(allocator, clip->joints ? clip->joints : 1, sizeof *pose);
-    clip->own = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count / 4 + 1, 1);
-    if (!clip->samples || !pose || !clip->own) {
-        ossa_free(allocator, pose);
-        ossa__clip_destroy(clip);
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0,
-                             "out of memory for %zu joints sampled at %zu time points", raw->track_count,
-                             clip->frames);
-    }
-    const size_t F = clip->frames;
-    for (size_t f = 0; f < F; ++f) {
-        ossa_raw_animation_sample(raw, clip->ratios[f] * raw->duration, pose, clip->joints);
-        for (size_t j = 0; j < clip->joints; ++j) {
-            float *t = clip->samples + ((j * 3 + 0) * F + f) * 4;
-            float *q = clip->samples + ((j * 3 + 1) * F + f) * 4;
-            float *s = clip->samples + ((j * 3 + 2) * F + f) * 4;
-            t[0] = pose[j].translation.x, t[1] = pose[j].translation.y, t[2] = pose[j].translation.z;
-            s[0] = pose[j].scale.x, s[1] = pose[j].scale.y, s[2] = pose[j].scale.z;
-            const ossa_quat n = ossa_quat_normalize(pose[j].rotation);
-            q[0] = n.x, q[1] = n.y, q[2] = n.z, q[3] = n.w;
-            if (f) {
-                const float *p = q - 4;
-                if (p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3] < 0.f)
-                    for (int c = 0; c < 4; ++c) q[c] = -q[c];
-            }
-        }
-    }
-    ossa_free(allocator, pose);
-    for (size_t j = 0; j < clip->joints; ++j) {
-        const ossa_raw_joint_track *t = &raw->tracks[j];
-        mark_own(clip, 3 * j, t->translations, t->translation_count, sizeof *t->translations, raw->duration);
-        mark_own(clip, 3 * j + 1, t->rotations, t->rotation_count, sizeof *t->rotations, raw->duration);
-        mark_own(clip, 3 * j + 2, t->scales, t->scale_count, sizeof *t->scales, raw->duration);
-    }
-    return OSSA_OK;
-}
-
-void ossa__clip_destroy(ossa__clip *clip)
-{
-    if (!clip) return;
-    ossa_free(clip->allocator, clip->ratios);
-    ossa_free(clip->allocator, clip->samples);
-    ossa_free(clip->allocator, clip->own);
-    memset(clip, 0, sizeof *clip);
-}
-
-bool ossa__subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count)
-{
-    memset(subtracks, 0, count * sizeof *subtracks);
-    for (size_t i = 0; i < count; ++i) {
-        subtracks[i].keys = ossa__calloc(clip->allocator, clip->frames, 1);
-        subtracks[i].q = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(uint32_t));
-        subtracks[i].values = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(float));
-        subtracks[i].scratch = ossa__calloc(clip->allocator, clip->frames * 18, sizeof(float));
-        if (!subtracks[i].keys || !subtracks[i].q || !subtracks[i].values || !subtracks[i].scratch) return false;
-    }
-    return true;
-}
-
-void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count)
-{
-    for (size_t i = 0; subtracks && i < count; ++i) {
-        ossa_free(clip->allocator, subtracks[i].keys);
-        ossa_free(clip->allocator, subtracks[i].q);
-        ossa_free(clip->allocator, subtracks[i].values);
-        ossa_free(clip->allocator, subtracks[i].scratch);
-    }
-}
-
 /* ---- values as the runtime decodes them ---- */
-
-static void pack_constant_quat(const float *q, uint32_t out[2])
-{
-    int d = 0;
-    for (int c = 1; c < 4; ++c)
-        if (fabsf(q[c]) > fabsf(q[d])) d = c;
-    const float sign = q[d] < 0.f ? -1.f : 1.f;
-    const uint32_t mask = (1u << OSSA__CONST_QUAT_BITS) - 1u;
-    uint64_t bits = (uint64_t)d << 60;
-    for (int c = 0, i = 0; c < 4; ++c) {
-        if (c == d) continue;
-        float v = (q[c] * sign + .70710678f) / 1.41421356f * (float)mask;
-        v = v < 0.f ? 0.f : (v > (float)mask ? (float)mask : v);
-        bits |= (uint64_t)lrintf(v) << (OSSA__CONST_QUAT_BITS * i++);
-    }
-    out[0] = (uint32_t)bits, out[1] = (uint32_t)(bits >> 32);
-}
 
 /* The constant value as stored and decoded. */
 static void decoded_constant(int channel, const float *v, float out[4])
@@ -207,7 +31,7 @@ static void decoded_constant(int channel, const float *v, float out[4])
         return;
     }
     uint32_t w[2];
-    pack_constant_quat(v, w);
+    ossa__pack_constant_quat(v, w);
     const ossa_quat q = ossa__unpack_constant_quat(w[0], w[1]);
     out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
 }
@@ -268,7 +92,8 @@ static float hold_error(const ossa__clip *clip, size_t s, const float *value, fl
 {
     const float *ref = ossa__clip_samples(clip, s);
     float e = 0.f;
-    for (size_t f = 0; f < clip->frames && e <= stop; ++f) e = max_f(e, local_error((int)(s % 3), ref + 4 * f, value, radius));
+    for (size_t f = 0; f < clip->frames && e <= stop; ++f)
+        e = max_f(e, local_error((int)(s % 3), ref + 4 * f, value, radius));
     return e;
 }
 
@@ -486,7 +311,8 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, float r
                 const float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
                 for (int c = 0; c < 4; ++c) q[c] /= n;
                 if (prev != SIZE_MAX && q[0] * fit[4 * prev] + q[1] * fit[4 * prev + 1] + q[2] * fit[4 * prev + 2] +
-                                                q[3] * fit[4 * prev + 3] < 0.f)
+                                                q[3] * fit[4 * prev + 3] <
+                                            0.f)
                     for (int c = 0; c < 4; ++c) q[c] = -q[c];
                 prev = f;
             }
@@ -567,7 +393,8 @@ static int rotation_format(const ossa__clip *clip, size_t s, float *sign)
     float best_min = REBUILD_MIN;
     for (int c = 0; c < 4; ++c) {
         float lo = INFINITY, hi = -INFINITY;
-        for (size_t f = 0; f < clip->frames; ++f) lo = min_f(lo, ref[4 * f + (size_t)c]), hi = max_f(hi, ref[4 * f + (size_t)c]);
+        for (size_t f = 0; f < clip->frames; ++f)
+            lo = min_f(lo, ref[4 * f + (size_t)c]), hi = max_f(hi, ref[4 * f + (size_t)c]);
         const float m = lo > 0.f ? lo : (hi < 0.f ? -hi : 0.f);
         if (m >= best_min) best = c, best_min = m, *sign = lo > 0.f ? 1.f : -1.f;
     }
@@ -610,7 +437,8 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     }
     float lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
     for (size_t f = 0; f < F; ++f)
-        for (int c = 0; c < 4; ++c) lo[c] = min_f(lo[c], ref[4 * f + (size_t)c]), hi[c] = max_f(hi[c], ref[4 * f + (size_t)c]);
+        for (int c = 0; c < 4; ++c)
+            lo[c] = min_f(lo[c], ref[4 * f + (size_t)c]), hi[c] = max_f(hi[c], ref[4 * f + (size_t)c]);
     float held[4];
     if (exact_constant) {
         memcpy(held, ref, sizeof held);
@@ -717,218 +545,4 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     }
     st->error = e;
     for (size_t f = 0; f < F; ++f) st->key_count += st->keys[f];
-}
-
-/* ---- blob ---- */
-
-typedef struct bit_writer {
-    uint8_t *out;
-    size_t at; /* bits */
-} bit_writer;
-
-/* Appends `width` bits of `value`, least significant first (the output starts zeroed). */
-static void put_bits(bit_writer *w, uint32_t value, unsigned width)
-{
-    if (!width) return;
-    uint64_t v = (uint64_t)(value & (uint32_t)((1ull << width) - 1u)) << (w->at & 7);
-    uint8_t *p = w->out + (w->at >> 3);
-    for (unsigned n = (unsigned)(w->at & 7) + width;; n -= 8) {
-        *p++ |= (uint8_t)v;
-        v >>= 8;
-        if (n <= 8) break;
-    }
-    w->at += width;
-}
-
-static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
-
-/* Segment ranges of `st` in segment g: base and width of each component (see
- * OSSA__FORMAT_SEGMENT_RANGES) over the keys after the segment's first, which is in the
- * first-key block at the clip widths; returns the count of those keys. */
-static size_t segment_ranges(const ossa__clip *clip, const ossa__subtrack *st, size_t g, uint32_t base[4],
-                             unsigned width[4])
-{
-    const size_t first = g * OSSA__SEGMENT_FRAMES;
-    const size_t end = first + OSSA__SEGMENT_FRAMES < clip->frames ? first + OSSA__SEGMENT_FRAMES : clip->frames;
-    uint32_t lo[4] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}, hi[4] = {0, 0, 0, 0};
-    size_t keys = 0;
-    for (size_t f = first + 1; f < end; ++f) {
-        if (!st->keys[f]) continue;
-        for (int c = 0; c < 4; ++c) {
-            const uint32_t q = st->q[4 * f + (size_t)c];
-            lo[c] = q < lo[c] ? q : lo[c], hi[c] = q > hi[c] ? q : hi[c];
-        }
-        ++keys;
-    }
-    for (int c = 0; c < 4; ++c) {
-        const unsigned shift = ossa__segment_shift(st->bits[c]);
-        if (keys == 0) lo[c] = hi[c] = 0;
-        base[c] = lo[c] >> shift;
-        const uint32_t span = hi[c] - (base[c] << shift);
-        unsigned w = 0;
-        while (w < st->bits[c] && ((1u << w) - 1u) < span) ++w;
-        width[c] = w;
-    }
-    return keys;
-}
-
-/* Whether segment ranges make `st`'s keys smaller, counting their 2 bytes per component. */
-static bool use_segment_ranges(const ossa__clip *clip, const ossa__subtrack *st, size_t segments)
-{
-    size_t with = 0, without = 0;
-    for (size_t g = 0; g < segments; ++g) {
-        uint32_t base[4];
-        unsigned width[4];
-        const size_t keys = segment_ranges(clip, st, g, base, width);
-        for (int c = 0; c < st->n; ++c) {
-            with += 16 + keys * width[c];
-            without += keys * st->bits[c];
-        }
-    }
-    return with < without;
-}
-
-ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *st, const char *name,
-                                  const ossa_allocator *allocator, ossa_blob *out, ossa_diag *diag)
-{
-    const size_t J = clip->joints, F = clip->frames, S = 3 * J;
-    const size_t segments = (F - 1) / OSSA__SEGMENT_FRAMES + 1;
-    size_t animated = 0, constants = 0, const_words = 0, ranges = 0, keys = 0, entries = 0;
-    uint8_t *ranged = ossa__calloc(allocator, S ? S : 1, 1);
-    size_t *seg_at = ossa__calloc(allocator, segments + 1, sizeof *seg_at);
-    if (!ranged || !seg_at) {
-        ossa_free(allocator, ranged), ossa_free(allocator, seg_at);
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory writing");
-    }
-    for (size_t s = 0; s < S; ++s) {
-        if (st[s].kind == OSSA__KIND_CONSTANT) ++constants, const_words += s % 3 == OSSA__CH_ROTATION ? 2 : 3;
-        if (st[s].kind != OSSA__KIND_ANIMATED) continue;
-        ++animated;
-        ranges += 2 * (size_t)st[s].n;
-        for (size_t f = 0; f < F; ++f) keys += st[s].keys[f];
-        ranged[s] = use_segment_ranges(clip, &st[s], segments);
-        if (ranged[s]) entries += 2 * (size_t)st[s].n;
-    }
-    /* Segment sizes. */
-    size_t data = 0;
-    for (size_t g = 0; g < segments; ++g) {
-        seg_at[g] = data;
-        size_t bits = 0;
-        for (size_t s = 0; s < S; ++s) {
-            if (st[s].kind != OSSA__KIND_ANIMATED) continue;
-            uint32_t base[4];
-            unsigned width[4];
-            const size_t n = segment_ranges(clip, &st[s], g, base, width);
-            for (int c = 0; c < st[s].n; ++c) bits += st[s].bits[c] + n * (ranged[s] ? width[c] : st[s].bits[c]);
-        }
-        data += 2 * animated + entries + (bits + 7) / 8;
-    }
-    seg_at[segments] = data;
-    const size_t data_size = data + OSSA__DATA_PADDING;
-    const size_t name_size = strlen(name) + 1;
-    size_t at = OSSA__ANIM_HEADER_SIZE;
-    const size_t tp_at = at;
-    if (!clip->uniform) at += 4 * F;
-    const size_t kinds_at = at;
-    at = align4(at + (3 * J + 3) / 4);
-    const size_t const_at = at;
-    at += 4 * const_words;
-    const size_t formats_at = at;
-    at = align4(at + animated);
-    const size_t bits_at = at;
-    at += 4 * animated;
-    const size_t ranges_at = at;
-    at += 4 * ranges;
-    const size_t offsets_at = at;
-    at += 4 * (segments + 1);
-    const size_t data_at = at;
-    at = align4(at + data_size);
-    const size_t name_at = at;
-    at += name_size;
-    ossa_result r = OSSA_OK;
-    if (animated > UINT32_MAX || data_size >= OSSA__MAX_DATA_SIZE || keys > UINT32_MAX || F > INT32_MAX) {
-        r = ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                          "animation too large: %zu time points and %zu bytes of keys (at most 2^31 and "
-                          "2^29)",
-                          F, data_size);
-        goto done;
-    }
-    if ((r = ossa_blob_create(out, (at + 15) & ~(size_t)15, allocator)) != OSSA_OK) {
-        r = ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte animation", at);
-        goto done;
-    }
-    uint8_t *b = out->data;
-    memset(b, 0, out->size);
-    ossa__store_f32(b + OSSA__ANIM_DURATION, clip->duration);
-    ossa__store_u32(b + OSSA__ANIM_TRACK_COUNT, (uint32_t)J);
-    ossa__store_u32(b + OSSA__ANIM_FRAME_COUNT, (uint32_t)F);
-    ossa__store_u32(b + OSSA__ANIM_FLAGS, clip->uniform ? 0u : OSSA_ANIMATION_FLAG_TIMEPOINTS);
-    ossa__store_u32(b + OSSA__ANIM_ANIMATED_COUNT, (uint32_t)animated);
-    ossa__store_u32(b + OSSA__ANIM_CONSTANT_COUNT, (uint32_t)constants);
-    ossa__store_u32(b + OSSA__ANIM_SEGMENT_COUNT, (uint32_t)segments);
-    ossa__store_u32(b + OSSA__ANIM_NAME_SIZE, (uint32_t)name_size);
-    ossa__store_u32(b + OSSA__ANIM_DATA_SIZE, (uint32_t)data_size);
-    ossa__store_u32(b + OSSA__ANIM_KEY_COUNT, (uint32_t)keys);
-    ossa__store_u32(b + OSSA__ANIM_RANGE_COUNT, (uint32_t)ranges);
-    if (!clip->uniform)
-        for (size_t f = 0; f < F; ++f) ossa__store_f32(b + tp_at + 4 * f, clip->ratios[f]);
-    size_t cw = 0, ai = 0, ri = 0;
-    for (size_t s = 0; s < S; ++s) {
-        b[kinds_at + s / 4] |= (uint8_t)(st[s].kind << (2 * (s % 4)));
-        if (st[s].kind == OSSA__KIND_CONSTANT) {
-            if (s % 3 == OSSA__CH_ROTATION) {
-                uint32_t w[2];
-                pack_constant_quat(st[s].constant, w);
-                ossa__store_u32(b + const_at + 4 * cw++, w[0]);
-                ossa__store_u32(b + const_at + 4 * cw++, w[1]);
-            } else {
-                for (int c = 0; c < 3; ++c) ossa__store_f32(b + const_at + 4 * cw++, st[s].constant[c]);
-            }
-        }
-        if (st[s].kind != OSSA__KIND_ANIMATED) continue;
-        b[formats_at + ai] = (uint8_t)(st[s].format | (ranged[s] ? OSSA__FORMAT_SEGMENT_RANGES : 0));
-        for (int c = 0; c < 4; ++c) b[bits_at + 4 * ai + (size_t)c] = st[s].bits[c];
-        for (int c = 0; c < st[s].n; ++c) ossa__store_f32(b + ranges_at + 4 * ri++, st[s].min[c]);
-        for (int c = 0; c < st[s].n; ++c) ossa__store_f32(b + ranges_at + 4 * ri++, st[s].step[c]);
-        ++ai;
-    }
-    for (size_t g = 0; g <= segments; ++g) ossa__store_u32(b + offsets_at + 4 * g, (uint32_t)seg_at[g]);
-    for (size_t g = 0; g < segments; ++g) {
-        uint8_t *seg = b + data_at + seg_at[g];
-        uint8_t *entry = seg + 2 * animated;
-        bit_writer w = {seg, (2 * animated + entries) * 8};
-        const size_t first = g * OSSA__SEGMENT_FRAMES;
-        const size_t end = first + OSSA__SEGMENT_FRAMES < F ? first + OSSA__SEGMENT_FRAMES : F;
-        /* The first-key block: every sub-track's key at the segment's first time point. */
-        for (size_t s = 0; s < S; ++s)
-            if (st[s].kind == OSSA__KIND_ANIMATED)
-                for (int c = 0; c < st[s].n; ++c) put_bits(&w, st[s].q[4 * first + (size_t)c], st[s].bits[c]);
-        size_t i = 0;
-        for (size_t s = 0; s < S; ++s) {
-            if (st[s].kind != OSSA__KIND_ANIMATED) continue;
-            uint32_t qbase[4] = {0, 0, 0, 0}, base[4];
-            unsigned width[4];
-            if (ranged[s]) segment_ranges(clip, &st[s], g, base, width);
-            for (int c = 0; c < st[s].n; ++c) {
-                if (!ranged[s]) {
-                    width[c] = st[s].bits[c];
-                    continue;
-                }
-                *entry++ = (uint8_t)base[c], *entry++ = (uint8_t)width[c];
-                qbase[c] = base[c] << ossa__segment_shift(st[s].bits[c]);
-            }
-            uint32_t bm = 1u;
-            for (size_t f = first + 1; f < end; ++f) {
-                if (!st[s].keys[f]) continue;
-                bm |= 1u << (f - first);
-                for (int c = 0; c < st[s].n; ++c) put_bits(&w, st[s].q[4 * f + (size_t)c] - qbase[c], width[c]);
-            }
-            ossa__store_u16(seg + 2 * i++, (uint16_t)bm);
-        }
-    }
-    memcpy(b + name_at, name, name_size);
-done:
-    ossa_free(allocator, ranged);
-    ossa_free(allocator, seg_at);
-    return r;
 }

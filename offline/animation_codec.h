@@ -32,9 +32,9 @@ typedef struct ossa__subtrack {
     float constant[4]; /* the value of a constant sub-track */
     uint8_t bits[4];
     float min[4], step[4];
-    uint8_t *keys; /* [frames] 1 where the time point is a key */
-    uint32_t *q;   /* [4 * frames] quantised components at the keys */
-    float *values; /* [4 * frames] scratch: the values encoded at the keys */
+    uint8_t *keys;  /* [frames] 1 where the time point is a key */
+    uint32_t *q;    /* [4 * frames] quantised components at the keys */
+    float *values;  /* [4 * frames] scratch: the values encoded at the keys */
     float *scratch; /* [18 * frames] scratch of the key value refit */
     size_t key_count;
     float error; /* measured local error (model-space units at the joint's radius) */
@@ -63,8 +63,10 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
 void ossa__subtrack_decode(const ossa__clip *clip, size_t s, const ossa__subtrack *st, size_t f, float out[4]);
 
 /* The value the runtime decodes for sub-track `st` at `ratio` (in [0, 1]), 4 floats. */
-void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio,
-                                 float out[4]);
+void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio, float out[4]);
+
+/* Constant rotation q (4 floats) packed as the blob stores it (see ossa/animation.h). */
+void ossa__pack_constant_quat(const float *q, uint32_t out[2]);
 
 /* Writes the blob of `subtracks` ([3 * clip->joints]). */
 ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *subtracks, const char *name,
@@ -74,8 +76,7 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
  * model-space error measured on the blob the runtime decodes stays within the desc's
  * tolerances, and writes that blob to `out`. */
 ossa_result ossa__animation_search(const ossa__clip *clip, const ossa_raw_animation *raw,
-                                   const ossa_raw_skeleton *skeleton,
-                                   const ossa_animation_build_desc *desc, const char *name, ossa_blob *out,
-                                   ossa_diag *diag);
+                                   const ossa_raw_skeleton *skeleton, const ossa_animation_build_desc *desc,
+                                   const char *name, ossa_blob *out, ossa_diag *diag);
 
 #endif /* OSSA_OFFLINE_ANIMATION_CODEC_H */

@@ -50,7 +50,7 @@ typedef struct search {
     ossa_blob skeleton_blob;
     unsigned threads;      /* workers, 1 to MAX_THREADS */
     struct worker *worker; /* [threads] */
-    ossa__subtrack *st; /* [3 J] */
+    ossa__subtrack *st;    /* [3 J] */
     ossa__subtrack trial;
     float *values; /* [4 M] a trial's decoded values */
     size_t evaluations;
@@ -94,11 +94,8 @@ typedef struct worker {
 
 static ossa_result model_space(search *s, worker *w)
 {
-    const ossa_local_to_model_job job = {.skeleton = &s->skeleton,
-                                         .input = w->pose,
-                                         .input_count = s->soa,
-                                         .output = w->matrices,
-                                         .output_count = s->J};
+    const ossa_local_to_model_job job = {
+        .skeleton = &s->skeleton, .input = w->pose, .input_count = s->soa, .output = w->matrices, .output_count = s->J};
     return ossa_local_to_model_job_run(&job);
 }
 
@@ -148,8 +145,8 @@ static bool sample_ratios(search *s, const ossa_raw_animation *raw)
 /* Reference points at every measured time, from the raw animation, by the report's path. */
 static void reference(search *s, const ossa_raw_animation *raw)
 {
-    ossa_transform *local = s->local;  /* scratch: the first J entries */
-    ossa_float4x4 *model = s->model;   /* scratch: the first J entries */
+    ossa_transform *local = s->local; /* scratch: the first J entries */
+    ossa_float4x4 *model = s->model;  /* scratch: the first J entries */
     for (size_t m = 0; m < s->M; ++m) {
         ossa_raw_animation_sample(raw, s->ratios[m] * raw->duration, local, s->J);
         ossa__raw_to_model(s->parents, s->J, local, model);
@@ -289,7 +286,8 @@ static void joint_figures(search *s)
         const float *t = ossa__clip_samples(s->clip, j * 3);
         float reach = 0.f;
         for (size_t f = 0; f < s->clip->frames; ++f)
-            reach = max_f(reach, sqrtf(t[4 * f] * t[4 * f] + t[4 * f + 1] * t[4 * f + 1] + t[4 * f + 2] * t[4 * f + 2]));
+            reach =
+                max_f(reach, sqrtf(t[4 * f] * t[4 * f] + t[4 * f + 1] * t[4 * f + 1] + t[4 * f + 2] * t[4 * f + 2]));
         s->radius[p] = max_f(s->radius[p], reach + s->radius[j]);
         s->floor[p] = min_f(s->floor[p], s->floor[j]);
         s->end[p] = s->end[j] > s->end[p] ? s->end[j] : s->end[p];
@@ -419,9 +417,9 @@ static bool allocate(search *s)
         w->context = ossa_sampling_context_init(w->context_memory, ctx_size, s->J);
     }
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
-    if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->mult || !s->ref || !s->local ||
-        !s->model || !s->values || !s->worker || !s->st ||
-        !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
+    if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->mult || !s->ref || !s->local || !s->model ||
+        !s->values || !s->worker || !s->st || !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) ||
+        !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;
     for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
     return true;
@@ -464,9 +462,9 @@ static ossa_result search_k(search *s, best *b)
     return r;
 }
 
-ossa_result ossa__animation_search(const ossa__clip *clip, const ossa_raw_animation *raw,
-                                   const ossa_raw_skeleton *skel, const ossa_animation_build_desc *desc,
-                                   const char *name, ossa_blob *out, ossa_diag *diag)
+ossa_result ossa__animation_search(const ossa__clip *clip, const ossa_raw_animation *raw, const ossa_raw_skeleton *skel,
+                                   const ossa_animation_build_desc *desc, const char *name, ossa_blob *out,
+                                   ossa_diag *diag)
 {
     search s;
     memset(&s, 0, sizeof s);

@@ -21,7 +21,6 @@ static void raw_to_model(const ossa_skeleton *skel, const ossa_transform *local,
     ossa__raw_to_model(skel->parents, skel->joint_count, local, model);
 }
 
-
 static float clamp_time(float t, float duration)
 {
     if (!(t >= 0.f)) return 0.f; /* also NaN: measuring must not trust unvalidated keys */
@@ -131,8 +130,8 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
         }
         for (size_t j = 0; j < n; ++j) {
             for (size_t p = 0; p < points_per_joint; ++p) {
-                const float e =
-                    ossa__point_distance(ossa__transform_point(&m_raw[j], offsets[p]), ossa__transform_point(&m_built[j], offsets[p]));
+                const float e = ossa__point_distance(ossa__transform_point(&m_raw[j], offsets[p]),
+                                                     ossa__transform_point(&m_built[j], offsets[p]));
                 errors[count++] = e;
                 sum += (double)e;
                 if (e > report->max || (s == 0 && j == 0 && p == 0)) {

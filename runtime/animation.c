@@ -39,7 +39,8 @@ static ossa_result validate_tracks(const ossa_animation *a, const uint8_t *chann
     size_t r = 0;
     for (size_t i = 0; i < a->animated_count; ++i) {
         const int format = a->formats[i] & OSSA__FORMAT_MASK;
-        if (channel[i] == OSSA__CH_ROTATION ? format > OSSA__ROT_FULL : format != 0) return OSSA_ERROR_INVALID_ANIMATION;
+        if (channel[i] == OSSA__CH_ROTATION ? format > OSSA__ROT_FULL : format != 0)
+            return OSSA_ERROR_INVALID_ANIMATION;
         const int n = ossa__format_components(channel[i], format);
         key_bits[i] = 0;
         for (int c = 0; c < 4; ++c) {
@@ -77,7 +78,8 @@ static size_t entries_size(const ossa_animation *a, const uint8_t *channel)
 {
     size_t bytes = 0;
     for (size_t i = 0; i < a->animated_count; ++i)
-        if (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) bytes += 2u * (size_t)ossa__format_components(channel[i], a->formats[i]);
+        if (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES)
+            bytes += 2u * (size_t)ossa__format_components(channel[i], a->formats[i]);
     return bytes;
 }
 
@@ -255,7 +257,8 @@ void ossa_animation_sizes(const ossa_animation *a, ossa_animation_size_breakdown
         const uint8_t *entry = seg + 2 * a->animated_count;
         for (size_t i = 0; i < a->animated_count; ++i) {
             const unsigned n = ossa__popcount16((uint32_t)seg[2 * i] | ((uint32_t)seg[2 * i + 1] << 8));
-            const unsigned clip = (unsigned)a->bits[4 * i] + a->bits[4 * i + 1] + a->bits[4 * i + 2] + a->bits[4 * i + 3];
+            const unsigned clip =
+                (unsigned)a->bits[4 * i] + a->bits[4 * i + 1] + a->bits[4 * i + 2] + a->bits[4 * i + 3];
             unsigned w = clip;
             if (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) {
                 w = 0;

@@ -104,17 +104,20 @@ static inline ossa_quat ossa__rotation_from(const float *c, int format)
     const float rest = 1.f - (c[0] * c[0] + (c[1] * c[1] + c[2] * c[2])); /* the sampling job's order */
     const float d = sqrtf(rest > 0.f ? rest : 0.f);
     switch (format) {
-    case 0: return (ossa_quat){d, c[0], c[1], c[2]};
-    case 1: return (ossa_quat){c[0], d, c[1], c[2]};
-    case 2: return (ossa_quat){c[0], c[1], d, c[2]};
-    default: return (ossa_quat){c[0], c[1], c[2], d};
+    case 0:
+        return (ossa_quat){d, c[0], c[1], c[2]};
+    case 1:
+        return (ossa_quat){c[0], d, c[1], c[2]};
+    case 2:
+        return (ossa_quat){c[0], c[1], d, c[2]};
+    default:
+        return (ossa_quat){c[0], c[1], c[2], d};
     }
 }
 
 /* The n components of a key at bit `at`, widths w[0..n) (total `bits`): one 8-byte load when
  * they fit in its 57 usable bits. */
-static inline void ossa__read_key(const uint8_t *data, size_t at, const uint8_t *w, int n, unsigned bits,
-                                  uint32_t q[4])
+static inline void ossa__read_key(const uint8_t *data, size_t at, const uint8_t *w, int n, unsigned bits, uint32_t q[4])
 {
     if (bits <= 57) {
         uint64_t word;

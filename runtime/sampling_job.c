@@ -17,20 +17,20 @@
  * groups few when the animated joints are scattered over the skeleton). */
 typedef struct sub_group {
     OSSA_ALIGNAS(16) float ratio[2][4]; /* [key][lane] ratios of the left and right keys */
-    float value[2][4][4];          /* [key][component][lane]: x, y, z(, w) */
-    float min[4][4], step[4][4];   /* [component][lane] dequantisation */
-    int32_t q[2][4][4];            /* [key][component][lane] the keys' integers */
-    uint32_t mask[6][4];           /* rotation format selects, see rebuild() */
-    uint32_t frame[2][4];          /* [key][lane] time points of the cached keys */
-    uint32_t qbase[4][4];          /* [component][lane] segment range bases of entry_segment */
-    uint32_t entry_segment[4];     /* segment whose ranges qbase and width hold, UINT32_MAX none */
-    uint8_t width[4][4];           /* [component][lane] segment range widths of entry_segment */
-    uint32_t dest[4];              /* byte offset of each lane's x in the output pose (y, z, w
-                                      follow 16 bytes apart) */
-    uint16_t sub[4];               /* animated sub-track (blob order) of each lane */
-    uint8_t lanes;                 /* lanes in use (4 but in a channel's last group) */
-    uint8_t format[4];             /* rotation format of each lane */
-    uint8_t components;            /* 3, or 4 for rotations */
+    float value[2][4][4];               /* [key][component][lane]: x, y, z(, w) */
+    float min[4][4], step[4][4];        /* [component][lane] dequantisation */
+    int32_t q[2][4][4];                 /* [key][component][lane] the keys' integers */
+    uint32_t mask[6][4];                /* rotation format selects, see rebuild() */
+    uint32_t frame[2][4];               /* [key][lane] time points of the cached keys */
+    uint32_t qbase[4][4];               /* [component][lane] segment range bases of entry_segment */
+    uint32_t entry_segment[4];          /* segment whose ranges qbase and width hold, UINT32_MAX none */
+    uint8_t width[4][4];                /* [component][lane] segment range widths of entry_segment */
+    uint32_t dest[4];                   /* byte offset of each lane's x in the output pose (y, z, w
+                                           follow 16 bytes apart) */
+    uint16_t sub[4];                    /* animated sub-track (blob order) of each lane */
+    uint8_t lanes;                      /* lanes in use (4 but in a channel's last group) */
+    uint8_t format[4];                  /* rotation format of each lane */
+    uint8_t components;                 /* 3, or 4 for rotations */
     uint8_t channel;
 } sub_group;
 
@@ -42,25 +42,25 @@ struct ossa_sampling_context {
     size_t bound_animated; /* its animated sub-track count */
     size_t bound_frames;   /* its time point count */
     size_t group_count;
-    uint32_t segment;      /* segment whose bit offsets are in rest_at; UINT32_MAX when none */
+    uint32_t segment;                              /* segment whose bit offsets are in rest_at; UINT32_MAX when none */
     float segment_ratio[OSSA__SEGMENT_FRAMES + 1]; /* ratios of the segment's time points and
                                                       the next segment's first */
     /* Per animated sub-track (blob order), per segment slot (0: the current, 1: the next): */
-    uint32_t *rest_at;     /* [max_sub + 8] bit offset of the sub-track's second key in the
-                              current segment */
-    uint16_t *key_bits;    /* [max_sub + 8] bits of one of its other keys there (0 past the
-                              last sub-track) */
-    uint16_t *first_bits;  /* [max_sub] bits of a first key (clip widths) */
-    uint32_t *first_at;    /* [max_sub] bit offset of its first key in any segment's first-key
-                              block */
-    uint32_t first_block;  /* bits of the first-key block */
-    uint16_t *entry_at;    /* [max_sub] offset of the sub-track's segment ranges after the
-                              bitmaps; UINT16_MAX when it has none */
-    uint16_t *ranged;      /* [max_sub] the sub-tracks with segment ranges */
+    uint32_t *rest_at;    /* [max_sub + 8] bit offset of the sub-track's second key in the
+                             current segment */
+    uint16_t *key_bits;   /* [max_sub + 8] bits of one of its other keys there (0 past the
+                             last sub-track) */
+    uint16_t *first_bits; /* [max_sub] bits of a first key (clip widths) */
+    uint32_t *first_at;   /* [max_sub] bit offset of its first key in any segment's first-key
+                             block */
+    uint32_t first_block; /* bits of the first-key block */
+    uint16_t *entry_at;   /* [max_sub] offset of the sub-track's segment ranges after the
+                             bitmaps; UINT16_MAX when it has none */
+    uint16_t *ranged;     /* [max_sub] the sub-tracks with segment ranges */
     size_t ranged_count;
-    size_t entries; /* bytes of segment ranges in every segment */
-    sub_group *groups;               /* [max_groups] */
-    ossa_soa_transform *rest;        /* [max_soa] default and constant values */
+    size_t entries;           /* bytes of segment ranges in every segment */
+    sub_group *groups;        /* [max_groups] */
+    ossa_soa_transform *rest; /* [max_soa] default and constant values */
 };
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
@@ -534,8 +534,7 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     uint32_t frame = UINT32_MAX, segment = 0;
     for (size_t gi = 0; gi < ctx->group_count; ++gi) {
         sub_group *g = &ctx->groups[gi];
-        const v4f stale =
-            v4f_or(v4f_cmplt(vratio, v4f_load(g->ratio[0])), v4f_cmplt(v4f_load(g->ratio[1]), vratio));
+        const v4f stale = v4f_or(v4f_cmplt(vratio, v4f_load(g->ratio[0])), v4f_cmplt(v4f_load(g->ratio[1]), vratio));
         unsigned mask = v4f_movemask(stale);
         if (mask) {
             if (frame == UINT32_MAX) {

@@ -114,7 +114,7 @@ static inline void v4i_storeu(uint32_t *p, v4i v) { simde_mm_storeu_si128((simde
 static inline v4i v8u16_lo32(v4i a) { return simde_mm_unpacklo_epi16(a, simde_mm_setzero_si128()); }
 static inline v4i v8u16_hi32(v4i a) { return simde_mm_unpackhi_epi16(a, simde_mm_setzero_si128()); }
 static inline uint32_t v8u16_last(v4i a) { return (uint32_t)simde_mm_extract_epi16(a, 7) & 0xffffu; }
-#define V8U16_SRL(v, n)       simde_mm_srli_epi16((v), (n))
+#define V8U16_SRL(v, n)        simde_mm_srli_epi16((v), (n))
 #define V128_SHIFT_BYTES(v, n) simde_mm_slli_si128((v), (n))
 
 /* Population count of each 16-bit lane. */

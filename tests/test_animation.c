@@ -54,13 +54,13 @@ static void make_random_clip(ossa_raw_animation *raw, size_t tracks, float durat
                 k == 0 ? ossa_test_randf(&s, 0.f, duration / 8.f) : time + ossa_test_randf(&s, 0.01f, duration / 12.f);
             if (time > duration) time = duration;
             /* Consecutive keys within about 0.5 rad of each other. */
-            const ossa_quat prev = k ? tr->rotations[k - 1].value
-                                     : ossa_quat_normalize((ossa_quat){ossa_test_randf(&s, -1.f, 1.f),
-                                                                       ossa_test_randf(&s, -1.f, 1.f),
-                                                                       ossa_test_randf(&s, -1.f, 1.f), 1.f});
-            const ossa_quat q = ossa_quat_normalize(
-                (ossa_quat){prev.x + ossa_test_randf(&s, -.12f, .12f), prev.y + ossa_test_randf(&s, -.12f, .12f),
-                            prev.z + ossa_test_randf(&s, -.12f, .12f), prev.w});
+            const ossa_quat prev =
+                k ? tr->rotations[k - 1].value
+                  : ossa_quat_normalize((ossa_quat){ossa_test_randf(&s, -1.f, 1.f), ossa_test_randf(&s, -1.f, 1.f),
+                                                    ossa_test_randf(&s, -1.f, 1.f), 1.f});
+            const ossa_quat q = ossa_quat_normalize((ossa_quat){prev.x + ossa_test_randf(&s, -.12f, .12f),
+                                                                prev.y + ossa_test_randf(&s, -.12f, .12f),
+                                                                prev.z + ossa_test_randf(&s, -.12f, .12f), prev.w});
             tr->rotations[k] = (ossa_raw_quat_key){time, q};
             if (time >= duration) {
                 tr->rotation_count = k + 1;

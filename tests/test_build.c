@@ -254,8 +254,7 @@ static void test_threads_same_blob(void **state)
     ossa_blob blobs[3] = {{0}};
     const unsigned threads[3] = {1, 2, 5};
     for (int i = 0; i < 3; ++i) {
-        const ossa_animation_build_desc desc = {
-            .skeleton = &out.skeleton, .tolerance = .0001f, .threads = threads[i]};
+        const ossa_animation_build_desc desc = {.skeleton = &out.skeleton, .tolerance = .0001f, .threads = threads[i]};
         assert_int_equal(ossa_animation_build(&out.animations[0], &desc, &blobs[i], &diag), OSSA_OK);
     }
     for (int i = 1; i < 3; ++i) {

@@ -168,8 +168,8 @@ static void unit_scale_in_meta_and_report(void **state)
     assert_non_null(strstr(meta, "\nunit_scale=1\nunit_source=file\n"));
     free(meta);
 
-    const char *bake[] = {anim_path, "--skeleton", cinf_path, "-o",        out_path,
-                          "--unit-scale", "0.05", "-q",        "--threads", "1"};
+    const char *bake[] = {anim_path,      "--skeleton", cinf_path, "-o",        out_path,
+                          "--unit-scale", "0.05",       "-q",      "--threads", "1"};
     assert_int_equal(run_bake(10, bake), 0);
     meta = read_meta(out_path);
     assert_int_equal(count_lines(meta, "\nunit_scale="), 1);

@@ -94,9 +94,9 @@ typedef struct ossa_animation {
     size_t segment_count;    /* ceil(frame_count / 16) */
     const uint8_t *kinds;    /* [ceil(3 * track_count / 4)] 2 bits per sub-track */
     const uint32_t *constants;
-    const uint8_t *formats;   /* [animated_count] */
-    const uint8_t *bits;      /* [4 * animated_count] */
-    const float *ranges;      /* [range_count] */
+    const uint8_t *formats; /* [animated_count] */
+    const uint8_t *bits;    /* [4 * animated_count] */
+    const float *ranges;    /* [range_count] */
     size_t range_count;
     const uint32_t *segment_offsets; /* [segment_count + 1] */
     const uint8_t *data;             /* [data_size] */
@@ -107,19 +107,19 @@ typedef struct ossa_animation {
 /* Where an animation's bytes go (ossa_animation_sizes). Every field is in bytes; the fields
  * add up to the blob size. */
 typedef struct ossa_animation_size_breakdown {
-    size_t header;          /* fixed header */
-    size_t timepoints;      /* time point table (0 when uniform) */
-    size_t kinds;           /* sub-track kinds */
-    size_t constants;       /* constant sub-track values */
-    size_t descriptors;     /* formats and widths of animated sub-tracks */
-    size_t ranges;          /* range tables (min and step) of animated sub-tracks */
-    size_t segment_table;   /* segment offsets (the seek table) */
-    size_t bitmaps;         /* key bitmaps (the key times) */
-    size_t segment_ranges;  /* per-segment ranges of the sub-tracks that use them */
+    size_t header;             /* fixed header */
+    size_t timepoints;         /* time point table (0 when uniform) */
+    size_t kinds;              /* sub-track kinds */
+    size_t constants;          /* constant sub-track values */
+    size_t descriptors;        /* formats and widths of animated sub-tracks */
+    size_t ranges;             /* range tables (min and step) of animated sub-tracks */
+    size_t segment_table;      /* segment offsets (the seek table) */
+    size_t bitmaps;            /* key bitmaps (the key times) */
+    size_t segment_ranges;     /* per-segment ranges of the sub-tracks that use them */
     size_t translation_values; /* bit-packed key values, by channel, rounded to bytes */
     size_t rotation_values;
     size_t scale_values;
-    size_t padding;         /* alignment, segment byte padding, read padding */
+    size_t padding; /* alignment, segment byte padding, read padding */
     size_t name;
 } ossa_animation_size_breakdown;
 

@@ -68,7 +68,7 @@ typedef struct ossa_animation_build_desc {
     const ossa_joint_tolerance *overrides; /* [override_count]; a later entry for the same joint
                                               replaces an earlier one */
     size_t override_count;
-    const ossa_allocator *allocator; /* NULL -> malloc/free */
+    const ossa_allocator *allocator;   /* NULL -> malloc/free */
     ossa_animation_build_stats *stats; /* optional: filled on success */
     unsigned threads;                  /* encoding threads (error-bounded builds); 0 -> 1; the
                                           result does not depend on it; 1 where the library was

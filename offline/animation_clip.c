@@ -1,0 +1,166 @@
+/* Animation builder: a raw clip sampled at its time points (ossa__clip). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "animation_codec.h"
+#include "animation_format.h"
+#include "internal.h"
+#include "ossa/animation.h"
+
+/* Two key times closer than this (as ratios of the duration) are one time point. */
+#define SAME_RATIO 1e-7f
+
+static int compare_floats(const void *pa, const void *pb) { return ossa__compare_floats(pa, pb); }
+
+static bool push_ratio(const ossa_allocator *al, float **ratios, size_t *count, size_t *capacity, float r)
+{
+    if (!ossa__grow(al, (void **)ratios, capacity, *count + 1, sizeof **ratios)) return false;
+    (*ratios)[(*count)++] = r;
+    return true;
+}
+
+/* The union of every key time as ratios, plus 0 and 1. */
+static ossa_result collect_ratios(ossa__clip *clip, const ossa_raw_animation *raw, ossa_diag *diag)
+{
+    float *ratios = NULL;
+    size_t count = 0, capacity = 0;
+    bool ok = push_ratio(clip->allocator, &ratios, &count, &capacity, 0.f) &&
+              push_ratio(clip->allocator, &ratios, &count, &capacity, 1.f);
+    for (size_t j = 0; ok && j < raw->track_count; ++j) {
+        const ossa_raw_joint_track *t = &raw->tracks[j];
+        for (size_t k = 0; ok && k < t->translation_count; ++k)
+            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->translations[k].time / raw->duration);
+        for (size_t k = 0; ok && k < t->rotation_count; ++k)
+            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->rotations[k].time / raw->duration);
+        for (size_t k = 0; ok && k < t->scale_count; ++k)
+            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->scales[k].time / raw->duration);
+    }
+    if (!ok) {
+        ossa_free(clip->allocator, ratios);
+        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory collecting key times");
+    }
+    for (size_t i = 0; i < count; ++i) ratios[i] = ratios[i] < 0.f ? 0.f : (ratios[i] > 1.f ? 1.f : ratios[i]);
+    qsort(ratios, count, sizeof *ratios, compare_floats);
+    size_t unique = 1;
+    for (size_t i = 1; i < count; ++i)
+        if (ratios[i] - ratios[unique - 1] > SAME_RATIO) ratios[unique++] = ratios[i];
+    ratios[unique - 1] = 1.f; /* the last one merged into 1 */
+    clip->ratios = ratios;
+    clip->frames = unique;
+    /* Uniform when every time point is within 1 % of a frame of f / (frames - 1). */
+    const float last = (float)(unique - 1);
+    clip->uniform = true;
+    for (size_t f = 0; f < unique && clip->uniform; ++f) clip->uniform = fabsf(ratios[f] * last - (float)f) <= .01f;
+    if (clip->uniform)
+        for (size_t f = 0; f < unique; ++f) ratios[f] = (float)f / last;
+    return OSSA_OK;
+}
+
+/* Time point of key ratio r (see collect_ratios). */
+static size_t frame_of_ratio(const ossa__clip *clip, float r)
+{
+    r = r < 0.f ? 0.f : (r > 1.f ? 1.f : r);
+    if (clip->uniform) return (size_t)lrintf(r * (float)(clip->frames - 1));
+    size_t lo = 0, hi = clip->frames;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (clip->ratios[mid] <= r + SAME_RATIO)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : 0;
+}
+
+static void mark_own(ossa__clip *clip, size_t s, const void *keys, size_t count, size_t stride, float duration)
+{
+    uint8_t *own = clip->own + s * clip->frames;
+    own[0] = own[clip->frames - 1] = 1;
+    for (size_t k = 0; k < count; ++k) {
+        float time;
+        memcpy(&time, (const unsigned char *)keys + k * stride, sizeof time);
+        own[frame_of_ratio(clip, time / duration)] = 1;
+    }
+}
+
+ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_allocator *allocator,
+                            ossa_diag *diag)
+{
+    memset(clip, 0, sizeof *clip);
+    clip->allocator = allocator;
+    clip->joints = raw->track_count;
+    clip->duration = raw->duration;
+    ossa_result r = collect_ratios(clip, raw, diag);
+    if (r != OSSA_OK) return r;
+    size_t count;
+    if (!ossa__mul_size(clip->joints * 3 * 4, clip->frames, &count)) count = SIZE_MAX;
+    clip->samples = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count ? count : 1, sizeof(float));
+    ossa_transform *pose = ossa__calloc(allocator, clip->joints ? clip->joints : 1, sizeof *pose);
+    clip->own = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count / 4 + 1, 1);
+    if (!clip->samples || !pose || !clip->own) {
+        ossa_free(allocator, pose);
+        ossa__clip_destroy(clip);
+        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0,
+                             "out of memory for %zu joints sampled at %zu time points", raw->track_count, clip->frames);
+    }
+    const size_t F = clip->frames;
+    for (size_t f = 0; f < F; ++f) {
+        ossa_raw_animation_sample(raw, clip->ratios[f] * raw->duration, pose, clip->joints);
+        for (size_t j = 0; j < clip->joints; ++j) {
+            float *t = clip->samples + ((j * 3 + 0) * F + f) * 4;
+            float *q = clip->samples + ((j * 3 + 1) * F + f) * 4;
+            float *s = clip->samples + ((j * 3 + 2) * F + f) * 4;
+            t[0] = pose[j].translation.x, t[1] = pose[j].translation.y, t[2] = pose[j].translation.z;
+            s[0] = pose[j].scale.x, s[1] = pose[j].scale.y, s[2] = pose[j].scale.z;
+            const ossa_quat n = ossa_quat_normalize(pose[j].rotation);
+            q[0] = n.x, q[1] = n.y, q[2] = n.z, q[3] = n.w;
+            if (f) {
+                const float *p = q - 4;
+                if (p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3] < 0.f)
+                    for (int c = 0; c < 4; ++c) q[c] = -q[c];
+            }
+        }
+    }
+    ossa_free(allocator, pose);
+    for (size_t j = 0; j < clip->joints; ++j) {
+        const ossa_raw_joint_track *t = &raw->tracks[j];
+        mark_own(clip, 3 * j, t->translations, t->translation_count, sizeof *t->translations, raw->duration);
+        mark_own(clip, 3 * j + 1, t->rotations, t->rotation_count, sizeof *t->rotations, raw->duration);
+        mark_own(clip, 3 * j + 2, t->scales, t->scale_count, sizeof *t->scales, raw->duration);
+    }
+    return OSSA_OK;
+}
+
+void ossa__clip_destroy(ossa__clip *clip)
+{
+    if (!clip) return;
+    ossa_free(clip->allocator, clip->ratios);
+    ossa_free(clip->allocator, clip->samples);
+    ossa_free(clip->allocator, clip->own);
+    memset(clip, 0, sizeof *clip);
+}
+
+bool ossa__subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count)
+{
+    memset(subtracks, 0, count * sizeof *subtracks);
+    for (size_t i = 0; i < count; ++i) {
+        subtracks[i].keys = ossa__calloc(clip->allocator, clip->frames, 1);
+        subtracks[i].q = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(uint32_t));
+        subtracks[i].values = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(float));
+        subtracks[i].scratch = ossa__calloc(clip->allocator, clip->frames * 18, sizeof(float));
+        if (!subtracks[i].keys || !subtracks[i].q || !subtracks[i].values || !subtracks[i].scratch) return false;
+    }
+    return true;
+}
+
+void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count)
+{
+    for (size_t i = 0; subtracks && i < count; ++i) {
+        ossa_free(clip->allocator, subtracks[i].keys);
+        ossa_free(clip->allocator, subtracks[i].q);
+        ossa_free(clip->allocator, subtracks[i].values);
+        ossa_free(clip->allocator, subtracks[i].scratch);
+    }
+}
