@@ -29,6 +29,7 @@ typedef struct sub_group {
                                            follow 16 bytes apart) */
     uint16_t sub[4];                    /* animated sub-track (blob order) of each lane */
     uint8_t lanes;                      /* lanes in use (4 but in a channel's last group) */
+    uint8_t aligned;                    /* lanes are the joints of one output group, in order */
     uint8_t format[4];                  /* rotation format of each lane */
     uint8_t components;                 /* 3, or 4 for rotations */
     uint8_t channel;
@@ -205,57 +206,80 @@ static void dequantise(sub_group *g, unsigned keys)
     }
 }
 
-/* The groups of channel c: its animated sub-tracks four at a time, in joint order. */
+/* Completes group g: rotation selects (see dequantise()), and finite values everywhere. */
+static void finish_group(sub_group *g)
+{
+    for (size_t l = 0; g->channel == OSSA__CH_ROTATION && l < 4; ++l) {
+        const int d = g->format[l];
+        const uint32_t bits[6] = {d == 0, d == 1, d == 2, d == 3, d <= 1, d <= 2};
+        for (int m = 0; m < 6; ++m) g->mask[m][l] = bits[m] ? UINT32_MAX : 0u;
+    }
+    dequantise(g, 3u);
+}
+
+/* A new group of channel c; its lanes are padding (bracketing every ratio, identity) until
+ * add_lane fills them. */
+static sub_group *new_group(ossa_sampling_context *ctx, int c)
+{
+    sub_group *g = &ctx->groups[ctx->group_count++];
+    memset(g, 0, sizeof *g);
+    for (int l = 0; l < 4; ++l) {
+        g->ratio[0][l] = -1.f, g->ratio[1][l] = 2.f;
+        g->format[l] = OSSA__ROT_FULL;
+        g->min[3][l] = 1.f;
+    }
+    g->channel = (uint8_t)c;
+    g->components = c == OSSA__CH_ROTATION ? 4 : 3;
+    return g;
+}
+
+/* Puts joint j's animated sub-track of channel c in the next lane of g. */
+static void add_lane(const ossa_animation *a, sub_group *g, int c, size_t j, const uint16_t *sub_of,
+                     const uint32_t *range_at)
+{
+    const size_t lane = g->lanes++;
+    const uint16_t i = sub_of[j * 3 + (size_t)c];
+    const int format = a->formats[i] & OSSA__FORMAT_MASK, n = ossa__format_components(c, format);
+    const float *range = a->ranges + range_at[i];
+    const size_t member = c == OSSA__CH_TRANSLATION ? offsetof(ossa_soa_transform, translation)
+                          : c == OSSA__CH_ROTATION  ? offsetof(ossa_soa_transform, rotation)
+                                                    : offsetof(ossa_soa_transform, scale);
+    g->sub[lane] = i;
+    g->dest[lane] = (uint32_t)((j / 4) * sizeof(ossa_soa_transform) + member + (j % 4) * sizeof(float));
+    g->format[lane] = (uint8_t)format;
+    g->ratio[0][lane] = INFINITY, g->ratio[1][lane] = -INFINITY; /* stale */
+    g->frame[0][lane] = g->frame[1][lane] = UINT32_MAX;
+    g->entry_segment[lane] = UINT32_MAX;
+    g->min[3][lane] = 0.f;
+    for (int k = 0; k < n; ++k) g->min[k][lane] = range[k], g->step[k][lane] = range[n + k];
+}
+
+/* The groups of channel c: every SoA group of 4 joints all animated in c becomes an aligned
+ * group (interpolated straight into its output group); the other animated sub-tracks are
+ * packed four at a time, in joint order, and written lane by lane. */
 static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int c, const uint16_t *sub_of,
                         const uint32_t *range_at)
 {
-    size_t lane = 4;
-    sub_group *g = NULL;
-    for (size_t j = 0; j <= a->track_count; ++j) {
-        const bool done = j == a->track_count;
-        if (!done && ossa__kind(a->kinds, j * 3 + (size_t)c) != OSSA__KIND_ANIMATED) continue;
-        if ((lane == 4 || done) && g) {
-            /* Rotation selects (see dequantise()), and finite values in padding lanes. */
-            for (size_t l = 0; c == OSSA__CH_ROTATION && l < 4; ++l) {
-                const int d = g->format[l];
-                const uint32_t bits[6] = {d == 0, d == 1, d == 2, d == 3, d <= 1, d <= 2};
-                for (int m = 0; m < 6; ++m) g->mask[m][l] = bits[m] ? UINT32_MAX : 0u;
-            }
-            dequantise(g, 3u);
-            g = NULL;
-        }
-        if (done) break;
-        if (lane == 4) {
-            g = &ctx->groups[ctx->group_count++];
-            memset(g, 0, sizeof *g);
-            for (int l = 0; l < 4; ++l) {
-                /* Padding lanes bracket every ratio and hold a finite value. */
-                g->ratio[0][l] = -1.f, g->ratio[1][l] = 2.f;
-                g->format[l] = OSSA__ROT_FULL;
-                g->min[3][l] = 1.f;
-            }
-            g->channel = (uint8_t)c;
-            g->components = c == OSSA__CH_ROTATION ? 4 : 3;
-            lane = 0;
-        }
-        const size_t s = j * 3 + (size_t)c;
-        const uint16_t i = sub_of[s];
-        const int format = a->formats[i] & OSSA__FORMAT_MASK, n = ossa__format_components(c, format);
-        const float *range = a->ranges + range_at[i];
-        const size_t member = c == OSSA__CH_TRANSLATION ? offsetof(ossa_soa_transform, translation)
-                              : c == OSSA__CH_ROTATION  ? offsetof(ossa_soa_transform, rotation)
-                                                        : offsetof(ossa_soa_transform, scale);
-        g->sub[lane] = i;
-        g->dest[lane] = (uint32_t)((j / 4) * sizeof(ossa_soa_transform) + member + (j % 4) * sizeof(float));
-        g->lanes = (uint8_t)(lane + 1);
-        g->format[lane] = (uint8_t)format;
-        g->ratio[0][lane] = INFINITY, g->ratio[1][lane] = -INFINITY; /* stale */
-        g->frame[0][lane] = g->frame[1][lane] = UINT32_MAX;
-        g->entry_segment[lane] = UINT32_MAX;
-        g->min[3][lane] = 0.f;
-        for (int k = 0; k < n; ++k) g->min[k][lane] = range[k], g->step[k][lane] = range[n + k];
-        ++lane;
+    uint8_t aligned[OSSA_MAX_SOA_JOINTS];
+    for (size_t jg = 0; jg < a->soa_count; ++jg) {
+        bool all = jg * 4 + 4 <= a->track_count;
+        for (size_t j = jg * 4; all && j < jg * 4 + 4; ++j)
+            all = ossa__kind(a->kinds, j * 3 + (size_t)c) == OSSA__KIND_ANIMATED;
+        aligned[jg] = all;
+        if (!all) continue;
+        sub_group *g = new_group(ctx, c);
+        g->aligned = 1;
+        for (size_t j = jg * 4; j < jg * 4 + 4; ++j) add_lane(a, g, c, j, sub_of, range_at);
+        finish_group(g);
     }
+    sub_group *g = NULL;
+    for (size_t j = 0; j < a->track_count; ++j) {
+        if (aligned[j / 4] || ossa__kind(a->kinds, j * 3 + (size_t)c) != OSSA__KIND_ANIMATED) continue;
+        if (!g) g = new_group(ctx, c);
+        add_lane(a, g, c, j, sub_of, range_at);
+        if (g->lanes == 4) finish_group(g), g = NULL;
+    }
+    if (g) finish_group(g);
 }
 
 /* Binds `a`: default and constant values go to the rest pose the output starts from, the
@@ -502,6 +526,11 @@ static inline void interpolate(const sub_group *g, v4f ratio, ossa_soa_transform
     const v4f z = v4f_lerp(v4f_load(g->value[0][2]), v4f_load(g->value[1][2]), alpha);
     uint8_t *base = (uint8_t *)out;
     if (g->components == 3) {
+        if (g->aligned) {
+            float *d = (float *)(void *)(base + g->dest[0]); /* x[4], then y[4] and z[4] */
+            v4f_store(d, x), v4f_store(d + 4, y), v4f_store(d + 8, z);
+            return;
+        }
         v4f_store(v[0], x), v4f_store(v[1], y), v4f_store(v[2], z);
         for (size_t l = 0; l < g->lanes; ++l) {
             float *d = (float *)(void *)(base + g->dest[l]);
@@ -511,6 +540,12 @@ static inline void interpolate(const sub_group *g, v4f ratio, ossa_soa_transform
     }
     const v4f w = v4f_lerp(v4f_load(g->value[0][3]), v4f_load(g->value[1][3]), alpha);
     const v4f inv = v4f_rsqrt(v4f_madd(x, x, v4f_madd(y, y, v4f_madd(z, z, v4f_mul(w, w)))));
+    if (g->aligned) {
+        float *d = (float *)(void *)(base + g->dest[0]);
+        v4f_store(d, v4f_mul(x, inv)), v4f_store(d + 4, v4f_mul(y, inv));
+        v4f_store(d + 8, v4f_mul(z, inv)), v4f_store(d + 12, v4f_mul(w, inv));
+        return;
+    }
     v4f_store(v[0], v4f_mul(x, inv)), v4f_store(v[1], v4f_mul(y, inv));
     v4f_store(v[2], v4f_mul(z, inv)), v4f_store(v[3], v4f_mul(w, inv));
     for (size_t l = 0; l < g->lanes; ++l) {
