@@ -77,6 +77,10 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
     if ((r = check_desc(raw, desc, diag)) != OSSA_OK) return r;
     ossa__clip clip;
     if ((r = ossa__clip_init(&clip, raw, desc->allocator, diag)) != OSSA_OK) return r;
+    if (desc->tolerance > 0.f && (r = ossa__clip_set_rest(&clip, desc->skeleton, diag)) != OSSA_OK) {
+        ossa__clip_destroy(&clip);
+        return r;
+    }
     if (desc->tolerance > 0.f)
         r = ossa__animation_search(&clip, raw, desc->skeleton, desc, raw->name, out, diag);
     else

@@ -133,9 +133,24 @@ ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, con
     return OSSA_OK;
 }
 
+ossa_result ossa__clip_set_rest(ossa__clip *clip, const ossa_raw_skeleton *skeleton, ossa_diag *diag)
+{
+    clip->rest = ossa__calloc(clip->allocator, 3 * clip->joints * 4 + 1, sizeof(float));
+    if (!clip->rest) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    for (size_t j = 0; j < clip->joints; ++j) {
+        const ossa_transform *t = &skeleton->joints[j].rest;
+        const ossa_quat q = ossa_quat_normalize(t->rotation);
+        const float v[12] = {t->translation.x, t->translation.y, t->translation.z, 0.f, q.x, q.y, q.z, q.w,
+                             t->scale.x,       t->scale.y,       t->scale.z,       0.f};
+        memcpy(clip->rest + 12 * j, v, sizeof v);
+    }
+    return OSSA_OK;
+}
+
 void ossa__clip_destroy(ossa__clip *clip)
 {
     if (!clip) return;
+    ossa_free(clip->allocator, clip->rest);
     ossa_free(clip->allocator, clip->ratios);
     ossa_free(clip->allocator, clip->samples);
     ossa_free(clip->allocator, clip->own);

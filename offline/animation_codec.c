@@ -131,6 +131,10 @@ void ossa__subtrack_decode(const ossa__clip *clip, size_t s, const ossa__subtrac
         decoded_constant(channel, st->constant, out);
         return;
     }
+    if (st->kind == OSSA__KIND_REST) {
+        memcpy(out, clip->rest + 4 * s, 4 * sizeof(float));
+        return;
+    }
     size_t a = f, b = f;
     while (!st->keys[a]) --a;
     while (b + 1 < clip->frames && !st->keys[b]) ++b;
@@ -433,6 +437,12 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     if (exact_default || (tolerance > 0.f && hold_error(clip, s, defaults[channel], radius, tolerance) <= tolerance)) {
         st->kind = OSSA__KIND_DEFAULT;
         st->error = exact_default ? 0.f : hold_error(clip, s, defaults[channel], radius, INFINITY);
+        return;
+    }
+    /* The skeleton's rest pose: free too (the sampling job is given it). */
+    if (clip->rest && tolerance > 0.f && hold_error(clip, s, clip->rest + 4 * s, radius, tolerance) <= tolerance) {
+        st->kind = OSSA__KIND_REST;
+        st->error = hold_error(clip, s, clip->rest + 4 * s, radius, INFINITY);
         return;
     }
     float lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};

@@ -20,13 +20,15 @@ typedef struct ossa__clip {
     float *ratios; /* [frames] time / duration, 0 first, 1 last */
     bool uniform;  /* ratios[f] == f / (frames - 1) for every f (no time point table needed) */
     float *samples;
+    float *rest;  /* [3 * joints * 4] each sub-track's rest-pose value (the skeleton's, rotations
+                     normalised as the skeleton builder does); NULL without a skeleton */
     uint8_t *own; /* [3 * joints * frames]: 1 where the sub-track has a key of its own (and at
                      the first and last time points); lossless builds keep exactly these */
 } ossa__clip;
 
 /* One sub-track's encoding. */
 typedef struct ossa__subtrack {
-    int kind;          /* OSSA__KIND_DEFAULT, _CONSTANT or _ANIMATED */
+    int kind;          /* OSSA__KIND_DEFAULT, _REST, _CONSTANT or _ANIMATED */
     int format;        /* rotation: dropped component 0..3 or OSSA__ROT_FULL; else 0 */
     int n;             /* stored components, 3 or 4 */
     float constant[4]; /* the value of a constant sub-track */
@@ -42,6 +44,8 @@ typedef struct ossa__subtrack {
 
 ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_allocator *allocator,
                             ossa_diag *diag);
+/* Records the rest pose of `skeleton` (one joint per track) for rest-pose sub-tracks. */
+ossa_result ossa__clip_set_rest(ossa__clip *clip, const ossa_raw_skeleton *skeleton, ossa_diag *diag);
 void ossa__clip_destroy(ossa__clip *clip);
 
 static inline const float *ossa__clip_samples(const ossa__clip *clip, size_t subtrack)

@@ -163,7 +163,8 @@ static void *measure_some(void *arg)
     ossa_sampling_context_invalidate(w->context);
     w->worst = w->worst_error = 0.f, w->worst_joint = w->worst_m = 0, w->failed = false;
     for (size_t m = w->begin; m < w->end; ++m) {
-        const ossa_sampling_job job = {w->anim, w->context, s->ratios[m], w->pose, s->soa};
+        const ossa_sampling_job job = {w->anim,      w->context, s->ratios[m], w->pose, s->soa,
+                                       s->skeleton.rest_pose, s->skeleton.soa_count};
         if (ossa_sampling_job_run(&job) != OSSA_OK || model_space(s, w) != OSSA_OK) {
             w->failed = true;
             return NULL;
@@ -297,7 +298,7 @@ static void joint_figures(search *s)
 /* Bits sub-track i costs in the blob with encoding `st`. */
 static size_t cost(const search *s, size_t i, const ossa__subtrack *st)
 {
-    if (st->kind == OSSA__KIND_DEFAULT) return 0;
+    if (st->kind == OSSA__KIND_DEFAULT || st->kind == OSSA__KIND_REST) return 0;
     if (st->kind == OSSA__KIND_CONSTANT) return i % 3 == OSSA__CH_ROTATION ? 64 : 96;
     const size_t segments = (s->clip->frames - 1) / OSSA__SEGMENT_FRAMES + 1;
     return st->key_count * ((size_t)st->bits[0] + st->bits[1] + st->bits[2] + st->bits[3]) + 16 * segments +
@@ -360,7 +361,8 @@ static ossa_result loosen(search *s, best *b)
     bool changed = false;
     for (size_t f = 0; f < sizeof LOOSEN / sizeof *LOOSEN; ++f)
         for (size_t i = 0; i < 3 * s->J; ++i)
-            if (s->st[i].kind != OSSA__KIND_DEFAULT) changed |= try_loosen(s, i, b->k, LOOSEN[f]);
+            if (s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST)
+                changed |= try_loosen(s, i, b->k, LOOSEN[f]);
     if (!changed) return OSSA_OK;
     ossa_result r;
     evaluate(s, b, b->k, &r);

@@ -165,8 +165,7 @@ static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
     /* Unused bits of the last kinds byte are zero; kind 3 does not exist. */
     for (size_t s = 3 * track_count; s < 4 * kinds_size(track_count); ++s)
         if (ossa__kind(a->kinds, s)) return OSSA_ERROR_INVALID_ANIMATION;
-    for (size_t s = 0; s < 3 * track_count; ++s)
-        if (ossa__kind(a->kinds, s) == 3u) return OSSA_ERROR_INVALID_ANIMATION;
+    for (size_t s = 0; s < 3 * track_count; ++s) a->rest_count += ossa__kind(a->kinds, s) == OSSA__KIND_REST;
     size_t constants, animated;
     const size_t words = constants_words(a->kinds, track_count, &constants, &animated);
     if (constants != constant_count || animated != animated_count) return OSSA_ERROR_INVALID_ANIMATION;

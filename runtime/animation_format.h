@@ -44,7 +44,7 @@ enum { OSSA__DATA_PADDING = 16 };
 enum { OSSA__MAX_BITS = 24 };
 
 /* Kind of a (joint, channel) sub-track: 2 bits each in the kinds table. */
-enum { OSSA__KIND_DEFAULT = 0, OSSA__KIND_CONSTANT = 1, OSSA__KIND_ANIMATED = 2 };
+enum { OSSA__KIND_DEFAULT = 0, OSSA__KIND_CONSTANT = 1, OSSA__KIND_ANIMATED = 2, OSSA__KIND_REST = 3 };
 /* Channels, in the order of the sub-track index joint * 3 + channel. */
 enum { OSSA__CH_TRANSLATION = 0, OSSA__CH_ROTATION = 1, OSSA__CH_SCALE = 2 };
 /* Rotation formats: 0..3 = that component is dropped (stored as +sqrt(1 - others^2));

@@ -40,6 +40,7 @@ struct ossa_sampling_context {
     size_t max_sub;        /* sub-tracks: 3 per joint */
     size_t max_groups;     /* sub-track groups */
     const uint8_t *bound;  /* kinds table of the bound animation, NULL when unbound */
+    const ossa_soa_transform *bound_rest; /* the rest pose it was bound with */
     size_t bound_animated; /* its animated sub-track count */
     size_t bound_frames;   /* its time point count */
     size_t group_count;
@@ -138,6 +139,8 @@ ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job)
     if (!isfinite(job->ratio)) return OSSA_ERROR_INVALID_RATIO;
     if (!job->output) return OSSA_ERROR_NO_OUTPUT;
     if (job->output_count < job->animation->soa_count) return OSSA_ERROR_OUTPUT_TOO_SMALL;
+    if (job->animation->rest_count && (!job->rest_pose || job->rest_pose_count < job->animation->soa_count))
+        return OSSA_ERROR_NO_REST_POSE;
     return OSSA_OK;
 }
 
@@ -284,7 +287,7 @@ static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int
 
 /* Binds `a`: default and constant values go to the rest pose the output starts from, the
  * animated sub-tracks to groups, all stale. */
-static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
+static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa_soa_transform *rest)
 {
     static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
     uint16_t sub_of[3 * OSSA_MAX_JOINTS];
@@ -321,6 +324,12 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
             } else if (kind == OSSA__KIND_CONSTANT) {
                 memcpy(v, &a->constants[word], 3 * sizeof(float));
                 word += 3;
+            } else if (kind == OSSA__KIND_REST) {
+                const ossa_transform t = ossa_soa_transform_get(&rest[j / 4], (int)(j % 4));
+                const float r[3][4] = {{t.translation.x, t.translation.y, t.translation.z, 0.f},
+                                       {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w},
+                                       {t.scale.x, t.scale.y, t.scale.z, 0.f}};
+                memcpy(v, r[c], sizeof v);
             }
             put_lane(ctx->rest, c, j, v);
         }
@@ -328,6 +337,7 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx)
     for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[i] = 0;
     for (int c = 0; c < 3; ++c) make_groups(a, ctx, c, sub_of, range_at);
     ctx->bound = a->kinds;
+    ctx->bound_rest = rest;
     ctx->bound_animated = a->animated_count;
     ctx->bound_frames = a->frame_count;
     ctx->segment = UINT32_MAX;
@@ -562,8 +572,10 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     ossa_sampling_context *ctx = job->context;
     const float ratio = job->ratio < 0.f ? 0.f : (job->ratio > 1.f ? 1.f : job->ratio);
     if (a->soa_count == 0) return OSSA_OK;
-    if (ctx->bound != a->kinds || ctx->bound_animated != a->animated_count || ctx->bound_frames != a->frame_count)
-        bind(a, ctx);
+    const ossa_soa_transform *rest = a->rest_count ? job->rest_pose : NULL;
+    if (ctx->bound != a->kinds || ctx->bound_rest != rest || ctx->bound_animated != a->animated_count ||
+        ctx->bound_frames != a->frame_count)
+        bind(a, ctx, rest);
     memcpy(job->output, ctx->rest, a->soa_count * sizeof *job->output);
     const v4f vratio = v4f_set1(ratio);
     uint32_t frame = UINT32_MAX, segment = 0;

@@ -161,7 +161,7 @@ static void test_clip_rebuilt_from_itself(void **state)
         to_soa(delta, dsoa);
         apply(base, dsoa, out);
         compare(out, want, 2e-6f, 2e-5f, 2e-6f);
-        const ossa_sampling_job job = {&anim, ctx, (float)i / 100.f, dsoa, GROUPS};
+        const ossa_sampling_job job = {&anim, ctx, (float)i / 100.f, dsoa, GROUPS, NULL, 0};
         assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
         apply(base, dsoa, out);
         /* Quantisation (ossa/offline/builders.h): half floats on deltas up to 2 (translation)

@@ -111,7 +111,7 @@ static float quat_angle_error(ossa_quat a, ossa_quat b)
 /* Samples at `time` and compares every joint with the reference sampler. */
 static void check_at(fixture *f, float time)
 {
-    const ossa_sampling_job job = {&f->anim, f->ctx, time / f->raw.duration, f->pose, f->anim.soa_count};
+    const ossa_sampling_job job = {&f->anim, f->ctx, time / f->raw.duration, f->pose, f->anim.soa_count, NULL, 0};
     assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
     assert_int_equal(ossa_raw_animation_sample(&f->raw, time, f->expected, f->raw.track_count), OSSA_OK);
     for (size_t j = 0; j < f->raw.track_count; ++j) {
@@ -199,7 +199,7 @@ static void test_exact_keys_are_reproduced(void **state)
     const size_t bytes = ossa_sampling_context_size(2);
     void *mem = aligned_alloc(16, bytes);
     ossa_soa_transform pose[1];
-    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 2), .5f, pose, 1};
+    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 2), .5f, pose, 1, NULL, 0};
     assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
     /* Range 2 (x), 1.5 (y), 8 (z): half a step of 24 bits is range / 2^25. */
     assert_float_equal(pose[0].translation.x[1], -1.f, 2.f / 33554432.f + 1e-7f);
@@ -279,7 +279,7 @@ static void test_long_clip_beyond_65536_time_points(void **state)
     void *mem = aligned_alloc(16, bytes);
     ossa_soa_transform pose[1];
     ossa_transform want[2];
-    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 2), 0.f, pose, 1};
+    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 2), 0.f, pose, 1, NULL, 0};
     uint32_t s = 17;
     for (int i = 0; i < 2000; ++i) {
         const size_t k = i < 1000 ? (size_t)i * 69 : (size_t)(ossa_test_rand(&s) % dense);
@@ -390,7 +390,7 @@ static void test_access_orders_give_identical_poses(void **state)
             ratio = ossa_test_randf(&s, -.1f, 1.1f); /* random, clamped ends */
         ossa_sampling_context_invalidate(ctxs[1]);
         for (int i = 0; i < 2; ++i) {
-            const ossa_sampling_job job = {&anim, ctxs[i], ratio, pose[i], 10};
+            const ossa_sampling_job job = {&anim, ctxs[i], ratio, pose[i], 10, NULL, 0};
             assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
         }
         assert_memory_equal(pose[0], pose[1], sizeof pose[0]);
@@ -435,7 +435,7 @@ static void test_constant_tracks_stored_once(void **state)
     const size_t bytes = ossa_sampling_context_size(5);
     void *mem = aligned_alloc(16, bytes);
     ossa_soa_transform pose[2];
-    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 5), 0.f, pose, 2};
+    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 5), 0.f, pose, 2, NULL, 0};
     const float ratios[] = {0.f, .25f, .5f, .9f, 1.f, .1f, 0.f};
     for (size_t i = 0; i < sizeof ratios / sizeof *ratios; ++i) {
         job.ratio = ratios[i];
@@ -479,7 +479,7 @@ static void test_ranged_translations_far_from_origin(void **state)
     const size_t bytes = ossa_sampling_context_size(5);
     void *mem = aligned_alloc(16, bytes);
     ossa_soa_transform pose[2];
-    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 5), 0.f, pose, 2};
+    ossa_sampling_job job = {&anim, ossa_sampling_context_init(mem, bytes, 5), 0.f, pose, 2, NULL, 0};
     for (int i = 0; i <= 200; ++i) {
         job.ratio = (float)i / 200.f;
         assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);

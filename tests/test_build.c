@@ -45,11 +45,27 @@ static void *aligned_zero(size_t size)
     return p;
 }
 
-/* Samples `anim` with the runtime sampling job at `time` seconds into AoS `local` [track_count]. */
-static void sample_runtime(const ossa_animation *anim, ossa_sampling_context *ctx, ossa_soa_transform *soa, float time,
-                           ossa_transform *local)
+/* The rest pose of `skel` as the runtime skeleton holds it (SoA, rotations normalised, padding
+ * lanes identity), for the rest-pose sub-tracks of error-bounded builds. */
+static ossa_soa_transform *rest_soa(const ossa_raw_skeleton *skel)
 {
-    const ossa_sampling_job job = {anim, ctx, time / anim->duration, soa, anim->soa_count};
+    const size_t groups = (skel->joint_count + 3) / 4;
+    ossa_soa_transform *rest = aligned_zero((groups ? groups : 1) * sizeof *rest);
+    for (size_t g = 0; g < groups; ++g) ossa_soa_transform_set_identity(&rest[g]);
+    for (size_t j = 0; j < skel->joint_count; ++j) {
+        ossa_transform t = skel->joints[j].rest;
+        t.rotation = ossa_quat_normalize(t.rotation);
+        ossa_soa_transform_set(&rest[j / 4], (int)(j % 4), &t);
+    }
+    return rest;
+}
+
+/* Samples `anim` with the runtime sampling job at `time` seconds into AoS `local` [track_count]
+ * (`rest`: the skeleton's rest pose, NULL for builds without one). */
+static void sample_runtime(const ossa_animation *anim, ossa_sampling_context *ctx, ossa_soa_transform *soa, float time,
+                           ossa_transform *local, const ossa_soa_transform *rest)
+{
+    const ossa_sampling_job job = {anim, ctx, time / anim->duration, soa, anim->soa_count, rest, anim->soa_count};
     assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
     for (size_t j = 0; j < anim->track_count; ++j) local[j] = ossa_soa_transform_get(&soa[j / 4], (int)(j % 4));
 }
@@ -132,12 +148,13 @@ static void joint_errors(const ossa_raw_skeleton *skel, const ossa_raw_animation
     ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, n);
     ossa_soa_transform *soa = aligned_zero(anim->soa_count * sizeof *soa);
     ossa_transform *raw_local = aligned_zero(n * sizeof *raw_local), *built_local = aligned_zero(n * sizeof *raw_local);
+    ossa_soa_transform *rest = rest_soa(skel);
     size_t count;
     float *times = sample_times(raw, 60.f, &count);
     for (size_t j = 0; j < n; ++j) errors[j] = 0.0;
     for (size_t i = 0; i < count; ++i) {
         assert_int_equal(ossa_raw_animation_sample(raw, times[i], raw_local, n), OSSA_OK);
-        sample_runtime(anim, ctx, soa, times[i], built_local);
+        sample_runtime(anim, ctx, soa, times[i], built_local, rest);
         for (size_t j = 0; j < n; ++j)
             for (int axis = -1; axis < 3; ++axis) {
                 double a[3] = {0.0, 0.0, 0.0}, b[3] = {0.0, 0.0, 0.0};
@@ -148,7 +165,7 @@ static void joint_errors(const ossa_raw_skeleton *skel, const ossa_raw_animation
                                                  (a[2] - b[2]) * (a[2] - b[2])));
             }
     }
-    free(ctx_mem), free(soa), free(raw_local), free(built_local), free(times);
+    free(ctx_mem), free(soa), free(raw_local), free(built_local), free(times), free(rest);
 }
 
 /* ---- real clips ---- */
@@ -237,6 +254,56 @@ static void test_real_pab(void **state)
         ossa_import_output_destroy(&out);
     }
     assert_true(ok);
+}
+
+/* An error-bounded build stores sub-tracks at the skeleton's rest pose as nothing: the
+ * sampling job needs the rest pose then (its own error code without), and returns it. */
+static void test_rest_pose_sub_tracks(void **state)
+{
+    (void)state;
+    ossa_import_output skel, out;
+    import_ozz_file("pab_skeleton.ozz", &skel);
+    import_ozz_file("pab_walk_raw.ozz", &out);
+    out.skeleton = skel.skeleton;
+    skel.skeleton = (ossa_raw_skeleton){0};
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_import_output_sort_depth_first(&out, &diag), OSSA_OK);
+    const ossa_animation_build_desc desc = {.skeleton = &out.skeleton, .tolerance = .0001f};
+    ossa_blob blob;
+    ossa_animation anim;
+    build_view(&out.animations[0], &desc, &blob, &anim);
+    assert_true(anim.rest_count > 0);
+    ossa_soa_transform *rest = rest_soa(&out.skeleton);
+    const size_t ctx_size = ossa_sampling_context_size(anim.track_count);
+    void *mem = aligned_zero(ctx_size);
+    ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, anim.track_count);
+    ossa_soa_transform *pose = aligned_zero(anim.soa_count * sizeof *pose);
+    memset(pose, 0xab, anim.soa_count * sizeof *pose);
+    ossa_sampling_job job = {&anim, ctx, .4f, pose, anim.soa_count, NULL, 0};
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_NO_REST_POSE);
+    job.rest_pose = rest, job.rest_pose_count = anim.soa_count - 1;
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_NO_REST_POSE);
+    for (size_t i = 0; i < anim.soa_count * sizeof *pose; ++i) assert_int_equal(((uint8_t *)pose)[i], 0xab);
+    job.rest_pose_count = anim.soa_count;
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+    size_t checked = 0;
+    for (size_t j = 0; j < anim.track_count; ++j) {
+        const ossa_transform got = ossa_soa_transform_get(&pose[j / 4], (int)(j % 4));
+        const ossa_transform want = ossa_soa_transform_get(&rest[j / 4], (int)(j % 4));
+        if (ossa_animation_channel_kind(&anim, j, 0) == 3) {
+            assert_memory_equal(&got.translation, &want.translation, sizeof got.translation);
+            ++checked;
+        }
+        if (ossa_animation_channel_kind(&anim, j, 1) == 3) {
+            assert_memory_equal(&got.rotation, &want.rotation, sizeof got.rotation);
+            ++checked;
+        }
+    }
+    assert_int_equal(checked > 0, 1);
+    free(mem), free(pose), free(rest);
+    ossa_blob_destroy(&blob);
+    ossa_import_output_destroy(&skel);
+    ossa_import_output_destroy(&out);
 }
 
 /* Encoding threads share the work, not the decisions: the blob is the same byte for byte. */
@@ -444,7 +511,7 @@ static double check_round_trip(const ossa_raw_animation *raw, const ossa_animati
     for (size_t k = 0; k < keys; ++k) {
         double want[4];
         const float time = channel_key(t, c, k, want);
-        sample_runtime(anim, ctx, soa, time, local);
+        sample_runtime(anim, ctx, soa, time, local, NULL);
         const ossa_transform *x = &local[j];
         const ossa_float3 f3 = c == 0 ? x->translation : x->scale;
         const double got[4] = {c == 1 ? x->rotation.x : f3.x, c == 1 ? x->rotation.y : f3.y,
@@ -710,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_joint_overrides),
         cmocka_unit_test(test_real_pab),
         cmocka_unit_test(test_threads_same_blob),
+        cmocka_unit_test(test_rest_pose_sub_tracks),
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
         cmocka_unit_test(test_real_cmu_01_01),
         cmocka_unit_test(test_real_cesium_man),

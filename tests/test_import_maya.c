@@ -70,7 +70,8 @@ static ossa_transform sample_joint(const ossa_import_output *out, size_t joint, 
     if (baked) {
         static ossa_soa_transform soa[OSSA_MAX_SOA_JOINTS];
         const ossa_sampling_job job = {baked->animation, baked->context,
-                                       (float)(time / (double)baked->animation->duration), soa, OSSA_MAX_SOA_JOINTS};
+                                       (float)(time / (double)baked->animation->duration), soa, OSSA_MAX_SOA_JOINTS,
+                                       NULL, 0};
         assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
         return ossa_soa_transform_get(&soa[joint / 4], (int)(joint % 4));
     }

@@ -756,7 +756,7 @@ static void bake_matches_raw(void **state)
     const float duration = out.animations[0].duration;
     for (int s = 0; s <= 64; ++s) {
         const float t = duration * (float)s / 64.f;
-        ossa_sampling_job job = {&rt, ctx, t / duration, pose, rt.soa_count};
+        ossa_sampling_job job = {&rt, ctx, t / duration, pose, rt.soa_count, NULL, 0};
         assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
         assert_int_equal(ossa_raw_animation_sample(&out.animations[0], t, ref, 16), OSSA_OK);
         for (size_t j = 0; j < joints; ++j) {

@@ -1215,7 +1215,7 @@ static void test_bake(void **state)
     ossa_transform raw[55];
     for (int k = 0; k <= 10; ++k) {
         const float ratio = (float)k / 10.f;
-        const ossa_sampling_job job = {&anim, ctx, ratio, pose, 14};
+        const ossa_sampling_job job = {&anim, ctx, ratio, pose, 14, NULL, 0};
         assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
         assert_int_equal(ossa_raw_animation_sample(&out.animations[0], ratio * anim.duration, raw, 55), OSSA_OK);
         for (size_t j = 0; j < 55; ++j) {

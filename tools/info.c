@@ -9,7 +9,8 @@
 #include "tools.h"
 
 /* Median over 7 repetitions of forward playback at 60 Hz over the whole clip, looping. */
-static double time_sampling(const ossa_animation *anim, ossa_sampling_context *ctx, ossa_soa_transform *pose)
+static double time_sampling(const ossa_animation *anim, const ossa_skeleton *skel, ossa_sampling_context *ctx,
+                            ossa_soa_transform *pose)
 {
     const size_t steps = (size_t)(anim->duration * 60.f) + 1;
     const size_t calls = steps < 2000 ? 2000 : steps;
@@ -17,8 +18,13 @@ static double time_sampling(const ossa_animation *anim, ossa_sampling_context *c
     for (int r = 0; r < 7; ++r) {
         const double t0 = tool_now();
         for (size_t i = 0; i < calls; ++i) {
-            const ossa_sampling_job job = {anim, ctx, (float)(i % steps) / (float)(steps - 1 ? steps - 1 : 1), pose,
-                                           anim->soa_count};
+            const ossa_sampling_job job = {anim,
+                                           ctx,
+                                           (float)(i % steps) / (float)(steps - 1 ? steps - 1 : 1),
+                                           pose,
+                                           anim->soa_count,
+                                           skel->rest_pose,
+                                           skel->soa_count};
             ossa_sampling_job_run(&job);
         }
         reps[r] = (tool_now() - t0) / (double)calls;
@@ -114,14 +120,15 @@ static int report_tracks_and_events(const ossa_archive *ar, const char *archive_
 /* Sub-track kinds, keys and where the bytes go (ossa_animation_sizes). */
 static void print_animation_layout(const ossa_animation *anim)
 {
-    size_t kinds[3][3] = {{0}};
+    size_t kinds[3][4] = {{0}};
     for (size_t j = 0; j < anim->track_count; ++j)
         for (int c = 0; c < 3; ++c) kinds[c][ossa_animation_channel_kind(anim, j, c)]++;
     printf("%-16s %zu time points (%s), %zu segments\n", "time points", anim->frame_count,
            anim->timepoints ? "table" : "uniform", anim->segment_count);
-    printf("%-16s animated / constant / default: translation %zu/%zu/%zu, rotation %zu/%zu/%zu, scale %zu/%zu/%zu\n",
-           "sub-tracks", kinds[0][2], kinds[0][1], kinds[0][0], kinds[1][2], kinds[1][1], kinds[1][0], kinds[2][2],
-           kinds[2][1], kinds[2][0]);
+    printf("%-16s animated / constant / rest pose / default: translation %zu/%zu/%zu/%zu, rotation "
+           "%zu/%zu/%zu/%zu,\n%-16s scale %zu/%zu/%zu/%zu\n",
+           "sub-tracks", kinds[0][2], kinds[0][1], kinds[0][3], kinds[0][0], kinds[1][2], kinds[1][1], kinds[1][3],
+           kinds[1][0], "", kinds[2][2], kinds[2][1], kinds[2][3], kinds[2][0]);
     const size_t samples = anim->animated_count * anim->frame_count;
     printf("%-16s %zu (%.1f %% of the animated sub-tracks' samples)\n", "keys", anim->key_count,
            samples ? 100.0 * (double)anim->key_count / (double)samples : 0.0);
@@ -218,7 +225,7 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
             }
         }
         if (anim.track_count <= skel.joint_count) {
-            const double per_call = time_sampling(&anim, ctx, pose);
+            const double per_call = time_sampling(&anim, &skel, ctx, pose);
             printf("%-16s %.0f ns/call, %.1f ns/joint (forward playback at 60 Hz, median of 7)\n", "sampling",
                    per_call * 1e9, per_call * 1e9 / (double)(anim.track_count ? anim.track_count : 1));
         }

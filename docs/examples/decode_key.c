@@ -162,7 +162,7 @@ int main(void)
     void *mem = aligned_alloc(16, (ctx_size + 15) & ~(size_t)15);
     ossa_soa_transform *pose = aligned_alloc(16, sizeof *pose);
     ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, 1);
-    const ossa_sampling_job job = {&anim, ctx, (float)f / (float)(F - 1), pose, 1};
+    const ossa_sampling_job job = {&anim, ctx, (float)f / (float)(F - 1), pose, 1, NULL, 0};
     if (ossa_sampling_job_run(&job) != OSSA_OK) return 1;
     printf("sampling job at ratio %u/%u: %.9g %.9g %.9g (source %.9g)\n", f, F - 1, (double)pose->translation.x[0],
            (double)pose->translation.y[0], (double)pose->translation.z[0], .5 * (f / 16) + .001 * (f % 16));

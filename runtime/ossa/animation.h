@@ -11,7 +11,8 @@
  * Model. A clip is sampled at `frame_count` time points (uniform, or listed in a table when
  * the source's key times are not uniform). Each joint has three sub-tracks (translation,
  * rotation, scale); each sub-track is either default (identity: zero translation, identity
- * rotation, unit scale; stored as nothing), constant (one value) or animated: a subset of
+ * rotation, unit scale; stored as nothing), at the rest pose (the skeleton's value, given to
+ * the sampling job; stored as nothing), constant (one value) or animated: a subset of
  * the time points are its keys, linearly interpolated (rotations by normalised lerp), and the
  * first and last time points are always keys.
  *
@@ -46,7 +47,7 @@
  *                                        time point f is at ratio f / (frame_count - 1)
  *   u8  kinds[ceil(3 * track_count / 4)] 2 bits per sub-track joint * 3 + channel (channel 0
  *                                        translation, 1 rotation, 2 scale): 0 default,
- *                                        1 constant, 2 animated
+ *                                        1 constant, 2 animated, 3 rest pose
  *   u32 constants[]                      per constant sub-track in sub-track order: 3 f32 for a
  *                                        translation or scale; 2 words for a rotation (smallest
  *                                        three on 20 bits each, dropped index in bits 60-61)
@@ -90,6 +91,7 @@ typedef struct ossa_animation {
                                 NULL when uniform */
     size_t animated_count;   /* animated sub-tracks */
     size_t constant_count;   /* constant sub-tracks */
+    size_t rest_count;       /* sub-tracks at the skeleton's rest pose (sampling needs it) */
     size_t key_count;        /* keys over all animated sub-tracks */
     size_t segment_count;    /* ceil(frame_count / 16) */
     const uint8_t *kinds;    /* [ceil(3 * track_count / 4)] 2 bits per sub-track */
@@ -142,7 +144,7 @@ OSSA_API size_t ossa_animation_data_size(const ossa_animation *animation);
 OSSA_API void ossa_animation_sizes(const ossa_animation *animation, ossa_animation_size_breakdown *out);
 
 /* Kind of joint `joint`'s `channel` (0 translation, 1 rotation, 2 scale): 0 default,
- * 1 constant, 2 animated; 0 when out of range. */
+ * 1 constant, 2 animated, 3 rest pose; 0 when out of range. */
 OSSA_API int ossa_animation_channel_kind(const ossa_animation *animation, size_t joint, int channel);
 
 #ifdef __cplusplus

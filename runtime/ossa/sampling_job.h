@@ -4,7 +4,8 @@
  *   void *mem = aligned_alloc(16, bytes);                  // caller memory, 16-byte aligned
  *   ossa_sampling_context *ctx = ossa_sampling_context_init(mem, bytes, skeleton.joint_count);
  *   ossa_sampling_job job = {.animation = &anim, .context = ctx, .ratio = t / anim.duration,
- *                            .output = pose, .output_count = skeleton.soa_count};
+ *                            .output = pose, .output_count = skeleton.soa_count,
+ *                            .rest_pose = skeleton.rest_pose, .rest_pose_count = skeleton.soa_count};
  *   ossa_result r = ossa_sampling_job_run(&job);
  *
  * Ownership: the context is per playing instance (it caches decompressed keys and the
@@ -47,6 +48,7 @@ OSSA_API size_t ossa_sampling_context_max_tracks(const ossa_sampling_context *co
  *   ratio          time / duration; clamped to [0, 1]; must be finite
  *   output         [output_count >= animation->soa_count] SoA local transforms; lanes past
  *                  track_count in the last group are written with identity
+ *   rest_pose      the skeleton's rest pose, for the rest-pose sub-tracks (see below)
  * Units: output translations and scales in the animation's units, rotations normalised.
  * Cost: the context keeps, for every animated sub-track, the two keys around the last ratio;
  * a call reads keys only for the sub-tracks whose keys no longer bracket the ratio, and each
@@ -57,7 +59,8 @@ OSSA_API size_t ossa_sampling_context_max_tracks(const ossa_sampling_context *co
  * ossa_sampling_context_invalidate when another blob is placed at the same address.
  * Errors (nothing is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_NO_ANIMATION,
  * OSSA_ERROR_NO_CONTEXT, OSSA_ERROR_CONTEXT_TOO_SMALL, OSSA_ERROR_INVALID_RATIO,
- * OSSA_ERROR_NO_OUTPUT, OSSA_ERROR_OUTPUT_TOO_SMALL.
+ * OSSA_ERROR_NO_OUTPUT, OSSA_ERROR_OUTPUT_TOO_SMALL, OSSA_ERROR_NO_REST_POSE (the animation has
+ * rest-pose sub-tracks and the job no rest pose of soa_count groups).
  * Aliasing: output must not overlap the context or the animation.
  * Source: ozz-animation SamplingJob (0.15 cursor and previous-key offsets); interpolation is
  * linear for translation and scale, normalised lerp for rotation (the builder keeps
@@ -68,6 +71,11 @@ typedef struct ossa_sampling_job {
     float ratio;
     ossa_soa_transform *output;
     size_t output_count;
+    const ossa_soa_transform *rest_pose; /* [rest_pose_count >= animation->soa_count] the skeleton's
+                                            rest pose (ossa_skeleton.rest_pose); needed only when the
+                                            animation has rest-pose sub-tracks (rest_count > 0),
+                                            which builds against a skeleton have */
+    size_t rest_pose_count;
 } ossa_sampling_job;
 
 /* Checks the job's fields as ossa_sampling_job_run does, without running. */

@@ -26,13 +26,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         void *mem = aligned_alloc(16, ctx_size);
         ossa_soa_transform *pose = aligned_alloc(16, (anim.soa_count + 1) * sizeof *pose);
         ossa_sampling_context *ctx = mem ? ossa_sampling_context_init(mem, ctx_size, anim.track_count) : NULL;
+        /* Rest-pose sub-tracks take the skeleton's: identity here. */
+        ossa_soa_transform *rest = aligned_alloc(16, (anim.soa_count + 1) * sizeof *rest);
+        for (size_t g = 0; rest && g < anim.soa_count; ++g) ossa_soa_transform_set_identity(&rest[g]);
         static const float ratios[] = {0.f, .1f, .2f, .21f, .9f, 1.f, .95f, .5f, .49f, .03f, .77f, 0.f};
         for (size_t i = 0; ctx && pose && i < sizeof ratios / sizeof *ratios; ++i) {
-            const ossa_sampling_job job = {&anim, ctx, ratios[i], pose, anim.soa_count};
+            const ossa_sampling_job job = {&anim, ctx, ratios[i], pose, anim.soa_count, rest, anim.soa_count};
             ossa_sampling_job_run(&job);
         }
         free(mem);
         free(pose);
+        free(rest);
     }
     free(copy);
     return 0;

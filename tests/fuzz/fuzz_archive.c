@@ -28,8 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ossa_soa_transform *pose = aligned_alloc(16, (anim.soa_count + 1) * sizeof *pose);
             ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, anim.track_count);
             static const float ratios[] = {0.f, .3f, .31f, 1.f, .5f, .1f, .9f, 0.f};
+            /* Rest-pose sub-tracks take the skeleton's when it covers the animation. */
+            const bool rest = has_skeleton && skel.soa_count >= anim.soa_count;
             for (size_t i = 0; ctx && pose && i < sizeof ratios / sizeof *ratios; ++i) {
-                const ossa_sampling_job job = {&anim, ctx, ratios[i], pose, anim.soa_count};
+                const ossa_sampling_job job = {&anim, ctx, ratios[i], pose, anim.soa_count, rest ? skel.rest_pose : NULL,
+                                               rest ? skel.soa_count : 0};
                 ossa_sampling_job_run(&job);
             }
             if (has_skeleton && pose && skel.soa_count <= anim.soa_count) {
