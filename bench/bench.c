@@ -73,8 +73,8 @@ static double run(clip *c, mode m, size_t calls)
     const size_t steps = (size_t)(c[0].anim.duration * 60.f) + 1;
     ossa_sampling_job jobs[3];
     for (int i = 0; i < n; ++i) {
-        jobs[i] = (ossa_sampling_job){&c[i].anim, p[i].ctx, 0.f, p[i].pose, skel->soa_count, skel->rest_pose,
-                                      skel->soa_count};
+        jobs[i] = (ossa_sampling_job){&c[i].anim,      p[i].ctx,       0.f, p[i].pose, skel->soa_count,
+                                      skel->rest_pose, skel->soa_count};
         ossa_sampling_job_run(&jobs[i]);
     }
     const ossa_blend_layer layers[3] = {{.3f, p[0].pose, skel->soa_count, NULL, 0},

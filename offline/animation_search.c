@@ -28,6 +28,10 @@ static inline float min_f(float a, float b) { return a < b ? a : b; }
 #define FLOOR_CHECK (1.f / 8.f)
 /* Per-sub-track loosening after the search: factors tried, largest first. */
 static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
+/* Loosening is checked with scalar model-space maths, the final verification with the
+ * runtime's SIMD jobs: their rounding differs by up to ~1e-7 of the model's size, which at a
+ * 0.05 mm tolerance and 2 m is 0.5 %; this margin keeps the verification from failing. */
+#define LOOSEN_MARGIN .99f
 /* The fixed rate the error is also measured at (as ossa_measure_error's default). */
 #define FIXED_RATE 60.f
 
@@ -163,8 +167,8 @@ static void *measure_some(void *arg)
     ossa_sampling_context_invalidate(w->context);
     w->worst = w->worst_error = 0.f, w->worst_joint = w->worst_m = 0, w->failed = false;
     for (size_t m = w->begin; m < w->end; ++m) {
-        const ossa_sampling_job job = {w->anim,      w->context, s->ratios[m], w->pose, s->soa,
-                                       s->skeleton.rest_pose, s->skeleton.soa_count};
+        const ossa_sampling_job job = {
+            w->anim, w->context, s->ratios[m], w->pose, s->soa, s->skeleton.rest_pose, s->skeleton.soa_count};
         if (ossa_sampling_job_run(&job) != OSSA_OK || model_space(s, w) != OSSA_OK) {
             w->failed = true;
             return NULL;
@@ -329,7 +333,8 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
             const int p = s->parents[c];
             const ossa_float4x4 *pm = p < 0 ? NULL : ((size_t)p < j ? &s->model[m * J + (size_t)p] : &chain[p]);
             chain[c] = pm ? ossa_float4x4_mul(pm, &lm) : lm;
-            if (point_error(&chain[c], s->shell[c], s->ref + (m * J + c) * 12) > s->tol[c]) return false;
+            if (point_error(&chain[c], s->shell[c], s->ref + (m * J + c) * 12) > s->tol[c] * LOOSEN_MARGIN)
+                return false;
         }
     }
     /* Accepted: recompute and keep the subtree's matrices and ratios. */

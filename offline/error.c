@@ -122,8 +122,8 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
         const float time = times[s];
         ossa_raw_animation_sample(raw, time, local, n);
         raw_to_model(skeleton, local, m_raw);
-        const ossa_sampling_job sjob = {built, ctx,   time / duration, soa, skeleton->soa_count, skeleton->rest_pose,
-                                        skeleton->soa_count};
+        const ossa_sampling_job sjob = {
+            built, ctx, time / duration, soa, skeleton->soa_count, skeleton->rest_pose, skeleton->soa_count};
         const ossa_local_to_model_job ljob = {skeleton, NULL, 0, 0, soa, skeleton->soa_count, m_built, n};
         if ((r = ossa_sampling_job_run(&sjob)) != OSSA_OK || (r = ossa_local_to_model_job_run(&ljob)) != OSSA_OK) {
             ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "sampling the built animation failed: %s", ossa_result_string(r));

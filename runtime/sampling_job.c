@@ -37,12 +37,12 @@ typedef struct sub_group {
 
 struct ossa_sampling_context {
     size_t max_soa;
-    size_t max_sub;        /* sub-tracks: 3 per joint */
-    size_t max_groups;     /* sub-track groups */
-    const uint8_t *bound;  /* kinds table of the bound animation, NULL when unbound */
+    size_t max_sub;                       /* sub-tracks: 3 per joint */
+    size_t max_groups;                    /* sub-track groups */
+    const uint8_t *bound;                 /* kinds table of the bound animation, NULL when unbound */
     const ossa_soa_transform *bound_rest; /* the rest pose it was bound with */
-    size_t bound_animated; /* its animated sub-track count */
-    size_t bound_frames;   /* its time point count */
+    size_t bound_animated;                /* its animated sub-track count */
+    size_t bound_frames;                  /* its time point count */
     size_t group_count;
     uint32_t segment;                              /* segment whose bit offsets are in rest_at; UINT32_MAX when none */
     float segment_ratio[OSSA__SEGMENT_FRAMES + 1]; /* ratios of the segment's time points and

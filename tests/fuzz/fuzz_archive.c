@@ -31,7 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* Rest-pose sub-tracks take the skeleton's when it covers the animation. */
             const bool rest = has_skeleton && skel.soa_count >= anim.soa_count;
             for (size_t i = 0; ctx && pose && i < sizeof ratios / sizeof *ratios; ++i) {
-                const ossa_sampling_job job = {&anim, ctx, ratios[i], pose, anim.soa_count, rest ? skel.rest_pose : NULL,
+                const ossa_sampling_job job = {&anim,
+                                               ctx,
+                                               ratios[i],
+                                               pose,
+                                               anim.soa_count,
+                                               rest ? skel.rest_pose : NULL,
                                                rest ? skel.soa_count : 0};
                 ossa_sampling_job_run(&job);
             }
