@@ -231,26 +231,32 @@ static void import_ozz_file(const char *name, ossa_import_output *out)
     free(data);
 }
 
+/* A pab clip with the pab skeleton joined to it, both depth-first (as `ossa bake --skeleton`). */
+static void import_pab_clip(const char *name, ossa_import_output *out)
+{
+    ossa_import_output skel;
+    import_ozz_file("pab_skeleton.ozz", &skel);
+    import_ozz_file(name, out);
+    out->skeleton = skel.skeleton;
+    skel.skeleton = (ossa_raw_skeleton){0};
+    ossa_import_output_destroy(&skel);
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_import_output_sort_depth_first(out, &diag), OSSA_OK);
+}
+
 static void test_real_pab(void **state)
 {
     (void)state;
     const char *const clips[4] = {"pab_walk_raw.ozz", "pab_jog_raw.ozz", "pab_run_raw.ozz", "pab_atlas_raw.ozz"};
     bool ok = true;
     for (size_t c = 0; c < 4; ++c) {
-        ossa_import_output skel, out;
-        import_ozz_file("pab_skeleton.ozz", &skel);
-        import_ozz_file(clips[c], &out);
-        /* As `ossa bake --skeleton`: the skeleton joins the clip, both put depth-first. */
-        out.skeleton = skel.skeleton;
-        skel.skeleton = (ossa_raw_skeleton){0};
-        ossa_diag diag = {0};
-        assert_int_equal(ossa_import_output_sort_depth_first(&out, &diag), OSSA_OK);
+        ossa_import_output out;
+        import_pab_clip(clips[c], &out);
         char label[32];
         snprintf(label, sizeof label, "pab_%s", out.animations[0].name);
         /* atlas (15 s) only at 1 mm: it is the slow one. */
         const float *tol = c == 3 ? &all_tolerances[1] : all_tolerances;
         ok = bake_clip(label, &out.skeleton, &out.animations[0], 1.f, tol, c == 3 ? 1 : 3) && ok;
-        ossa_import_output_destroy(&skel);
         ossa_import_output_destroy(&out);
     }
     assert_true(ok);
@@ -261,13 +267,8 @@ static void test_real_pab(void **state)
 static void test_rest_pose_sub_tracks(void **state)
 {
     (void)state;
-    ossa_import_output skel, out;
-    import_ozz_file("pab_skeleton.ozz", &skel);
-    import_ozz_file("pab_walk_raw.ozz", &out);
-    out.skeleton = skel.skeleton;
-    skel.skeleton = (ossa_raw_skeleton){0};
-    ossa_diag diag = {0};
-    assert_int_equal(ossa_import_output_sort_depth_first(&out, &diag), OSSA_OK);
+    ossa_import_output out;
+    import_pab_clip("pab_walk_raw.ozz", &out);
     const ossa_animation_build_desc desc = {.skeleton = &out.skeleton, .tolerance = .0001f};
     ossa_blob blob;
     ossa_animation anim;
@@ -302,7 +303,6 @@ static void test_rest_pose_sub_tracks(void **state)
     assert_int_equal(checked > 0, 1);
     free(mem), free(pose), free(rest);
     ossa_blob_destroy(&blob);
-    ossa_import_output_destroy(&skel);
     ossa_import_output_destroy(&out);
 }
 
@@ -311,13 +311,9 @@ static void test_threads_same_blob(void **state)
 {
     (void)state;
     if (getenv("MESON_EXE_WRAPPER")) skip(); /* threads hang under qemu-user (the AArch64 tests) */
-    ossa_import_output skel, out;
-    import_ozz_file("pab_skeleton.ozz", &skel);
-    import_ozz_file("pab_jog_raw.ozz", &out);
-    out.skeleton = skel.skeleton;
-    skel.skeleton = (ossa_raw_skeleton){0};
+    ossa_import_output out;
+    import_pab_clip("pab_jog_raw.ozz", &out);
     ossa_diag diag = {0};
-    assert_int_equal(ossa_import_output_sort_depth_first(&out, &diag), OSSA_OK);
     ossa_blob blobs[3] = {{0}};
     const unsigned threads[3] = {1, 2, 5};
     for (int i = 0; i < 3; ++i) {
@@ -329,7 +325,6 @@ static void test_threads_same_blob(void **state)
         assert_memory_equal(blobs[i].data, blobs[0].data, blobs[0].size);
     }
     for (int i = 0; i < 3; ++i) ossa_blob_destroy(&blobs[i]);
-    ossa_import_output_destroy(&skel);
     ossa_import_output_destroy(&out);
 }
 
