@@ -23,7 +23,7 @@ static inline float min_f(float a, float b) { return a < b ? a : b; }
  * bounds, then by this many bisection steps (in log space). */
 #define K_MIN      (1.f / 1024.f)
 #define K_MAX      64.f
-#define BISECTIONS 4
+#define BISECTIONS 3
 /* After halving to this factor without a pass, the finest encoding is tried once. */
 #define FLOOR_CHECK (1.f / 8.f)
 /* Per-sub-track loosening after the search: factors tried, largest first. */
