@@ -2,13 +2,8 @@
 
 #include <math.h>
 
+#include "checks.h"
 #include "simd.h"
-
-static bool overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
-{
-    const uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
-    return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
-}
 
 /* Checks one layer array. Sizes before values so that a short array is reported as such
  * rather than read out of bounds. */
@@ -19,6 +14,7 @@ static ossa_result validate_layers(const ossa_blend_layer *layers, size_t count,
         if (!l->transform) return OSSA_ERROR_NO_INPUT;
         if (l->transform_count < soa_count) return OSSA_ERROR_INPUT_TOO_SMALL;
         if (l->joint_weights && l->joint_weight_count / 4 < soa_count) return OSSA_ERROR_JOINT_WEIGHTS_TOO_SMALL;
+        if (ossa__misaligned(l->transform)) return OSSA_ERROR_MISALIGNED; /* joint weights need no alignment */
     }
     for (size_t i = 0; i < count; ++i) {
         const ossa_blend_layer *l = &layers[i];
@@ -33,8 +29,9 @@ static bool layers_alias(const ossa_blend_layer *layers, size_t count, size_t so
                          size_t out_bytes)
 {
     for (size_t i = 0; i < count; ++i) {
-        if (overlaps(out, out_bytes, layers[i].transform, soa_count * sizeof(ossa_soa_transform))) return true;
-        if (layers[i].joint_weights && overlaps(out, out_bytes, layers[i].joint_weights, 4 * soa_count * sizeof(float)))
+        if (ossa__overlaps(out, out_bytes, layers[i].transform, soa_count * sizeof(ossa_soa_transform))) return true;
+        if (layers[i].joint_weights &&
+            ossa__overlaps(out, out_bytes, layers[i].joint_weights, 4 * soa_count * sizeof(float)))
             return true;
     }
     return false;
@@ -54,8 +51,9 @@ ossa_result ossa_blending_job_validate(const ossa_blending_job *job)
     ossa_result r = validate_layers(job->layers, job->layer_count, n);
     if (r == OSSA_OK) r = validate_layers(job->additive_layers, job->additive_layer_count, n);
     if (r != OSSA_OK) return r;
+    if (ossa__misaligned(job->output) || ossa__misaligned(job->rest_pose)) return OSSA_ERROR_MISALIGNED;
     const size_t out_bytes = n * sizeof(ossa_soa_transform);
-    if (overlaps(job->output, out_bytes, job->rest_pose, out_bytes) ||
+    if (ossa__overlaps(job->output, out_bytes, job->rest_pose, out_bytes) ||
         layers_alias(job->layers, job->layer_count, n, job->output, out_bytes) ||
         layers_alias(job->additive_layers, job->additive_layer_count, n, job->output, out_bytes))
         return OSSA_ERROR_ALIASING;

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "checks.h"
 #include "simd.h"
 
 ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job)
@@ -15,9 +16,11 @@ ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job)
     if (job->output_count < skel->joint_count) return OSSA_ERROR_OUTPUT_TOO_SMALL;
     const size_t end = job->joint_end ? job->joint_end : skel->joint_count;
     if (end > skel->joint_count || (job->joint_begin >= end && skel->joint_count > 0)) return OSSA_ERROR_INVALID_RANGE;
-    const uintptr_t in0 = (uintptr_t)job->input, in1 = in0 + job->input_count * sizeof *job->input;
-    const uintptr_t out0 = (uintptr_t)job->output, out1 = out0 + job->output_count * sizeof *job->output;
-    if (in0 < out1 && out0 < in1) return OSSA_ERROR_ALIASING;
+    if (ossa__misaligned(job->input) || ossa__misaligned(job->output) || (job->root && ossa__misaligned(job->root)))
+        return OSSA_ERROR_MISALIGNED;
+    if (ossa__overlaps(job->input, job->input_count * sizeof *job->input, job->output,
+                       job->output_count * sizeof *job->output))
+        return OSSA_ERROR_ALIASING;
     return OSSA_OK;
 }
 

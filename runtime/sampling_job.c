@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "animation_format.h"
+#include "checks.h"
 #include "simd.h"
 
 /* The animated sub-tracks of one channel are taken four at a time (in joint order), and each
@@ -43,6 +44,7 @@ struct ossa_sampling_context {
     const ossa_soa_transform *bound_rest; /* the rest pose it was bound with */
     size_t bound_animated;                /* its animated sub-track count */
     size_t bound_frames;                  /* its time point count */
+    size_t bound_keys, bound_data_size;   /* its key count and key data size */
     size_t group_count;
     uint32_t segment;                              /* segment whose bit offsets are in rest_at; UINT32_MAX when none */
     float segment_ratio[OSSA__SEGMENT_FRAMES + 1]; /* ratios of the segment's time points and
@@ -139,8 +141,16 @@ ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job)
     if (!isfinite(job->ratio)) return OSSA_ERROR_INVALID_RATIO;
     if (!job->output) return OSSA_ERROR_NO_OUTPUT;
     if (job->output_count < job->animation->soa_count) return OSSA_ERROR_OUTPUT_TOO_SMALL;
-    if (job->animation->rest_count && (!job->rest_pose || job->rest_pose_count < job->animation->soa_count))
-        return OSSA_ERROR_NO_REST_POSE;
+    const ossa_animation *a = job->animation;
+    if (a->rest_count && (!job->rest_pose || job->rest_pose_count < a->soa_count)) return OSSA_ERROR_NO_REST_POSE;
+    if (ossa__misaligned(job->output)) return OSSA_ERROR_MISALIGNED;
+    /* The output must not overlap the context, the blob or the rest pose. */
+    const size_t out_bytes = a->soa_count * sizeof *job->output;
+    const uint8_t *blob = a->kinds - OSSA__ANIM_HEADER_SIZE - (a->timepoints ? a->frame_count * sizeof(float) : 0);
+    if (ossa__overlaps(job->output, out_bytes, job->context, ossa_sampling_context_size(job->context->max_soa * 4)) ||
+        (a->kinds && ossa__overlaps(job->output, out_bytes, blob, ossa_animation_data_size(a))) ||
+        (job->rest_pose && ossa__overlaps(job->output, out_bytes, job->rest_pose, out_bytes)))
+        return OSSA_ERROR_ALIASING;
     return OSSA_OK;
 }
 
@@ -340,6 +350,8 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
     ctx->bound_rest = rest;
     ctx->bound_animated = a->animated_count;
     ctx->bound_frames = a->frame_count;
+    ctx->bound_keys = a->key_count;
+    ctx->bound_data_size = a->data_size;
     ctx->segment = UINT32_MAX;
 }
 
@@ -573,8 +585,10 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     const float ratio = job->ratio < 0.f ? 0.f : (job->ratio > 1.f ? 1.f : job->ratio);
     if (a->soa_count == 0) return OSSA_OK;
     const ossa_soa_transform *rest = a->rest_count ? job->rest_pose : NULL;
+    /* The animation is recognised by where its tables are and by its shape; another blob
+     * placed at the same address with the same shape needs ossa_sampling_context_invalidate. */
     if (ctx->bound != a->kinds || ctx->bound_rest != rest || ctx->bound_animated != a->animated_count ||
-        ctx->bound_frames != a->frame_count)
+        ctx->bound_frames != a->frame_count || ctx->bound_keys != a->key_count || ctx->bound_data_size != a->data_size)
         bind(a, ctx, rest);
     memcpy(job->output, ctx->rest, a->soa_count * sizeof *job->output);
     const v4f vratio = v4f_set1(ratio);

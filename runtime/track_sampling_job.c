@@ -3,11 +3,7 @@
 
 #include "ossa/track_jobs.h"
 
-static bool overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
-{
-    const uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
-    return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
-}
+#include "checks.h"
 
 ossa_result ossa_track_sampling_job_validate(const ossa_track_sampling_job *job)
 {
@@ -20,9 +16,9 @@ ossa_result ossa_track_sampling_job_validate(const ossa_track_sampling_job *job)
     if (!job->output) return OSSA_ERROR_NO_OUTPUT;
     if (job->output_count < t->width) return OSSA_ERROR_OUTPUT_TOO_SMALL;
     const size_t out_bytes = t->width * sizeof(float);
-    if (overlaps(job->output, out_bytes, t->ratios, t->key_count * sizeof(float)) ||
-        overlaps(job->output, out_bytes, t->values, t->key_count * t->width * sizeof(float)) ||
-        overlaps(job->output, out_bytes, t->interpolations, t->key_count))
+    if (ossa__overlaps(job->output, out_bytes, t->ratios, t->key_count * sizeof(float)) ||
+        ossa__overlaps(job->output, out_bytes, t->values, t->key_count * t->width * sizeof(float)) ||
+        ossa__overlaps(job->output, out_bytes, t->interpolations, t->key_count))
         return OSSA_ERROR_ALIASING;
     return OSSA_OK;
 }

@@ -245,6 +245,14 @@ static void test_job_errors_write_nothing(void **state)
     for (size_t i = 0; i < sizeof(ossa_soa_transform) * 2; ++i) assert_int_equal(bytes[i], 0xab);
     job.ratio = .5f;
     assert_int_equal(ossa_sampling_job_validate(&job), OSSA_OK);
+    /* A misaligned output, and outputs overlapping the context or the blob. */
+    job.output = (ossa_soa_transform *)(void *)((char *)f.pose + 4);
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_MISALIGNED);
+    job.output = (ossa_soa_transform *)(void *)f.ctx_mem;
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_ALIASING);
+    job.output = (ossa_soa_transform *)(void *)f.blob.data;
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_ALIASING);
+    job.output = f.pose;
     /* Context placement errors. */
     assert_null(ossa_sampling_context_init(NULL, 1024, 4));
     assert_null(ossa_sampling_context_init((char *)small_mem + 4, small_bytes, 4));

@@ -144,6 +144,8 @@ static void test_errors_write_nothing(void **state)
     job.joint_begin = 0, job.joint_end = 10;
     assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_INVALID_RANGE);
     job.joint_end = 0;
+    job.output = (ossa_float4x4 *)(void *)((char *)f.out + 4); /* misaligned */
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_MISALIGNED);
     job.output = (ossa_float4x4 *)(void *)f.pose; /* overlaps the input */
     assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_ALIASING);
     const unsigned char *bytes = (const unsigned char *)f.out;

@@ -57,7 +57,7 @@ extern "C" {
     X(ERROR_UNSUPPORTED_FORMAT, "the input is not in a supported format or feature")                                   \
     X(ERROR_IO, "a file could not be read or written")                                                                 \
     /* blending and track job errors */                                                                                \
-    X(ERROR_NO_REST_POSE, "the job has no rest pose, or one with fewer joints than it needs")                                                         \
+    X(ERROR_NO_REST_POSE, "the job has no rest pose, or one with fewer joints than it needs")                          \
     X(ERROR_JOINT_WEIGHTS_TOO_SMALL, "a layer's joint weights cover fewer joints than the rest pose")                  \
     X(ERROR_NO_TRACK, "the job has no track")                                                                          \
     X(ERROR_TRACK_TYPE_MISMATCH, "the track's value type is not the one the job needs")

@@ -60,7 +60,9 @@ OSSA_API size_t ossa_sampling_context_max_tracks(const ossa_sampling_context *co
  * Errors (nothing is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_NO_ANIMATION,
  * OSSA_ERROR_NO_CONTEXT, OSSA_ERROR_CONTEXT_TOO_SMALL, OSSA_ERROR_INVALID_RATIO,
  * OSSA_ERROR_NO_OUTPUT, OSSA_ERROR_OUTPUT_TOO_SMALL, OSSA_ERROR_NO_REST_POSE (the animation has
- * rest-pose sub-tracks and the job no rest pose of soa_count groups).
+ * rest-pose sub-tracks and the job no rest pose of soa_count groups), OSSA_ERROR_MISALIGNED
+ * (output not 16-byte aligned), OSSA_ERROR_ALIASING (output overlaps the context, the
+ * animation's blob or the rest pose).
  * Aliasing: output must not overlap the context or the animation.
  * Source: ozz-animation SamplingJob (0.15 cursor and previous-key offsets); interpolation is
  * linear for translation and scale, normalised lerp for rotation (the builder keeps

@@ -1,0 +1,19 @@
+/* Private: argument checks shared by the runtime jobs. Not installed. */
+#ifndef OSSA_RUNTIME_CHECKS_H
+#define OSSA_RUNTIME_CHECKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte. */
+static inline bool ossa__overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    const uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+    return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+}
+
+/* Whether p is not 16-byte aligned (SoA data is loaded and stored four floats at a time). */
+static inline bool ossa__misaligned(const void *p) { return ((uintptr_t)p & 15u) != 0; }
+
+#endif /* OSSA_RUNTIME_CHECKS_H */
