@@ -40,6 +40,7 @@ struct ossa_sampling_context {
     size_t max_soa;
     size_t max_sub;                       /* sub-tracks: 3 per joint */
     size_t max_groups;                    /* sub-track groups */
+    size_t bytes;                         /* of the whole context (ossa_sampling_context_size) */
     const uint8_t *bound;                 /* kinds table of the bound animation, NULL when unbound */
     const ossa_soa_transform *bound_rest; /* the rest pose it was bound with */
     size_t bound_animated;                /* its animated sub-track count */
@@ -111,6 +112,7 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
     ctx->max_soa = max_soa;
     ctx->max_sub = 3 * 4 * max_soa;
     ctx->max_groups = group_capacity(ctx->max_sub);
+    ctx->bytes = layout(max_soa, offsets);
     ctx->rest_at = (uint32_t *)(void *)(base + offsets[L_REST_AT]);
     ctx->first_at = (uint32_t *)(void *)(base + offsets[L_FIRST_AT]);
     ctx->key_bits = (uint16_t *)(void *)(base + offsets[L_BITS]);
@@ -144,11 +146,11 @@ ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job)
     const ossa_animation *a = job->animation;
     if (a->rest_count && (!job->rest_pose || job->rest_pose_count < a->soa_count)) return OSSA_ERROR_NO_REST_POSE;
     if (ossa__misaligned(job->output)) return OSSA_ERROR_MISALIGNED;
-    /* The output must not overlap the context, the blob or the rest pose. */
+    /* The output must not overlap the context, the blob (header to key data) or the rest pose. */
     const size_t out_bytes = a->soa_count * sizeof *job->output;
     const uint8_t *blob = a->kinds - OSSA__ANIM_HEADER_SIZE - (a->timepoints ? a->frame_count * sizeof(float) : 0);
-    if (ossa__overlaps(job->output, out_bytes, job->context, ossa_sampling_context_size(job->context->max_soa * 4)) ||
-        (a->kinds && ossa__overlaps(job->output, out_bytes, blob, ossa_animation_data_size(a))) ||
+    if (ossa__overlaps(job->output, out_bytes, job->context, job->context->bytes) ||
+        (a->kinds && ossa__overlaps(job->output, out_bytes, blob, (size_t)(a->data + a->data_size - blob))) ||
         (job->rest_pose && ossa__overlaps(job->output, out_bytes, job->rest_pose, out_bytes)))
         return OSSA_ERROR_ALIASING;
     return OSSA_OK;
