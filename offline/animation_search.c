@@ -125,7 +125,8 @@ static void run_workers(void *(*fn)(void *), void *items, size_t item_size, unsi
 static bool sample_ratios(search *s, const ossa_raw_animation *raw)
 {
     const ossa__clip *c = s->clip;
-    const size_t fixed = (size_t)ceilf(c->duration * FIXED_RATE) + 1;
+    const float rate = ossa__fixed_rate(FIXED_RATE, c->duration);
+    const size_t fixed = ossa__fixed_count(rate, c->duration);
     size_t keys = 0;
     float *times = ossa__source_key_times(raw, s->desc->allocator, &keys);
     s->ratios = times ? ossa__calloc(s->desc->allocator, keys + fixed, sizeof *s->ratios) : NULL;
@@ -135,7 +136,7 @@ static bool sample_ratios(search *s, const ossa_raw_animation *raw)
     }
     memcpy(s->ratios, times, keys * sizeof *s->ratios);
     ossa_free(s->desc->allocator, times);
-    for (size_t i = 0; i < fixed; ++i) s->ratios[keys + i] = ossa__fixed_time(i, FIXED_RATE, c->duration);
+    for (size_t i = 0; i < fixed; ++i) s->ratios[keys + i] = ossa__fixed_time(i, rate, c->duration);
     qsort(s->ratios, keys + fixed, sizeof *s->ratios, ossa__compare_floats);
     size_t n = 1;
     for (size_t i = 1; i < keys + fixed; ++i)

@@ -57,6 +57,16 @@ float *ossa__source_key_times(const ossa_raw_animation *raw, const ossa_allocato
     return times;
 }
 
+float ossa__fixed_rate(float rate, float duration)
+{
+    /* The fixed-rate samples are bounded: a long clip is measured at a lower rate. */
+    if ((double)duration * (double)rate > (double)OSSA_ERROR_MAX_FIXED_SAMPLES)
+        return (float)((double)OSSA_ERROR_MAX_FIXED_SAMPLES / (double)duration);
+    return rate;
+}
+
+size_t ossa__fixed_count(float rate, float duration) { return (size_t)ceil((double)duration * (double)rate) + 1; }
+
 float ossa__fixed_time(size_t i, float rate, float duration) { return clamp_time((float)i / rate, duration); }
 
 ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
@@ -77,9 +87,9 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
         desc->shell_distance < 0.f)
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
                              "sample_rate and shell_distance must be finite and >= 0");
-    const float rate = desc->sample_rate > 0.f ? desc->sample_rate : 60.f;
     const float duration = raw->duration;
-    const size_t fixed_samples = (size_t)ceilf(duration * rate) + 1;
+    const float rate = ossa__fixed_rate(desc->sample_rate > 0.f ? desc->sample_rate : 60.f, duration);
+    const size_t fixed_samples = ossa__fixed_count(rate, duration);
     const size_t points_per_joint = desc->shell_distance > 0.f ? 4 : 1;
     const ossa_allocator *a = desc->allocator;
     size_t key_time_count = 0, samples = fixed_samples;

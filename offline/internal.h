@@ -90,6 +90,10 @@ static inline float ossa__point_distance(ossa_float3 a, ossa_float3 b)
 /* Distinct key times of every channel of every track, clamped to [0, duration], ascending
  * ([*count + 1] floats, NULL when out of memory). */
 float *ossa__source_key_times(const ossa_raw_animation *raw, const ossa_allocator *a, size_t *count);
+/* The fixed sample rate error measurement uses: `rate`, or lower for a clip so long that it
+ * would take more than OSSA_ERROR_MAX_FIXED_SAMPLES samples; and how many samples that is. */
+float ossa__fixed_rate(float rate, float duration);
+size_t ossa__fixed_count(float rate, float duration);
 /* Fixed-rate sample i, in seconds, clamped to the duration. */
 float ossa__fixed_time(size_t i, float rate, float duration);
 

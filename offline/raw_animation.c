@@ -126,6 +126,10 @@ ossa_result ossa_raw_animation_validate(const ossa_raw_animation *animation, oss
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
                              "duration must be a finite number of seconds above 0, found %g",
                              (double)animation->duration);
+    if (animation->duration > OSSA_RAW_ANIMATION_MAX_DURATION)
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
+                             "duration %g s is longer than a day (%g s): is the source's frame time right?",
+                             (double)animation->duration, (double)OSSA_RAW_ANIMATION_MAX_DURATION);
     if (animation->track_count > OSSA_MAX_JOINTS)
         return ossa_diag_set(diag, OSSA_ERROR_TOO_MANY_JOINTS, SIZE_MAX, 0, 0,
                              "animation has %zu tracks, at most %d are supported", animation->track_count,

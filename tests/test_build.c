@@ -758,6 +758,10 @@ static void test_bad_descs(void **state)
                OSSA_ERROR_INVALID_ARGUMENT, "override");
     expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &four, .tolerance = .001f}, OSSA_ERROR_JOINT_MISMATCH,
                "skeleton");
+    /* A clip longer than a day is a wrong frame time, refused before any work. */
+    raw.duration = OSSA_RAW_ANIMATION_MAX_DURATION * 1.01f;
+    expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &skel, .tolerance = .001f},
+               OSSA_ERROR_INVALID_ANIMATION, "day");
     ossa_raw_animation_destroy(&raw);
     ossa_raw_skeleton_destroy(&four);
     ossa_raw_skeleton_destroy(&skel);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "metroid_writer.h"
@@ -269,6 +270,136 @@ static void errors_leave_no_archive(void **state)
     assert_int_equal(access(out_path, F_OK), -1);
 }
 
+/* A two-joint BVH of 3 frames at `frame_time` seconds (text written here, read by assimp). */
+static const char *tiny_bvh(const char *name, const char *frame_time)
+{
+    char text[1024];
+    const int n = snprintf(text, sizeof text,
+                           "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition "
+                           "Zrotation Xrotation Yrotation\n JOINT Spine\n {\n  OFFSET 0 10 0\n  CHANNELS 3 Zrotation "
+                           "Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 10 0\n  }\n }\n}\nMOTION\nFrames: 3\n"
+                           "Frame Time: %s\n0 30 0 0 0 0 0 0 0\n1 30 0 10 0 0 5 0 0\n2 30 0 20 0 0 10 0 0\n",
+                           frame_time);
+    const char *path = path_in(name);
+    write_file(path, text, (size_t)n);
+    return path;
+}
+
+static size_t file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    fseek(f, 0, SEEK_END);
+    const long n = ftell(f);
+    fclose(f);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* The bad-input audit of the command line: each case exits non-zero with nothing written,
+ * and a valid bake next to it succeeds (so the refusals are not an importer failure). */
+static void bad_invocations_are_refused(void **state)
+{
+    (void)state;
+#if !defined(OSSA_HAVE_ASSIMP)
+    skip();
+#endif
+    /* path_in's buffers are reused: keep copies of the names used throughout. */
+    char bvh[512], out[512];
+    snprintf(bvh, sizeof bvh, "%s", tiny_bvh("tiny.bvh", "0.0333333"));
+    snprintf(out, sizeof out, "%s", path_in("tiny.ossa"));
+    const char *ok[] = {bvh, "-o", out, "-q", "--threads", "1"};
+    assert_int_equal(run_bake(6, ok), 0);
+    assert_true(file_size(out) > 0);
+    /* Output = input (same inode): refused, the input is unchanged. */
+    const size_t bvh_size = file_size(bvh);
+    const char *self[] = {bvh, "-o", bvh, "-q"};
+    assert_int_equal(run_bake(4, self), 1);
+    assert_int_equal(file_size(bvh), bvh_size);
+    /* A directory as input; a device as output. */
+    const char *dir_in[] = {dir, "-o", path_in("dir.ossa"), "-q"};
+    assert_int_equal(run_bake(4, dir_in), 1);
+    assert_int_equal(access(path_in("dir.ossa"), F_OK), -1);
+    const char *dev_out[] = {bvh, "-o", "/dev/null", "-q"};
+    assert_int_equal(run_bake(4, dev_out), 1);
+    /* Out-of-range numbers are usage errors (2), infinities too. */
+    const char *args[][2] = {{"--tolerance", "1e30"}, {"--tolerance", "inf"},   {"--tolerance", "0"},
+                             {"--unit-scale", "1e-30"}, {"--unit-scale", "inf"}, {"--unit-scale", "nan"},
+                             {"--threads", "0"},        {"--threads", ""}};
+    for (size_t i = 0; i < sizeof args / sizeof *args; ++i) {
+        const char *argv[] = {bvh, "-o", path_in("never.ossa"), args[i][0], args[i][1], "-q"};
+        assert_int_equal(run_bake(6, argv), 2);
+    }
+    assert_int_equal(access(path_in("never.ossa"), F_OK), -1);
+    /* An absurd frame time is refused at import (the clip would last 2.8 days). */
+    const char *slow[] = {tiny_bvh("slow.bvh", "100000"), "-o", path_in("slow.ossa"), "-q"};
+    assert_int_equal(run_bake(4, slow), 1);
+    assert_int_equal(access(path_in("slow.ossa"), F_OK), -1);
+    /* A 250-byte output name (the temporary file no longer appends to it). */
+    char long_name[251];
+    memset(long_name, 'a', 245);
+    memcpy(long_name + 245, ".ossa", 6);
+    const char *long_out = path_in(long_name);
+    const char *longer[] = {bvh, "-o", long_out, "-q", "--threads", "1"};
+    assert_int_equal(run_bake(6, longer), 0);
+    assert_int_equal(file_size(long_out), file_size(out));
+    /* info against a source of another skeleton: an error, exit 1. */
+    const char *other_path = path_in("other.bvh");
+    static const char other[] = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition "
+                                "Zrotation Xrotation Yrotation\n End Site\n {\n  OFFSET 0 10 0\n }\n}\nMOTION\n"
+                                "Frames: 2\nFrame Time: 0.1\n0 0 0 0 0 0\n1 0 0 0 0 0\n";
+    write_file(other_path, other, sizeof other - 1);
+    int status = -1;
+    const char *wrong[] = {out, "--against", other_path};
+    free(run_captured(tool_info, 3, wrong, &status));
+    assert_int_equal(status, 1);
+    const char *right[] = {out, "--against", bvh};
+    free(run_captured(tool_info, 3, right, &status));
+    assert_int_equal(status, 0);
+    const char *info_bad[] = {out, "--unit-scale", "inf"};
+    assert_int_equal(tool_info(3, (char **)(uintptr_t)info_bad), 2);
+}
+
+/* Files an input names (glTF buffer URIs) resolve only inside the input's folder. */
+static void references_stay_inside_the_folder(void **state)
+{
+    (void)state;
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    write_file(path_in("secret.bin"), "secret", 6);
+    write_file(path_in("sub/buffer.bin"), "buffer", 6);
+    void *data = NULL;
+    size_t size = 0;
+    assert_int_equal(tool_read_relative("buffer.bin", &data, &size, sub), OSSA_OK);
+    assert_int_equal(size, 6);
+    assert_memory_equal(data, "buffer", 6);
+    free(data);
+    const char *refused[] = {"../secret.bin", "./../secret.bin", "x/../../secret.bin", path_in("secret.bin"),
+                             "..\\secret.bin", "C:/secret.bin"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i) {
+        data = NULL;
+        assert_int_equal(tool_read_relative(refused[i], &data, &size, sub), OSSA_ERROR_IO);
+        assert_null(data);
+    }
+}
+
+/* A clip from a format without clip names (Maya .anim) is named after the file's stem. */
+static void clips_are_named_after_the_file(void **state)
+{
+    (void)state;
+    static const char anim[] = "animVersion 1.1;\nmayaVersion 2026;\ntimeUnit film;\nlinearUnit cm;\n"
+                               "angularUnit deg;\nstartTime 0;\nendTime 10;\n"
+                               "anim translate.translateX translateX j1 0 1 0;\nanimData {\n  keys {\n"
+                               "    0 0 linear linear 1 1 0;\n    10 5 linear linear 1 1 0;\n  }\n}\n";
+    const char *path = path_in("wave.take2.anim");
+    write_file(path, anim, sizeof anim - 1);
+    ossa_import_output out = {0};
+    assert_true(tool_import(path, false, &out));
+    assert_int_equal(out.animation_count, 1);
+    assert_string_equal(out.animations[0].name, "wave");
+    ossa_import_output_destroy(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +407,9 @@ int main(void)
         cmocka_unit_test(default_clip_and_info),
         cmocka_unit_test(unit_scale_in_meta_and_report),
         cmocka_unit_test(errors_leave_no_archive),
+        cmocka_unit_test(bad_invocations_are_refused),
+        cmocka_unit_test(references_stay_inside_the_folder),
+        cmocka_unit_test(clips_are_named_after_the_file),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

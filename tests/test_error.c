@@ -109,6 +109,10 @@ static void test_sample_count(void **state)
     const ossa_error_desc at_10hz = {.sample_rate = 10.f, .source_times = 1};
     assert_int_equal(ossa_measure_error(&f->skel, &f->source, &f->built, &at_10hz, &rep, &diag), OSSA_OK);
     assert_int_equal(rep.sample_count, 11 + 7);
+    /* The fixed-rate samples are bounded: 2 MHz over 1 s is measured at the capped count. */
+    const ossa_error_desc too_many = {.sample_rate = 2e6f};
+    assert_int_equal(ossa_measure_error(&f->skel, &f->source, &f->built, &too_many, &rep, &diag), OSSA_OK);
+    assert_int_equal(rep.sample_count, OSSA_ERROR_MAX_FIXED_SAMPLES + 1);
 }
 
 /* The spike moves the root (and so both joints) by 0.25 at SPIKE_TIME only: every 60 Hz

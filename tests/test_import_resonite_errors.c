@@ -213,6 +213,10 @@ void test_animx_errors(void **state)
     expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, 18, "flags");
     b.n = 18, tb_var(&b, 1), tb_var(&b, 100000), tb_var(&b, 3), tb_raw(&b, "\xff\xff\xff", 3);
     expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, 18, "too large");
+    /* Only empty chunks, compressed (a lone zero token) and stored: an empty payload, no
+     * arithmetic on a NULL buffer. */
+    b.n = 18, tb_var(&b, 1), tb_var(&b, 0), tb_var(&b, 1), tb_u8(&b, 0), tb_var(&b, 0), tb_var(&b, 0);
+    expect_animx(&b, b.n, NULL, OSSA_ERROR_TRUNCATED, 10, "only 0 bytes remain");
 #else
     expect_animx(&b, b.n, NULL, OSSA_ERROR_UNSUPPORTED_FORMAT, 18, "liblz4");
 #endif

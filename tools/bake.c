@@ -24,6 +24,14 @@ static void usage_bake(void)
             OSSA_DEFAULT_INPUT);
 }
 
+/* The error first, then the usage; exit status 2. */
+static int bake_usage_error(const char *what, const char *argument)
+{
+    fprintf(stderr, "ossa: bake: %s (found \"%s\")\n\n", what, argument);
+    usage_bake();
+    return 2;
+}
+
 /* OUT defaults to the input's base name with .ossa, in the current directory. */
 static void default_output(const char *input, char *out, size_t size)
 {
@@ -76,25 +84,22 @@ int tool_bake(int argc, char **argv)
         else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
             quiet = true;
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
-            char *end;
-            tolerance_m = strtof(argv[++i], &end);
-            if (*end || !(tolerance_m > 0.f)) return fprintf(stderr, "ossa: bake: --tolerance needs metres > 0\n"), 2;
+            if (!tool_parse_metres(argv[++i], 1e-7f, 1.f, &tolerance_m))
+                return bake_usage_error("--tolerance needs metres from 1e-7 to 1", argv[i]);
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             char *end;
             const long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 1 || n > 64) return fprintf(stderr, "ossa: bake: --threads needs 1 to 64\n"), 2;
+            if (*end || end == argv[i] || n < 1 || n > 64) return bake_usage_error("--threads needs 1 to 64", argv[i]);
             threads = (unsigned)n;
         } else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
-            char *end;
-            unit_scale_arg = strtof(argv[++i], &end);
-            if (*end || !(unit_scale_arg > 0.f))
-                return fprintf(stderr, "ossa: bake: --unit-scale needs metres > 0\n"), 2;
+            if (!tool_parse_metres(argv[++i], TOOL_UNIT_SCALE_MIN, TOOL_UNIT_SCALE_MAX, &unit_scale_arg))
+                return bake_usage_error("--unit-scale needs metres per unit from 1e-6 to 1e4", argv[i]);
         } else if (!strcmp(argv[i], "--drop-end-sites"))
             drop_end_sites = true;
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return usage_bake(), 0;
         else if (argv[i][0] == '-' || input)
-            return usage_bake(), fprintf(stderr, "ossa: bake: unexpected argument %s\n", argv[i]), 2;
+            return bake_usage_error("unexpected argument", argv[i]);
         else
             input = argv[i];
     }
@@ -104,6 +109,7 @@ int tool_bake(int argc, char **argv)
         default_output(input, default_out, sizeof default_out);
         output = default_out;
     }
+    if (!tool_check_output(output, input) || (skeleton_path && !tool_check_output(output, skeleton_path))) return 1;
     ossa_import_output imp = {0};
     const double t0 = tool_now();
     if (!tool_import_with_skeleton(input, skeleton_path, drop_end_sites, &imp)) return 1;
@@ -197,7 +203,7 @@ int tool_bake(int argc, char **argv)
         goto done;
     }
     const double t2 = tool_now();
-    if (tool_write_file(output, file.data, file.size)) {
+    if (tool_write_file(output, file.data, file.size, input)) {
         printf("baked %s -> %s: %zu joints, %zu animations, %zu tracks, %zu events, %zu bytes (import %.1f ms, "
                "build %.1f ms)\n%s",
                input, output, imp.skeleton.joint_count, imp.animation_count, imp.track_count, imp.event_count,

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <string.h>
 #include <time.h>
@@ -16,37 +17,88 @@ void *tool_read_file(const char *path, size_t *size)
         fprintf(stderr, "ossa: cannot open %s: %s\n", path, strerror(errno));
         return NULL;
     }
-    void *data = NULL;
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
-    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fprintf(stderr, "ossa: cannot read %s: not a regular file\n", path);
+    /* Only regular files: a directory or a device has no size to read (and a FIFO no end). */
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        fprintf(stderr, "ossa: cannot read %s: %s\n", path, strerror(errno));
         fclose(f);
         return NULL;
     }
-    data = aligned_alloc(16, ((size_t)len + 16) & ~(size_t)15);
-    if (!data || fread(data, 1, (size_t)len, f) != (size_t)len) {
-        fprintf(stderr, "ossa: cannot read %s: %s\n", path, data ? strerror(errno) : "out of memory");
+    if (!S_ISREG(st.st_mode) || st.st_size < 0) {
+        fprintf(stderr, "ossa: cannot read %s: expected a regular file, found %s\n", path,
+                S_ISDIR(st.st_mode) ? "a directory" : "another kind of file");
+        fclose(f);
+        return NULL;
+    }
+    const size_t len = (size_t)st.st_size;
+    void *data = len + 16 > len ? aligned_alloc(16, (len + 16) & ~(size_t)15) : NULL;
+    if (!data || fread(data, 1, len, f) != len) {
+        fprintf(stderr, "ossa: cannot read %s: %s\n", path, data ? "it changed while being read" : "out of memory");
         free(data);
         fclose(f);
         return NULL;
     }
     fclose(f);
-    *size = (size_t)len;
+    *size = len;
     return data;
 }
 
-bool tool_write_file(const char *path, const void *data, size_t size)
+/* The folder of `path` ("." when it has none) into `dir`. */
+static void folder_of(const char *path, char *dir, size_t size)
 {
-    /* Write to a temporary name and rename, so a failure never leaves a partial archive. */
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        fprintf(stderr, "ossa: cannot create %s: %s\n", tmp, strerror(errno));
+    snprintf(dir, size, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+}
+
+bool tool_check_output(const char *path, const char *input)
+{
+    struct stat out_st, in_st;
+    if (!*path) {
+        fprintf(stderr, "ossa: the output name is empty\n");
         return false;
     }
-    const bool ok = fwrite(data, 1, size, f) == size;
+    if (stat(path, &out_st) != 0) return true;
+    if (!S_ISREG(out_st.st_mode)) {
+        fprintf(stderr, "ossa: cannot write %s: it exists and is not a regular file\n", path);
+        return false;
+    }
+    if (input && stat(input, &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+        fprintf(stderr, "ossa: cannot write %s: it is the input file; give another -o\n", path);
+        return false;
+    }
+    return true;
+}
+
+bool tool_write_file(const char *path, const void *data, size_t size, const char *input)
+{
+    if (!tool_check_output(path, input)) return false;
+    /* A unique temporary file in the output's folder, renamed over the output when complete:
+     * a failure never leaves a partial archive, and the rename stays within one file system. */
+    char tmp[4096];
+    folder_of(path, tmp, sizeof tmp - 16);
+    strcat(tmp, "/.ossa-XXXXXX");
+    const int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "ossa: cannot create a temporary file next to %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        fprintf(stderr, "ossa: cannot write %s: %s\n", path, strerror(errno));
+        close(fd);
+        remove(tmp);
+        return false;
+    }
+    /* mkstemp creates the file 0600; an archive gets the usual 0666 less the umask. */
+    const mode_t mask = umask(0);
+    umask(mask);
+    const bool ok = fwrite(data, 1, size, f) == size && fchmod(fd, 0666 & ~mask) == 0;
     if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
         fprintf(stderr, "ossa: cannot write %s: %s\n", path, strerror(errno));
         remove(tmp);
@@ -55,14 +107,30 @@ bool tool_write_file(const char *path, const void *data, size_t size)
     return true;
 }
 
+/* True when `path` is relative and has no ".." component: it cannot leave its folder. */
+static bool stays_inside(const char *path)
+{
+    if (path[0] == '/' || path[0] == '\\' || strchr(path, ':')) return false;
+    for (const char *c = path; *c;) {
+        const size_t len = strcspn(c, "/\\");
+        if (len == 2 && c[0] == '.' && c[1] == '.') return false;
+        c += len + (c[len] != '\0');
+    }
+    return true;
+}
+
 ossa_result tool_read_relative(const char *path, void **data, size_t *size, void *user)
 {
     char full[4096];
     const char *dir = user;
-    if (path[0] == '/' || !dir || !*dir)
-        snprintf(full, sizeof full, "%s", path);
-    else
-        snprintf(full, sizeof full, "%s/%s", dir, path);
+    /* A file named by the input (a glTF buffer URI) resolves only inside the input's folder:
+     * a baking service must not put /etc/passwd or ../secret into an archive. */
+    if (!stays_inside(path)) {
+        fprintf(stderr, "ossa: refused to read \"%s\": the input may only reference files inside its folder\n",
+                path);
+        return OSSA_ERROR_IO;
+    }
+    if (snprintf(full, sizeof full, "%s/%s", dir && *dir ? dir : ".", path) >= (int)sizeof full) return OSSA_ERROR_IO;
     FILE *f = fopen(full, "rb");
     if (!f) return OSSA_ERROR_IO;
     fclose(f);
@@ -87,14 +155,12 @@ bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out)
     if (ossa_import_detect(data, size, path) == OSSA_FORMAT_ASSIMP) {
         /* External references (glTF buffers) resolve next to the input file. */
         char dir[4096];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        else
-            snprintf(dir, sizeof dir, ".");
-        const char *dot = strrchr(path, '.');
-        ossa_assimp_desc desc = {.format_hint = dot && !strchr(dot, '/') ? dot + 1 : NULL,
+        folder_of(path, dir, sizeof dir);
+        /* Every extension of the name ("mesh.xml"): some assimp loaders are chosen by two. */
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        const char *dot = strchr(base + (*base == '.'), '.');
+        ossa_assimp_desc desc = {.format_hint = dot && dot[1] ? dot + 1 : NULL,
                                  .drop_end_sites = drop_end_sites,
                                  .read_file = tool_read_relative,
                                  .read_file_user = dir};
@@ -104,6 +170,20 @@ bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out)
     }
     free(data);
     if (r == OSSA_OK) r = ossa_import_output_sort_depth_first(out, &diag);
+    /* Every clip has a name: the file's stem when the format gives none (Maya .anim). */
+    for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a)
+        if (!out->animations[a].name || !out->animations[a].name[0]) {
+            const char *base = strrchr(path, '/');
+            char stem[256];
+            snprintf(stem, sizeof stem, "%s", base ? base + 1 : path);
+            char *dot = strchr(stem + (stem[0] == '.'), '.');
+            if (dot) *dot = '\0';
+            if (out->animation_count > 1) snprintf(stem + strlen(stem), sizeof stem - strlen(stem), ".%zu", a);
+            if (ossa_raw_animation_set_name(&out->animations[a], stem) != OSSA_OK)
+                r = ossa_diag_set(&diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory naming a clip");
+        }
+    /* Every clip checked now, before any heavy work (a wrong frame time, a bad key). */
+    for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a) r = ossa_raw_animation_validate(&out->animations[a], &diag);
     if (r != OSSA_OK) {
         tool_print_diag(path, &diag);
         ossa_import_output_destroy(out);
@@ -154,6 +234,16 @@ tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale)
     return (tool_unit){scale, "file"};
 }
 
+bool tool_parse_metres(const char *text, float min, float max, float *value)
+{
+    char *end;
+    errno = 0;
+    const float v = strtof(text, &end);
+    if (end == text || *end || errno == ERANGE || !isfinite(v) || !(v >= min && v <= max)) return false;
+    *value = v;
+    return true;
+}
+
 void tool_format_float(char *buffer, size_t size, float value)
 {
     for (int digits = 6; digits <= 9; ++digits) {
@@ -171,7 +261,10 @@ bool tool_import_with_skeleton(const char *path, const char *skeleton_path, bool
     if (!data) return false;
     if (ossa_import_detect(data, size, path) != OSSA_FORMAT_METROID_ANIM) {
         free(data);
-        return tool_import(path, drop_end_sites, out) && tool_attach_skeleton(skeleton_path, out);
+        if (!tool_import(path, drop_end_sites, out)) return false;
+        if (tool_attach_skeleton(skeleton_path, out)) return true;
+        ossa_import_output_destroy(out);
+        return false;
     }
     void *cinf = tool_read_file(skeleton_path, &skel_size);
     if (!cinf) {

@@ -12,7 +12,9 @@
 static double time_sampling(const ossa_animation *anim, const ossa_skeleton *skel, ossa_sampling_context *ctx,
                             ossa_soa_transform *pose)
 {
-    const size_t steps = (size_t)(anim->duration * 60.f) + 1;
+    /* Bounded: the timing needs no more than 10 minutes of frames. */
+    const double frames = (double)anim->duration * 60.0;
+    const size_t steps = frames < 36000.0 ? (size_t)frames + 1 : 36001;
     const size_t calls = steps < 2000 ? 2000 : steps;
     double reps[7];
     for (int r = 0; r < 7; ++r) {
@@ -197,7 +199,13 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
         } else {
             printf("%-16s %zu\n", "baked bytes", chunk.size);
         }
-        if (raw && anim.track_count == skel.joint_count) {
+        if (against && (!raw || raw->track_count != anim.track_count || anim.track_count != skel.joint_count)) {
+            fprintf(stderr,
+                    "ossa: %s does not match animation %zu of %s: expected %zu tracks for %zu joints, found %s%zu\n",
+                    against_path, a, archive_path, anim.track_count, skel.joint_count,
+                    raw ? "" : "no animation, the source has ", raw ? raw->track_count : against->animation_count);
+            status = 1;
+        } else if (raw) {
             /* Joint positions, then ACL's virtual vertices 3 cm away (in source units), at 60 Hz
              * and at every source key time; printed in millimetres. */
             const ossa_error_desc descs[2] = {{.source_times = 1},
@@ -209,6 +217,7 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
                 ossa_diag_clear(&diag);
                 if (ossa_measure_error(&skel, raw, &anim, &descs[d], &rep, &diag) != OSSA_OK) {
                     tool_print_diag("error measurement", &diag);
+                    status = 1;
                     break;
                 }
                 const double max = (double)rep.max * mm, p99 = (double)rep.p99 * mm, mean = (double)rep.mean * mm;
@@ -248,22 +257,22 @@ int tool_info(int argc, char **argv)
         if (!strcmp(argv[i], "--against") && i + 1 < argc)
             against = argv[++i];
         else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
-            char *end;
-            unit_scale = strtof(argv[++i], &end);
-            if (*end || !(unit_scale > 0.f) || !isfinite(unit_scale))
-                return fprintf(stderr, "ossa: info: --unit-scale needs metres > 0\n"), 2;
+            if (!tool_parse_metres(argv[++i], TOOL_UNIT_SCALE_MIN, TOOL_UNIT_SCALE_MAX, &unit_scale))
+                return fprintf(stderr, "ossa: info: --unit-scale needs metres per unit from 1e-6 to 1e4 (found \"%s\")\n%s",
+                               argv[i], info_usage),
+                       2;
         } else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
             skeleton_path = argv[++i];
         else if (!strcmp(argv[i], "--drop-end-sites"))
             drop_end_sites = true;
         else if (argv[i][0] == '-' || path) {
-            fputs(info_usage, stderr);
+            fprintf(stderr, "ossa: info: unexpected argument \"%s\"\n%s", argv[i], info_usage);
             return 2;
         } else
             path = argv[i];
     }
     if (!path) {
-        fputs(info_usage, stderr);
+        fprintf(stderr, "ossa: info: no archive given\n%s", info_usage);
         return 2;
     }
     size_t size = 0;

@@ -14,14 +14,22 @@
  * NULL when it cannot be read. */
 void *tool_read_file(const char *path, size_t *size);
 
-/* Writes size bytes; prints the error and returns false on failure. */
-bool tool_write_file(const char *path, const void *data, size_t size);
+/* True when `path` may be written: it does not exist, or is a regular file other than `input`
+ * (same inode; `input` may be NULL). Otherwise prints why and returns false. */
+bool tool_check_output(const char *path, const char *input);
+
+/* Writes size bytes to `path` through a temporary file in its folder, renamed when complete.
+ * Refuses a `path` that exists and is not a regular file, or is the file `input` (same inode;
+ * `input` may be NULL). Prints the error and returns false on failure; `path` is then as before. */
+bool tool_write_file(const char *path, const void *data, size_t size, const char *input);
 
 /* ossa_read_file_fn for importers: paths relative to the directory in `user` (a char *). */
 ossa_result tool_read_relative(const char *path, void **data, size_t *size, void *user);
 
 /* Imports `path` with the importer its content/extension selects; prints one error line and
- * returns false on failure. The output is sorted depth-first. */
+ * returns false on failure. The output is sorted depth-first, every animation is validated
+ * (ossa_raw_animation_validate) and named (the file's stem, plus ".N" when there are several,
+ * where the format gives no name). */
 bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out);
 
 /* As tool_import, binding the animation to `skeleton_path` where the format's importer binds
@@ -43,6 +51,13 @@ typedef struct tool_unit {
 /* `user_scale` when > 0 (--unit-scale); else the importer's unit_scale, unless its
  * source_units is "unknown" (BVH); else 1, "default". */
 tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale);
+
+/* The accepted range of --unit-scale, metres per source unit (a micrometre to 10 km). */
+#define TOOL_UNIT_SCALE_MIN 1e-6f
+#define TOOL_UNIT_SCALE_MAX 1e4f
+
+/* Parses a finite number in [min, max] (the whole text); false otherwise. */
+bool tool_parse_metres(const char *text, float min, float max, float *value);
 
 /* The shortest %g text of `value` that reads back as the same float ("0.05", not
  * "0.0500000007"). */

@@ -372,7 +372,8 @@ static ossa_result lz4_decode(reader *r, size_t cap, const ossa_allocator *a, ui
             done += (size_t)length;
         }
         total = done;
-        if (pass == 0 && total && !(*out = ossa_alloc(a, total)))
+        /* At least one byte, so that no pointer arithmetic is done on NULL (all chunks empty). */
+        if (pass == 0 && !(*out = ossa_alloc(a, total ? total : 1)))
             return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, start, 0, 0, "out of memory for %zu LZ4 bytes",
                                  total);
     }

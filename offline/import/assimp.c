@@ -626,21 +626,23 @@ static ossa_result convert(const struct aiScene *scene, const ossa_assimp_desc *
     return r;
 }
 
-/* "ossa-input" plus the hint as extension: assimp picks its loader by extension first and by
- * content when none matches. */
+/* "ossa-input" plus the hint as extension: assimp picks its loader by extension first (some
+ * by a double one, as Ogre's ".mesh.xml") and by content when none matches. */
 static ossa_result main_name(const char *hint, char *name, size_t size, ossa_diag *diag)
 {
     snprintf(name, size, "ossa-input");
     if (!hint) return OSSA_OK;
     if (hint[0] == '.') ++hint;
     size_t len = strlen(hint);
-    bool ok = len > 0 && len <= 15;
+    bool ok = len > 0 && len <= 31 && hint[len - 1] != '.';
     for (size_t i = 0; ok && i < len; ++i)
         ok = (hint[i] >= 'a' && hint[i] <= 'z') || (hint[i] >= 'A' && hint[i] <= 'Z') ||
-             (hint[i] >= '0' && hint[i] <= '9');
+             (hint[i] >= '0' && hint[i] <= '9') || (hint[i] == '.' && hint[i + 1] != '.');
     if (!ok)
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "format_hint '%.40s' is not a file extension (1 to 15 letters or digits)", hint);
+                             "format_hint '%.40s' is not a file extension (1 to 31 letters, digits and single "
+                             "inner dots, as \"mesh.xml\")",
+                             hint);
     snprintf(name, size, "ossa-input.%s", hint);
     return OSSA_OK;
 }
@@ -675,7 +677,7 @@ static ossa_result import_scene(const void *data, size_t size, const ossa_assimp
 {
     if (!data && size) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "data is NULL");
     if (!size) return ossa_diag_set(diag, OSSA_ERROR_PARSE, 0, 0, 0, "the input is empty: expected a scene file");
-    char name[32];
+    char name[48]; /* "ossa-input." and a hint of up to 31 characters */
     ossa_result r = main_name(desc->format_hint, name, sizeof name, diag);
     if (r != OSSA_OK) return r;
     struct aiPropertyStore *props = aiCreatePropertyStore();

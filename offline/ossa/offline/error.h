@@ -25,6 +25,9 @@
 extern "C" {
 #endif
 
+/* The most fixed-rate samples one measurement takes (about 4.9 hours at 60 Hz). */
+#define OSSA_ERROR_MAX_FIXED_SAMPLES 1048576
+
 /* Zero-initialised means the defaults. */
 typedef struct ossa_error_desc {
     float sample_rate;    /* samples per second; 0 -> 60 */
@@ -52,7 +55,8 @@ typedef struct ossa_error_report {
 /* Measures `built` against `raw`, both for `skeleton` (track i = joint i).
  * Shapes: the work is sample_count x joint_count x (4 with a shell distance, else 1) points;
  * sample_count = ceil(duration x sample_rate) + 1, plus the distinct key times with
- * source_times. Samples are taken in increasing time (the sampling job's fast path); the
+ * source_times. The fixed-rate part is at most OSSA_ERROR_MAX_FIXED_SAMPLES + 1: a clip
+ * longer than that at sample_rate is measured at the rate that gives that count. Samples are taken in increasing time (the sampling job's fast path); the
  * results do not depend on that order.
  * Units: seconds; errors and shell_distance in the skeleton's units (multiply by metres per
  * unit for metres).

@@ -27,8 +27,9 @@ typedef ossa_result (*ossa_read_file_fn)(const char *path, void **data, size_t *
 
 /* Zero-initialised means the defaults. */
 typedef struct ossa_assimp_desc {
-    const char *format_hint;     /* file extension, with or without the dot ("bvh", ".gltf"; 1 to
-                                    15 letters or digits); NULL lets assimp guess from the content */
+    const char *format_hint;     /* the file name's extensions, with or without the leading dot
+                                    ("bvh", ".gltf", "mesh.xml"; 1 to 31 letters, digits and single
+                                    inner dots); NULL lets assimp guess from the content */
     bool drop_end_sites;         /* BVH end sites: false keeps them as leaf joints */
     ossa_read_file_fn read_file; /* for external references; NULL -> none can be resolved */
     void *read_file_user;

@@ -44,9 +44,13 @@ typedef struct ossa_raw_joint_track {
     size_t scale_count;
 } ossa_raw_joint_track;
 
+/* The longest clip the validator accepts: one day. A longer duration is a wrong frame time
+ * (a BVH "Frame Time: 100000"), and the work of error measurement grows with it. */
+#define OSSA_RAW_ANIMATION_MAX_DURATION 86400.f
+
 typedef struct ossa_raw_animation {
     char *name;                   /* owned, never NULL after create */
-    float duration;               /* seconds, > 0 */
+    float duration;               /* seconds, in (0, OSSA_RAW_ANIMATION_MAX_DURATION] */
     ossa_raw_joint_track *tracks; /* [track_count] */
     size_t track_count;
     ossa_allocator allocator;
@@ -68,7 +72,7 @@ OSSA_API ossa_result ossa_raw_animation_set_name(ossa_raw_animation *animation, 
 /* Releases everything; the animation becomes empty. NULL is ignored. */
 OSSA_API void ossa_raw_animation_destroy(ossa_raw_animation *animation);
 
-/* Checks duration (finite, > 0), track count, and for every key: finite time in
+/* Checks duration (finite, > 0, at most a day), track count, and for every key: finite time in
  * [0, duration], strictly increasing per channel, finite value, non-zero quaternion. The diag
  * message names the channel, track and key ("rotation key 3 of track 7: time 0.5 is not
  * after previous key's 0.5"); `offset` holds the track index. Errors: OSSA_ERROR_NULL_ARGUMENT,
