@@ -146,3 +146,34 @@ ossa_result ossa_raw_skeleton_sort_depth_first(ossa_raw_skeleton *skeleton, size
     ossa_free(a, order), ossa_free(a, mapping), ossa_free(a, stack);
     return OSSA_OK;
 }
+
+ossa_result ossa_raw_skeleton_rest_height(const ossa_raw_skeleton *skeleton, float *height, ossa_diag *diag)
+{
+    if (!skeleton || !height) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no skeleton");
+    *height = 0.f;
+    ossa_result r = ossa_raw_skeleton_validate(skeleton, diag);
+    if (r != OSSA_OK) return r;
+    const size_t n = skeleton->joint_count;
+    for (size_t i = 0; i < n; ++i)
+        if (skeleton->joints[i].parent >= (int32_t)i)
+            return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, i, 0, 0,
+                                 "joint %zu comes before its parent %d: sort the skeleton first", i,
+                                 (int)skeleton->joints[i].parent);
+    ossa_float4x4 *model = ossa__calloc(&skeleton->allocator, n + 1, sizeof *model);
+    if (!model) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < n; ++i) {
+        const ossa_raw_joint *j = &skeleton->joints[i];
+        const ossa_float4x4 local = ossa_float4x4_from_transform(&j->rest);
+        model[i] = j->parent < 0 ? local : ossa_float4x4_mul(&model[j->parent], &local);
+        for (int a = 0; a < 3; ++a) {
+            const float p = model[i].cols[3][a];
+            lo[a] = p < lo[a] ? p : lo[a];
+            hi[a] = p > hi[a] ? p : hi[a];
+        }
+    }
+    for (int a = 0; a < 3 && n > 1; ++a)
+        if (hi[a] - lo[a] > *height) *height = hi[a] - lo[a];
+    ossa_free(&skeleton->allocator, model);
+    return OSSA_OK;
+}

@@ -248,6 +248,18 @@ static void default_clip_and_info(void **state)
     assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
     assert_int_equal(skel.joint_count, 38); /* CMU 01_01: 31 joints and 7 end sites */
     free(bytes);
+    /* Without --unit-scale the unit is inferred from the rest pose: within 3 % of CMU's
+     * 1/0.45 inch, recorded as inferred. */
+    const char *inferred_path = path_in("01_01_inferred.ossa");
+    const char *bake_inferred[] = {"-o", inferred_path, "-q", "--threads", "1"};
+    assert_int_equal(run_bake(5, bake_inferred), 0);
+    char *meta = read_meta(inferred_path);
+    assert_non_null(strstr(meta, "\nunit_source=inferred\n"));
+    const char *scale = strstr(meta, "\nunit_scale=");
+    assert_non_null(scale);
+    const double metres = strtod(scale + strlen("\nunit_scale="), NULL);
+    if (fabs(metres / 0.05644 - 1.0) > 0.03) fail_msg("inferred %g m per unit, CMU's is 0.05644", metres);
+    free(meta);
 }
 
 static void errors_leave_no_archive(void **state)

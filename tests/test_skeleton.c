@@ -42,6 +42,37 @@ static void test_sort_depth_first(void **state)
     ossa_raw_skeleton_destroy(&raw);
 }
 
+/* The rest-pose extent against positions worked out by hand: a root at (0, 10, 0) rotated a
+ * quarter turn about z (x -> y, y -> -x) and scaled 2; its child 3 units along x lands at
+ * (0, 16, 0), a grandchild 1 unit along -y (in the child's frame, no rotation, the root's scale
+ * carries) at (2, 16, 0). Extents: x 2, y 6, z 0, so 6. */
+static void test_rest_height(void **state)
+{
+    (void)state;
+    ossa_raw_skeleton raw;
+    assert_int_equal(ossa_raw_skeleton_create(&raw, 3, NULL), OSSA_OK);
+    const float h = sqrtf(.5f);
+    raw.joints[0].rest = (ossa_transform){{0.f, 10.f, 0.f}, {0.f, 0.f, h, h}, {2.f, 2.f, 2.f}};
+    raw.joints[1].parent = 0;
+    raw.joints[1].rest.translation = (ossa_float3){3.f, 0.f, 0.f};
+    raw.joints[2].parent = 1;
+    raw.joints[2].rest.translation = (ossa_float3){0.f, -1.f, 0.f};
+    float height = -1.f;
+    assert_int_equal(ossa_raw_skeleton_rest_height(&raw, &height, NULL), OSSA_OK);
+    assert_float_equal(height, 6.f, 1e-5f);
+    /* A parent after its child is refused (sort first); one joint has no extent. */
+    raw.joints[0].parent = 2, raw.joints[2].parent = -1, raw.joints[1].parent = 2;
+    ossa_diag diag;
+    ossa_diag_clear(&diag);
+    assert_int_equal(ossa_raw_skeleton_rest_height(&raw, &height, &diag), OSSA_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(diag.message, "sort"));
+    ossa_raw_skeleton_destroy(&raw);
+    assert_int_equal(ossa_raw_skeleton_create(&raw, 1, NULL), OSSA_OK);
+    assert_int_equal(ossa_raw_skeleton_rest_height(&raw, &height, NULL), OSSA_OK);
+    assert_float_equal(height, 0.f, 0.f);
+    ossa_raw_skeleton_destroy(&raw);
+}
+
 static void test_build_and_view(void **state)
 {
     (void)state;
@@ -131,6 +162,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sort_depth_first),
+        cmocka_unit_test(test_rest_height),
         cmocka_unit_test(test_build_and_view),
         cmocka_unit_test(test_invalid_raw_skeleton),
         cmocka_unit_test(test_corrupted_blob),

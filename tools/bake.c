@@ -17,8 +17,8 @@ static void usage_bake(void)
             "  --tolerance M       largest model-space error at 3 cm virtual vertices, metres, measured\n"
             "                      at every source sample (default 0.0001, ACL's default precision)\n"
             "  --no-optimize       lossless: keep every source sample at 24 bits per component\n"
-            "  --unit-scale M      metres per source unit (replaces the input's; needed when it does\n"
-            "                      not say, as for BVH); kept in META, errors are reported in mm\n"
+            "  --unit-scale M      metres per source unit (replaces the input's, or the one inferred\n"
+            "                      from the rest pose when it states none, as BVH); kept in META\n"
             "  --threads N         encoding threads (default: the online CPUs); the result is the same\n"
             "  -q, --quiet         print only the one-line summary, not the report\n",
             OSSA_DEFAULT_INPUT);
@@ -127,6 +127,11 @@ int tool_bake(int argc, char **argv)
     ossa_archive_entry *entries = calloc(blob_count + 1, sizeof *entries);
     ossa_blob *blobs = calloc(blob_count, sizeof *blobs);
     const tool_unit unit = tool_unit_of_import(&imp, unit_scale_arg);
+    if (!strcmp(unit.source, "inferred"))
+        fprintf(stderr,
+                "ossa: %s states no unit: assumed %.4g m per unit from a rest pose %.1f units tall (the joints "
+                "of a 1.7 m human span %.2f m); --unit-scale overrides\n",
+                input, (double)unit.scale, (double)unit.height, (double)TOOL_HUMAN_JOINT_SPAN);
     char *meta = meta_text(&imp, input, unit);
     int status = 1;
     if (!entries || !blobs || !meta) {

@@ -65,7 +65,7 @@ static void print_meta(const ossa_archive *ar, const char *key, const char *labe
  * that was a default), else the source's metadata, else 1. */
 static tool_unit info_unit(const void *data, size_t size, const ossa_import_output *against, float user_scale)
 {
-    if (user_scale > 0.f) return (tool_unit){user_scale, "user"};
+    if (user_scale > 0.f) return (tool_unit){user_scale, "user", 0.f};
     ossa_archive ar;
     char scale[64] = "", source[32] = "", units[64] = "";
     if (ossa_archive_init(&ar, data, size) == OSSA_OK && meta_value(&ar, "unit_scale", scale, sizeof scale)) {
@@ -75,9 +75,10 @@ static tool_unit info_unit(const void *data, size_t size, const ossa_import_outp
         /* Archives from before unit_source: a unit the source did not state was a default. */
         const bool by_default = !strcmp(source, "default") || (!source[0] && !strcmp(units, "unknown"));
         if (value > 0.f && isfinite(value) && !by_default)
-            return (tool_unit){value, !strcmp(source, "user") ? "user" : "file"};
+            return (tool_unit){value, !strcmp(source, "user") ? "user" : !strcmp(source, "inferred") ? "inferred" : "file",
+                               0.f};
     }
-    return against ? tool_unit_of_import(against, 0.f) : (tool_unit){1.f, "default"};
+    return against ? tool_unit_of_import(against, 0.f) : (tool_unit){1.f, "default", 0.f};
 }
 
 /* User-channel tracks (name, type, keys, range of values) and the events kept in META. */
@@ -166,8 +167,9 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
     char scale_text[32];
     tool_format_float(scale_text, sizeof scale_text, unit.scale);
     printf("%-16s %s (%s)\n", "metres per unit", scale_text,
-           !strcmp(unit.source, "user")   ? "--unit-scale"
-           : !strcmp(unit.source, "file") ? "source metadata"
+           !strcmp(unit.source, "user")       ? "--unit-scale"
+           : !strcmp(unit.source, "file")     ? "source metadata"
+           : !strcmp(unit.source, "inferred") ? "inferred from the rest pose's extent, a 1.7 m human"
                                           : "assumed");
     printf("%-16s %zu joints (%zu SoA groups)\n", "skeleton", skel.joint_count, skel.soa_count);
     const size_t anim_count = ossa_archive_count(&ar, OSSA_TAG_ANIMATION);

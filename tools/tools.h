@@ -45,11 +45,20 @@ bool tool_attach_skeleton(const char *skeleton_path, ossa_import_output *out);
 /* The length unit errors are converted with (to millimetres), and who said so. */
 typedef struct tool_unit {
     float scale;        /* metres per source unit, > 0 */
-    const char *source; /* "user" (--unit-scale), "file" (the source's metadata) or "default" (1, assumed) */
+    const char *source; /* "user" (--unit-scale), "file" (the source's metadata), "inferred" (from
+                           the rest pose's height) or "default" (1, assumed) */
+    float height;       /* "inferred": the rest pose's extent in source units; else 0 */
 } tool_unit;
 
+/* The rest-pose extent (ossa_raw_skeleton_rest_height) a skeleton without a unit is assumed
+ * to have, metres: the joints of a standing 1.7 m human, from the toe joints to the head's end
+ * (below the skull's top) or hand end to hand end, span about 1.47 m. Calibrated on the CMU
+ * motion-capture skeleton, whose unit is known (1/0.45 inch = 0.05644 m: 26.07 units). */
+#define TOOL_HUMAN_JOINT_SPAN 1.47f
+
 /* `user_scale` when > 0 (--unit-scale); else the importer's unit_scale, unless its
- * source_units is "unknown" (BVH); else 1, "default". */
+ * source_units is "unknown" (BVH); else inferred: TOOL_HUMAN_JOINT_SPAN over the rest pose's
+ * extent (ossa_raw_skeleton_rest_height); else 1, "default". */
 tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale);
 
 /* The accepted range of --unit-scale, metres per source unit (a micrometre to 10 km). */

@@ -66,6 +66,15 @@ OSSA_API bool ossa_raw_skeleton_is_depth_first(const ossa_raw_skeleton *skeleton
 OSSA_API ossa_result ossa_raw_skeleton_sort_depth_first(ossa_raw_skeleton *skeleton, size_t *new_index,
                                                         ossa_diag *diag);
 
+/* The rest pose's extent: the largest, over the three model-space axes, of the span of the
+ * joints' rest positions (source units; 0 with fewer than two joints). For a standing human
+ * in a rest pose this is the standing height (or the arm span, about the same), which is how
+ * a file without a unit (BVH) is given one: 1.7 m / height. Requires every parent before its
+ * child (as after ossa_raw_skeleton_sort_depth_first). Errors: those of validate,
+ * OSSA_ERROR_INVALID_ARGUMENT (a parent after its child), OSSA_ERROR_OUT_OF_MEMORY. */
+OSSA_API ossa_result ossa_raw_skeleton_rest_height(const ossa_raw_skeleton *skeleton, float *height,
+                                                   ossa_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
