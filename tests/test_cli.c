@@ -395,6 +395,20 @@ static void references_stay_inside_the_folder(void **state)
     }
 }
 
+/* A source cut so short that nothing is left (the Maya header alone) bakes nothing: an error. */
+static void empty_bake_is_an_error(void **state)
+{
+    (void)state;
+    static const char header[] = "animVersion 1.1;\nmayaVersion 2026;\ntimeUnit film;\n";
+    const char *path = path_in("cut.anim");
+    write_file(path, header, sizeof header - 1);
+    char out[512];
+    snprintf(out, sizeof out, "%s", path_in("cut.ossa"));
+    const char *argv[] = {path, "-o", out, "-q"};
+    assert_int_equal(run_bake(4, argv), 1);
+    assert_int_equal(access(out, F_OK), -1);
+}
+
 /* A clip from a format without clip names (Maya .anim) is named after the file's stem. */
 static void clips_are_named_after_the_file(void **state)
 {
@@ -422,6 +436,7 @@ int main(void)
         cmocka_unit_test(bad_invocations_are_refused),
         cmocka_unit_test(references_stay_inside_the_folder),
         cmocka_unit_test(clips_are_named_after_the_file),
+        cmocka_unit_test(empty_bake_is_an_error),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -113,6 +113,12 @@ int tool_bake(int argc, char **argv)
     ossa_import_output imp = {0};
     const double t0 = tool_now();
     if (!tool_import_with_skeleton(input, skeleton_path, drop_end_sites, &imp)) return 1;
+    if (imp.skeleton.joint_count == 0 && imp.animation_count == 0 && imp.track_count == 0 && imp.event_count == 0) {
+        fprintf(stderr, "ossa: %s: nothing to bake: no joint, animation, track or event in this file (cut short?)\n",
+                input);
+        ossa_import_output_destroy(&imp);
+        return 1;
+    }
     if (imp.skeleton.joint_count == 0 && imp.animation_count > 0) {
         fprintf(stderr, "ossa: %s: animation without a skeleton (give a file that has one)\n", input);
         ossa_import_output_destroy(&imp);
