@@ -221,6 +221,8 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
                                                     "blend",   "iqm", "m3d",  "obj", "ply", "stl"};
     for (size_t i = 0; i < sizeof assimp_extensions / sizeof *assimp_extensions; ++i)
         if (!strcasecmp(ext, assimp_extensions[i])) return OSSA_FORMAT_ASSIMP;
+    /* Every other extension the linked assimp reads (LightWave scenes, MD2, ...). */
+    if (ossa_assimp_reads_extension(ext)) return OSSA_FORMAT_ASSIMP;
     /* Text that looks like BVH without an extension. */
     if (starts_with(data, size, "HIERARCHY")) return OSSA_FORMAT_ASSIMP;
     return OSSA_FORMAT_UNKNOWN;

@@ -667,6 +667,55 @@ static void test_collada(void **state)
     free(text);
 }
 
+/* ---- formats found by asking assimp ---- */
+
+/* LightWave scenes are not in ossa's own extension list: detection asks the linked assimp.
+ * move_x.lws moves its object along x with three keys of channel 0 ("Key value time ..."),
+ * read here from the text, and holds y at channel 1's value. */
+static void test_lightwave_scene(void **state)
+{
+    (void)state;
+    assert_int_equal(ossa_import_detect("LWSC", 4, "scene.lws"), OSSA_FORMAT_ASSIMP);
+    assert_int_equal(ossa_import_detect("", 0, "frames.md2"), OSSA_FORMAT_ASSIMP);
+    assert_true(ossa_assimp_reads_extension(".lws"));
+    assert_false(ossa_assimp_reads_extension("ossa-not-a-format"));
+    size_t size;
+    char *text = read_model("LWS/move_x.lws", &size);
+    double times[3], values[3], y;
+    const char *at = strstr(text, "Channel 0");
+    assert_non_null(at);
+    for (int k = 0; k < 3; ++k) {
+        at = strstr(at, "Key ");
+        assert_non_null(at);
+        char *end;
+        values[k] = strtod(at + 4, &end);
+        times[k] = strtod(end, NULL);
+        at = end;
+    }
+    at = strstr(strstr(text, "Channel 1"), "Key ");
+    y = strtod(at + 4, NULL);
+    ossa_import_output out;
+    ossa_diag diag;
+    assert_int_equal(import(text, size, &(ossa_assimp_desc){.format_hint = "lws"}, &out, &diag), OSSA_OK);
+    assert_valid(&out);
+    assert_int_equal(out.animation_count, 1);
+    const ossa_raw_joint_track *t = &out.animations[0].tracks[0];
+    assert_int_equal(t->translation_count, 3);
+    for (int k = 0; k < 3; ++k) {
+        assert_near(t->translations[k].time, times[k], 1e-6);
+        assert_near(t->translations[k].value.x, values[k], 1e-6);
+        assert_near(t->translations[k].value.y, y, 1e-6);
+    }
+    ossa_import_output_destroy(&out);
+    free(text);
+    /* MD2 animates vertices: the refusal says so. */
+    char *md2 = read_model("MD2/faerie.md2", &size);
+    assert_int_equal(import(md2, size, &(ossa_assimp_desc){.format_hint = "md2"}, &out, &diag),
+                     OSSA_ERROR_UNSUPPORTED_FORMAT);
+    assert_non_null(strstr(diag.message, "animates vertices"));
+    free(md2);
+}
+
 /* ---- bad input ---- */
 
 static void test_bad_input(void **state)
@@ -825,6 +874,7 @@ int main(void)
         cmocka_unit_test(test_gltf_generated),
         cmocka_unit_test(test_fbx),
         cmocka_unit_test(test_collada),
+        cmocka_unit_test(test_lightwave_scene),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_too_many_joints),
         cmocka_unit_test(test_allocator),

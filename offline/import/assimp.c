@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
 
@@ -615,10 +616,22 @@ static ossa_result convert(const struct aiScene *scene, const ossa_assimp_desc *
     scene_map map = {.scene = scene, .allocator = &out->allocator};
     ossa_result r = flatten_nodes(&map, diag);
     if (!r) r = select_joints(&map, desc, diag);
-    if (!r && !map.joint_count)
+    if (!r && !map.joint_count) {
+        /* Vertex (morph) animation formats load as a static mesh: say so rather than "empty". */
+        unsigned morphs = 0;
+        for (unsigned m = 0; m < scene->mNumMeshes; ++m) morphs += scene->mMeshes[m] ? scene->mMeshes[m]->mNumAnimMeshes : 0;
+        const char *hint = desc->format_hint ? strrchr(desc->format_hint, '.') : NULL;
+        hint = hint ? hint + 1 : desc->format_hint ? desc->format_hint : "";
+        const bool vertex_format = !strcasecmp(hint, "md2") || !strcasecmp(hint, "md3") || !strcasecmp(hint, "mdc") ||
+                                   !strcasecmp(hint, "mdl") || !strcasecmp(hint, "hmp");
         r = ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
-                          "no skeleton or animation found: no node of the %zu in the scene is animated or a mesh bone",
-                          map.node_count);
+                          "no skeleton or animation found: no node of the %zu in the scene is animated or a mesh "
+                          "bone%s",
+                          map.node_count,
+                          vertex_format || morphs ? " (this file animates vertices, not joints: assimp gives the mesh "
+                                                    "frames or morph targets, which are not joint tracks)"
+                                                  : "");
+    }
     if (!r) r = build_skeleton(&map, out, diag);
     for (unsigned a = 0; !r && a < scene->mNumAnimations; ++a) r = build_animation(&map, a, out, diag);
     if (!r) r = write_metadata(&map, desc, out, diag);
@@ -714,7 +727,21 @@ ossa_result ossa_import_assimp(const void *data, size_t size, const ossa_assimp_
     return r;
 }
 
+bool ossa_assimp_reads_extension(const char *extension)
+{
+    if (!extension || !*extension) return false;
+    char dotted[40];
+    if (snprintf(dotted, sizeof dotted, ".%s", extension + (extension[0] == '.')) >= (int)sizeof dotted) return false;
+    return aiIsExtensionSupported(dotted) == AI_TRUE;
+}
+
 #else /* no assimp */
+
+bool ossa_assimp_reads_extension(const char *extension)
+{
+    (void)extension;
+    return false;
+}
 
 ossa_result ossa_import_assimp(const void *data, size_t size, const ossa_assimp_desc *desc, ossa_import_output *out,
                                ossa_diag *diag)

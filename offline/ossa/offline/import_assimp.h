@@ -95,6 +95,10 @@ typedef struct ossa_assimp_desc {
 OSSA_API ossa_result ossa_import_assimp(const void *data, size_t size, const ossa_assimp_desc *desc,
                                         ossa_import_output *out, ossa_diag *diag);
 
+/* True when the linked assimp has a loader for files with this extension ("lws" or ".lws";
+ * asks assimp, so it follows the installed version). False without assimp. */
+OSSA_API bool ossa_assimp_reads_extension(const char *extension);
+
 #ifdef __cplusplus
 }
 #endif
