@@ -550,6 +550,29 @@ static void test_gltf_generated(void **state)
         assert_true(knee->translations[k].time == expect_time[k] && knee->translations[k].value.x == expect_x[k]);
     assert_true(out.animations[0].duration == 3.f);
     ossa_import_output_destroy(&out);
+
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+    /* A skin without inverseBindMatrices (valid glTF; assimp 5.2 crashes on it) is refused
+     * before assimp reads it, as .gltf text and as the JSON chunk of a binary glTF. */
+    json = skinned_gltf(NULL, 0);
+    char *key = strstr(json, ",\"inverseBindMatrices\":3");
+    assert_non_null(key);
+    memmove(key, key + strlen(",\"inverseBindMatrices\":3"), strlen(key + strlen(",\"inverseBindMatrices\":3")) + 1);
+    assert_int_equal(import(json, strlen(json), &desc, &out, &diag), OSSA_ERROR_UNSUPPORTED_FORMAT);
+    assert_non_null(strstr(diag.message, "skin 0 has no inverseBindMatrices"));
+    const size_t n = strlen(json), padded = (n + 3) & ~(size_t)3;
+    unsigned char *glb = calloc(1, 20 + padded);
+    assert_non_null(glb);
+    const uint32_t words[5] = {0x46546c67u, 2, (uint32_t)(20 + padded), (uint32_t)padded, 0x4e4f534au};
+    for (int w = 0; w < 5; ++w)
+        for (int b = 0; b < 4; ++b) glb[4 * w + b] = (unsigned char)(words[w] >> (8 * b));
+    memcpy(glb + 20, json, n);
+    memset(glb + 20 + n, ' ', padded - n);
+    assert_int_equal(import(glb, 20 + padded, &(ossa_assimp_desc){.format_hint = "glb"}, &out, &diag),
+                     OSSA_ERROR_UNSUPPORTED_FORMAT);
+    assert_non_null(strstr(diag.message, "inverseBindMatrices"));
+    free(glb);
+#endif
 }
 
 /* ---- FBX and Collada ---- */

@@ -24,6 +24,9 @@
 #include <assimp/scene.h>
 
 #include "assimp_io.h"
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+#include <cjson/cJSON.h>
+#endif
 
 /* ---- scene nodes, flattened in depth-first pre-order ---- */
 
@@ -685,11 +688,51 @@ static ossa_result import_error(const ossa__assimp_io *io, ossa_diag *diag)
     return ossa_diag_set(diag, OSSA_ERROR_PARSE, SIZE_MAX, line, 0, "assimp: %.200s", error);
 }
 
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+/* assimp 5.2 dereferences a glTF 2.0 skin's inverseBindMatrices accessor without checking that
+ * the skin has one (the key is optional: identity matrices are meant), and crashes. A skin
+ * without it is refused here, before assimp sees the file. The JSON is the whole input (.gltf)
+ * or the first chunk of a binary glTF (12-byte header "glTF", version, length; then chunk
+ * length, "JSON"). Source: glTF 2.0 specification, 3.7.3 (skins) and 4.4 (GLB). */
+static ossa_result check_gltf_skins(const uint8_t *data, size_t size, ossa_diag *diag)
+{
+    const char *json = (const char *)data;
+    size_t json_size = size;
+    if (size >= 20 && !memcmp(data, "glTF", 4)) {
+        const size_t chunk = (size_t)data[12] | (size_t)data[13] << 8 | (size_t)data[14] << 16 | (size_t)data[15] << 24;
+        if (memcmp(data + 16, "JSON", 4) || chunk > size - 20) return OSSA_OK; /* assimp reports it */
+        json = (const char *)data + 20;
+        json_size = chunk;
+    } else {
+        size_t i = 0;
+        while (i < size && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n')) ++i;
+        if (i == size || data[i] != '{') return OSSA_OK;
+    }
+    cJSON *root = cJSON_ParseWithLength(json, json_size);
+    if (!root) return OSSA_OK; /* not JSON after all: assimp's reader decides */
+    ossa_result r = OSSA_OK;
+    const cJSON *skins = cJSON_GetObjectItemCaseSensitive(root, "skins");
+    int index = 0;
+    for (const cJSON *skin = cJSON_IsArray(skins) ? skins->child : NULL; skin && r == OSSA_OK; skin = skin->next, ++index)
+        if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(skin, "inverseBindMatrices")))
+            r = ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
+                              "glTF skin %d has no inverseBindMatrices accessor (valid glTF, meaning identity "
+                              "matrices, but assimp 5.2 crashes on it): give the skin its matrices",
+                              index);
+    cJSON_Delete(root);
+    return r;
+}
+#endif
+
 static ossa_result import_scene(const void *data, size_t size, const ossa_assimp_desc *desc, ossa_import_output *out,
                                 ossa_diag *diag)
 {
     if (!data && size) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "data is NULL");
     if (!size) return ossa_diag_set(diag, OSSA_ERROR_PARSE, 0, 0, 0, "the input is empty: expected a scene file");
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+    ossa_result checked = check_gltf_skins(data, size, diag);
+    if (checked != OSSA_OK) return checked;
+#endif
     char name[48]; /* "ossa-input." and a hint of up to 31 characters */
     ossa_result r = main_name(desc->format_hint, name, sizeof name, diag);
     if (r != OSSA_OK) return r;
