@@ -800,11 +800,21 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(diag.message, "ticks per second"));
     assert_empty(&out);
 
-    /* A valid scene with neither bones nor animation. */
+    /* A valid scene with neither bones nor animation: assimp reads it, ossa finds nothing. */
     const char obj[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    assert_int_equal(import(obj, sizeof obj - 1, NULL, &out, &diag), OSSA_ERROR_UNSUPPORTED_FORMAT);
+    assert_non_null(strstr(diag.message, "no skeleton or animation found"));
+    assert_empty(&out);
+    /* Named as a static-geometry format, it is refused before assimp reads it: an OFF header
+     * declaring 35 billion vertices (assimp-testmodels' invalid/OutOfMemory.off) returns at once. */
     assert_int_equal(import(obj, sizeof obj - 1, &(ossa_assimp_desc){.format_hint = "obj"}, &out, &diag),
                      OSSA_ERROR_UNSUPPORTED_FORMAT);
-    assert_non_null(strstr(diag.message, "no skeleton or animation found"));
+    assert_non_null(strstr(diag.message, "static geometry"));
+    assert_empty(&out);
+    const char off[] = "OFF\n35353523535 8 6 0\n-0.5 -0.5 0.5\n";
+    assert_int_equal(import(off, sizeof off - 1, &(ossa_assimp_desc){.format_hint = "off"}, &out, &diag),
+                     OSSA_ERROR_UNSUPPORTED_FORMAT);
+    assert_non_null(strstr(diag.message, ".off file holds static geometry"));
     assert_empty(&out);
 }
 

@@ -736,6 +736,18 @@ static ossa_result import_scene(const void *data, size_t size, const ossa_assimp
     char name[48]; /* "ossa-input." and a hint of up to 31 characters */
     ossa_result r = main_name(desc->format_hint, name, sizeof name, diag);
     if (r != OSSA_OK) return r;
+    /* Formats that hold static geometry only are refused before assimp reads them: there is
+     * nothing to import, and some of assimp's readers trust declared counts (an OFF header
+     * declaring 35 billion vertices runs for minutes). */
+    static const char *const static_formats[] = {"obj", "stl", "ply", "off", "raw", "nff", "enff", "3mf",
+                                                 "amf", "dxf", "ifc", "ifczip", "xgl", "zgl", "ter"};
+    const char *last = strrchr(name, '.');
+    for (size_t i = 0; last && i < sizeof static_formats / sizeof *static_formats; ++i)
+        if (!strcasecmp(last + 1, static_formats[i]))
+            return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
+                                 "a .%s file holds static geometry only (no joints, no animation): nothing to "
+                                 "import",
+                                 last + 1);
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
     ossa__assimp_io io;
