@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times `ossa bake` (import + optimise + build + save) over the clip set with hyperfine.
-#   bash bench/bake.sh [BUILD_DIR]      (default: build; shared data from ../shared/data)
+#   bash bench/bake.sh [BUILD_DIR]      (default: build; data directory of docs/benchmarks.md in OSSA_SHARED_DATA)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=${1:-build}

@@ -5,8 +5,8 @@
 #   bash bench/rd.sh BUILD_DIR [OUT_DIR]        (OUT_DIR defaults to BUILD_DIR/rd)
 #
 # Writes OUT_DIR/rd.tsv, OUT_DIR/rd.md (also printed to stdout) and OUT_DIR/rd.svg (gnuplot).
-# Data: ../shared/data beside the checkout (override with OSSA_SHARED_DATA) and the CMU BVH of
-# Debian's assimp-testmodels (override with OSSA_CMU_BVH). Missing files are skipped, and so are
+# Data: the data directory of docs/benchmarks.md, given with OSSA_SHARED_DATA, and the CMU BVH
+# of Debian's assimp-testmodels (override with OSSA_CMU_BVH). Missing files are skipped, and so are
 # clips that `ossa bake` refuses; the reason goes to stderr.
 set -euo pipefail
 start_ns=$(date +%s%N)
@@ -17,7 +17,8 @@ usage: bash bench/rd.sh BUILD_DIR [OUT_DIR]
   BUILD_DIR  meson build directory holding tools/ossa (e.g. build)
   OUT_DIR    where bakes, rd.tsv, rd.md and rd.svg go (default: BUILD_DIR/rd)
 environment:
-  OSSA_SHARED_DATA  data directory (default: <repo>/../shared/data; OSSA_DATA_DIR also works)
+  OSSA_SHARED_DATA  data directory laid out as in docs/benchmarks.md (OSSA_DATA_DIR also works;
+                    without either, a directory beside the checkout is tried)
   OSSA_CMU_BVH   CMU 01_01.bvh (default: /usr/share/assimp/models/BVH/01_01.bvh)
 EOF
 }

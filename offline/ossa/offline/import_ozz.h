@@ -62,7 +62,8 @@
  * tags, versions, endianness swap), include/ozz/base/containers/vector_archive.h and
  * string_archive.h (array and string layouts), src/animation/offline/raw_skeleton_archive.cc,
  * raw_animation_archive.cc and src/animation/runtime/skeleton.cc (object fields); every
- * layout above was confirmed byte by byte on the archives in ../shared/data/ozz/.
+ * layout above was confirmed byte by byte on ozz-animation's sample archives (the pab
+ * skeleton and raw animations in both byte orders; docs/benchmarks.md lists them).
  */
 #ifndef OSSA_OFFLINE_IMPORT_OZZ_H
 #define OSSA_OFFLINE_IMPORT_OZZ_H
