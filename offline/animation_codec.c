@@ -154,23 +154,8 @@ void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__s
         ossa__subtrack_decode(clip, s, st, 0, out);
         return;
     }
-    /* As the sampling job: the last time point at or before the ratio, at most frames - 2. */
-    const size_t F = clip->frames;
-    size_t f;
-    if (clip->uniform) {
-        f = (size_t)(ratio * (float)(F - 1));
-    } else {
-        size_t lo = 0, hi = F;
-        while (lo < hi) {
-            const size_t mid = lo + (hi - lo) / 2;
-            if (clip->ratios[mid] <= ratio)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        f = lo ? lo - 1 : 0;
-    }
-    if (f > F - 2) f = F - 2;
+    /* The time point the sampling job interpolates from. */
+    const size_t f = ossa__frame_at(clip->uniform ? NULL : clip->ratios, clip->frames, ratio);
     size_t a = f, b = f + 1;
     while (!st->keys[a]) --a;
     while (!st->keys[b]) ++b;

@@ -146,4 +146,27 @@ static inline ossa_quat ossa__unpack_constant_quat(uint32_t lo, uint32_t hi)
     return ossa__rotation_from(c, (int)((bits >> 60) & 3u));
 }
 
+/* The time point the sampling job interpolates from at `ratio` (in [0, 1]): the last one at
+ * or before it, at most count - 2 so that a next one exists. `timepoints` is the table of
+ * ratios of a clip with table time points, NULL for uniform ones; count >= 2. The builder
+ * mirrors the job with this same function. */
+static inline size_t ossa__frame_at(const float *timepoints, size_t count, float ratio)
+{
+    size_t f;
+    if (!timepoints) {
+        f = (size_t)(int32_t)(ratio * (float)(int32_t)(count - 1));
+    } else {
+        size_t lo = 0, hi = count;
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (timepoints[mid] <= ratio)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        f = lo ? lo - 1 : 0;
+    }
+    return f < count - 2 ? f : count - 2;
+}
+
 #endif /* OSSA_RUNTIME_ANIMATION_FORMAT_H */

@@ -411,27 +411,6 @@ static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, u
     ctx->segment = segment;
 }
 
-/* Last time point at or before `ratio`, at most frame_count - 2 (so a next one exists). */
-static uint32_t frame_of(const ossa_animation *a, float ratio)
-{
-    const uint32_t last = (uint32_t)a->frame_count - 2;
-    uint32_t f;
-    if (!a->timepoints) {
-        f = (uint32_t)(int32_t)(ratio * (float)(int32_t)(a->frame_count - 1));
-    } else {
-        size_t lo = 0, hi = a->frame_count;
-        while (lo < hi) {
-            const size_t mid = lo + (hi - lo) / 2;
-            if (a->timepoints[mid] <= ratio)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        f = lo ? (uint32_t)lo - 1 : 0;
-    }
-    return f < last ? f : last;
-}
-
 /* Component c of a key whose components start at bit 0 of `word` (widths w). */
 #define TAKE(word, width) ((uint32_t)(word) & (uint32_t)((1ull << (width)) - 1u))
 
@@ -601,7 +580,7 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
         unsigned mask = v4f_movemask(stale);
         if (mask) {
             if (frame == UINT32_MAX) {
-                frame = frame_of(a, ratio);
+                frame = (uint32_t)ossa__frame_at(a->timepoints, a->frame_count, ratio);
                 segment = frame / OSSA__SEGMENT_FRAMES;
                 if (ctx->segment != segment) enter_segment(a, ctx, segment);
             }
