@@ -48,18 +48,25 @@ static void key_value(int channel, const ossa__subtrack *st, const uint32_t *q, 
     }
 }
 
-/* The runtime's interpolation between keys a (value va) and b (value vb) at time point f. */
-static void interpolate(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
-                        size_t f, float out[4])
+/* The runtime's interpolation between keys a (value va) and b (value vb) at `ratio`. */
+static void interpolate_at(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
+                           float ratio, float out[4])
 {
     const float r0 = clip->ratios[a];
     const float span = clip->ratios[b] - r0;
-    const float alpha = (clip->ratios[f] - r0) / (span > FLT_MIN ? span : FLT_MIN);
+    const float alpha = (ratio - r0) / (span > FLT_MIN ? span : FLT_MIN);
     for (int c = 0; c < 4; ++c) out[c] = (vb[c] - va[c]) * alpha + va[c];
     if (channel == OSSA__CH_ROTATION) {
         const float inv = 1.f / sqrtf(out[0] * out[0] + (out[1] * out[1] + (out[2] * out[2] + out[3] * out[3])));
         for (int c = 0; c < 4; ++c) out[c] *= inv;
     }
+}
+
+/* The same at time point f. */
+static void interpolate(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
+                        size_t f, float out[4])
+{
+    interpolate_at(clip, channel, a, b, va, vb, clip->ratios[f], out);
 }
 
 /* Local error of `value` against the sample `ref` (see ossa__subtrack_encode). */
@@ -119,39 +126,25 @@ static float encoded_error(const ossa__clip *clip, size_t s, const ossa__subtrac
     return max_f(e, local_error(channel, ref + 4 * a, va, radius));
 }
 
-void ossa__subtrack_decode(const ossa__clip *clip, size_t s, const ossa__subtrack *st, size_t f, float out[4])
+/* Each channel's default value: translation 0, identity rotation, unit scale. */
+static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
+
+/* The value of a default, constant or rest-pose sub-track (4 floats). */
+static void fixed_value(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float out[4])
 {
     const int channel = (int)(s % 3);
-    static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
-    if (st->kind == OSSA__KIND_DEFAULT) {
+    if (st->kind == OSSA__KIND_DEFAULT)
         memcpy(out, defaults[channel], 4 * sizeof(float));
-        return;
-    }
-    if (st->kind == OSSA__KIND_CONSTANT) {
+    else if (st->kind == OSSA__KIND_CONSTANT)
         decoded_constant(channel, st->constant, out);
-        return;
-    }
-    if (st->kind == OSSA__KIND_REST) {
+    else
         memcpy(out, clip->rest + 4 * s, 4 * sizeof(float));
-        return;
-    }
-    size_t a = f, b = f;
-    while (!st->keys[a]) --a;
-    while (b + 1 < clip->frames && !st->keys[b]) ++b;
-    float va[4], vb[4];
-    key_value(channel, st, st->q + 4 * a, va);
-    if (a == b) {
-        memcpy(out, va, sizeof va);
-        return;
-    }
-    key_value(channel, st, st->q + 4 * b, vb);
-    interpolate(clip, channel, a, b, va, vb, f, out);
 }
 
 void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio, float out[4])
 {
     if (st->kind != OSSA__KIND_ANIMATED) {
-        ossa__subtrack_decode(clip, s, st, 0, out);
+        fixed_value(clip, s, st, out);
         return;
     }
     /* The time point the sampling job interpolates from. */
@@ -163,14 +156,7 @@ void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__s
     float va[4], vb[4];
     key_value(channel, st, st->q + 4 * a, va);
     key_value(channel, st, st->q + 4 * b, vb);
-    const float r0 = clip->ratios[a];
-    const float span = clip->ratios[b] - r0;
-    const float alpha = (ratio - r0) / (span > FLT_MIN ? span : FLT_MIN);
-    for (int c = 0; c < 4; ++c) out[c] = (vb[c] - va[c]) * alpha + va[c];
-    if (channel == OSSA__CH_ROTATION) {
-        const float inv = 1.f / sqrtf(out[0] * out[0] + (out[1] * out[1] + (out[2] * out[2] + out[3] * out[3])));
-        for (int c = 0; c < 4; ++c) out[c] *= inv;
-    }
+    interpolate_at(clip, channel, a, b, va, vb, ratio, out);
 }
 
 /* ---- encoding ---- */
@@ -405,7 +391,6 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
     const size_t F = clip->frames;
-    static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
     st->kind = OSSA__KIND_ANIMATED;
     st->format = 0;
     st->n = 3;
@@ -421,13 +406,11 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         }
     if (exact_default || (tolerance > 0.f && hold_error(clip, s, defaults[channel], radius, tolerance) <= tolerance)) {
         st->kind = OSSA__KIND_DEFAULT;
-        st->error = exact_default ? 0.f : hold_error(clip, s, defaults[channel], radius, INFINITY);
         return;
     }
     /* The skeleton's rest pose: free too (the sampling job is given it). */
     if (clip->rest && tolerance > 0.f && hold_error(clip, s, clip->rest + 4 * s, radius, tolerance) <= tolerance) {
         st->kind = OSSA__KIND_REST;
-        st->error = hold_error(clip, s, clip->rest + 4 * s, radius, INFINITY);
         return;
     }
     float lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
@@ -451,7 +434,6 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     if (exact_constant || (tolerance > 0.f && hold_error(clip, s, decoded, radius, tolerance) <= tolerance)) {
         st->kind = OSSA__KIND_CONSTANT;
         memcpy(st->constant, held, sizeof held);
-        st->error = hold_error(clip, s, decoded, radius, INFINITY);
         return;
     }
 
@@ -499,7 +481,6 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         for (int c = 0; c < st->n; ++c) st->bits[c] = shi[c] > slo[c] ? OSSA__MAX_BITS : 0;
         quantise(clip, st, slo, shi);
         for (size_t f = 0; f < F; ++f) st->key_count += st->keys[f];
-        st->error = encoded_error(clip, s, st, radius, INFINITY);
         return;
     }
     /* First widths: a step that spends the rest of the tolerance evenly over the components;
@@ -538,6 +519,5 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
             }
         }
     }
-    st->error = e;
     for (size_t f = 0; f < F; ++f) st->key_count += st->keys[f];
 }

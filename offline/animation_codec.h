@@ -39,7 +39,6 @@ typedef struct ossa__subtrack {
     float *values;  /* [4 * frames] scratch: the values encoded at the keys */
     float *scratch; /* [18 * frames] scratch of the key value refit */
     size_t key_count;
-    float error; /* measured local error (model-space units at the joint's radius) */
 } ossa__subtrack;
 
 ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_allocator *allocator,
@@ -62,9 +61,6 @@ void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, siz
  * `tolerance`; tolerance 0 keeps every time point at the widest quantisation and only
  * exactly default or constant sub-tracks are stored as such. */
 void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, float radius, ossa__subtrack *out);
-
-/* The value the runtime decodes for sub-track `st` at time point f (4 floats). */
-void ossa__subtrack_decode(const ossa__clip *clip, size_t s, const ossa__subtrack *st, size_t f, float out[4]);
 
 /* The value the runtime decodes for sub-track `st` at `ratio` (in [0, 1]), 4 floats. */
 void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio, float out[4]);
