@@ -20,6 +20,12 @@ static ossa_result check_desc(const ossa_raw_animation *raw, const ossa_animatio
         return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "%zu overrides but no array",
                              d->override_count);
     if (d->tolerance == 0.f) return OSSA_OK;
+    /* The default shell, 3 cm in source units, must be a number: unit_scale 1e-41 would make
+     * every distance infinite and every error NaN, which no comparison would catch. */
+    if (d->shell_distance == 0.f && d->unit_scale > 0.f && !isfinite(OSSA_BUILD_DEFAULT_SHELL_DISTANCE / d->unit_scale))
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
+                             "unit_scale %g m per unit is too small: the 3 cm shell would be infinite in source units",
+                             (double)d->unit_scale);
     if (!d->skeleton)
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
                              "a tolerance needs the skeleton its error is measured on");

@@ -88,6 +88,10 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
                              "sample_rate and shell_distance must be finite and >= 0");
     const float duration = raw->duration;
+    if (!(duration > 0.f && duration <= OSSA_RAW_ANIMATION_MAX_DURATION))
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
+                             "raw animation duration %g s is outside (0, %g]", (double)duration,
+                             (double)OSSA_RAW_ANIMATION_MAX_DURATION);
     const float rate = ossa__fixed_rate(desc->sample_rate > 0.f ? desc->sample_rate : 60.f, duration);
     const size_t fixed_samples = ossa__fixed_count(rate, duration);
     const size_t points_per_joint = desc->shell_distance > 0.f ? 4 : 1;

@@ -752,6 +752,8 @@ static void test_bad_descs(void **state)
                OSSA_ERROR_INVALID_ARGUMENT, "shell_distance");
     expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &skel, .tolerance = .001f, .unit_scale = INFINITY},
                OSSA_ERROR_INVALID_ARGUMENT, "unit_scale");
+    expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &skel, .tolerance = .001f, .unit_scale = 1e-41f},
+               OSSA_ERROR_INVALID_ARGUMENT, "unit_scale");
     expect_bad(&raw,
                &(ossa_animation_build_desc){
                    .skeleton = &skel, .tolerance = .001f, .overrides = &out_of_range, .override_count = 1},

@@ -148,6 +148,15 @@ static void test_errors(void **state)
     assert_int_equal(rep.sample_count, 0);
     assert_int_equal(rep.source_sample_count, 0);
     assert_int_equal(ossa_measure_error(&f->skel, NULL, &f->built, NULL, &rep, NULL), OSSA_ERROR_NULL_ARGUMENT);
+    /* An unvalidated raw duration is checked, not converted to a sample count. */
+    const float durations[] = {NAN, -1.f, 0.f, INFINITY, 1e30f};
+    for (size_t i = 0; i < sizeof durations / sizeof *durations; ++i) {
+        const float kept = f->source.duration;
+        f->source.duration = durations[i];
+        assert_int_equal(ossa_measure_error(&f->skel, &f->source, &f->built, NULL, &rep, NULL),
+                         OSSA_ERROR_INVALID_ANIMATION);
+        f->source.duration = kept;
+    }
 }
 
 int main(void)

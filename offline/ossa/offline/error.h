@@ -56,12 +56,14 @@ typedef struct ossa_error_report {
  * Shapes: the work is sample_count x joint_count x (4 with a shell distance, else 1) points;
  * sample_count = ceil(duration x sample_rate) + 1, plus the distinct key times with
  * source_times. The fixed-rate part is at most OSSA_ERROR_MAX_FIXED_SAMPLES + 1: a clip
- * longer than that at sample_rate is measured at the rate that gives that count. Samples are taken in increasing time (the sampling job's fast path); the
- * results do not depend on that order.
+ * longer than that at sample_rate is measured at the rate that gives that count. Samples are
+ * taken in increasing time (the sampling job's fast path); the results do not depend on that
+ * order.
  * Units: seconds; errors and shell_distance in the skeleton's units (multiply by metres per
  * unit for metres).
  * Errors: OSSA_ERROR_NULL_ARGUMENT; OSSA_ERROR_JOINT_MISMATCH when track counts differ from
  * the joint count; OSSA_ERROR_INVALID_ARGUMENT (negative or non-finite desc values);
+ * OSSA_ERROR_INVALID_ANIMATION (raw duration not in (0, OSSA_RAW_ANIMATION_MAX_DURATION]);
  * OSSA_ERROR_OUT_OF_MEMORY. `report` is zeroed on error. */
 OSSA_API ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
                                         const ossa_animation *built, const ossa_error_desc *desc,
