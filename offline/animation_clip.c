@@ -12,8 +12,6 @@
 /* Two key times closer than this (as ratios of the duration) are one time point. */
 #define SAME_RATIO 1e-7f
 
-static int compare_floats(const void *pa, const void *pb) { return ossa__compare_floats(pa, pb); }
-
 static bool push_ratio(const ossa_allocator *al, float **ratios, size_t *count, size_t *capacity, float r)
 {
     if (!ossa__grow(al, (void **)ratios, capacity, *count + 1, sizeof **ratios)) return false;
@@ -42,7 +40,7 @@ static ossa_result collect_ratios(ossa__clip *clip, const ossa_raw_animation *ra
         return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory collecting key times");
     }
     for (size_t i = 0; i < count; ++i) ratios[i] = ratios[i] < 0.f ? 0.f : (ratios[i] > 1.f ? 1.f : ratios[i]);
-    qsort(ratios, count, sizeof *ratios, compare_floats);
+    qsort(ratios, count, sizeof *ratios, ossa__compare_floats);
     size_t unique = 1;
     for (size_t i = 1; i < count; ++i)
         if (ratios[i] - ratios[unique - 1] > SAME_RATIO) ratios[unique++] = ratios[i];

@@ -16,11 +16,6 @@ void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transfo
     }
 }
 
-static void raw_to_model(const ossa_skeleton *skel, const ossa_transform *local, ossa_float4x4 *model)
-{
-    ossa__raw_to_model(skel->parents, skel->joint_count, local, model);
-}
-
 static float clamp_time(float t, float duration)
 {
     if (!(t >= 0.f)) return 0.f; /* also NaN: measuring must not trust unvalidated keys */
@@ -135,7 +130,7 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
     for (size_t s = 0; s < samples; ++s) {
         const float time = times[s];
         ossa_raw_animation_sample(raw, time, local, n);
-        raw_to_model(skeleton, local, m_raw);
+        ossa__raw_to_model(skeleton->parents, skeleton->joint_count, local, m_raw);
         const ossa_sampling_job sjob = {
             built, ctx, time / duration, soa, skeleton->soa_count, skeleton->rest_pose, skeleton->soa_count};
         const ossa_local_to_model_job ljob = {skeleton, NULL, 0, 0, soa, skeleton->soa_count, m_built, n};
