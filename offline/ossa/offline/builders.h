@@ -70,9 +70,9 @@ typedef struct ossa_animation_build_desc {
     size_t override_count;
     const ossa_allocator *allocator;   /* NULL -> malloc/free */
     ossa_animation_build_stats *stats; /* optional: filled on success */
-    unsigned threads;                  /* encoding threads (error-bounded builds); 0 -> 1; the
-                                          result does not depend on it; 1 where the library was
-                                          built without POSIX threads */
+    unsigned threads;                  /* encoding threads (error-bounded builds); 0 -> 1, at most
+                                          16 are used; the result does not depend on it; 1 where
+                                          the library was built without POSIX threads */
 } ossa_animation_build_desc;
 
 /* Builds a runtime animation blob (layout in ossa/animation.h) from a valid raw animation.
@@ -98,13 +98,17 @@ typedef struct ossa_animation_build_desc {
  * bisection) for the smallest blob whose measured error stays within every joint's
  * tolerance; then each sub-track's share is loosened where the measured error leaves room.
  * The tolerance is a verified bound at the time points; between them both curves are
- * interpolations of neighbouring samples.
+ * interpolations of neighbouring samples. When no encoding reaches it (a tolerance below
+ * what float model space resolves at the skeleton's scale), the finest one is returned with
+ * OSSA_OK and stats->error_ratio > 1: check it.
  * Units: times become ratios (time / duration); tolerance and shell distance in skeleton
  * units. Work: O(sub-tracks x time points x tries).
  * Errors: OSSA_ERROR_NULL_ARGUMENT; validate's errors; OSSA_ERROR_INVALID_ARGUMENT (negative
  * or non-finite desc values, a tolerance without a skeleton, an override's joint out of range);
  * OSSA_ERROR_JOINT_MISMATCH (skeleton joint count differs from the track count);
- * OSSA_ERROR_INVALID_SKELETON (not depth-first); OSSA_ERROR_OUT_OF_MEMORY.
+ * OSSA_ERROR_INVALID_SKELETON (not depth-first) and the skeleton validator's errors;
+ * OSSA_ERROR_INVALID_ANIMATION (key data of 2^29 bytes or more, or more than 2^31 time points);
+ * OSSA_ERROR_OUT_OF_MEMORY.
  * `out` stays empty on error.
  * Source: ozz-animation AnimationBuilder and AnimationOptimizer (keys, per-joint tolerance
  * and distance); ACL (virtual-vertex metric, range reduction, variable bit rate). */
