@@ -45,7 +45,7 @@ run_one() {
 }
 
 for file in "$@"; do
-  [ -f "$file" ] || { echo "skip (missing): $file"; continue; }
+  [ -s "$file" ] || { echo "skip (missing or empty): $file"; continue; }
   files=$((files + 1))
   name=$(basename "$file")
   size=$(wc -c <"$file")

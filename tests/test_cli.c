@@ -299,12 +299,8 @@ static const char *tiny_bvh(const char *name, const char *frame_time)
 
 static size_t file_size(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    fseek(f, 0, SEEK_END);
-    const long n = ftell(f);
-    fclose(f);
-    return n > 0 ? (size_t)n : 0;
+    struct stat st;
+    return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
 }
 
 /* The bad-input audit of the command line: each case exits non-zero with nothing written,
@@ -346,6 +342,16 @@ static void bad_invocations_are_refused(void **state)
     const char *slow[] = {tiny_bvh("slow.bvh", "100000"), "-o", path_in("slow.ossa"), "-q"};
     assert_int_equal(run_bake(4, slow), 1);
     assert_int_equal(access(path_in("slow.ossa"), F_OK), -1);
+    /* A dot inside the stem is no format hint: walk.take_2.bvh is read as BVH. */
+    char dotted[512];
+    snprintf(dotted, sizeof dotted, "%s", path_in("walk.take_2.bvh"));
+    write_file(dotted, "", 0);
+    assert_int_equal(rename(bvh, dotted), 0);
+    char dotted_out[512];
+    snprintf(dotted_out, sizeof dotted_out, "%s", path_in("walk.take_2.ossa"));
+    const char *dotted_bake[] = {dotted, "-o", dotted_out, "-q", "--threads", "1"};
+    assert_int_equal(run_bake(6, dotted_bake), 0);
+    assert_int_equal(rename(dotted, bvh), 0);
     /* A 250-byte output name (the temporary file no longer appends to it). */
     char long_name[251];
     memset(long_name, 'a', 245);
@@ -409,7 +415,8 @@ static void empty_bake_is_an_error(void **state)
     assert_int_equal(access(out, F_OK), -1);
 }
 
-/* A clip from a format without clip names (Maya .anim) is named after the file's stem. */
+/* A clip from a format without clip names (Maya .anim) is named after the file's stem (the
+ * name without its last extension, as the default output name). */
 static void clips_are_named_after_the_file(void **state)
 {
     (void)state;
@@ -422,7 +429,7 @@ static void clips_are_named_after_the_file(void **state)
     ossa_import_output out = {0};
     assert_true(tool_import(path, false, &out));
     assert_int_equal(out.animation_count, 1);
-    assert_string_equal(out.animations[0].name, "wave");
+    assert_string_equal(out.animations[0].name, "wave.take2");
     ossa_import_output_destroy(&out);
 }
 

@@ -32,14 +32,10 @@ static int bake_usage_error(const char *what, const char *argument)
     return 2;
 }
 
-/* OUT defaults to the input's base name with .ossa, in the current directory. */
+/* OUT defaults to the input's stem with .ossa, in the current directory. */
 static void default_output(const char *input, char *out, size_t size)
 {
-    const char *base = strrchr(input, '/');
-    base = base ? base + 1 : input;
-    snprintf(out, size, "%s", base);
-    char *dot = strrchr(out, '.');
-    if (dot && dot != out) *dot = '\0';
+    tool_stem(input, out, size);
     strncat(out, ".ossa", size - strlen(out) - 1);
 }
 

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -144,23 +145,45 @@ void tool_print_diag(const char *what, const ossa_diag *diag)
     fprintf(stderr, "ossa: %s: %s\n", what, ossa_diag_format(diag, line, sizeof line));
 }
 
-bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out)
+const char *tool_base_name(const char *path)
 {
-    size_t size = 0;
-    void *data = tool_read_file(path, &size);
-    if (!data) return false;
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+void tool_stem(const char *path, char *stem, size_t size)
+{
+    snprintf(stem, size, "%s", tool_base_name(path));
+    char *dot = strrchr(stem, '.');
+    if (dot && dot != stem) *dot = '\0';
+}
+
+/* The extension assimp is given as its format hint: the last one, or the last two where they
+ * name a loader together (Ogre's "mesh.xml"; both parts letters and digits), NULL without. */
+static const char *assimp_hint(const char *path)
+{
+    const char *base = tool_base_name(path), *last = strrchr(base, '.');
+    if (!last || last == base || !last[1]) return NULL;
+    const char *prev = last;
+    while (prev > base + 1 && isalnum((unsigned char)prev[-1])) --prev;
+    return prev > base + 1 && prev[-1] == '.' && last - prev <= 15 ? prev : last + 1;
+}
+
+/* Imports `data` (the bytes of `path`; a Metroid ANIM bound to `cinf` when not NULL), then
+ * sorts, names and validates as tool_import says; prints one error line on failure. */
+static bool import_bytes(const char *path, const void *data, size_t size, bool drop_end_sites,
+                         const ossa_metroid_anim_desc *cinf, ossa_import_output *out)
+{
     ossa_diag diag;
     ossa_diag_clear(&diag);
     ossa_result r;
-    if (ossa_import_detect(data, size, path) == OSSA_FORMAT_ASSIMP) {
+    if (cinf) {
+        r = ossa_import_metroid_anim(data, size, cinf, out, &diag);
+    } else if (ossa_import_detect(data, size, path) == OSSA_FORMAT_ASSIMP) {
         /* External references (glTF buffers) resolve next to the input file. */
         char dir[4096];
         folder_of(path, dir, sizeof dir);
-        /* Every extension of the name ("mesh.xml"): some assimp loaders are chosen by two. */
-        const char *base = strrchr(path, '/');
-        base = base ? base + 1 : path;
-        const char *dot = strchr(base + (*base == '.'), '.');
-        ossa_assimp_desc desc = {.format_hint = dot && dot[1] ? dot + 1 : NULL,
+        ossa_assimp_desc desc = {.format_hint = assimp_hint(path),
                                  .drop_end_sites = drop_end_sites,
                                  .read_file = tool_read_relative,
                                  .read_file_user = dir};
@@ -168,28 +191,35 @@ bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out)
     } else {
         r = ossa_import_any(data, size, path, out, &diag);
     }
-    free(data);
     if (r == OSSA_OK) r = ossa_import_output_sort_depth_first(out, &diag);
     /* Every clip has a name: the file's stem when the format gives none (Maya .anim). */
     for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a)
         if (!out->animations[a].name || !out->animations[a].name[0]) {
-            const char *base = strrchr(path, '/');
             char stem[256];
-            snprintf(stem, sizeof stem, "%s", base ? base + 1 : path);
-            char *dot = strchr(stem + (stem[0] == '.'), '.');
-            if (dot) *dot = '\0';
+            tool_stem(path, stem, sizeof stem);
             if (out->animation_count > 1) snprintf(stem + strlen(stem), sizeof stem - strlen(stem), ".%zu", a);
             if (ossa_raw_animation_set_name(&out->animations[a], stem) != OSSA_OK)
                 r = ossa_diag_set(&diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory naming a clip");
         }
     /* Every clip checked now, before any heavy work (a wrong frame time, a bad key). */
-    for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a) r = ossa_raw_animation_validate(&out->animations[a], &diag);
+    for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a)
+        r = ossa_raw_animation_validate(&out->animations[a], &diag);
     if (r != OSSA_OK) {
         tool_print_diag(path, &diag);
         ossa_import_output_destroy(out);
         return false;
     }
     return true;
+}
+
+bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out)
+{
+    size_t size = 0;
+    void *data = tool_read_file(path, &size);
+    if (!data) return false;
+    const bool ok = import_bytes(path, data, size, drop_end_sites, NULL, out);
+    free(data);
+    return ok;
 }
 
 double tool_now(void)
@@ -267,31 +297,22 @@ bool tool_import_with_skeleton(const char *path, const char *skeleton_path, bool
     size_t size = 0, skel_size = 0;
     void *data = tool_read_file(path, &size);
     if (!data) return false;
-    if (ossa_import_detect(data, size, path) != OSSA_FORMAT_METROID_ANIM) {
-        free(data);
-        if (!tool_import(path, drop_end_sites, out)) return false;
-        if (tool_attach_skeleton(skeleton_path, out)) return true;
-        ossa_import_output_destroy(out);
-        return false;
+    bool ok;
+    if (ossa_import_detect(data, size, path) == OSSA_FORMAT_METROID_ANIM) {
+        /* The importer binds the ANIM to its CINF itself. */
+        void *cinf = tool_read_file(skeleton_path, &skel_size);
+        const ossa_metroid_anim_desc desc = {.cinf_data = cinf, .cinf_size = skel_size};
+        ok = cinf && import_bytes(path, data, size, drop_end_sites, &desc, out);
+        free(cinf);
+    } else {
+        ok = import_bytes(path, data, size, drop_end_sites, NULL, out);
+        if (ok && !tool_attach_skeleton(skeleton_path, out)) {
+            ossa_import_output_destroy(out);
+            ok = false;
+        }
     }
-    void *cinf = tool_read_file(skeleton_path, &skel_size);
-    if (!cinf) {
-        free(data);
-        return false;
-    }
-    ossa_diag diag;
-    ossa_diag_clear(&diag);
-    const ossa_metroid_anim_desc desc = {.cinf_data = cinf, .cinf_size = skel_size};
-    ossa_result r = ossa_import_metroid_anim(data, size, &desc, out, &diag);
-    if (r == OSSA_OK) r = ossa_import_output_sort_depth_first(out, &diag);
     free(data);
-    free(cinf);
-    if (r != OSSA_OK) {
-        tool_print_diag(path, &diag);
-        ossa_import_output_destroy(out);
-        return false;
-    }
-    return true;
+    return ok;
 }
 
 int tool_compare_doubles(const void *pa, const void *pb)

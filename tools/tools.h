@@ -26,10 +26,16 @@ bool tool_write_file(const char *path, const void *data, size_t size, const char
 /* ossa_read_file_fn for importers: paths relative to the directory in `user` (a char *). */
 ossa_result tool_read_relative(const char *path, void **data, size_t *size, void *user);
 
+/* The part of `path` after its last '/'. */
+const char *tool_base_name(const char *path);
+
+/* The base name of `path` without its last extension ("wave.take2.anim" -> "wave.take2"). */
+void tool_stem(const char *path, char *stem, size_t size);
+
 /* Imports `path` with the importer its content/extension selects; prints one error line and
  * returns false on failure. The output is sorted depth-first, every animation is validated
- * (ossa_raw_animation_validate) and named (the file's stem, plus ".N" when there are several,
- * where the format gives no name). */
+ * (ossa_raw_animation_validate) and named (tool_stem, plus ".N" when there are several, where
+ * the format gives no name). The file is read once. */
 bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out);
 
 /* As tool_import, binding the animation to `skeleton_path` where the format's importer binds
