@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "animation_format.h"
+#include "checks.h"
 #include "blob.h"
 
 static size_t kinds_size(size_t track_count) { return (3 * track_count + 3) / 4; }
@@ -52,6 +53,14 @@ static ossa_result validate_tracks(const ossa_animation *a, const uint8_t *chann
         for (int c = 0; c < 2 * n; ++c) {
             const float v = a->ranges[r + (size_t)c];
             if (!isfinite(v) || (c >= n && v < 0.f)) return OSSA_ERROR_INVALID_ANIMATION;
+        }
+        /* The largest integer a key can decode to (its own bits over the largest segment range
+         * base) must dequantise to a finite value: the job's output stays finite. */
+        for (int c = 0; c < n; ++c) {
+            const unsigned w = a->bits[4 * i + (size_t)c];
+            const float qmax = (float)((1u << w) - 1u) + (float)(255u << ossa__segment_shift(w));
+            if (!isfinite(a->ranges[r + (size_t)c] + a->ranges[r + (size_t)n + (size_t)c] * qmax))
+                return OSSA_ERROR_INVALID_ANIMATION;
         }
         r += 2u * (size_t)n;
     }
@@ -212,7 +221,7 @@ ossa_result ossa_animation_init(ossa_animation *animation, const void *blob, siz
     memset(animation, 0, sizeof *animation);
     if (!blob) return OSSA_ERROR_NULL_ARGUMENT;
     if (!ossa__host_is_little_endian()) return OSSA_ERROR_UNSUPPORTED_HOST;
-    if ((uintptr_t)blob & 15u) return OSSA_ERROR_MISALIGNED;
+    if (ossa__misaligned(blob)) return OSSA_ERROR_MISALIGNED;
     ossa_result r = init(animation, blob, size);
     if (r != OSSA_OK) memset(animation, 0, sizeof *animation);
     return r;
@@ -220,8 +229,8 @@ ossa_result ossa_animation_init(ossa_animation *animation, const void *blob, siz
 
 size_t ossa_animation_data_size(const ossa_animation *a)
 {
-    if (!a || !a->name) return 0;
-    const uint8_t *start = a->kinds - OSSA__ANIM_HEADER_SIZE - (a->timepoints ? a->frame_count * sizeof(float) : 0);
+    if (!a || !a->name || !a->kinds) return 0;
+    const uint8_t *start = ossa__animation_blob(a);
     return ossa__pad16((size_t)((const uint8_t *)a->name - start) + strlen(a->name) + 1);
 }
 

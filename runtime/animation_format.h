@@ -1,6 +1,6 @@
-/* Private: the animation blob layout (version 2) and the key decoding shared by the runtime
- * (validation, sampling job) and the offline builder, which encodes with the same constants
- * and measures its error with the same decoding. Not installed. The layout is documented in
+/* Private: the animation blob layout (version 2) and the pieces of decoding shared by the
+ * runtime (validation, sampling job) and the offline builder, which encodes with the same
+ * constants and mirrors the job's time-point lookup and dequantisation to measure its error. Not installed. The layout is documented in
  * ossa/animation.h and docs/animation-format.md. */
 #ifndef OSSA_RUNTIME_ANIMATION_FORMAT_H
 #define OSSA_RUNTIME_ANIMATION_FORMAT_H
@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ossa/animation.h"
 #include "ossa/maths.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -115,26 +116,6 @@ static inline ossa_quat ossa__rotation_from(const float *c, int format)
     }
 }
 
-/* The n components of a key at bit `at`, widths w[0..n) (total `bits`): one 8-byte load when
- * they fit in its 57 usable bits. */
-static inline void ossa__read_key(const uint8_t *data, size_t at, const uint8_t *w, int n, unsigned bits, uint32_t q[4])
-{
-    if (bits <= 57) {
-        uint64_t word;
-        memcpy(&word, data + (at >> 3), sizeof word);
-        word >>= at & 7;
-        for (int c = 0; c < n; ++c) {
-            q[c] = (uint32_t)word & (uint32_t)((1ull << w[c]) - 1u);
-            word >>= w[c];
-        }
-        return;
-    }
-    for (int c = 0; c < n; ++c) {
-        q[c] = ossa__read_bits(data, at, w[c]);
-        at += w[c];
-    }
-}
-
 /* Constant rotation packing (the inverse of ossa__pack_constant_quat in the builder). */
 static inline ossa_quat ossa__unpack_constant_quat(uint32_t lo, uint32_t hi)
 {
@@ -144,6 +125,13 @@ static inline ossa_quat ossa__unpack_constant_quat(uint32_t lo, uint32_t hi)
     float c[3];
     for (int i = 0; i < 3; ++i) c[i] = (float)((bits >> (OSSA__CONST_QUAT_BITS * i)) & mask) * scale + offset;
     return ossa__rotation_from(c, (int)((bits >> 60) & 3u));
+}
+
+/* The first byte of the blob behind an initialised animation view (kinds table non-NULL):
+ * the header, then the time-point table when there is one, then the kinds. */
+static inline const uint8_t *ossa__animation_blob(const ossa_animation *a)
+{
+    return a->kinds - OSSA__ANIM_HEADER_SIZE - (a->timepoints ? a->frame_count * sizeof(float) : 0);
 }
 
 /* The time point the sampling job interpolates from at `ratio` (in [0, 1]): the last one at

@@ -21,7 +21,7 @@ typedef struct sub_group {
     float value[2][4][4];               /* [key][component][lane]: x, y, z(, w) */
     float min[4][4], step[4][4];        /* [component][lane] dequantisation */
     int32_t q[2][4][4];                 /* [key][component][lane] the keys' integers */
-    uint32_t mask[6][4];                /* rotation format selects, see rebuild() */
+    uint32_t mask[6][4];                /* rotation format selects, see dequantise() */
     uint32_t frame[2][4];               /* [key][lane] time points of the cached keys */
     uint32_t qbase[4][4];               /* [component][lane] segment range bases of entry_segment */
     uint32_t entry_segment[4];          /* segment whose ranges qbase and width hold, UINT32_MAX none */
@@ -38,8 +38,6 @@ typedef struct sub_group {
 
 struct ossa_sampling_context {
     size_t max_soa;
-    size_t max_sub;                       /* sub-tracks: 3 per joint */
-    size_t max_groups;                    /* sub-track groups */
     size_t bytes;                         /* of the whole context (ossa_sampling_context_size) */
     const uint8_t *bound;                 /* kinds table of the bound animation, NULL when unbound */
     const ossa_soa_transform *bound_rest; /* the rest pose it was bound with */
@@ -50,7 +48,7 @@ struct ossa_sampling_context {
     uint32_t segment;                              /* segment whose bit offsets are in rest_at; UINT32_MAX when none */
     float segment_ratio[OSSA__SEGMENT_FRAMES + 1]; /* ratios of the segment's time points and
                                                       the next segment's first */
-    /* Per animated sub-track (blob order), per segment slot (0: the current, 1: the next): */
+    /* Per animated sub-track (blob order), in the current segment: */
     uint32_t *rest_at;    /* [max_sub + 8] bit offset of the sub-track's second key in the
                              current segment */
     uint16_t *key_bits;   /* [max_sub + 8] bits of one of its other keys there (0 past the
@@ -102,7 +100,7 @@ size_t ossa_sampling_context_size(size_t max_tracks)
 
 ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, size_t max_tracks)
 {
-    if (!memory || ((uintptr_t)memory & 15u) || max_tracks > OSSA_MAX_JOINTS) return NULL;
+    if (!memory || ossa__misaligned(memory) || max_tracks > OSSA_MAX_JOINTS) return NULL;
     const size_t max_soa = (max_tracks + 3) / 4;
     size_t offsets[L_END];
     if (size < layout(max_soa, offsets)) return NULL;
@@ -110,8 +108,6 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
     ossa_sampling_context *ctx = memory;
     memset(ctx, 0, sizeof *ctx);
     ctx->max_soa = max_soa;
-    ctx->max_sub = 3 * 4 * max_soa;
-    ctx->max_groups = group_capacity(ctx->max_sub);
     ctx->bytes = layout(max_soa, offsets);
     ctx->rest_at = (uint32_t *)(void *)(base + offsets[L_REST_AT]);
     ctx->first_at = (uint32_t *)(void *)(base + offsets[L_FIRST_AT]);
@@ -148,9 +144,9 @@ ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job)
     if (ossa__misaligned(job->output)) return OSSA_ERROR_MISALIGNED;
     /* The output must not overlap the context, the blob (header to key data) or the rest pose. */
     const size_t out_bytes = a->soa_count * sizeof *job->output;
-    const uint8_t *blob = a->kinds - OSSA__ANIM_HEADER_SIZE - (a->timepoints ? a->frame_count * sizeof(float) : 0);
+    const uint8_t *blob = a->kinds ? ossa__animation_blob(a) : NULL;
     if (ossa__overlaps(job->output, out_bytes, job->context, job->context->bytes) ||
-        (a->kinds && ossa__overlaps(job->output, out_bytes, blob, (size_t)(a->data + a->data_size - blob))) ||
+        (blob && ossa__overlaps(job->output, out_bytes, blob, (size_t)(a->data + a->data_size - blob))) ||
         (job->rest_pose && ossa__overlaps(job->output, out_bytes, job->rest_pose, out_bytes)))
         return OSSA_ERROR_ALIASING;
     return OSSA_OK;

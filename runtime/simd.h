@@ -35,8 +35,9 @@ static inline v4f v4f_xor(v4f a, v4f b) { return simde_mm_xor_ps(a, b); }
 static inline v4f v4f_andnot(v4f a, v4f b) { return simde_mm_andnot_ps(a, b); } /* ~a & b */
 static inline v4f v4f_cmplt(v4f a, v4f b) { return simde_mm_cmplt_ps(a, b); }
 static inline v4f v4f_cmpge(v4f a, v4f b) { return simde_mm_cmpge_ps(a, b); }
-/* True when some lane of a is greater than the same lane of b. */
+/* The sign bits of the four lanes, lane 0 in bit 0. */
 static inline unsigned v4f_movemask(v4f a) { return (unsigned)simde_mm_movemask_ps(a); }
+/* True when some lane of a is greater than the same lane of b. */
 static inline bool v4f_any_gt(v4f a, v4f b) { return simde_mm_movemask_ps(simde_mm_cmpgt_ps(a, b)) != 0; }
 /* mask ? b : a, per lane (mask lanes all ones or all zeros). */
 static inline v4f v4f_select(v4f mask, v4f b, v4f a)
@@ -68,7 +69,6 @@ static inline void v4f_transpose4(v4f *r0, v4f *r1, v4f *r2, v4f *r3)
 static inline v4i v4i_set(int32_t x, int32_t y, int32_t z, int32_t w) { return simde_mm_setr_epi32(x, y, z, w); }
 static inline v4i v4i_set1(int32_t i) { return simde_mm_set1_epi32(i); }
 static inline v4i v4i_zero(void) { return simde_mm_setzero_si128(); }
-static inline v4i v4i_loadu(const int32_t *p) { return simde_mm_loadu_si128((const simde__m128i *)(const void *)p); }
 static inline v4i v4i_load(const int32_t *p) { return simde_mm_load_si128((const simde__m128i *)(const void *)p); }
 static inline void v4i_store(int32_t *p, v4i v) { simde_mm_store_si128((simde__m128i *)(void *)p, v); }
 static inline v4i v4i_add(v4i a, v4i b) { return simde_mm_add_epi32(a, b); }

@@ -364,6 +364,13 @@ static void test_corrupted_blob_rejected(void **state)
     copy[bits_at] = 24, copy[bits_at + 1] = 24, copy[bits_at + 2] = 24, copy[bits_at + 3] = 0;
     copy[data_at] = 0xff, copy[data_at + 1] = 0xff;
     assert_int_equal(ossa_animation_init(&view, copy, f.blob.size), OSSA_ERROR_INVALID_ANIMATION);
+    /* Finite ranges whose largest key overflows float: min + step x (2^w - 1 + segment base)
+     * would sample as infinity. */
+    memcpy(copy, f.blob.data, f.blob.size);
+    const size_t ranges_at = (size_t)((const uint8_t *)f.anim.ranges - (const uint8_t *)f.blob.data);
+    const float huge = 3e38f;
+    for (size_t k = 0; k < f.anim.range_count; ++k) memcpy(copy + ranges_at + 4 * k, &huge, 4);
+    assert_int_equal(ossa_animation_init(&view, copy, f.blob.size), OSSA_ERROR_INVALID_ANIMATION);
     assert_int_equal(ossa_animation_init(&view, (unsigned char *)f.blob.data + 4, f.blob.size - 4),
                      OSSA_ERROR_MISALIGNED);
     free(copy);

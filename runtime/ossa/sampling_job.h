@@ -8,8 +8,9 @@
  *                            .rest_pose = skeleton.rest_pose, .rest_pose_count = skeleton.soa_count};
  *   ossa_result r = ossa_sampling_job_run(&job);
  *
- * Ownership: the context is per playing instance (it caches decompressed keys and the
- * stream cursor) and lives in caller memory; it is bound to the last animation sampled and
+ * Ownership: the context is per playing instance (it caches, per animated sub-track, the
+ * decoded keys around the last ratio and the current segment's key offsets) and lives in
+ * caller memory; it is bound to the last animation sampled and
  * resets itself when another one is given. Jobs with distinct contexts and outputs may run
  * in parallel over the same animation.
  */
@@ -34,7 +35,7 @@ OSSA_API size_t ossa_sampling_context_size(size_t max_tracks);
  * ossa_sampling_context_size(max_tracks) or max_tracks exceeds OSSA_MAX_JOINTS. */
 OSSA_API ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, size_t max_tracks);
 
-/* Forgets the cached animation and cursor; the next run decompresses from scratch. */
+/* Forgets the bound animation and its cached keys; the next run decodes from scratch. */
 OSSA_API void ossa_sampling_context_invalidate(ossa_sampling_context *context);
 
 /* Largest joint count `context` can sample (0 for NULL). */
@@ -55,16 +56,20 @@ OSSA_API size_t ossa_sampling_context_max_tracks(const ossa_sampling_context *co
  * such key is found in its 16-time-point segment from the segment's bitmaps (forward and
  * backward playback reuse the key they move past), so a jump costs the same as a step to a
  * new key and random access does not grow with clip length.
- * The context recognises its animation by the address of the blob's tables: call
- * ossa_sampling_context_invalidate when another blob is placed at the same address.
+ * The context recognises its animation by the address of the blob's tables, its key count
+ * and data size, and the rest pose by its address (its values are copied when binding):
+ * call ossa_sampling_context_invalidate when another blob is placed at the same address or
+ * the rest pose is changed in place. Sampling another blob through a stale binding applies
+ * the old blob's offsets to the new one's data: undefined results.
  * Errors (nothing is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_NO_ANIMATION,
  * OSSA_ERROR_NO_CONTEXT, OSSA_ERROR_CONTEXT_TOO_SMALL, OSSA_ERROR_INVALID_RATIO,
  * OSSA_ERROR_NO_OUTPUT, OSSA_ERROR_OUTPUT_TOO_SMALL, OSSA_ERROR_NO_REST_POSE (the animation has
  * rest-pose sub-tracks and the job no rest pose of soa_count groups), OSSA_ERROR_MISALIGNED
  * (output not 16-byte aligned), OSSA_ERROR_ALIASING (output overlaps the context, the
  * animation's blob or the rest pose).
- * Aliasing: output must not overlap the context or the animation.
- * Source: ozz-animation SamplingJob (0.15 cursor and previous-key offsets); interpolation is
+ * Aliasing: output must not overlap the context, the animation's blob or the rest pose.
+ * Source: the job shape of ozz-animation's SamplingJob; keys are found from per-segment
+ * bitmaps (ossa/animation.h, docs/animation-format.md); interpolation is
  * linear for translation and scale, normalised lerp for rotation (the builder keeps
  * consecutive rotation keys in one hemisphere). */
 typedef struct ossa_sampling_job {
