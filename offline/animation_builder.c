@@ -53,20 +53,23 @@ static ossa_result build_lossless(const ossa__clip *clip, const char *name, cons
 {
     const size_t count = 3 * clip->joints;
     ossa__subtrack *st = ossa__calloc(desc->allocator, count ? count : 1, sizeof *st);
+    ossa__encode_scratch scratch;
+    const bool have_scratch = ossa__encode_scratch_alloc(clip, &scratch, 1);
     ossa_result r = OSSA_OK;
-    if (!st || !ossa__subtracks_alloc(clip, st, count)) {
+    if (!st || !have_scratch || !ossa__subtracks_alloc(clip, st, count)) {
         r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory encoding keys");
         goto done;
     }
     size_t keys = 0;
     for (size_t s = 0; s < count; ++s) {
-        ossa__subtrack_encode(clip, s, 0.f, 1.f, &st[s]);
+        ossa__subtrack_encode(clip, s, 0.f, 1.f, &st[s], &scratch);
         keys += st[s].key_count;
     }
     r = ossa__animation_write(clip, st, name, desc->allocator, out, diag);
     if (r == OSSA_OK && desc->stats) *desc->stats = (ossa_animation_build_stats){.key_count = keys};
 done:
     if (st) ossa__subtracks_free(clip, st, count);
+    ossa__encode_scratch_free(clip, &scratch, 1);
     ossa_free(desc->allocator, st);
     return r;
 }

@@ -161,9 +161,7 @@ bool ossa__subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks, si
     for (size_t i = 0; i < count; ++i) {
         subtracks[i].keys = ossa__calloc(clip->allocator, clip->frames, 1);
         subtracks[i].q = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(uint32_t));
-        subtracks[i].values = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(float));
-        subtracks[i].scratch = ossa__calloc(clip->allocator, clip->frames * 18, sizeof(float));
-        if (!subtracks[i].keys || !subtracks[i].q || !subtracks[i].values || !subtracks[i].scratch) return false;
+        if (!subtracks[i].keys || !subtracks[i].q) return false;
     }
     return true;
 }
@@ -173,7 +171,24 @@ void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, siz
     for (size_t i = 0; subtracks && i < count; ++i) {
         ossa_free(clip->allocator, subtracks[i].keys);
         ossa_free(clip->allocator, subtracks[i].q);
-        ossa_free(clip->allocator, subtracks[i].values);
-        ossa_free(clip->allocator, subtracks[i].scratch);
+    }
+}
+
+bool ossa__encode_scratch_alloc(const ossa__clip *clip, ossa__encode_scratch *scratch, size_t count)
+{
+    memset(scratch, 0, count * sizeof *scratch);
+    for (size_t i = 0; i < count; ++i) {
+        scratch[i].values = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(float));
+        scratch[i].refit = ossa__calloc(clip->allocator, clip->frames * 18, sizeof(float));
+        if (!scratch[i].values || !scratch[i].refit) return false;
+    }
+    return true;
+}
+
+void ossa__encode_scratch_free(const ossa__clip *clip, ossa__encode_scratch *scratch, size_t count)
+{
+    for (size_t i = 0; scratch && i < count; ++i) {
+        ossa_free(clip->allocator, scratch[i].values);
+        ossa_free(clip->allocator, scratch[i].refit);
     }
 }

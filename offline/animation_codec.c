@@ -226,15 +226,16 @@ static float values_error(const ossa__clip *clip, size_t s, const uint8_t *keys,
  * algorithm), reweighted twice toward the largest errors; rotations renormalised and kept in
  * one hemisphere. A fit is kept only where it lowers the largest local error. Then keys that
  * the fitted neighbours make redundant (within `budget`) are dropped. Returns that error. */
-static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, float radius, float budget)
+static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__encode_scratch *sc, float radius,
+                   float budget)
 {
     const int channel = (int)(s % 3), width = channel == OSSA__CH_ROTATION ? 4 : 3;
     const float *ref = ossa__clip_samples(clip, s);
     const size_t F = clip->frames;
     /* Scratch: weight [F], error [F], fit [4 F] floats, then d [F], u [F], r [4 F] doubles. */
-    float *weight = st->scratch, *error = st->scratch + F, *fit = st->scratch + 2 * F;
-    double *d = (double *)(void *)(st->scratch + 6 * F), *u = d + F, *r = u + F;
-    float best = values_error(clip, s, st->keys, st->values, radius, error);
+    float *values = sc->values, *weight = sc->refit, *error = sc->refit + F, *fit = sc->refit + 2 * F;
+    double *d = (double *)(void *)(sc->refit + 6 * F), *u = d + F, *r = u + F;
+    float best = values_error(clip, s, st->keys, values, radius, error);
     for (size_t f = 0; f < F; ++f) weight[f] = 1.f;
     for (int pass = 0; pass < 3 && best > 0.f; ++pass) {
         /* Normal equations per key i: d (diagonal), u (to key i + 1), r (right-hand side). */
@@ -266,7 +267,7 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, float r
             d[k] -= q * u[k - 1];
             for (int c = 0; c < width; ++c) r[4 * k + (size_t)c] -= q * r[4 * (k - 1) + (size_t)c];
         }
-        memcpy(fit, st->values, 4 * F * sizeof *fit);
+        memcpy(fit, values, 4 * F * sizeof *fit);
         size_t key = m, next = SIZE_MAX;
         for (size_t f = F; f-- > 0;) {
             if (!st->keys[f]) continue;
@@ -296,7 +297,7 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, float r
         if (e < best) {
             best = e;
             for (size_t f = 0; f < F; ++f)
-                if (st->keys[f]) memcpy(st->values + 4 * f, fit + 4 * f, 4 * sizeof(float));
+                if (st->keys[f]) memcpy(values + 4 * f, fit + 4 * f, 4 * sizeof(float));
         }
         /* Toward the minimax: the worst time points weigh more. */
         for (size_t f = 0; f < F && e > 0.f; ++f) weight[f] *= 1.f + 4.f * (error[f] / e) * (error[f] / e);
@@ -309,7 +310,7 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, float r
         bool ok = !forced_key(clip, k);
         float v[4];
         for (size_t f = a + 1; f < c && ok; ++f) {
-            interpolate(clip, channel, a, c, st->values + 4 * a, st->values + 4 * c, f, v);
+            interpolate(clip, channel, a, c, values + 4 * a, values + 4 * c, f, v);
             ok = local_error(channel, ref + 4 * f, v, radius) <= budget;
         }
         if (ok)
@@ -331,9 +332,10 @@ static void stored(int channel, int format, const float *v, float sign, float *o
         if (c != format) out[i++] = v[c] * sign;
 }
 
-/* Range and quantised keys (of the stored components in st->values) of component c for its
+/* Range and quantised keys (of the stored components in `values`) of component c for its
  * current width. */
-static void quantise_component(const ossa__clip *clip, ossa__subtrack *st, int c, const float *lo, const float *hi)
+static void quantise_component(const ossa__clip *clip, ossa__subtrack *st, const float *values, int c, const float *lo,
+                               const float *hi)
 {
     const uint32_t top = (uint32_t)((1ull << st->bits[c]) - 1u);
     if (st->bits[c] == 0 || !(hi[c] > lo[c])) {
@@ -345,7 +347,7 @@ static void quantise_component(const ossa__clip *clip, ossa__subtrack *st, int c
         st->step[c] = (hi[c] - lo[c]) / (float)top;
     }
     const float inv = st->step[c] > 0.f ? 1.f / st->step[c] : 0.f, ftop = (float)top, min = st->min[c];
-    const float *v = st->values + c;
+    const float *v = values + c;
     uint32_t *q = st->q + c;
     for (size_t f = 0; f < clip->frames; ++f) {
         if (!st->keys[f]) continue;
@@ -355,9 +357,9 @@ static void quantise_component(const ossa__clip *clip, ossa__subtrack *st, int c
 }
 
 /* Ranges and quantised keys of every component. */
-static void quantise(const ossa__clip *clip, ossa__subtrack *st, const float *lo, const float *hi)
+static void quantise(const ossa__clip *clip, ossa__subtrack *st, const float *values, const float *lo, const float *hi)
 {
-    for (int c = 0; c < st->n; ++c) quantise_component(clip, st, c, lo, hi);
+    for (int c = 0; c < st->n; ++c) quantise_component(clip, st, values, c, lo, hi);
 }
 
 /* Rotation format: the component farthest from zero over the clip, if it keeps one sign. */
@@ -386,8 +388,10 @@ static unsigned width_for(float extent, float step)
     return w;
 }
 
-void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, float radius, ossa__subtrack *st)
+void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, float radius, ossa__subtrack *st,
+                           ossa__encode_scratch *sc)
 {
+    float *values = sc->values;
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
     const size_t F = clip->frames;
@@ -438,7 +442,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     }
 
     float sign = 1.f;
-    memcpy(st->values, ref, F * 4 * sizeof(float));
+    memcpy(values, ref, F * 4 * sizeof(float));
     if (channel == OSSA__CH_ROTATION && tolerance <= 0.f) {
         /* Lossless: a key the sub-track does not have of its own (a segment's first time
          * point) holds the unnormalised lerp of its own neighbours, so that the normalised
@@ -450,7 +454,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
             for (size_t f = a + 1; f < b; ++f) {
                 const float alpha = (clip->ratios[f] - clip->ratios[a]) / span;
                 for (int c = 0; c < 4; ++c)
-                    st->values[4 * f + (size_t)c] =
+                    values[4 * f + (size_t)c] =
                         (ref[4 * b + (size_t)c] - ref[4 * a + (size_t)c]) * alpha + ref[4 * a + (size_t)c];
             }
         }
@@ -465,21 +469,21 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         /* With nearly every time point a key, the fit has nothing to move. */
         size_t keys = 0;
         for (size_t f = 0; f < F; ++f) keys += st->keys[f];
-        if (20 * keys < 19 * F) refit(clip, s, st, radius, tolerance * KEY_SHARE);
+        if (20 * keys < 19 * F) refit(clip, s, st, sc, radius, tolerance * KEY_SHARE);
     }
     float slo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, shi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    /* st->values from here on: the stored components (in order, the sign applied). */
+    /* values from here on: the stored components (in order, the sign applied). */
     for (size_t f = 0; f < F; ++f) {
         float v[4] = {0.f, 0.f, 0.f, 0.f};
-        stored(channel, st->format, st->values + 4 * f, sign, v);
-        memcpy(st->values + 4 * f, v, sizeof v);
+        stored(channel, st->format, values + 4 * f, sign, v);
+        memcpy(values + 4 * f, v, sizeof v);
         for (int c = 0; c < st->n; ++c) slo[c] = min_f(slo[c], v[c]), shi[c] = max_f(shi[c], v[c]);
     }
     if (tolerance <= 0.f) {
         const uint8_t *own = clip->own + s * F;
         for (size_t f = 0; f < F; ++f) st->keys[f] = own[f] || forced_key(clip, f);
         for (int c = 0; c < st->n; ++c) st->bits[c] = shi[c] > slo[c] ? OSSA__MAX_BITS : 0;
-        quantise(clip, st, slo, shi);
+        quantise(clip, st, values, slo, shi);
         for (size_t f = 0; f < F; ++f) st->key_count += st->keys[f];
         return;
     }
@@ -489,7 +493,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     const float gain = channel == OSSA__CH_TRANSLATION ? 1.f : (channel == OSSA__CH_ROTATION ? 2.f * radius : radius);
     const float step = 2.f * (1.f - KEY_SHARE) * tolerance / gain;
     for (int c = 0; c < st->n; ++c) st->bits[c] = (uint8_t)width_for(shi[c] - slo[c], step);
-    quantise(clip, st, slo, shi);
+    quantise(clip, st, values, slo, shi);
     float e = encoded_error(clip, s, st, radius, tolerance);
     for (bool all_keys = false; e > tolerance;) {
         bool widened = false;
@@ -500,7 +504,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
             memset(st->keys, 1, F); /* quantisation alone cannot fit: keep every time point */
             all_keys = true;
         }
-        quantise(clip, st, slo, shi);
+        quantise(clip, st, values, slo, shi);
         e = encoded_error(clip, s, st, radius, tolerance);
     }
     for (bool narrowed = true; narrowed;) {
@@ -508,14 +512,14 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         for (int c = 0; c < st->n; ++c) {
             if (st->bits[c] == 0) continue;
             st->bits[c]--;
-            quantise_component(clip, st, c, slo, shi);
+            quantise_component(clip, st, values, c, slo, shi);
             const float e2 = encoded_error(clip, s, st, radius, tolerance);
             if (e2 <= tolerance) {
                 e = e2;
                 narrowed = true;
             } else {
                 st->bits[c]++;
-                quantise_component(clip, st, c, slo, shi);
+                quantise_component(clip, st, values, c, slo, shi);
             }
         }
     }

@@ -36,10 +36,14 @@ typedef struct ossa__subtrack {
     float min[4], step[4];
     uint8_t *keys;  /* [frames] 1 where the time point is a key */
     uint32_t *q;    /* [4 * frames] quantised components at the keys */
-    float *values;  /* [4 * frames] scratch: the values encoded at the keys */
-    float *scratch; /* [18 * frames] scratch of the key value refit */
     size_t key_count;
 } ossa__subtrack;
+
+/* Working memory of one encoding at a time (one per encoding thread). */
+typedef struct ossa__encode_scratch {
+    float *values; /* [4 * frames] the values encoded at the keys */
+    float *refit;  /* [18 * frames] the key value refit's weights, errors, fit and sums */
+} ossa__encode_scratch;
 
 ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_allocator *allocator,
                             ossa_diag *diag);
@@ -52,15 +56,19 @@ static inline const float *ossa__clip_samples(const ossa__clip *clip, size_t sub
     return clip->samples + subtrack * clip->frames * 4;
 }
 
-/* Allocates the key and value arrays of `count` sub-tracks; false when out of memory. */
+/* Allocates the key and quantised-key arrays of `count` sub-tracks; false when out of memory. */
 bool ossa__subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count);
 void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count);
+/* Allocates (false when out of memory) and frees `count` encoding scratches. */
+bool ossa__encode_scratch_alloc(const ossa__clip *clip, ossa__encode_scratch *scratch, size_t count);
+void ossa__encode_scratch_free(const ossa__clip *clip, ossa__encode_scratch *scratch, size_t count);
 
 /* Encodes sub-track s so that its local error (translation: distance; rotation: chord of a
  * point at `radius`; scale: largest component error times `radius`) stays within
  * `tolerance`; tolerance 0 keeps every time point at the widest quantisation and only
  * exactly default or constant sub-tracks are stored as such. */
-void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, float radius, ossa__subtrack *out);
+void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, float radius, ossa__subtrack *out,
+                           ossa__encode_scratch *scratch);
 
 /* The value the runtime decodes for sub-track `st` at `ratio` (in [0, 1]), 4 floats. */
 void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio, float out[4]);

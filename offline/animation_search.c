@@ -88,6 +88,7 @@ typedef struct worker {
     ossa_sampling_context *context;
     ossa_soa_transform *pose; /* [soa] */
     ossa_float4x4 *matrices;  /* [J] */
+    ossa__encode_scratch scratch;
     const ossa_animation *anim;
     size_t begin, end; /* measured times */
     bool quick;
@@ -230,7 +231,8 @@ static void *encode_some(void *arg)
     search *s = e->s;
     for (size_t i = e->first; i < 3 * s->J; i += e->step) {
         const size_t j = i / 3;
-        ossa__subtrack_encode(s->clip, i, e->k * s->mult[i] * s->floor[j], s->radius[j], &s->st[i]);
+        ossa__subtrack_encode(s->clip, i, e->k * s->mult[i] * s->floor[j], s->radius[j], &s->st[i],
+                              &s->worker[e->first].scratch);
     }
     return NULL;
 }
@@ -318,7 +320,8 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
 {
     const size_t j = i / 3, end = s->end[j], J = s->J, channel = i % 3;
     ossa__subtrack *old = &s->st[i], *trial = &s->trial;
-    ossa__subtrack_encode(s->clip, i, k * s->mult[i] * factor * s->floor[j], s->radius[j], trial);
+    ossa__subtrack_encode(s->clip, i, k * s->mult[i] * factor * s->floor[j], s->radius[j], trial,
+                          &s->worker[0].scratch);
     if (cost(s, i, trial) >= cost(s, i, old)) return false;
     ossa_float4x4 *chain = s->worker[0].matrices; /* [J] scratch: the subtree's new matrices */
     for (size_t m = 0; m < s->M; ++m) {
@@ -385,6 +388,7 @@ static void release(search *s)
     for (unsigned t = 0; s->worker && t < s->threads; ++t) {
         ossa_free(a, s->worker[t].pose), ossa_free(a, s->worker[t].matrices);
         ossa_free(a, s->worker[t].context_memory);
+        ossa__encode_scratch_free(s->clip, &s->worker[t].scratch, 1);
     }
     ossa_free(a, s->worker);
     ossa_free(a, s->mult), ossa_free(a, s->ref);
@@ -421,7 +425,8 @@ static bool allocate(search *s)
         w->pose = ossa_alloc(a, (s->soa + 1) * sizeof *w->pose);
         w->matrices = ossa_alloc(a, J * sizeof *w->matrices);
         w->context_memory = ossa_alloc(a, ctx_size);
-        if (!w->pose || !w->matrices || !w->context_memory) return false;
+        if (!w->pose || !w->matrices || !w->context_memory || !ossa__encode_scratch_alloc(s->clip, &w->scratch, 1))
+            return false;
         w->context = ossa_sampling_context_init(w->context_memory, ctx_size, s->J);
     }
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
