@@ -133,6 +133,13 @@ static double run(clip *c, mode m, size_t calls)
 /* Metres; --tolerance changes it (the clips are baked as `ossa bake --tolerance` would). */
 static float bake_tolerance = OSSA_BUILD_DEFAULT_TOLERANCE;
 
+/* The build every measure uses: the bench tolerance in the clip's unit. */
+static ossa_animation_build_desc build_desc(const clip *c)
+{
+    return (ossa_animation_build_desc){
+        .skeleton = &c->imp.skeleton, .tolerance = bake_tolerance / c->unit, .unit_scale = c->unit};
+}
+
 static bool load(clip *c, const char *path, const char *skeleton_path)
 {
     memset(c, 0, sizeof *c);
@@ -147,15 +154,10 @@ static bool load(clip *c, const char *path, const char *skeleton_path)
     }
     ossa_diag diag;
     ossa_diag_clear(&diag);
-    char scale_text[64] = "1";
-    ossa_import_output_metadata(&c->imp, "unit_scale", scale_text, sizeof scale_text);
-    /* BVH says no unit: CMU's is 1/0.45 inch (BENCHMARKS and ACL use it too). */
-    const float unit = strstr(path, "01_01.bvh")        ? CMU_UNIT
-                       : strtof(scale_text, NULL) > 0.f ? strtof(scale_text, NULL)
-                                                        : 1.f;
-    c->unit = unit;
-    const ossa_animation_build_desc build = {
-        .skeleton = &c->imp.skeleton, .tolerance = bake_tolerance / unit, .unit_scale = unit};
+    /* BVH says no unit: CMU's is 1/0.45 inch (BENCHMARKS and ACL use it too); the others as
+     * `ossa bake` takes them. */
+    c->unit = tool_unit_of_import(&c->imp, strstr(path, "01_01.bvh") ? CMU_UNIT : 0.f).scale;
+    const ossa_animation_build_desc build = build_desc(c);
     if (c->imp.animation_count == 0 || ossa_skeleton_build(&c->imp.skeleton, NULL, &c->skel_blob, &diag) != OSSA_OK ||
         ossa_animation_build(&c->imp.animations[0], &build, &c->anim_blob, &diag) != OSSA_OK ||
         ossa_skeleton_init(&c->skel, c->skel_blob.data, c->skel_blob.size) != OSSA_OK ||
@@ -235,7 +237,7 @@ static void compression_table(const char *shared, const char *skel_path)
         double times[9];
         for (int r = 0; r < 9; ++r) {
             ossa_blob blob = {0};
-            const ossa_animation_build_desc build = {.skeleton = &c.imp.skeleton, .tolerance = bake_tolerance};
+            const ossa_animation_build_desc build = build_desc(&c);
             const double t0 = tool_now();
             ossa_animation_build(&c.imp.animations[0], &build, &blob, NULL);
             times[r] = (tool_now() - t0) * 1e3;
@@ -261,8 +263,10 @@ int main(int argc, char **argv)
             shared = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = strtol(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc)
-            bake_tolerance = strtof(argv[++i], NULL);
+        else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
+            if (!tool_parse_metres(argv[++i], 1e-7f, 1.f, &bake_tolerance))
+                return fprintf(stderr, "ossa-bench: --tolerance needs metres from 1e-7 to 1 (found \"%s\")\n", argv[i]), 2;
+        }
         else if (!strcmp(argv[i], "--list")) {
             for (size_t m = 0; m < sizeof measures / sizeof *measures; ++m)
                 printf("%zu\t%s\t%s\t%.0f\t%.0f\n", m, measures[m].label, short_name(measures[m].clip),
