@@ -147,8 +147,8 @@ fi
 # for the mm line, else the unit of the fallback line) or fails with a reason.
 # Prefers the "vertex error max X mm" line; falls back to "max X ... UNIT at virtual vertices".
 # Bytes are summed and errors maxed over the animations of the archive.
-parse_info() { # INFO_TEXT UNIT_SCALE
-  local line bytes=0 joints=0 anims=0 err_mm="" vv_mm="" vv_unit="" x unit f
+parse_info() { # INFO_TEXT -> "BYTES MAX_VERTEX_ERROR_MM", or the reason it cannot
+  local line bytes=0 joints=0 anims=0 err_mm=""
   while IFS= read -r line; do
     if [[ $line =~ ^skeleton\ +([0-9]+)\ joints ]]; then
       joints=${BASH_REMATCH[1]}
@@ -157,48 +157,20 @@ parse_info() { # INFO_TEXT UNIT_SCALE
       anims=$((anims + 1))
     elif [[ $line =~ ^vertex\ error\ +max\ ([0-9.eE+-]+)\ mm ]]; then
       err_mm=$(awk -v a="${err_mm:-0}" -v b="${BASH_REMATCH[1]}" 'BEGIN { print (b + 0 > a + 0) ? b : a }')
-    elif [[ $line =~ max\ ([0-9.eE+-]+)\ .*\ mean\ [0-9.eE+-]+\ (.+)\ at\ virtual\ vertices ]]; then
-      x=${BASH_REMATCH[1]}
-      unit=${BASH_REMATCH[2]}
-      case $unit in
-        metres | meters | m) f=1000 ;;
-        cm) f=10 ;;
-        mm) f=1 ;;
-        "source units")
-          if [[ -z $2 ]]; then echo "error in source units and no --unit-scale"; return 1; fi
-          f=$(awk -v s="$2" 'BEGIN { print s * 1000 }') ;;
-        *) echo "unknown error unit '$unit'"; return 1 ;;
-      esac
-      vv_unit=$unit
-      vv_mm=$(awk -v a="${vv_mm:-0}" -v x="$x" -v f="$f" 'BEGIN { b = x * f; print (b > a + 0) ? b : a }')
     fi
   done <<<"$1"
   if ((joints == 0 || anims == 0)); then echo "no skeletal animation ($joints joints, $anims animations)"; return 1; fi
-  if [[ -z $err_mm && -z $vv_mm ]]; then echo "no error line in ossa info output"; return 1; fi
-  if [[ -n $err_mm ]]; then
-    echo "$bytes $err_mm vertex-error"
-  else
-    echo "$bytes $vv_mm ${vv_unit// /_}"
-  fi
+  if [[ -z $err_mm ]]; then echo "no vertex error line in ossa info output"; return 1; fi
+  echo "$bytes $err_mm"
 }
 
 tsv=$out_dir/rd.tsv
 printf 'clip\ttolerance_mm\tbytes\tmax_error_mm\tbake_ms\n' >"$tsv"
 measured=()
-source_unit_clips=()
 for i in "${!clip_names[@]}"; do
   name=${clip_names[$i]}
   file=${clip_files[$i]}
   IFS=$sep read -r -a opts <<<"${clip_opts[$i]}"
-  unit_scale="" info_opts=()
-  for ((k = 0; k < ${#opts[@]}; ++k)); do
-    if [[ ${opts[$k]} == --unit-scale ]]; then
-      unit_scale=${opts[$((k + 1))]}
-      k=$((k + 1))
-    else
-      info_opts+=("${opts[$k]}")
-    fi
-  done
   rows=0 first_reason="" tried=0
   for t in $(clip_tolerances "$name"); do
     tried=$((tried + 1))
@@ -208,23 +180,20 @@ for i in "${!clip_names[@]}"; do
     if ((rc != 0)); then
       reason="ossa bake refused it: $(head -n 1 "$base.log")"
     else
-      # `ossa info` takes the clip's options; if it rejects --unit-scale, retry without it.
-      if ! info=$("$ossa" info "$base.ossa" --against "$file" ${opts[@]+"${opts[@]}"} 2>&1); then
-        info=$("$ossa" info "$base.ossa" --against "$file" ${info_opts[@]+"${info_opts[@]}"} 2>&1) ||
-          reason="ossa info failed: $(head -n 1 <<<"$info")"
-      fi
-      if [[ -z $reason ]] && ! parsed=$(parse_info "$info" "$unit_scale"); then reason=$parsed; fi
+      # `ossa info` takes the clip's options (its --unit-scale, --skeleton).
+      info=$("$ossa" info "$base.ossa" --against "$file" ${opts[@]+"${opts[@]}"} 2>&1) ||
+        reason="ossa info failed: $(head -n 1 <<<"$info")"
+      if [[ -z $reason ]] && ! parsed=$(parse_info "$info"); then reason=$parsed; fi
     fi
     if [[ -n $reason ]]; then
       first_reason=${first_reason:-$reason}
       continue
     fi
-    read -r bytes err_mm source <<<"$parsed"
+    read -r bytes err_mm <<<"$parsed"
     awk -v c="$name" -v t="$t" -v b="$bytes" -v e="$err_mm" -v us="$us" \
       'BEGIN { printf "%s\t%g\t%d\t%.4g\t%.1f\n", c, t * 1000, b, e, us / 1000 }' >>"$tsv"
     rows=$((rows + 1))
   done
-  if [[ ${source:-} == source_units ]] && ((rows > 0)); then source_unit_clips+=("$name"); fi
   if ((rows == 0)); then
     echo "skipped: $name: $first_reason" >&2
   else
@@ -321,11 +290,6 @@ awk -F '\t' -v refs="$refs" '
     print "virtual vertices 3 cm from each joint, like ossa'"'"'s. bake (ms) is wall time of `ossa bake`"
     print "(import + build + save), two bakes running in parallel."
   }' "$tsv" >"$md"
-for name in ${source_unit_clips[@]+"${source_unit_clips[@]}"}; do
-  printf '\n%s: %s\n%s\n' "$name" \
-    "\`ossa info\` reports this clip's error in source units, at virtual vertices 0.03 source units" \
-    "from each joint (not 3 cm); the table converts it to mm with the clip's --unit-scale." >>"$md"
-done
 
 # Plot (clips with no positive error cannot go on a log axis).
 plotted=()
