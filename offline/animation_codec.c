@@ -435,7 +435,16 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     }
     float decoded[4];
     decoded_constant(channel, held, decoded);
-    if (exact_constant || (tolerance > 0.f && hold_error(clip, s, decoded, radius, tolerance) <= tolerance)) {
+    /* A packed constant rotation keeps about 21 bits a component: an exactly constant rotation
+     * takes it only when it decodes exactly (lossless) or within the tolerance; otherwise it
+     * becomes an animated sub-track of zero extent, whose range holds the floats exactly. */
+    bool constant = tolerance > 0.f ? hold_error(clip, s, decoded, radius, tolerance) <= tolerance : exact_constant;
+    if (constant && tolerance <= 0.f && channel == OSSA__CH_ROTATION) {
+        bool same = true, opposite = true;
+        for (int c = 0; c < 4; ++c) same = same && decoded[c] == held[c], opposite = opposite && decoded[c] == -held[c];
+        constant = same || opposite;
+    }
+    if (constant) {
         st->kind = OSSA__KIND_CONSTANT;
         memcpy(st->constant, held, sizeof held);
         return;

@@ -44,6 +44,7 @@ typedef struct search {
     const int16_t *parents;
     size_t *end;                         /* [J] one past the last joint of each subtree */
     float *tol, *shell, *radius, *floor; /* [J] */
+    float *reach_scale;                   /* [J] largest model-space scale of each joint over the clip */
     float *mult;                         /* [3 J] per sub-track factor of its local tolerance */
     size_t M;                            /* measured samples: time points and fixed-rate times */
     float *ratios;                       /* [M] ascending */
@@ -273,8 +274,14 @@ static float evaluate(search *s, best *b, float k, ossa_result *status)
     return ratio;
 }
 
-/* Per-joint figures: tolerance, shell, subtree end, radius of the subtree (its farthest point
- * from the joint over the clip) and the smallest tolerance in it. */
+/* Per-joint figures: tolerance, shell, subtree end, and what a sub-track's local error is
+ * measured against. Model space multiplies a joint's local translation error by its parent's
+ * accumulated scale, and its rotation error by the model-space extent of its subtree; so the
+ * radius (the farthest point of the subtree over the clip, virtual vertices included) and the
+ * smallest tolerance in the subtree are both expressed in the parent's units: model-space
+ * figures divided by the largest accumulated scale of the parent (1 for a root). Without
+ * this, a root scaled by 100 (Blender's FBX armatures) would get local tolerances 100 times
+ * too loose. */
 static void joint_figures(search *s)
 {
     const ossa_animation_build_desc *d = s->desc;
@@ -286,8 +293,19 @@ static void joint_figures(search *s)
         s->tol[o->joint] = o->tolerance > 0.f ? o->tolerance : d->tolerance;
         s->shell[o->joint] = o->shell_distance > 0.f ? o->shell_distance : shell;
     }
-    for (size_t j = 0; j < s->J; ++j) s->radius[j] = s->shell[j], s->floor[j] = s->tol[j], s->end[j] = j + 1;
-    /* Depth-first: children after parents, so a reverse pass sees every child first. */
+    /* Parents first: the accumulated scale bound (largest component magnitude per frame). */
+    for (size_t j = 0; j < s->J; ++j) {
+        const float *sc = ossa__clip_samples(s->clip, j * 3 + 2);
+        float own = 0.f;
+        for (size_t f = 0; f < s->clip->frames; ++f)
+            own = max_f(own, max_f(fabsf(sc[4 * f]), max_f(fabsf(sc[4 * f + 1]), fabsf(sc[4 * f + 2]))));
+        const int p = s->parents[j];
+        s->reach_scale[j] = (p < 0 ? 1.f : s->reach_scale[p]) * own;
+    }
+    for (size_t j = 0; j < s->J; ++j)
+        s->radius[j] = s->shell[j] * s->reach_scale[j], s->floor[j] = s->tol[j], s->end[j] = j + 1;
+    /* Depth-first: children after parents, so a reverse pass sees every child first. The
+     * radius is in model units until the last pass. */
     for (size_t j = s->J; j-- > 0;) {
         const int p = s->parents[j];
         if (p < 0) continue;
@@ -296,9 +314,15 @@ static void joint_figures(search *s)
         for (size_t f = 0; f < s->clip->frames; ++f)
             reach =
                 max_f(reach, sqrtf(t[4 * f] * t[4 * f] + t[4 * f + 1] * t[4 * f + 1] + t[4 * f + 2] * t[4 * f + 2]));
-        s->radius[p] = max_f(s->radius[p], reach + s->radius[j]);
+        s->radius[p] = max_f(s->radius[p], reach * s->reach_scale[p] + s->radius[j]);
         s->floor[p] = min_f(s->floor[p], s->floor[j]);
         s->end[p] = s->end[j] > s->end[p] ? s->end[j] : s->end[p];
+    }
+    for (size_t j = 0; j < s->J; ++j) {
+        const int p = s->parents[j];
+        /* A zero scale hides the subtree: any local error passes; keep the figures finite. */
+        const float parent_scale = max_f(p < 0 ? 1.f : s->reach_scale[p], 1e-6f);
+        s->radius[j] /= parent_scale, s->floor[j] /= parent_scale;
     }
 }
 
@@ -385,6 +409,7 @@ static void release(search *s)
     ossa__subtracks_free(s->clip, &s->trial, 1);
     ossa_free(a, s->st), ossa_free(a, s->end);
     ossa_free(a, s->tol), ossa_free(a, s->shell), ossa_free(a, s->radius), ossa_free(a, s->floor);
+    ossa_free(a, s->reach_scale);
     for (unsigned t = 0; s->worker && t < s->threads; ++t) {
         ossa_free(a, s->worker[t].pose), ossa_free(a, s->worker[t].matrices);
         ossa_free(a, s->worker[t].context_memory);
@@ -408,6 +433,7 @@ static bool allocate(search *s)
     s->shell = ossa__calloc(a, J, sizeof(float));
     s->radius = ossa__calloc(a, J, sizeof(float));
     s->floor = ossa__calloc(a, J, sizeof(float));
+    s->reach_scale = ossa__calloc(a, J, sizeof(float));
     s->mult = ossa__calloc(a, 3 * J, sizeof(float));
     s->ref = ossa__calloc(a, ref_count, sizeof(float));
     s->local = ossa__calloc(a, mj, sizeof *s->local);
@@ -430,7 +456,7 @@ static bool allocate(search *s)
         w->context = ossa_sampling_context_init(w->context_memory, ctx_size, s->J);
     }
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
-    if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->mult || !s->ref || !s->local || !s->model ||
+    if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->reach_scale || !s->mult || !s->ref || !s->local || !s->model ||
         !s->values || !s->worker || !s->st || !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) ||
         !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;

@@ -385,6 +385,29 @@ static void test_real_cesium_man(void **state)
     ossa_import_output_destroy(&out);
     assert_true(ok);
 }
+
+/* Blender's FBX armatures: centimetres, the armature object scaled by 100 and 36 m from the
+ * origin, so a bone's local error counts 100 times in model space. The bound must hold in
+ * model space all the same, and assimp's pivot helpers must not appear as joints. */
+static void test_real_blender_fbx(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"FBX/animation_with_skeleton.fbx", "FBX/huesitos.fbx"};
+    static const float tolerance[] = {1e-4f};
+    bool ok = true;
+    for (size_t i = 0; i < sizeof files / sizeof *files; ++i) {
+        ossa_import_output out;
+        const char *path = ossa_test_assimp_path(files[i]);
+        import_assimp_file(path, path, "fbx", &out);
+        for (size_t j = 0; j < out.skeleton.joint_count; ++j)
+            assert_null(strstr(out.skeleton.joints[j].name, "$AssimpFbx$"));
+        char unit[32];
+        assert_true(ossa_import_output_metadata(&out, "unit_scale", unit, sizeof unit));
+        ok = bake_clip(files[i], &out.skeleton, &out.animations[0], strtof(unit, NULL), tolerance, 1) && ok;
+        ossa_import_output_destroy(&out);
+    }
+    assert_true(ok);
+}
 #endif
 
 /* ---- lossless round trip ---- */
@@ -782,6 +805,7 @@ int main(void)
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
         cmocka_unit_test(test_real_cmu_01_01),
         cmocka_unit_test(test_real_cesium_man),
+        cmocka_unit_test(test_real_blender_fbx),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
