@@ -44,7 +44,7 @@ typedef struct search {
     const int16_t *parents;
     size_t *end;                         /* [J] one past the last joint of each subtree */
     float *tol, *shell, *radius, *floor; /* [J] */
-    float *reach_scale;                   /* [J] largest model-space scale of each joint over the clip */
+    float *reach_scale;                  /* [J] largest model-space scale of each joint over the clip */
     float *mult;                         /* [3 J] per sub-track factor of its local tolerance */
     size_t M;                            /* measured samples: time points and fixed-rate times */
     float *ratios;                       /* [M] ascending */
@@ -456,9 +456,9 @@ static bool allocate(search *s)
         w->context = ossa_sampling_context_init(w->context_memory, ctx_size, s->J);
     }
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
-    if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->reach_scale || !s->mult || !s->ref || !s->local || !s->model ||
-        !s->values || !s->worker || !s->st || !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) ||
-        !ossa__subtracks_alloc(s->clip, &s->trial, 1))
+    if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->reach_scale || !s->mult || !s->ref ||
+        !s->local || !s->model || !s->values || !s->worker || !s->st ||
+        !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;
     for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
     return true;

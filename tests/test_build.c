@@ -785,8 +785,8 @@ static void test_bad_descs(void **state)
                "skeleton");
     /* A clip longer than a day is a wrong frame time, refused before any work. */
     raw.duration = OSSA_RAW_ANIMATION_MAX_DURATION * 1.01f;
-    expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &skel, .tolerance = .001f},
-               OSSA_ERROR_INVALID_ANIMATION, "day");
+    expect_bad(&raw, &(ossa_animation_build_desc){.skeleton = &skel, .tolerance = .001f}, OSSA_ERROR_INVALID_ANIMATION,
+               "day");
     ossa_raw_animation_destroy(&raw);
     ossa_raw_skeleton_destroy(&four);
     ossa_raw_skeleton_destroy(&skel);

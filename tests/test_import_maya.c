@@ -69,9 +69,13 @@ static ossa_transform sample_joint(const ossa_import_output *out, size_t joint, 
 {
     if (baked) {
         static ossa_soa_transform soa[OSSA_MAX_SOA_JOINTS];
-        const ossa_sampling_job job = {baked->animation, baked->context,
-                                       (float)(time / (double)baked->animation->duration), soa, OSSA_MAX_SOA_JOINTS,
-                                       NULL, 0};
+        const ossa_sampling_job job = {baked->animation,
+                                       baked->context,
+                                       (float)(time / (double)baked->animation->duration),
+                                       soa,
+                                       OSSA_MAX_SOA_JOINTS,
+                                       NULL,
+                                       0};
         assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
         return ossa_soa_transform_get(&soa[joint / 4], (int)(joint % 4));
     }
@@ -737,6 +741,30 @@ static void test_user_tracks_and_range(void **state)
     assert_empty(&out);
 }
 
+/* Keys that stop before endTime (a file cut after a curve) bake, with a warning that names
+ * both frames; keys up to endTime (within half a frame) give none. */
+static void test_keys_end_before_end_time(void **state)
+{
+    (void)state;
+    ossa_import_output out;
+    ossa_diag diag;
+    char warning[256];
+    const char *cut = HEADER "startTime 0;\nendTime 24;\n" CURVE_X "    0 1 linear linear 1 1 0;\n"
+                             "    12 3 linear linear 1 1 0;\n" CLOSE;
+    assert_int_equal(import_text(cut, NULL, &out, &diag), OSSA_OK);
+    assert_near(out.animations[0].duration, 1.0, 1e-6); /* the declared range is kept */
+    assert_true(ossa_import_output_metadata(&out, "warning", warning, sizeof warning));
+    assert_non_null(strstr(warning, "frame 12"));
+    assert_non_null(strstr(warning, "endTime is 24"));
+    assert_non_null(strstr(warning, "0.5 s"));
+    ossa_import_output_destroy(&out);
+    const char *whole = HEADER "startTime 0;\nendTime 24;\n" CURVE_X "    0 1 linear linear 1 1 0;\n"
+                               "    23.6 3 linear linear 1 1 0;\n" CLOSE;
+    assert_int_equal(import_text(whole, NULL, &out, &diag), OSSA_OK);
+    assert_false(ossa_import_output_metadata(&out, "warning", warning, sizeof warning));
+    ossa_import_output_destroy(&out);
+}
+
 static void test_detect(void **state)
 {
     (void)state;
@@ -792,6 +820,7 @@ int main(void)
         cmocka_unit_test(test_rest_euler_all_orders),
         cmocka_unit_test(test_resample_matches_curves),
         cmocka_unit_test(test_user_tracks_and_range),
+        cmocka_unit_test(test_keys_end_before_end_time),
         cmocka_unit_test(test_detect),
         cmocka_unit_test(test_desc_errors),
     };

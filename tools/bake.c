@@ -120,6 +120,14 @@ int tool_bake(int argc, char **argv)
         ossa_import_output_destroy(&imp);
         return 1;
     }
+    /* What the importer tolerated but the user should know ("warning=" metadata lines). */
+    for (const char *line = imp.metadata; line && *line;) {
+        const char *end = strchr(line, '\n');
+        const size_t length = end ? (size_t)(end - line) : strlen(line);
+        if (length > 8 && !strncmp(line, "warning=", 8))
+            fprintf(stderr, "ossa: warning: %s: %.*s\n", input, (int)(length - 8), line + 8);
+        line += length + (end != NULL);
+    }
     const double t1 = tool_now();
     ossa_diag diag;
     ossa_diag_clear(&diag);

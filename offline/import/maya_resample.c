@@ -23,9 +23,10 @@ typedef struct clip {
     double fps;     /* header frames per second */
     double start_f; /* clip start and end in header frames */
     double end_f;
-    double rate;     /* samples per second */
-    double duration; /* seconds */
-    size_t count;    /* samples */
+    double last_key_f; /* the last key of any time curve, header frames (-inf without keys) */
+    double rate;       /* samples per second */
+    double duration;   /* seconds */
+    size_t count;      /* samples */
 } clip;
 
 typedef struct context {
@@ -290,6 +291,7 @@ static ossa_result setup_clip(context *cx)
         lo = fmin(lo, c->keys[0].time / c->frame_rate * cl->fps);
         hi = fmax(hi, c->keys[c->key_count - 1].time / c->frame_rate * cl->fps);
     }
+    cl->last_key_f = hi;
     cl->start_f = a->has_start_time ? a->start_time : (isfinite(lo) ? lo : 0.0);
     cl->end_f = a->has_end_time ? a->end_time : (isfinite(hi) ? hi : cl->start_f);
     if (cl->end_f < cl->start_f)
@@ -381,6 +383,15 @@ static ossa_result add_metadata(context *cx, size_t unitless, const char *unmatc
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; ++i)
         if (pairs[i][1] && ossa_import_output_add_metadata(cx->out, pairs[i][0], pairs[i][1]) != OSSA_OK)
             return alloc_fail(cx);
+    /* Keys that stop more than half a frame before the declared end: a file cut short (or a
+     * clip that holds its last pose); the bake goes on, the user is told. */
+    if (a->has_end_time && isfinite(cx->clip.last_key_f) && cx->clip.last_key_f < a->end_time - 0.5) {
+        char text[160];
+        snprintf(text, sizeof text,
+                 "the last key is at frame %g but endTime is %g: the last pose is held for %g s (file cut short?)",
+                 cx->clip.last_key_f, a->end_time, (a->end_time - cx->clip.last_key_f) / cx->clip.fps);
+        if (ossa_import_output_add_metadata(cx->out, "warning", text) != OSSA_OK) return alloc_fail(cx);
+    }
     return OSSA_OK;
 }
 

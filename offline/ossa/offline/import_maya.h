@@ -211,7 +211,9 @@ typedef struct ossa_maya_desc {
  * Driven-key curves (input unitless) are skipped and counted in metadata. Transform curves of
  * nodes absent from the bind skeleton are dropped and listed in "unmatched_nodes=a,b".
  * Clip: from the header's startTime to endTime when both are given, else over all keys; a clip
- * of zero length lasts one sample interval. Times are shifted so the clip starts at 0.
+ * of zero length lasts one sample interval. Times are shifted so the clip starts at 0. When
+ * every time curve's keys end more than half a frame before endTime (a file cut short, or a
+ * clip holding its last pose), metadata gets a "warning=" line saying so.
  * Resampling: at t = k / rate for k = 0.. plus the clip end; keys are then removed greedily
  * while the linear (translation, scale, tracks) or normalised-linear (rotation) interpolation
  * between kept keys stays within `tolerance` of every removed sample (up to the float rounding
