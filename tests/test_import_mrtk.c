@@ -955,8 +955,11 @@ static void test_error_truncated(void **state)
         ossa_import_output out;
         ossa_diag diag;
         const ossa_result r = import(b, n, NULL, &out, &diag);
-        if (n == 167) { /* ends where the marker list starts: no markers */
+        if (n == 167) { /* ends where the marker list starts: no markers, and a warning */
             assert_int_equal(r, OSSA_OK);
+            char warning[200];
+            assert_true(ossa_import_output_metadata(&out, "warning", warning, sizeof warning));
+            assert_non_null(strstr(warning, "without the marker list"));
             ossa_import_output_destroy(&out);
             continue;
         }
@@ -970,6 +973,22 @@ static void test_error_truncated(void **state)
     expect_error(b, 169, OSSA_ERROR_TRUNCATED, 167); /* marker count */
     expect_error(b, 175, OSSA_ERROR_TRUNCATED, 167); /* 1 marker needs at least 5 bytes */
     expect_error(b, 176, OSSA_ERROR_TRUNCATED, 176); /* name bytes */
+    /* The whole file has its marker list: no warning. */
+    ossa_import_output whole;
+    ossa_diag diag;
+    char warning[200];
+    assert_int_equal(import(b, size, NULL, &whole, &diag), OSSA_OK);
+    assert_false(ossa_import_output_metadata(&whole, "warning", warning, sizeof warning));
+    ossa_import_output_destroy(&whole);
+    /* Bytes the declared counts do not account for: read as MRTK does, with a warning. */
+    uint8_t *c = malloc(size + 3);
+    memcpy(c, b, size);
+    memset(c + size, 0, 3);
+    assert_int_equal(import(c, size + 3, NULL, &whole, &diag), OSSA_OK);
+    assert_true(ossa_import_output_metadata(&whole, "warning", warning, sizeof warning));
+    assert_non_null(strstr(warning, "3 bytes after the marker list"));
+    ossa_import_output_destroy(&whole);
+    free(c);
     free(b);
 }
 

@@ -280,6 +280,7 @@ static ossa_result read_recording(reader *r, ossa__mrtk_recording *rec)
         res = read_curves(r, rec, OSSA__MRTK_CURVE_HANDS, 2 * OSSA__MRTK_HAND_CURVES, kind);
     if (res == OSSA_OK && rec->has_gaze) res = read_curves(r, rec, OSSA__MRTK_CURVE_GAZE, 6, KIND_SIMPLE);
     if (res == OSSA_OK) res = read_markers(r, rec);
+    rec->trailing = res == OSSA_OK ? r->size - r->pos : 0;
     return res;
 }
 

@@ -339,6 +339,21 @@ static ossa_result add_metadata(ossa_import_output *out, const ossa__mrtk_record
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; ++i)
         if (ossa_import_output_add_metadata(out, pairs[i][0], pairs[i][1]) != OSSA_OK)
             return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for metadata");
+    /* MRTK's writer always ends with the marker list; the published format page omits it. */
+    if (!rec->has_markers &&
+        ossa_import_output_add_metadata(out, "warning",
+                                        "the file ends after the curves, without the marker list MRTK writes: "
+                                        "no events (cut short, or written from the format page?)") != OSSA_OK)
+        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for metadata");
+    /* MRTK's reader ignores them too, but a count smaller than the data written ends here. */
+    if (rec->trailing) {
+        char text[160];
+        snprintf(text, sizeof text,
+                 "%zu bytes after the marker list are ignored (a key or marker count smaller than the data?)",
+                 rec->trailing);
+        if (ossa_import_output_add_metadata(out, "warning", text) != OSSA_OK)
+            return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for metadata");
+    }
     return OSSA_OK;
 }
 

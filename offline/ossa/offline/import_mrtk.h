@@ -97,8 +97,9 @@ typedef struct ossa_mrtk_desc {
  *   OSSA_ERROR_UNSUPPORTED_FORMAT (recording longer than max_duration),
  *   OSSA_ERROR_OUT_OF_MEMORY.
  * A file that ends exactly where the marker list starts (the layout of the published format
- * document, which omits the list) is read as having no markers. Bytes after the marker list
- * are ignored, as MRTK's reader does. */
+ * document, which omits the list; MRTK's writer always writes it) is read as having no
+ * markers, with a "warning=" metadata line. Bytes after the marker list are ignored, as MRTK's
+ * reader does, with a "warning=" line giving their count. */
 OSSA_API ossa_result ossa_import_mrtk(const void *data, size_t size, const ossa_mrtk_desc *desc,
                                       ossa_import_output *out, ossa_diag *diag);
 
