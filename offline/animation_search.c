@@ -547,3 +547,34 @@ done:
     release(&s);
     return r;
 }
+
+/* Saturating a * b + c for the estimate. */
+static size_t mul_add(size_t a, size_t b, size_t c)
+{
+    size_t ab;
+    if (!ossa__mul_size(a, b, &ab) || !ossa__add_size(ab, c, &ab)) return SIZE_MAX;
+    return ab;
+}
+
+size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc)
+{
+    if (!raw || ossa_raw_animation_validate(raw, NULL) != OSSA_OK) return 0;
+    const ossa_animation_build_desc defaults = {0};
+    if (!desc) desc = &defaults;
+    size_t T = 0;
+    float *times = ossa__source_key_times(raw, desc->allocator, &T);
+    ossa_free(desc->allocator, times);
+    T += 2; /* 0 and the duration */
+    const size_t J = raw->track_count;
+    /* Clip samples (16 B), key flags (1 B), quantised keys and their flags (17 B) and the
+     * source-key flags (1 B) per sub-track and time point; one encoder's scratch (88 B). */
+    size_t bytes = mul_add(mul_add(T, 3 * J, 0), 35, mul_add(T, 88, 0));
+    if (desc->tolerance > 0.f) {
+        const unsigned threads = desc->threads > MAX_THREADS ? MAX_THREADS : (desc->threads ? desc->threads : 1);
+        const float rate = ossa__fixed_rate(FIXED_RATE, raw->duration);
+        const size_t M = T + ossa__fixed_count(rate, raw->duration);
+        bytes = mul_add(mul_add(T, 88, 0), threads - 1, bytes);
+        bytes = mul_add(mul_add(M, J, 0), 12 * sizeof(float) + sizeof(ossa_transform) + sizeof(ossa_float4x4), bytes);
+    }
+    return bytes;
+}

@@ -244,6 +244,15 @@ static void check_cmu_bvh(const char *relative, int rotated_joint)
     free(text);
 }
 
+/* The 1-based line of the first occurrence of `needle` in `text`. */
+static size_t count_lines_before(const char *text, const char *needle)
+{
+    const char *at = strstr(text, needle);
+    size_t line = 1;
+    for (const char *p = text; at && p < at; ++p) line += *p == '\n';
+    return line;
+}
+
 static void test_bvh_cmu_01_01(void **state)
 {
     (void)state;
@@ -799,6 +808,18 @@ static void test_bad_input(void **state)
                      OSSA_ERROR_INVALID_ANIMATION);
     assert_non_null(strstr(diag.message, "ticks per second"));
     assert_empty(&out);
+    /* Frames x Frame Time over a day: refused from the header, before assimp reads a frame
+     * (a 100 MB file would otherwise be parsed first); with the header's line. */
+    const char *const long_clips[] = {"1e5", "3e4", "1e30"};
+    for (size_t i = 0; i < 3; ++i) {
+        const char *time_at = strstr(small_bvh, "Time: 0.5") + 6;
+        snprintf(bad, sizeof bad, "%.*s%s%s", (int)(time_at - small_bvh), small_bvh, long_clips[i], time_at + 3);
+        assert_int_equal(import(bad, strlen(bad), &(ossa_assimp_desc){.format_hint = "bvh"}, &out, &diag),
+                         OSSA_ERROR_INVALID_ANIMATION);
+        assert_non_null(strstr(diag.message, "expected at most 86400 s"));
+        assert_int_equal(diag.line, count_lines_before(bad, "Frames:"));
+        assert_empty(&out);
+    }
 
     /* A valid scene with neither bones nor animation: assimp reads it, ossa finds nothing. */
     const char obj[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";

@@ -166,6 +166,11 @@ int tool_bake(int argc, char **argv)
                                                  .unit_scale = unit_scale,
                                                  .stats = &stats,
                                                  .threads = threads};
+        /* Long clips: say what the build will take before it starts. */
+        const size_t need = ossa_animation_build_memory(source, &build);
+        if (need >= TOOL_MEMORY_NOTE_BYTES)
+            fprintf(stderr, "ossa: building animation \"%s\" (%.0f s, %zu joints) needs about %.0f MB of memory\n",
+                    source->name, (double)source->duration, source->track_count, (double)need / 1e6);
         const double b0 = tool_now();
         const ossa_result built = ossa_animation_build(source, &build, &blobs[a + 1], &diag);
         if (built != OSSA_OK) {

@@ -71,6 +71,10 @@ tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale);
 #define TOOL_UNIT_SCALE_MIN 1e-6f
 #define TOOL_UNIT_SCALE_MAX 1e4f
 
+/* ossa bake says what an animation build will allocate (ossa_animation_build_memory) before
+ * starting one that needs at least this many bytes. */
+#define TOOL_MEMORY_NOTE_BYTES ((size_t)256 << 20)
+
 /* Parses a finite number in [min, max] (the whole text); false otherwise. */
 bool tool_parse_metres(const char *text, float min, float max, float *value);
 

@@ -622,7 +622,8 @@ static ossa_result convert(const struct aiScene *scene, const ossa_assimp_desc *
     if (!r && !map.joint_count) {
         /* Vertex (morph) animation formats load as a static mesh: say so rather than "empty". */
         unsigned morphs = 0;
-        for (unsigned m = 0; m < scene->mNumMeshes; ++m) morphs += scene->mMeshes[m] ? scene->mMeshes[m]->mNumAnimMeshes : 0;
+        for (unsigned m = 0; m < scene->mNumMeshes; ++m)
+            morphs += scene->mMeshes[m] ? scene->mMeshes[m]->mNumAnimMeshes : 0;
         const char *hint = desc->format_hint ? strrchr(desc->format_hint, '.') : NULL;
         hint = hint ? hint + 1 : desc->format_hint ? desc->format_hint : "";
         const bool vertex_format = !strcasecmp(hint, "md2") || !strcasecmp(hint, "md3") || !strcasecmp(hint, "mdc") ||
@@ -713,7 +714,8 @@ static ossa_result check_gltf_skins(const uint8_t *data, size_t size, ossa_diag 
     ossa_result r = OSSA_OK;
     const cJSON *skins = cJSON_GetObjectItemCaseSensitive(root, "skins");
     int index = 0;
-    for (const cJSON *skin = cJSON_IsArray(skins) ? skins->child : NULL; skin && r == OSSA_OK; skin = skin->next, ++index)
+    for (const cJSON *skin = cJSON_IsArray(skins) ? skins->child : NULL; skin && r == OSSA_OK;
+         skin = skin->next, ++index)
         if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(skin, "inverseBindMatrices")))
             r = ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
                               "glTF skin %d has no inverseBindMatrices accessor (valid glTF, meaning identity "
@@ -723,6 +725,56 @@ static ossa_result check_gltf_skins(const uint8_t *data, size_t size, ossa_diag 
     return r;
 }
 #endif
+
+/* The number after `label` on a BVH header line starting at `at`, read from a bounded copy
+ * (the input need not be NUL-terminated); NAN when absent. */
+static double bvh_number(const char *data, size_t size, size_t at, const char *label)
+{
+    const size_t n = strlen(label);
+    if (size - at < n || memcmp(data + at, label, n)) return NAN;
+    char copy[64];
+    size_t k = 0;
+    for (at += n; at < size && k + 1 < sizeof copy && data[at] != '\n' && data[at] != '\r'; ++at) copy[k++] = data[at];
+    copy[k] = 0;
+    char *end;
+    const double v = strtod(copy, &end);
+    return end == copy ? (double)NAN : v;
+}
+
+/* A BVH declares its clip in two header lines after MOTION ("Frames: N", "Frame Time: T").
+ * A clip longer than a day is refused here, before assimp reads millions of lines. Source:
+ * the Biovision BVH layout as CMU's motion-capture files use it. */
+static ossa_result check_bvh_motion(const char *data, size_t size, const char *name, ossa_diag *diag)
+{
+    const char *last = strrchr(name, '.');
+    const bool bvh = (last && !strcasecmp(last + 1, "bvh")) || (size >= 9 && !memcmp(data, "HIERARCHY", 9));
+    if (!bvh) return OSSA_OK;
+    double frames = NAN, frame_time = NAN;
+    size_t line = 1, frames_line = 0, time_line = 0;
+    bool motion = false;
+    for (size_t at = 0; at < size; ++line) {
+        while (at < size && (data[at] == ' ' || data[at] == '\t')) ++at;
+        if (!motion && size - at >= 6 && !memcmp(data + at, "MOTION", 6))
+            motion = true;
+        else if (motion && isnan(frames) && !isnan(frames = bvh_number(data, size, at, "Frames:")))
+            frames_line = line;
+        else if (motion && isnan(frame_time) && !isnan(frame_time = bvh_number(data, size, at, "Frame Time:")))
+            time_line = line;
+        if (motion && !isnan(frames) && !isnan(frame_time)) break;
+        const char *nl = memchr(data + at, '\n', size - at);
+        if (!nl) break;
+        at = (size_t)(nl - data) + 1;
+    }
+    if (isnan(frames) || isnan(frame_time)) return OSSA_OK; /* assimp will say what is missing */
+    if (!(frame_time >= 0.0) || !isfinite(frame_time))
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, time_line, 0,
+                             "BVH Frame Time %g; expected a finite number of seconds >= 0", frame_time);
+    if (frames * frame_time > (double)OSSA_RAW_ANIMATION_MAX_DURATION)
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, frames_line, 0,
+                             "BVH declares %.0f frames of %g s, a clip of %g s; expected at most %g s (a day)", frames,
+                             frame_time, frames * frame_time, (double)OSSA_RAW_ANIMATION_MAX_DURATION);
+    return OSSA_OK;
+}
 
 static ossa_result import_scene(const void *data, size_t size, const ossa_assimp_desc *desc, ossa_import_output *out,
                                 ossa_diag *diag)
@@ -736,10 +788,11 @@ static ossa_result import_scene(const void *data, size_t size, const ossa_assimp
     char name[48]; /* "ossa-input." and a hint of up to 31 characters */
     ossa_result r = main_name(desc->format_hint, name, sizeof name, diag);
     if (r != OSSA_OK) return r;
+    if ((r = check_bvh_motion(data, size, name, diag)) != OSSA_OK) return r;
     /* Formats that hold static geometry only are refused before assimp reads them: there is
      * nothing to import, and some of assimp's readers trust declared counts (an OFF header
      * declaring 35 billion vertices runs for minutes). */
-    static const char *const static_formats[] = {"obj", "stl", "ply", "off", "raw", "nff", "enff", "3mf",
+    static const char *const static_formats[] = {"obj", "stl", "ply", "off",    "raw", "nff", "enff", "3mf",
                                                  "amf", "dxf", "ifc", "ifczip", "xgl", "zgl", "ter"};
     const char *last = strrchr(name, '.');
     for (size_t i = 0; last && i < sizeof static_formats / sizeof *static_formats; ++i)

@@ -83,11 +83,12 @@ typedef struct ossa_animation_build_desc {
  *
  * Lossless (tolerance 0): each animated sub-track keeps its own key times (plus the first
  * time point of every segment of 16 and the last), widths are 24 bits, and only sub-tracks
- * exactly at their default or exactly constant are stored as such; a rotation key the source
- * does not have holds the unnormalised lerp of its neighbours, so the normalised lerps on both
- * sides trace the source's curve. The error is the quantisation's: at most range / 2^25 per
- * component of a sub-track's range, and sqrt(2) / (2 (2^20 - 1)) (6.7e-7) per component of a
- * constant rotation.
+ * exactly at their default or exactly constant are stored as such (a constant rotation only
+ * when its 8-byte packing decodes to the same floats; otherwise it is an animated sub-track
+ * of zero extent, which its range holds exactly); a rotation key the source does not have
+ * holds the unnormalised lerp of its neighbours, so the normalised lerps on both sides trace
+ * the source's curve. The error is the quantisation's: at most range / 2^25 per component of
+ * a sub-track's range.
  *
  * Error-bounded (tolerance > 0, skeleton given): keys and widths are chosen against the
  * model-space error at the joint and at virtual vertices `shell_distance` from it along its
@@ -114,6 +115,16 @@ typedef struct ossa_animation_build_desc {
  * and distance); ACL (virtual-vertex metric, range reduction, variable bit rate). */
 OSSA_API ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc,
                                           ossa_blob *out, ossa_diag *diag);
+
+/* An estimate of the peak bytes ossa_animation_build allocates for `raw` with `desc` (NULL:
+ * the defaults), besides `raw` itself and the returned blob, so that a tool can say what a
+ * bake needs before it starts. With T distinct key times, J tracks and, for error-bounded
+ * builds, M measured times (T plus the 60 Hz samples) and `threads` encoders:
+ *   lossless:       T x 3J x 35 B + T x 88 B
+ *   error-bounded:  the same + T x 88 B per extra thread + M x J x 152 B (reference points,
+ *                   poses and model matrices at every measured time)
+ * Rounded up to whole bytes, saturating at SIZE_MAX; 0 for NULL or an invalid `raw`. */
+OSSA_API size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc);
 
 #ifdef __cplusplus
 }
