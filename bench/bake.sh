@@ -5,7 +5,11 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=${1:-build}
 ossa=$(realpath "$build/tools/ossa")
-shared=${OSSA_SHARED_DATA:-$(realpath ../shared/data)}
+if [[ -z ${OSSA_SHARED_DATA:-} ]]; then
+  echo "bake.sh: set OSSA_SHARED_DATA to the data directory of docs/benchmarks.md" >&2
+  exit 1
+fi
+shared=$(realpath "$OSSA_SHARED_DATA")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 skel="$shared/ozz/pab_skeleton.ozz"

@@ -256,7 +256,7 @@ static void compression_table(const char *shared, const char *skel_path)
 
 int main(int argc, char **argv)
 {
-    const char *shared = getenv("OSSA_SHARED_DATA") ? getenv("OSSA_SHARED_DATA") : "../shared/data";
+    const char *shared = getenv("OSSA_SHARED_DATA");
     long only = -1;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--shared") && i + 1 < argc)
@@ -278,6 +278,11 @@ int main(int argc, char **argv)
                             "  --tolerance M    bake the clips at M metres (default 0.0001)\n");
             return 2;
         }
+    }
+    if (!shared || !*shared) {
+        fprintf(stderr, "ossa-bench: no data directory: set OSSA_SHARED_DATA or give --shared DIR (the folder of "
+                        "ozz/pab_*.ozz described in docs/benchmarks.md)\n");
+        return 2;
     }
     char skel_path[4096];
     snprintf(skel_path, sizeof skel_path, "%s/ozz/pab_skeleton.ozz", shared);

@@ -38,7 +38,11 @@ if [[ ! -x $ossa ]]; then
   exit 1
 fi
 ossa=$(cd "$(dirname "$ossa")" && pwd)/ossa
-data_dir=${OSSA_SHARED_DATA:-${OSSA_DATA_DIR:-$script_dir/../../shared/data}}
+data_dir=${OSSA_SHARED_DATA:-${OSSA_DATA_DIR:-}}
+if [[ -z $data_dir ]]; then
+  echo "rd.sh: set OSSA_SHARED_DATA to the data directory of docs/benchmarks.md" >&2
+  exit 1
+fi
 if [[ -d $data_dir ]]; then data_dir=$(cd "$data_dir" && pwd); fi
 cmu_bvh=${OSSA_CMU_BVH:-/usr/share/assimp/models/BVH/01_01.bvh}
 for tool in ninja awk; do
