@@ -17,8 +17,7 @@ usage: bash bench/rd.sh BUILD_DIR [OUT_DIR]
   BUILD_DIR  meson build directory holding tools/ossa (e.g. build)
   OUT_DIR    where bakes, rd.tsv, rd.md and rd.svg go (default: BUILD_DIR/rd)
 environment:
-  OSSA_SHARED_DATA  data directory laid out as in docs/benchmarks.md (OSSA_DATA_DIR also works;
-                    without either, a directory beside the checkout is tried)
+  OSSA_SHARED_DATA  data directory laid out as in docs/benchmarks.md (OSSA_DATA_DIR also works);
   OSSA_CMU_BVH   CMU 01_01.bvh (default: /usr/share/assimp/models/BVH/01_01.bvh)
 EOF
 }
