@@ -1,5 +1,6 @@
 #include <string.h>
 
+#include "blob.h"
 #include "internal.h"
 #include "ossa/offline/builders.h"
 #include "ossa/skeleton.h"
@@ -25,8 +26,8 @@ ossa_result ossa_skeleton_build(const ossa_raw_skeleton *raw, const ossa_allocat
     r = ossa_blob_create(out, size, allocator);
     if (r != OSSA_OK) return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte skeleton", size);
     uint8_t *b = out->data;
-    ossa__store_u32(b, (uint32_t)n);
-    ossa__store_u32(b + 4, (uint32_t)names_size);
+    ossa__store_u32(b + OSSA__SKELETON_JOINT_COUNT, (uint32_t)n);
+    ossa__store_u32(b + OSSA__SKELETON_NAMES_SIZE, (uint32_t)names_size);
     size_t name_at = 0;
     for (size_t g = 0; g < soa; ++g) {
         ossa_soa_transform t;

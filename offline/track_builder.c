@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "blob.h"
 #include "internal.h"
 
 /* ---- builder ---- */
@@ -93,10 +94,10 @@ ossa_result ossa_track_build(const ossa_raw_track *raw, const ossa_allocator *al
     r = ossa_blob_create(out, size, allocator);
     if (r != OSSA_OK) return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte track", size);
     uint8_t *b = out->data;
-    ossa__store_u32(b, (uint32_t)raw->type);
-    ossa__store_u32(b + 4, (uint32_t)n);
-    ossa__store_u32(b + 8, (uint32_t)name_size);
-    ossa__store_u32(b + 12, 0);
+    ossa__store_u32(b + OSSA__TRACK_TYPE, (uint32_t)raw->type);
+    ossa__store_u32(b + OSSA__TRACK_KEY_COUNT, (uint32_t)n);
+    ossa__store_u32(b + OSSA__TRACK_NAME_SIZE, (uint32_t)name_size);
+    ossa__store_u32(b + OSSA__TRACK_RESERVED, 0);
     for (size_t k = 0; k < n; ++k) {
         const ossa_raw_track_key key = patched_key(&p, k);
         float v[4] = {key.value[0], key.value[1], key.value[2], key.value[3]};

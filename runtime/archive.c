@@ -36,8 +36,8 @@ typedef struct entry {
 static entry read_entry(const uint8_t *base, size_t index)
 {
     const uint8_t *e = base + OSSA_ARCHIVE_HEADER_SIZE + index * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
-    return (entry){ossa__load_u32(e), ossa__load_u32(e + 4), ossa__load_u32(e + 24), ossa__load_u64(e + 8),
-                   ossa__load_u64(e + 16)};
+    return (entry){ossa__load_u32(e + OSSA__CHUNK_TAG), ossa__load_u32(e + OSSA__CHUNK_VERSION),
+                   ossa__load_u32(e + OSSA__CHUNK_CRC), ossa__load_u64(e + OSSA__CHUNK_OFFSET), ossa__load_u64(e + 16)};
 }
 
 ossa_result ossa_archive_init(ossa_archive *archive, const void *data, size_t size)
@@ -51,18 +51,20 @@ ossa_result ossa_archive_init(ossa_archive *archive, const void *data, size_t si
     if (size < 4) return OSSA_ERROR_TRUNCATED;
     if (memcmp(p, "OSSA", 4) != 0) return OSSA_ERROR_BAD_MAGIC;
     if (size < OSSA_ARCHIVE_HEADER_SIZE) return OSSA_ERROR_TRUNCATED;
-    const uint32_t version_flags = ossa__load_u32(p + 4);
+    const uint32_t version_flags = ossa__load_u32(p + OSSA__ARCHIVE_VERSION_FLAGS);
     if ((version_flags & 0xffffu) != OSSA_ARCHIVE_VERSION) return OSSA_ERROR_UNSUPPORTED_VERSION;
     if ((version_flags >> 16) != 0) return OSSA_ERROR_CORRUPT;
-    const uint32_t chunk_count = ossa__load_u32(p + 8);
+    const uint32_t chunk_count = ossa__load_u32(p + OSSA__ARCHIVE_CHUNK_COUNT);
     if (chunk_count > (size - OSSA_ARCHIVE_HEADER_SIZE) / OSSA_ARCHIVE_CHUNK_ENTRY_SIZE) return OSSA_ERROR_TRUNCATED;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-    if (ossa__archive_table_crc(p, chunk_count) != ossa__load_u32(p + 12)) return OSSA_ERROR_CORRUPT;
+    if (ossa__archive_table_crc(p, chunk_count) != ossa__load_u32(p + OSSA__ARCHIVE_TABLE_CRC))
+        return OSSA_ERROR_CORRUPT;
 #endif
     uint64_t previous_end = OSSA_ARCHIVE_HEADER_SIZE + (uint64_t)chunk_count * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
     for (uint32_t i = 0; i < chunk_count; ++i) {
         const entry e = read_entry(p, i);
-        if (ossa__load_u32(p + OSSA_ARCHIVE_HEADER_SIZE + (size_t)i * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE + 28) != 0)
+        if (ossa__load_u32(p + OSSA_ARCHIVE_HEADER_SIZE + (size_t)i * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE +
+                           OSSA__CHUNK_RESERVED) != 0)
             return OSSA_ERROR_CORRUPT;
         if ((e.offset & 15u) || e.offset < previous_end) return OSSA_ERROR_CORRUPT;
         if (e.offset > size || e.size > size - e.offset) return OSSA_ERROR_TRUNCATED;

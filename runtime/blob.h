@@ -52,4 +52,31 @@ static inline const uint8_t *ossa__take(ossa__cursor *c, size_t count, size_t el
 /* Bytes rounded up to a multiple of 16. */
 static inline size_t ossa__pad16(size_t n) { return (n + 15) & ~(size_t)15; }
 
+/* Header fields of the archive, skeleton and track blobs, one owner for the builder that writes
+ * them and the reader that checks them (byte tables in docs/archive-format.md; the animation
+ * blob's are in animation_format.h). Each field is a little-endian u32 unless named u64. */
+enum {
+    OSSA__ARCHIVE_MAGIC = 0,         /* "OSSA" */
+    OSSA__ARCHIVE_VERSION_FLAGS = 4, /* version, flags in the high bits */
+    OSSA__ARCHIVE_CHUNK_COUNT = 8,
+    OSSA__ARCHIVE_TABLE_CRC = 12, /* CRC-32 of the header's first 12 bytes and the chunk table */
+    /* One chunk-table entry (OSSA_ARCHIVE_CHUNK_ENTRY_SIZE bytes). */
+    OSSA__CHUNK_TAG = 0,
+    OSSA__CHUNK_VERSION = 4,
+    OSSA__CHUNK_OFFSET = 8, /* u64, from the archive's start, 16-byte aligned */
+    OSSA__CHUNK_SIZE = 16,  /* u64 */
+    OSSA__CHUNK_CRC = 24,   /* CRC-32 of the chunk's bytes */
+    OSSA__CHUNK_RESERVED = 28,
+    /* Skeleton blob header (16 bytes). */
+    OSSA__SKELETON_JOINT_COUNT = 0,
+    OSSA__SKELETON_NAMES_SIZE = 4,
+    OSSA__SKELETON_RESERVED0 = 8,
+    OSSA__SKELETON_RESERVED1 = 12,
+    /* Track blob header (16 bytes). */
+    OSSA__TRACK_TYPE = 0,
+    OSSA__TRACK_KEY_COUNT = 4,
+    OSSA__TRACK_NAME_SIZE = 8,
+    OSSA__TRACK_RESERVED = 12
+};
+
 #endif

@@ -17,9 +17,11 @@ ossa_result ossa_skeleton_init(ossa_skeleton *skeleton, const void *blob, size_t
     ossa__cursor c = {blob, size, 0};
     const uint8_t *header = ossa__take(&c, HEADER_SIZE, 1, 1);
     if (!header) return OSSA_ERROR_TRUNCATED;
-    const uint32_t joint_count = ossa__load_u32(header);
-    const uint32_t names_size = ossa__load_u32(header + 4);
-    if (ossa__load_u32(header + 8) != 0 || ossa__load_u32(header + 12) != 0) return OSSA_ERROR_INVALID_SKELETON;
+    const uint32_t joint_count = ossa__load_u32(header + OSSA__SKELETON_JOINT_COUNT);
+    const uint32_t names_size = ossa__load_u32(header + OSSA__SKELETON_NAMES_SIZE);
+    if (ossa__load_u32(header + OSSA__SKELETON_RESERVED0) != 0 ||
+        ossa__load_u32(header + OSSA__SKELETON_RESERVED1) != 0)
+        return OSSA_ERROR_INVALID_SKELETON;
     if (joint_count > OSSA_MAX_JOINTS) return OSSA_ERROR_TOO_MANY_JOINTS;
     const size_t soa_count = (joint_count + 3u) / 4u;
     const uint8_t *rest = ossa__take(&c, soa_count, sizeof(ossa_soa_transform), 16);

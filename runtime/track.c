@@ -53,10 +53,10 @@ static ossa_result init(ossa_track *t, const uint8_t *blob, size_t size)
     ossa__cursor cur = {blob, size, 0};
     const uint8_t *h = ossa__take(&cur, OSSA_TRACK_HEADER_SIZE, 1, 1);
     if (!h) return OSSA_ERROR_TRUNCATED;
-    const uint32_t type = ossa__load_u32(h);
-    const uint32_t key_count = ossa__load_u32(h + 4);
-    const uint32_t name_size = ossa__load_u32(h + 8);
-    if (ossa__load_u32(h + 12) != 0) return OSSA_ERROR_INVALID_TRACK;
+    const uint32_t type = ossa__load_u32(h + OSSA__TRACK_TYPE);
+    const uint32_t key_count = ossa__load_u32(h + OSSA__TRACK_KEY_COUNT);
+    const uint32_t name_size = ossa__load_u32(h + OSSA__TRACK_NAME_SIZE);
+    if (ossa__load_u32(h + OSSA__TRACK_RESERVED) != 0) return OSSA_ERROR_INVALID_TRACK;
     const size_t width = ossa_track_type_width((ossa_track_type)type);
     if (width == 0 || key_count < 2 || key_count > OSSA_TRACK_MAX_KEYS) return OSSA_ERROR_INVALID_TRACK;
     t->type = (ossa_track_type)type;
