@@ -8,6 +8,7 @@
 
 #include "ossa/offline/builders.h"
 #include "ossa/offline/import_maya.h"
+#include "ossa/offline/track_builder.h"
 #include "ossa/sampling_job.h"
 #include "test_util.h"
 
@@ -167,12 +168,28 @@ static void check_against_curves(const ossa_import_output *out, const ossa_maya_
     assert_true(checked > 0);
 }
 
-static size_t total_keys(const ossa_raw_animation *a)
+/* Samples of a clip of `duration` s at `rate` Hz as import_maya.h states them: t = k / rate,
+ * plus the end unless the last grid time is within 1 % of an interval of it; at least 2. */
+static size_t expected_samples(double duration, double rate)
 {
-    size_t n = 0;
-    for (size_t j = 0; j < a->track_count; ++j)
-        n += a->tracks[j].translation_count + a->tracks[j].rotation_count + a->tracks[j].scale_count;
-    return n;
+    const size_t grid = (size_t)floor(duration * rate + 1e-9) + 1;
+    const size_t n = duration - (double)(grid - 1) / rate > 0.01 / rate ? grid + 1 : grid;
+    return n < 2 ? 2 : n;
+}
+
+/* Every channel of every track holds one key (no curve: the rest pose) or one per sample. */
+static void assert_dense(const ossa_raw_animation *a, size_t samples)
+{
+    size_t dense = 0;
+    for (size_t j = 0; j < a->track_count; ++j) {
+        const ossa_raw_joint_track *t = &a->tracks[j];
+        const size_t counts[3] = {t->translation_count, t->rotation_count, t->scale_count};
+        for (int c = 0; c < 3; ++c) {
+            assert_true(counts[c] == 1 || counts[c] == samples);
+            dense += counts[c] == samples;
+        }
+    }
+    assert_true(dense > 0);
 }
 
 static void bake(const ossa_import_output *out)
@@ -203,7 +220,6 @@ static void test_example_file(void **state)
     assert_metadata(&out, "frame_rate", "60");
     assert_metadata(&out, "angular_unit", "deg");
     assert_metadata(&out, "sample_rate", "60");
-    assert_metadata(&out, "tolerance", "0.0001");
     assert_metadata(&out, "curves", "20");
     /* Placeholders joint1, joint3, joint4 are joints too, in file order. */
     assert_int_equal(out.skeleton.joint_count, 5);
@@ -230,9 +246,15 @@ static void test_example_file(void **state)
     assert_int_equal(out.track_count, 2);
     assert_string_equal(out.tracks[0].name, "joint2.visibility");
     assert_string_equal(out.tracks[1].name, "joint5.visibility");
-    assert_int_equal(out.tracks[0].key_count, 1);
+    /* A single "step" key at frame 1: one key per sample, all 1, stepping from the curve's key
+     * (after it, post-infinity holds); the track optimiser keeps the first and last. */
+    assert_int_equal(out.tracks[0].key_count, 4);
     assert_int_equal(out.tracks[0].keys[0].interpolation, OSSA_INTERP_STEP);
-    assert_near(out.tracks[0].keys[0].value[0], 1.0, 0);
+    for (size_t k = 0; k < 4; ++k) assert_near(out.tracks[0].keys[k].value[0], 1.0, 0);
+    ossa_raw_track visible = {0};
+    assert_int_equal(ossa_track_optimize(&out.tracks[0], NULL, &visible, &diag), OSSA_OK);
+    assert_int_equal(visible.key_count, 2);
+    ossa_raw_track_destroy(&visible);
     assert_int_equal(ossa_raw_track_validate(&out.tracks[1], &diag), OSSA_OK);
     bake(&out);
     ossa_import_output_destroy(&out);
@@ -262,9 +284,9 @@ static void test_front_file(void **state)
     assert_near(z->keys[0].out_angle, 42.792758 * DEG, 1e-12);
     assert_near(z->keys[0].out_y / z->keys[0].out_x, (1.721675 - 0.795937) / (1.9999796 - 1.00002), 1e-6);
     assert_near(ossa_maya_curve_evaluate(z, 1.9999796), 1.721675, 0);
-    /* Every resample time within the default tolerance, with fewer keys than samples. */
-    check_against_curves(&out, &anim, 1.00002, 60.0, 1e-4, "xyz", NULL);
-    assert_true(total_keys(&out.animations[0]) < 40 * 3 * out.skeleton.joint_count / 2);
+    /* Every resample time a key, at the curves' value (float rounding only). */
+    check_against_curves(&out, &anim, 1.00002, 60.0, 1e-5, "xyz", NULL);
+    assert_dense(&out.animations[0], expected_samples(out.animations[0].duration, 60.0));
     bake(&out);
     /* The baked clip, sampled by the runtime job, matches the curves within the resampling
      * tolerance plus the quantisation bound of builders.h: half-float scales near 1 are off
@@ -276,7 +298,7 @@ static void test_front_file(void **state)
     const size_t ctx_size = ossa_sampling_context_size(view.track_count);
     void *ctx_mem = aligned_alloc(16, ctx_size);
     const baked_clip clip = {&view, ossa_sampling_context_init(ctx_mem, ctx_size, view.track_count)};
-    check_against_curves(&out, &anim, 1.00002, 60.0, 1e-4 + 5e-4, "xyz", &clip);
+    check_against_curves(&out, &anim, 1.00002, 60.0, 1e-5 + 5e-4, "xyz", &clip);
     free(ctx_mem);
     ossa_blob_destroy(&anim_blob);
     ossa_maya_anim_destroy(&anim);
@@ -305,7 +327,8 @@ static void test_kamae_file(void **state)
                                 qmul(axis_angle(1, -4.591584067215057 * DEG), axis_angle(0, 70.53091716833487 * DEG)));
     const ossa_transform t = sample_joint(&out, joint_named(&out, "MUNE1"), 0.0, NULL);
     assert_near(quat_angle(t.rotation, want), 0.0, 1e-5);
-    assert_int_equal(out.animations[0].tracks[joint_named(&out, "MUNE1")].rotation_count, 1);
+    /* One sample interval: two samples, both keys. */
+    assert_int_equal(out.animations[0].tracks[joint_named(&out, "MUNE1")].rotation_count, 2);
     bake(&out);
     ossa_import_output_destroy(&out);
     free(data);
@@ -569,15 +592,19 @@ static void test_bind_skeleton(void **state)
     assert_int_equal(head->translation_count, 1);
     assert_near(head->translations[0].value.y, 0.3, 1e-7);
     assert_near(head->scales[0].value.z, 2.0, 0);
-    /* A linear rotation becomes two rotation keys within the tolerance? No: nlerp of 90
-     * degrees is not a constant-rate rotation, so intermediate keys are kept. */
-    assert_true(out.animations[0].tracks[0].rotation_count > 2);
-    assert_int_equal(out.animations[0].tracks[0].translation_count, 2); /* a straight line */
+    /* Frames 0 to 10 at 24 Hz: 11 samples, every one a key, the straight line included (the
+     * builders reduce); the track optimiser brings the linear ikBlend back to its 2 keys. */
+    assert_int_equal(out.animations[0].tracks[0].rotation_count, 11);
+    assert_int_equal(out.animations[0].tracks[0].translation_count, 11);
     assert_int_equal(out.track_count, 1);
     assert_string_equal(out.tracks[0].name, "|root|hips.ikBlend");
-    assert_int_equal(out.tracks[0].key_count, 2);
-    assert_near(out.tracks[0].keys[1].ratio, 1.0, 0);
-    assert_near(out.tracks[0].keys[1].value[0], 1.0, 0);
+    assert_int_equal(out.tracks[0].key_count, 11);
+    ossa_raw_track reduced = {0};
+    assert_int_equal(ossa_track_optimize(&out.tracks[0], NULL, &reduced, &diag), OSSA_OK);
+    assert_int_equal(reduced.key_count, 2);
+    assert_near(reduced.keys[1].ratio, 1.0, 0);
+    assert_near(reduced.keys[1].value[0], 1.0, 0);
+    ossa_raw_track_destroy(&reduced);
     bake(&out);
     /* Output and bind skeleton may not be the same object. */
     ossa_import_output same = {0};
@@ -647,8 +674,8 @@ static void test_rest_euler_all_orders(void **state)
 }
 
 /* Every tangent type, a weighted curve and all infinities (the clip is longer than the keys)
- * on translate, rotate and scale: the reduced clip stays within the tolerance at every
- * resample time, and keep_all_samples keeps one key per sample. */
+ * on translate, rotate and scale: every resample time is a key, holding the curves' value
+ * there (the importer does not reduce; the builders do). */
 static void test_resample_matches_curves(void **state)
 {
     (void)state;
@@ -670,30 +697,19 @@ static void test_resample_matches_curves(void **state)
     ossa_maya_anim anim;
     ossa_diag diag;
     assert_int_equal(ossa_maya_anim_parse(text, strlen(text), NULL, &anim, &diag), OSSA_OK);
-    const float tolerances[2] = {1e-3f, 1e-5f};
-    size_t keys[2];
-    for (int i = 0; i < 2; ++i) {
-        ossa_import_output out = {0};
-        const ossa_maya_desc desc = {.sample_rate = 30.f, .tolerance = tolerances[i]};
-        assert_int_equal(import_text(text, &desc, &out, &diag), OSSA_OK);
-        assert_int_equal(ossa_raw_animation_validate(&out.animations[0], &diag), OSSA_OK);
-        assert_near(out.animations[0].duration, 70.0 / 24, 1e-6);
-        check_against_curves(&out, &anim, -10, 30.0, (double)tolerances[i], "xyz", NULL);
-        keys[i] = total_keys(&out.animations[0]);
-        bake(&out);
-        ossa_import_output_destroy(&out);
-    }
+    ossa_import_output out = {0};
+    assert_int_equal(import_text(text, &(ossa_maya_desc){.sample_rate = 30.f}, &out, &diag), OSSA_OK);
+    assert_int_equal(ossa_raw_animation_validate(&out.animations[0], &diag), OSSA_OK);
+    assert_near(out.animations[0].duration, 70.0 / 24, 1e-6);
+    /* Float rounding of the evaluated values only. */
+    check_against_curves(&out, &anim, -10, 30.0, 1e-5, "xyz", NULL);
     /* 70 frames at 24 fps resampled at 30 Hz: 88 grid times (0 .. 87/30 s) and the end. */
     const size_t samples = 89;
-    assert_true(keys[0] < keys[1]);
-    assert_true(keys[1] < 3 * samples + 3);
-    ossa_import_output out = {0};
-    assert_int_equal(import_text(text, &(ossa_maya_desc){.sample_rate = 30.f, .keep_all_samples = true}, &out, &diag),
-                     OSSA_OK);
     assert_int_equal(out.animations[0].tracks[0].translation_count, samples);
     assert_int_equal(out.animations[0].tracks[0].rotation_count, samples);
     assert_int_equal(out.animations[0].tracks[1].scale_count, samples);
     assert_near(out.animations[0].tracks[0].translations[samples - 1].time, 70.0 / 24, 1e-6);
+    bake(&out);
     ossa_import_output_destroy(&out);
     ossa_maya_anim_destroy(&anim);
 }
@@ -728,9 +744,14 @@ static void test_user_tracks_and_range(void **state)
         assert_near(v[0], want[i], 0);
     }
     assert_int_equal(vis->keys[0].interpolation, OSSA_INTERP_STEP);
-    /* A curve connected to no node keeps its attribute name; linear, so two keys. */
+    /* A curve connected to no node keeps its attribute name; 7 samples over 6 frames at 24 Hz,
+     * which the track optimiser reduces to the 2 of the linear curve. */
     assert_string_equal(out.tracks[1].name, "lonely");
-    assert_int_equal(out.tracks[1].key_count, 2);
+    assert_int_equal(out.tracks[1].key_count, 7);
+    ossa_raw_track lonely = {0};
+    assert_int_equal(ossa_track_optimize(&out.tracks[1], NULL, &lonely, &diag), OSSA_OK);
+    assert_int_equal(lonely.key_count, 2);
+    ossa_raw_track_destroy(&lonely);
     ossa_raw_track_evaluate(&out.tracks[1], 0.5f, v);
     assert_near(v[0], 4.5, 1e-6);
     assert_near(out.tracks[1].duration, 0.25, 1e-7);
@@ -781,8 +802,8 @@ static void test_desc_errors(void **state)
     (void)state;
     const char *text = HEADER CURVE_X "    0 1 linear linear 1 1 0;\n" CLOSE;
     const ossa_maya_desc bad[] = {
-        {.rotate_order = "xxy"}, {.rotate_order = "xy"}, {.rotate_order = "abc"}, {.tolerance = -1.f},
-        {.tolerance = NAN},      {.sample_rate = 1e6f},  {.sample_rate = 1e-5f},  {.sample_rate = -30.f},
+        {.rotate_order = "xxy"}, {.rotate_order = "xy"}, {.rotate_order = "abc"},
+        {.sample_rate = 1e6f},   {.sample_rate = 1e-5f}, {.sample_rate = -30.f},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         ossa_import_output out = {0};

@@ -1,5 +1,5 @@
-/* Maya .anim to ossa raw data: curves grouped by node, bound to joints, evaluated at a fixed rate
- * and reduced within a tolerance (see ossa_import_maya_anim in import_maya.h). */
+/* Maya .anim to ossa raw data: curves grouped by node, bound to joints and evaluated at a fixed
+ * rate; every sample is kept, the builders reduce (see ossa_import_maya_anim in import_maya.h). */
 #include "import/maya_curve.h"
 
 #include <float.h>
@@ -15,8 +15,6 @@ enum { CH_TX, CH_TY, CH_TZ, CH_RX, CH_RY, CH_RZ, CH_SX, CH_SY, CH_SZ, CH_COUNT }
 static const char *const channel_names[CH_COUNT][2] = {{"translateX", "tx"}, {"translateY", "ty"}, {"translateZ", "tz"},
                                                        {"rotateX", "rx"},    {"rotateY", "ry"},    {"rotateZ", "rz"},
                                                        {"scaleX", "sx"},     {"scaleY", "sy"},     {"scaleZ", "sz"}};
-
-#define LOOKAHEAD 512 /* samples scanned past the last valid end before a reduction run stops */
 
 /* The sampling grid: index i < count - 1 is at i / rate seconds, the last is the clip end. */
 typedef struct clip {
@@ -36,12 +34,10 @@ typedef struct context {
     ossa_diag *diag;
     clip clip;
     const char *order;
-    float tolerance;
     float *times;   /* [count] seconds from the clip start */
     float *values;  /* [count][4] */
     bool *step;     /* [count] */
-    size_t *keep;   /* [count] */
-    float *kept[3]; /* [count][5] reduced (time, value) rows per joint channel */
+    float *kept[3]; /* [count][5] (time, value) rows per joint channel */
 } context;
 
 static int channel_of(const ossa_maya_curve *c)
@@ -85,68 +81,6 @@ static ossa_result sample_curve(context *cx, const ossa_maya_curve *c, double sc
     return OSSA_OK;
 }
 
-/* Greedy key reduction. From each kept sample a, the next kept one is the furthest b such that
- * interpolating a..b stays within tol[c] of every sample in between: each sample j narrows the
- * interval of admissible slopes (v_j -+ tol - v_a) / (t_j - t_a), and b is admissible when its
- * own slope lies in the interval of the samples before it (O(count) per run). A STEP sample a
- * holds its value, so the samples in between must equal it within tol. Quaternion ends must be
- * in one hemisphere. Writes kept indices to keep[] and returns their number. */
-static size_t reduce(const context *cx, size_t width, const double *tol, bool quat)
-{
-    const float *t = cx->times, *v = cx->values;
-    const size_t n = cx->clip.count;
-    size_t kept = 0, a = 0;
-    cx->keep[kept++] = 0;
-    if (n == 1) return kept;
-    /* A channel that never leaves its first value within tol needs one key. */
-    size_t j = 1;
-    for (; j < n; ++j) {
-        size_t c = 0;
-        while (c < width && fabs((double)v[j * 4 + c] - (double)v[c]) <= tol[c]) ++c;
-        if (c < width) break;
-    }
-    if (j == n) return kept;
-    while (a + 1 < n) {
-        double lo[4] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, hi[4] = {HUGE_VAL, HUGE_VAL, HUGE_VAL, HUGE_VAL};
-        const bool step_a = cx->step[a];
-        size_t best = a + 1;
-        for (size_t b = a + 1; b < n && b - best <= LOOKAHEAD; ++b) {
-            const double dt = (double)t[b] - (double)t[a];
-            bool ok = true, open = true;
-            double dot = 0.0;
-            for (size_t c = 0; c < width; ++c) {
-                const double d = (double)v[b * 4 + c] - (double)v[a * 4 + c];
-                dot += (double)v[b * 4 + c] * (double)v[a * 4 + c];
-                if (!step_a) ok = ok && d / dt >= lo[c] && d / dt <= hi[c];
-                if (step_a)
-                    open = open && fabs(d) <= tol[c];
-                else {
-                    lo[c] = fmax(lo[c], (d - tol[c]) / dt);
-                    hi[c] = fmin(hi[c], (d + tol[c]) / dt);
-                    open = open && lo[c] <= hi[c];
-                }
-            }
-            if (ok && (!quat || dot >= 0.0)) best = b;
-            if (!open || cx->step[b] != step_a) break;
-        }
-        cx->keep[kept++] = best;
-        a = best;
-    }
-    return kept;
-}
-
-static size_t reduce_or_keep(const context *cx, size_t width, double tol, bool quat)
-{
-    if (cx->desc->keep_all_samples) {
-        for (size_t i = 0; i < cx->clip.count; ++i) cx->keep[i] = i;
-        return cx->clip.count;
-    }
-    /* Margin for float rounding in the interpolation the consumer does. */
-    const double t = 0.999 * tol;
-    const double tols[4] = {t, t, t, t};
-    return reduce(cx, width, tols, quat);
-}
-
 /* Euler angles (radians, per axis x, y, z) of unit quaternion q for rotate order `order`
  * (order[0] applied first: R = R_k R_j R_i). */
 static void quat_to_euler(ossa_quat q, const char *order, double euler[3])
@@ -169,8 +103,8 @@ static ossa_result alloc_fail(context *cx)
     return ossa_diag_set(cx->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
 }
 
-/* Samples and reduces channel ch (0 translation, 1 rotation, 2 scale) of a joint into
- * cx->kept[ch] as (time, value[4]) rows; returns the key count through *count. */
+/* Samples channel ch (0 translation, 1 rotation, 2 scale) of a joint into cx->kept[ch] as
+ * (time, value[4]) rows, one per sample; returns the key count through *count. */
 static ossa_result bake_channel(context *cx, int ch, const ossa_maya_curve *const *cc, const ossa_transform *rest,
                                 size_t *count)
 {
@@ -200,14 +134,11 @@ static ossa_result bake_channel(context *cx, int ch, const ossa_maya_curve *cons
             if ((r = sample_curve(cx, cc[c], scale, restv[c], (size_t)c)) != OSSA_OK) return r;
         }
     }
-    const double tol = (double)cx->tolerance;
-    /* A rotation whose quaternion components are all within e of the sample is within
-     * 4 asin(2e) radians of it, so e = sin(tol / 4) / 2 bounds the angle by tol. */
-    *count = ch == 1 ? reduce_or_keep(cx, 4, 0.5 * sin(tol / 4.0), true) : reduce_or_keep(cx, 3, tol, false);
+    *count = cx->clip.count;
     for (size_t k = 0; k < *count; ++k) {
         float *row = cx->kept[ch] + k * 5;
-        row[0] = cx->times[cx->keep[k]];
-        memcpy(row + 1, cx->values + cx->keep[k] * 4, 4 * sizeof *row);
+        row[0] = cx->times[k];
+        memcpy(row + 1, cx->values + k * 4, 4 * sizeof *row);
     }
     return OSSA_OK;
 }
@@ -253,7 +184,7 @@ static ossa_result bake_track(context *cx, const ossa_maya_curve *c)
     const size_t count = cx->clip.count;
     for (size_t i = 0; i < count; ++i) cx->step[i] = ossa__maya_curve_in_step_span(c, curve_time(&cx->clip, c, i));
     ossa_result r = sample_curve(cx, c, c->value_scale, 0.f, 0);
-    const size_t n = r == OSSA_OK ? reduce_or_keep(cx, 1, (double)cx->tolerance, false) : 0;
+    const size_t n = r == OSSA_OK ? count : 0;
     ossa_raw_track *tr = NULL;
     if (r == OSSA_OK && ossa_import_output_add_track(cx->out, OSSA_TRACK_FLOAT, n, &tr) != OSSA_OK) r = alloc_fail(cx);
     char name[512];
@@ -267,7 +198,7 @@ static ossa_result bake_track(context *cx, const ossa_maya_curve *c)
         if (ossa_raw_track_set_name(tr, name) != OSSA_OK) r = alloc_fail(cx);
     }
     for (size_t k = 0; r == OSSA_OK && k < n; ++k) {
-        const size_t i = cx->keep[k];
+        const size_t i = k;
         float ratio = i + 1 == count ? 1.f : (float)((double)cx->times[i] / cx->clip.duration);
         tr->keys[k].ratio = ratio > 1.f ? 1.f : ratio;
         tr->keys[k].interpolation = cx->step[i] ? OSSA_INTERP_STEP : OSSA_INTERP_LINEAR;
@@ -361,7 +292,6 @@ static ossa_result add_metadata(context *cx, size_t unitless, const char *unmatc
     snprintf(buf[1], sizeof buf[1], "%.9g", a->linear_scale);
     snprintf(buf[2], sizeof buf[2], "%.9g", a->frame_rate);
     snprintf(buf[3], sizeof buf[3], "%.9g", cx->clip.rate);
-    snprintf(buf[4], sizeof buf[4], "%.7g", (double)cx->tolerance);
     snprintf(buf[5], sizeof buf[5], "%.9g", cx->clip.start_f / cx->clip.fps);
     snprintf(buf[6], sizeof buf[6], "%zu", a->curve_count);
     snprintf(buf[7], sizeof buf[7], "%zu", unitless);
@@ -375,7 +305,6 @@ static ossa_result add_metadata(context *cx, size_t unitless, const char *unmatc
                               {"angular_unit", a->angular_unit},
                               {"rotate_order", cx->order},
                               {"sample_rate", buf[3]},
-                              {"tolerance", buf[4]},
                               {"start_time", buf[5]},
                               {"curves", buf[6]},
                               {"unitless_input_curves", unitless ? buf[7] : NULL},
@@ -434,15 +363,14 @@ static ossa_result run(context *cx)
     cx->times = ossa__calloc(al, n, sizeof *cx->times);
     cx->values = ossa__calloc(al, n * 4, sizeof *cx->values);
     cx->step = ossa__calloc(al, n, sizeof *cx->step);
-    cx->keep = ossa__calloc(al, n, sizeof *cx->keep);
     for (int ch = 0; ch < 3; ++ch) cx->kept[ch] = ossa__calloc(al, n * 5, sizeof *cx->kept[ch]);
     size_t *node_joint = ossa__calloc(al, a->node_count + 1, sizeof *node_joint);
     bool *unmatched = ossa__calloc(al, a->node_count + 1, sizeof *unmatched);
     bool *is_track = ossa__calloc(al, a->curve_count + 1, sizeof *is_track);
     const ossa_maya_curve **curves = ossa__calloc(al, joints * CH_COUNT + 1, sizeof *curves);
     char *unmatched_list = NULL;
-    if (!cx->times || !cx->values || !cx->step || !cx->keep || !cx->kept[0] || !cx->kept[1] || !cx->kept[2] ||
-        !node_joint || !unmatched || !is_track || !curves) {
+    if (!cx->times || !cx->values || !cx->step || !cx->kept[0] || !cx->kept[1] || !cx->kept[2] || !node_joint ||
+        !unmatched || !is_track || !curves) {
         r = alloc_fail(cx);
         goto done;
     }
@@ -483,7 +411,6 @@ done:
     ossa_free(al, unmatched);
     ossa_free(al, node_joint);
     for (int ch = 0; ch < 3; ++ch) ossa_free(al, cx->kept[ch]);
-    ossa_free(al, cx->keep);
     ossa_free(al, cx->step);
     ossa_free(al, cx->values);
     ossa_free(al, cx->times);
@@ -511,19 +438,15 @@ ossa_result ossa_import_maya_anim(const void *data, size_t size, const ossa_maya
             return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
                                  "rotate_order \"%s\" is not a permutation of xyz", order);
     }
-    const float rate = desc->sample_rate, tol = desc->tolerance;
+    const float rate = desc->sample_rate;
     if (!isfinite(rate) || rate < 0.f || (rate > 0.f && rate < 0.001f) || rate > 100000.f)
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
                              "sample_rate %g is outside (0.001, 100000] Hz", (double)rate);
-    if (!isfinite(tol) || tol < 0.f)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "tolerance %g is negative or not finite", (double)tol);
     ossa_result r;
     if (desc->bind_skeleton && (r = ossa_raw_skeleton_validate(desc->bind_skeleton, diag)) != OSSA_OK) return r;
     ossa_maya_anim anim;
     if ((r = ossa_maya_anim_parse(data, size, &out->allocator, &anim, diag)) != OSSA_OK) return r;
-    context cx = {
-        .anim = &anim, .desc = desc, .out = out, .diag = diag, .order = order, .tolerance = tol > 0.f ? tol : 1e-4f};
+    context cx = {.anim = &anim, .desc = desc, .out = out, .diag = diag, .order = order};
     r = run(&cx);
     ossa_maya_anim_destroy(&anim);
     if (r != OSSA_OK) ossa_import_output_destroy(out);

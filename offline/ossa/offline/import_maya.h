@@ -188,12 +188,6 @@ typedef struct ossa_maya_desc {
      * per second (game, film, pal, ntsc, show, palf, ntscf, most <n>fps), else 30 (hour, min,
      * sec, millisec, 2fps, 48000fps). Range (0.001, 100000]. */
     float sample_rate;
-    /* Largest error kept by key reduction at every resample time: per component for
-     * translations (metres), scales and user channels (converted units), angle in radians
-     * between rotations. 0 -> 1e-4. Negative or not finite: OSSA_ERROR_INVALID_ARGUMENT. */
-    float tolerance;
-    /* true: keep every resampled key (no reduction). */
-    bool keep_all_samples;
     const ossa_allocator *allocator; /* NULL -> malloc/free */
 } ossa_maya_desc;
 
@@ -214,14 +208,13 @@ typedef struct ossa_maya_desc {
  * of zero length lasts one sample interval. Times are shifted so the clip starts at 0. When
  * every time curve's keys end more than half a frame before endTime (a file cut short, or a
  * clip holding its last pose), metadata gets a "warning=" line saying so.
- * Resampling: at t = k / rate for k = 0.. plus the clip end; keys are then removed greedily
- * while the linear (translation, scale, tracks) or normalised-linear (rotation) interpolation
- * between kept keys stays within `tolerance` of every removed sample (up to the float rounding
- * of the stored values). Between resample times the error is that of linear interpolation at
- * the sample rate.
+ * Resampling: at t = k / rate for k = 0.. plus the clip end, every sample kept as a key: the
+ * importer does not reduce; the animation builder and the track optimiser do, against one
+ * tolerance. Between resample times the error is that of linear interpolation at the sample
+ * rate.
  * Units: seconds, metres, radians, scale factors; metadata records format=maya-anim,
  * anim_version, maya_version, source_units, unit_scale (metres per source unit), time_unit,
- * frame_rate, angular_unit, sample_rate, tolerance, start_time (s), curves and
+ * frame_rate, angular_unit, sample_rate, start_time (s), curves and
  * unmatched_nodes / unitless_input_curves when any.
  * Errors: those of ossa_maya_anim_parse; OSSA_ERROR_NULL_ARGUMENT; OSSA_ERROR_INVALID_ARGUMENT
  * (desc values); OSSA_ERROR_ALIASING (bind_skeleton is &out->skeleton); those of
