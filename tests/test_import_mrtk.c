@@ -13,6 +13,7 @@
 #include "ossa/animation.h"
 #include "ossa/offline/builders.h"
 #include "ossa/offline/import_mrtk.h"
+#include "ossa/offline/track_builder.h"
 #include "ossa/sampling_job.h"
 #include "ossa/skeleton.h"
 
@@ -551,8 +552,7 @@ static void check_round_trip(int minor)
     uint8_t *bytes = write_fixture(f, &size);
     ossa_import_output out;
     ossa_diag diag;
-    const ossa_mrtk_desc desc = {.tolerance = 1e-5f, .rotation_tolerance = 1e-4f};
-    assert_int_equal(import(bytes, size, &desc, &out, &diag), OSSA_OK);
+    assert_int_equal(import(bytes, size, NULL, &out, &diag), OSSA_OK);
     assert_int_equal(out.animation_count, 1);
     const ossa_raw_animation *anim = &out.animations[0];
     assert_int_equal(ossa_raw_animation_validate(anim, &diag), OSSA_OK);
@@ -584,9 +584,9 @@ static void check_round_trip(int minor)
                 worst_q = fmaxf(worst_q, qdist(q, l->rotation));
             }
     }
-    /* Tolerances plus float rounding of the local conversion. */
-    assert_true(worst_p < 3e-5f);
-    assert_true(worst_q < 3e-4f);
+    /* Every sample a key: float rounding of the local conversion only. */
+    assert_true(worst_p < 1e-5f);
+    assert_true(worst_q < 1e-5f);
 
     /* Hand states: tracked left 0 -> 1 at 0.25 s -> 0 at 0.75 s; pinching right holds its
      * only key (1) from the start; the others have no key (0). */
@@ -632,9 +632,10 @@ static void test_round_trip_v11(void **state)
     check_round_trip(1);
 }
 
-/* With the default tolerances the camera's piecewise-linear motion (kink at 0.5 s) keeps
- * exactly its three keys: resampling then reduction recovers the recorded keys. */
-static void test_key_reduction(void **state)
+/* The importer keeps every sample (the builders reduce): the camera's piecewise-linear motion
+ * (kink at 0.5 s) gives one key per 60 Hz sample on that path, and 11 at 10 Hz; the bounded
+ * animation builder keeps fewer keys than the lossless one, within its tolerance. */
+static void test_every_sample_kept(void **state)
 {
     (void)state;
     fixture *f = make_fixture(0, 99u);
@@ -644,21 +645,34 @@ static void test_key_reduction(void **state)
     ossa_diag diag;
     assert_int_equal(import(bytes, size, NULL, &out, &diag), OSSA_OK);
     const ossa_raw_joint_track *cam = &out.animations[0].tracks[0];
-    assert_int_equal(cam->translation_count, 3);
-    assert_int_equal(cam->rotation_count, 3);
-    const float times[3] = {0.f, 0.5f, 1.f};
-    for (int i = 0; i < 3; ++i) {
-        assert_true(cam->translations[i].time == times[i]);
-        assert_true(cam->rotations[i].time == times[i]);
+    assert_int_equal(cam->translation_count, 61);
+    assert_int_equal(cam->rotation_count, 61);
+    for (int k = 0; k <= 60; ++k) {
+        const float t = (float)k / 60.f;
+        assert_float_equal(cam->translations[k].time, t, 1e-6f);
+        v3 p;
+        q4 q;
+        world_pose(f->rec.camera, t, &p, &q);
+        assert_true(vdist(p, cam->translations[k].value) < 1e-6f);
     }
-    assert_true(fabsf(cam->translations[1].value.x - 0.5f) < 1e-6f);
-    assert_true(fabsf(cam->translations[2].value.z - 1.f) < 1e-6f);
+    /* Bounded bake: far fewer keys than samples on the camera's two straight segments. */
+    ossa_blob blob = {0};
+    ossa_animation_build_stats stats = {0};
+    const ossa_animation_build_desc build = {.skeleton = &out.skeleton, .tolerance = 1e-4f, .stats = &stats};
+    assert_int_equal(ossa_animation_build(&out.animations[0], &build, &blob, &diag), OSSA_OK);
+    assert_true(stats.error_ratio <= 1.f);
+    ossa_animation view;
+    assert_int_equal(ossa_animation_init(&view, blob.data, blob.size), OSSA_OK);
+    const size_t bounded_keys = view.key_count;
+    ossa_blob_destroy(&blob);
+    assert_int_equal(ossa_animation_build(&out.animations[0], NULL, &blob, &diag), OSSA_OK);
+    assert_int_equal(ossa_animation_init(&view, blob.data, blob.size), OSSA_OK);
+    assert_true(bounded_keys < view.key_count); /* the lossless build keeps every sample */
+    ossa_blob_destroy(&blob);
     ossa_import_output_destroy(&out);
-
-    /* A coarser rate keeps fewer samples to choose from but still bounds the error. */
-    const ossa_mrtk_desc desc = {.sample_rate = 10.f, .tolerance = 0.5f, .rotation_tolerance = 3.f};
+    const ossa_mrtk_desc desc = {.sample_rate = 10.f};
     assert_int_equal(import(bytes, size, &desc, &out, &diag), OSSA_OK);
-    assert_int_equal(out.animations[0].tracks[0].translation_count, 2);
+    assert_int_equal(out.animations[0].tracks[0].translation_count, 11);
     ossa_import_output_destroy(&out);
     free(bytes);
     free(f);
@@ -677,15 +691,14 @@ static void test_v10_hermite_camera(void **state)
     uint8_t *bytes = mrtk_writer_write(&rec, &size);
     ossa_import_output out;
     ossa_diag diag;
-    const ossa_mrtk_desc desc = {.tolerance = 1e-6f};
-    assert_int_equal(import(bytes, size, &desc, &out, &diag), OSSA_OK);
+    assert_int_equal(import(bytes, size, NULL, &out, &diag), OSSA_OK);
     ossa_transform local[55];
     /* 3 s^2 - 2 s^3 at s = 0.25 and 0.5 */
     assert_int_equal(ossa_raw_animation_sample(&out.animations[0], 0.25f, local, 55), OSSA_OK);
     assert_float_equal(local[0].translation.x, 0.15625f, 2e-6f);
     assert_int_equal(ossa_raw_animation_sample(&out.animations[0], 0.5f, local, 55), OSSA_OK);
     assert_float_equal(local[0].translation.x, 0.5f, 2e-6f);
-    assert_true(out.animations[0].tracks[0].translation_count > 10);
+    assert_int_equal(out.animations[0].tracks[0].translation_count, 61);
     ossa_import_output_destroy(&out);
     free(bytes);
 }
@@ -713,7 +726,12 @@ static void test_v11_gaze_only(void **state)
     const ossa_raw_track *origin = find_track(&out, "eye_gaze/origin");
     const ossa_raw_track *dir = find_track(&out, "eye_gaze/direction");
     assert_int_equal(origin->type, OSSA_TRACK_FLOAT3);
-    assert_int_equal(origin->key_count, 2); /* linear motion: two keys */
+    /* 2 s at 60 Hz: 121 samples, which the track optimiser reduces to the linear motion's 2. */
+    assert_int_equal(origin->key_count, 121);
+    ossa_raw_track reduced = {0};
+    assert_int_equal(ossa_track_optimize(origin, NULL, &reduced, &diag), OSSA_OK);
+    assert_int_equal(reduced.key_count, 2);
+    ossa_raw_track_destroy(&reduced);
     float value[4];
     ossa_raw_track_evaluate(origin, 0.5f, value);
     assert_float_equal(value[0], 0.5f, 1e-6f);
@@ -725,7 +743,7 @@ static void test_v11_gaze_only(void **state)
         assert_float_equal(value[0], x / n, 1.1e-3f);
         assert_float_equal(value[2], z / n, 1.1e-3f);
     }
-    assert_true(dir->key_count > 2);
+    assert_int_equal(dir->key_count, 121);
     for (size_t j = 1; j < 55; ++j) {
         assert_int_equal(out.animations[0].tracks[j].translation_count, 1);
         assert_true(out.animations[0].tracks[j].rotations[0].value.w == 1.f);
@@ -938,7 +956,7 @@ static void test_error_header(void **state)
     ossa_diag_clear(&diag);
     assert_int_equal(ossa_import_mrtk(b, size, NULL, NULL, &diag), OSSA_ERROR_NULL_ARGUMENT);
     assert_int_equal(import(NULL, 5, NULL, &out, &diag), OSSA_ERROR_NULL_ARGUMENT);
-    const ossa_mrtk_desc bad[3] = {{.tolerance = -1.f}, {.sample_rate = NAN}, {.max_duration = INFINITY}};
+    const ossa_mrtk_desc bad[3] = {{.sample_rate = -1.f}, {.sample_rate = NAN}, {.max_duration = INFINITY}};
     for (int i = 0; i < 3; ++i) {
         assert_int_equal(import(b, size, &bad[i], &out, &diag), OSSA_ERROR_INVALID_ARGUMENT);
         assert_empty(&out);
@@ -1096,9 +1114,10 @@ static void test_error_full_keys(void **state)
     assert_int_equal(import(b, size, NULL, &out, &diag), OSSA_OK);
     /* 0 until 1 s, then 1: samples hold 0 up to 59/60 s and jump at the last one. */
     const ossa_raw_joint_track *cam = &out.animations[0].tracks[0];
-    assert_int_equal(cam->translation_count, 3);
-    assert_true(cam->translations[1].time == 59.f / 60.f && cam->translations[1].value.x == 0.f);
-    assert_true(cam->translations[2].value.x == 1.f);
+    assert_int_equal(cam->translation_count, 61);
+    for (int k = 0; k < 60; ++k) assert_true(cam->translations[k].value.x == 0.f);
+    assert_true(cam->translations[59].time == 59.f / 60.f);
+    assert_true(cam->translations[60].value.x == 1.f);
     ossa_import_output_destroy(&out);
     free(b);
     /* Values that overflow in the Hermite sum: the curve is named, offset = curve record. */
@@ -1306,7 +1325,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_empty_v10),
         cmocka_unit_test(test_round_trip_v10),
         cmocka_unit_test(test_round_trip_v11),
-        cmocka_unit_test(test_key_reduction),
+        cmocka_unit_test(test_every_sample_kept),
         cmocka_unit_test(test_v10_hermite_camera),
         cmocka_unit_test(test_v11_gaze_only),
         cmocka_unit_test(test_unity_hermite),

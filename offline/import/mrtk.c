@@ -293,19 +293,19 @@ static void free_recording(ossa__mrtk_recording *rec, const ossa_allocator *allo
 static ossa_result resolve_desc(const ossa_mrtk_desc *desc, ossa__mrtk_settings *set, ossa_diag *diag)
 {
     const ossa_mrtk_desc d = desc ? *desc : (ossa_mrtk_desc){0};
-    const float v[4] = {d.sample_rate, d.tolerance, d.rotation_tolerance, d.max_duration};
-    const float defaults[4] = {60.f, 1e-4f, 1e-3f, 3600.f};
-    const float limits[4] = {10000.f, 1.f, 3.15f, 1e7f};
-    static const char *const names[4] = {"sample_rate", "tolerance", "rotation_tolerance", "max_duration"};
-    float r[4];
-    for (int i = 0; i < 4; ++i) {
+    const float v[2] = {d.sample_rate, d.max_duration};
+    const float defaults[2] = {60.f, 3600.f};
+    const float limits[2] = {10000.f, 1e7f};
+    static const char *const names[2] = {"sample_rate", "max_duration"};
+    float r[2];
+    for (int i = 0; i < 2; ++i) {
         if (!(v[i] >= 0.f && v[i] <= limits[i]))
             return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
                                  "desc %s is %g; expected 0 (default %g) or a value in (0, %g]", names[i], (double)v[i],
                                  (double)defaults[i], (double)limits[i]);
         r[i] = v[i] > 0.f ? v[i] : defaults[i];
     }
-    *set = (ossa__mrtk_settings){r[0], r[1], r[2], r[3]};
+    *set = (ossa__mrtk_settings){r[0], r[1]};
     return OSSA_OK;
 }
 

@@ -61,7 +61,6 @@ typedef struct sampler {
     float *ratios;   /* [n] */
     ossa_float3 *v3; /* [n] translations or gaze vectors */
     ossa_quat *q;    /* [n] rotations */
-    uint8_t *keep;   /* [n] */
 } sampler;
 
 static ossa_result eval_curves(sampler *s, size_t first, size_t count, float time, float *v)
@@ -90,99 +89,8 @@ static ossa_result eval_pose(sampler *s, size_t first, float time, ossa_float3 *
     return res;
 }
 
-static float dist2_3(ossa_float3 a, ossa_float3 b)
-{
-    const float x = a.x - b.x, y = a.y - b.y, z = a.z - b.z;
-    return x * x + y * y + z * z;
-}
-
-/* Whether the samples strictly between a and b stay within tolerance of the interpolation
- * the runtime performs between keys a and b (lerp; nlerp along the shortest arc). For
- * rotations `limit2` is the squared chord |q1 - q2|^2 = (2 sin(angle / 4))^2. */
-static bool segment_ok(const sampler *s, bool rotation, size_t a, size_t b, float limit2)
-{
-    const float span = s->times[b] - s->times[a];
-    for (size_t i = a + 1; i < b; ++i) {
-        const float t = span > 0.f ? (s->times[i] - s->times[a]) / span : 0.f;
-        if (!rotation) {
-            const ossa_float3 p = s->v3[a], q = s->v3[b];
-            const ossa_float3 l = {p.x + (q.x - p.x) * t, p.y + (q.y - p.y) * t, p.z + (q.z - p.z) * t};
-            if (dist2_3(l, s->v3[i]) > limit2) return false;
-            continue;
-        }
-        const ossa_quat p = s->q[a], q = s->q[b], x = s->q[i];
-        const float sign = p.x * q.x + p.y * q.y + p.z * q.z + p.w * q.w < 0.f ? -1.f : 1.f;
-        ossa_quat l = ossa_quat_normalize((ossa_quat){p.x + (sign * q.x - p.x) * t, p.y + (sign * q.y - p.y) * t,
-                                                      p.z + (sign * q.z - p.z) * t, p.w + (sign * q.w - p.w) * t});
-        const float xs = l.x * x.x + l.y * x.y + l.z * x.z + l.w * x.w < 0.f ? -1.f : 1.f;
-        const float dx = l.x - xs * x.x, dy = l.y - xs * x.y, dz = l.z - xs * x.z, dw = l.w - xs * x.w;
-        if (dx * dx + dy * dy + dz * dz + dw * dw > limit2) return false;
-    }
-    return true;
-}
-
-/* Marks the samples to keep in s->keep and returns their count. Greedy: from each kept key,
- * the segment end is found by doubling then bisecting, and every accepted segment is checked
- * sample by sample, so the result is within tolerance; cost O(n log n). */
-static size_t reduce(sampler *s, bool rotation, float limit2)
-{
-    const size_t n = s->n;
-    memset(s->keep, 0, n);
-    s->keep[0] = 1;
-    /* A channel within tolerance of its first sample everywhere is one key. */
-    bool constant = true;
-    for (size_t i = 1; i < n && constant; ++i) {
-        if (!rotation) {
-            constant = dist2_3(s->v3[i], s->v3[0]) <= limit2;
-        } else {
-            const ossa_quat p = s->q[0], x = s->q[i];
-            const float dx = p.x - x.x, dy = p.y - x.y, dz = p.z - x.z, dw = p.w - x.w;
-            constant = dx * dx + dy * dy + dz * dz + dw * dw <= limit2;
-        }
-    }
-    if (constant) return 1;
-    size_t count = 1;
-    for (size_t a = 0; a + 1 < n;) {
-        /* The error is not monotonic in the segment end (a normalised sample as a rotation
-         * key moves the nlerp speed), so two more doublings are tried past a failure: that
-         * finds the recorded key after a short failing probe. */
-        size_t good = a + 1, bad = n;
-        int misses = 0;
-        for (size_t step = 2; misses < 3; step *= 2) {
-            const size_t probe = step >= n - 1 - a ? n - 1 : a + step;
-            if (probe <= good) break;
-            if (segment_ok(s, rotation, a, probe, limit2)) {
-                good = probe;
-                bad = n;
-                misses = 0;
-            } else {
-                if (bad == n) bad = probe;
-                ++misses;
-            }
-            if (probe == n - 1) break;
-        }
-        while (bad < n && bad - good > 1) {
-            const size_t mid = good + (bad - good) / 2;
-            if (segment_ok(s, rotation, a, mid, limit2))
-                good = mid;
-            else
-                bad = mid;
-        }
-        s->keep[good] = 1;
-        ++count;
-        a = good;
-    }
-    return count;
-}
-
-static float chord2(float angle)
-{
-    const float c = 2.f * sinf(0.25f * angle);
-    return c * c;
-}
-
-/* Samples joint `joint` in local space, reduces, writes its track and rest pose. */
-static ossa_result build_joint(sampler *s, const ossa__mrtk_settings *set, size_t joint, ossa_import_output *out)
+/* Samples joint `joint` in local space and writes every sample as a key, and its rest pose. */
+static ossa_result build_joint(sampler *s, size_t joint, ossa_import_output *out)
 {
     size_t first, parent_first = SIZE_MAX;
     if (joint == OSSA_MRTK_JOINT_CAMERA) {
@@ -229,21 +137,19 @@ static ossa_result build_joint(sampler *s, const ossa__mrtk_settings *set, size_
     rj->rest.translation = s->v3[0];
     rj->rest.rotation = s->q[0];
     ossa_raw_animation *anim = &out->animations[0];
-    const size_t nt = reduce(s, false, set->tolerance * set->tolerance);
-    /* keep[] is reused for rotations, so translations are copied out first. */
-    ossa_raw_float3_key *tk = ossa__calloc(&out->allocator, nt, sizeof *tk);
-    if (!tk) return ossa_diag_set(s->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
-    for (size_t i = 0, k = 0; i < s->n; ++i)
-        if (s->keep[i]) tk[k++] = (ossa_raw_float3_key){s->times[i], s->v3[i]};
-    const size_t nr = reduce(s, true, chord2(set->rotation_tolerance));
+    /* A channel that never changes (a joint the file does not record) is one key: exact. */
+    bool moves = false, turns = false;
+    for (size_t i = 1; i < s->n; ++i) {
+        moves = moves || memcmp(&s->v3[i], &s->v3[0], sizeof s->v3[0]);
+        turns = turns || memcmp(&s->q[i], &s->q[0], sizeof s->q[0]);
+    }
+    const size_t nt = moves ? s->n : 1, nr = turns ? s->n : 1;
     ossa_result res = ossa_raw_joint_track_resize(anim, joint, nt, nr, 0);
     if (res == OSSA_OK) {
         ossa_raw_joint_track *t = &anim->tracks[joint];
-        memcpy(t->translations, tk, nt * sizeof *tk);
-        for (size_t i = 0, k = 0; i < s->n; ++i)
-            if (s->keep[i]) t->rotations[k++] = (ossa_raw_quat_key){s->times[i], s->q[i]};
+        for (size_t i = 0; i < nt; ++i) t->translations[i] = (ossa_raw_float3_key){s->times[i], s->v3[i]};
+        for (size_t i = 0; i < nr; ++i) t->rotations[i] = (ossa_raw_quat_key){s->times[i], s->q[i]};
     }
-    ossa_free(&out->allocator, tk);
     if (res != OSSA_OK) return ossa_diag_set(s->diag, res, SIZE_MAX, 0, 0, "out of memory for joint %zu", joint);
     return OSSA_OK;
 }
@@ -289,7 +195,7 @@ static ossa_result add_track(ossa_import_output *out, sampler *s, ossa_track_typ
     return OSSA_OK;
 }
 
-static ossa_result build_gaze(sampler *s, const ossa__mrtk_settings *set, bool direction, ossa_import_output *out)
+static ossa_result build_gaze(sampler *s, bool direction, ossa_import_output *out)
 {
     const size_t first = OSSA__MRTK_CURVE_GAZE + (direction ? 3 : 0);
     for (size_t i = 0; i < s->n; ++i) {
@@ -303,15 +209,12 @@ static ossa_result build_gaze(sampler *s, const ossa__mrtk_settings *set, bool d
         }
         s->v3[i] = (ossa_float3){v[0], v[1], v[2]};
     }
-    const float tol = direction ? set->rotation_tolerance : set->tolerance;
-    const size_t n = reduce(s, false, tol * tol);
     ossa_raw_track *t;
-    ossa_result res = add_track(out, s, OSSA_TRACK_FLOAT3, n, direction ? "eye_gaze/direction" : "eye_gaze/origin", &t);
+    ossa_result res =
+        add_track(out, s, OSSA_TRACK_FLOAT3, s->n, direction ? "eye_gaze/direction" : "eye_gaze/origin", &t);
     if (res != OSSA_OK) return res;
-    for (size_t i = 0, k = 0; i < s->n; ++i)
-        if (s->keep[i])
-            t->keys[k++] =
-                (ossa_raw_track_key){s->ratios[i], OSSA_INTERP_LINEAR, {s->v3[i].x, s->v3[i].y, s->v3[i].z, 0.f}};
+    for (size_t i = 0; i < s->n; ++i)
+        t->keys[i] = (ossa_raw_track_key){s->ratios[i], OSSA_INTERP_LINEAR, {s->v3[i].x, s->v3[i].y, s->v3[i].z, 0.f}};
     return OSSA_OK;
 }
 
@@ -378,9 +281,8 @@ ossa_result ossa__mrtk_build(const ossa__mrtk_recording *rec, const ossa__mrtk_s
     s.ratios = ossa__calloc(a, s.n, sizeof *s.ratios);
     s.v3 = ossa__calloc(a, s.n, sizeof *s.v3);
     s.q = ossa__calloc(a, s.n, sizeof *s.q);
-    s.keep = ossa__calloc(a, s.n, 1);
     ossa_result res = OSSA_OK;
-    if (!s.times || !s.ratios || !s.v3 || !s.q || !s.keep)
+    if (!s.times || !s.ratios || !s.v3 || !s.q)
         res = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for %zu samples", s.n);
     for (size_t i = 0; res == OSSA_OK && i < s.n; ++i) {
         s.ratios[i] = i + 1 == s.n ? 1.f : (float)i / (float)(s.n - 1);
@@ -406,15 +308,15 @@ ossa_result ossa__mrtk_build(const ossa__mrtk_recording *rec, const ossa__mrtk_s
         if (res != OSSA_OK) res = ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory for the skeleton");
     }
     if (res == OSSA_OK) anim->duration = s.duration;
-    for (size_t j = 0; res == OSSA_OK && j < OSSA_MRTK_JOINT_COUNT; ++j) res = build_joint(&s, set, j, out);
+    for (size_t j = 0; res == OSSA_OK && j < OSSA_MRTK_JOINT_COUNT; ++j) res = build_joint(&s, j, out);
     for (size_t i = 0; res == OSSA_OK && i < 4; ++i) {
         const ossa__mrtk_curve *c = &rec->curves[OSSA__MRTK_CURVE_STATE + i];
         ossa_raw_track *t;
         res = add_track(out, &s, OSSA_TRACK_FLOAT, state_keys(&s, c, NULL), state_names[i], &t);
         if (res == OSSA_OK) state_keys(&s, c, t->keys);
     }
-    if (res == OSSA_OK && rec->has_gaze) res = build_gaze(&s, set, false, out);
-    if (res == OSSA_OK && rec->has_gaze) res = build_gaze(&s, set, true, out);
+    if (res == OSSA_OK && rec->has_gaze) res = build_gaze(&s, false, out);
+    if (res == OSSA_OK && rec->has_gaze) res = build_gaze(&s, true, out);
     for (size_t i = 0; res == OSSA_OK && i < rec->marker_count; ++i) {
         const ossa__mrtk_marker *m = &rec->markers[i];
         char *name = ossa_alloc(a, m->name_size + 1);
@@ -434,6 +336,5 @@ ossa_result ossa__mrtk_build(const ossa__mrtk_recording *rec, const ossa__mrtk_s
     ossa_free(a, s.ratios);
     ossa_free(a, s.v3);
     ossa_free(a, s.q);
-    ossa_free(a, s.keep);
     return res;
 }

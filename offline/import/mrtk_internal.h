@@ -39,7 +39,7 @@ typedef struct ossa__mrtk_recording {
 
 /* Resolved desc values (defaults applied, validated). */
 typedef struct ossa__mrtk_settings {
-    float rate, tolerance, rotation_tolerance, max_duration;
+    float rate, max_duration;
 } ossa__mrtk_settings;
 
 /* A readable name of curve slot `index` ("hand_left/Wrist rotation.w") into buffer. */

@@ -20,10 +20,9 @@
  *   they are converted to local space (inverse(parent world) * world). Each of the 7 curves
  *   of a pose (position x, y, z, rotation x, y, z, w) is evaluated on its own and the
  *   rotation renormalised, as MRTK does; the result is sampled at evenly spaced times from 0
- *   to the duration, `sample_rate` per second or a little more, then keys are removed while
- *   the linear (translation) or normalised-lerp (rotation) interpolation of the kept keys
- *   stays within `tolerance` / `rotation_tolerance` of every sample, per joint in local
- *   space. No scale keys (scale 1). Curves a file does not hold (a 1.1 file without camera
+ *   to the duration, `sample_rate` per second or a little more, every sample a key (the
+ *   importer does not reduce: the animation builder does, against its model-space
+ *   tolerance), except that a channel equal to its first sample throughout is one key. No scale keys (scale 1). Curves a file does not hold (a 1.1 file without camera
  *   or hands, joints never recorded) evaluate to 0, so poses there are the identity.
  * - tracks[0..3] "hand_left/tracked", "hand_right/tracked", "hand_left/pinching",
  *   "hand_right/pinching": OSSA_TRACK_FLOAT, OSSA_INTERP_STEP, values 0 or 1 (MRTK's
@@ -31,7 +30,7 @@
  *   changes; for the triggering job.
  * - with eye gaze (1.1): tracks[4] "eye_gaze/origin" (metres) and tracks[5]
  *   "eye_gaze/direction" (unit vector, MRTK's normalised ray direction), OSSA_TRACK_FLOAT3,
- *   linear, resampled and reduced like translations (direction by `rotation_tolerance`).
+ *   linear, one key per sample (the track optimiser reduces them).
  * - events: the recording's markers, in file order (time in seconds, name as UTF-8).
  * - metadata: format=mrtk, version=<major>.<minor>, source_units=metres, unit_scale=1,
  *   axes=unity (left-handed, y up, z forward; not converted), duration=<seconds>,
@@ -69,11 +68,6 @@ extern "C" {
 /* Zero-initialised means the defaults. */
 typedef struct ossa_mrtk_desc {
     float sample_rate;               /* samples per second; 0 -> 60; at most 10000 */
-    float tolerance;                 /* largest translation (and gaze origin) error in metres;
-                                        0 -> 0.0001 (0.1 mm); at most 1; negative or not finite
-                                        is an error */
-    float rotation_tolerance;        /* largest rotation error in radians (gaze direction: chord
-                                        length); 0 -> 0.001 (0.057 degrees); at most 3.15 */
     float max_duration;              /* seconds; 0 -> 3600; at most 1e7; longer recordings are
                                         rejected so that resampling stays bounded */
     const ossa_allocator *allocator; /* NULL -> malloc/free */
