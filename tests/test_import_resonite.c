@@ -544,8 +544,8 @@ static void test_interpolation(void **state)
     ossa_import_output out = {0};
     ossa_diag diag;
     uint32_t seed = 99;
-    /* 10 Hz and a loose tolerance: exactly 10 linear keys per cubic segment. */
-    ossa_resonite_desc coarse = {.sample_rate = 10.f, .tolerance = 1.f};
+    /* 10 Hz: exactly 10 linear keys per 1 s cubic segment. */
+    ossa_resonite_desc coarse = {.sample_rate = 10.f};
     assert_int_equal(import_text(curves_json, &coarse, &out, &diag), OSSA_OK);
     const ossa_raw_track *e = find(&out, "e/v");
     assert_float_equal(eval(e, 0.5 / 4, 0), 0.f, 0.f);
@@ -562,22 +562,26 @@ static void test_interpolation(void **state)
     }
     assert_true(worst <= bound + 1e-5);
     assert_true(worst > bound / 4); /* the bound is not vacuous */
-    /* Without resampling the slerp track is plain nlerp: 30 degrees about z is missed. */
+    /* The slerp over 4 s is sampled at 10 Hz too (40 slices of 3 degrees): at a quarter of
+     * 120 degrees about z, 30 degrees. */
     const ossa_raw_track *q = find(&out, "q/r");
-    assert_true(fabs(eval(q, 0.25, 2) - sin(3.14159265358979323846 / 12)) > 1e-3);
+    assert_int_equal(q->key_count, 41);
+    assert_float_equal(eval(q, 0.25, 2), sin(3.14159265358979323846 / 12), 1e-6);
     ossa_import_output_destroy(&out);
 
+    /* The default 60 Hz: the bound is the Bezier's at n = 60, every value within it. */
     assert_int_equal(import_text(curves_json, NULL, &out, &diag), OSSA_OK);
     e = find(&out, "e/v");
-    assert_true(meta(&out, "resample_error") <= 1e-4);
+    const double bound60 = 6.0 * 9.0 / (8.0 * 3600.0);
+    assert_float_equal(meta(&out, "resample_error"), bound60, 1e-9);
     for (int i = 0; i < 2000; ++i) {
         const double t = ossa_test_randf(&seed, 0.f, 4.f);
-        assert_float_equal(eval(e, t / 4, 0), curve_e(t), (1e-4 + 2e-6));
+        assert_float_equal(eval(e, t / 4, 0), curve_e(t), (bound60 + 2e-6));
     }
     /* Quaternion Linear is slerp: at a quarter of 120 degrees about z, 30 degrees. */
     q = find(&out, "q/r");
-    assert_float_equal(eval(q, 0.25, 2), sin(3.14159265358979323846 / 12), (1e-4 + 1e-6));
-    assert_float_equal(eval(q, 0.25, 3), cos(3.14159265358979323846 / 12), (1e-4 + 1e-6));
+    assert_float_equal(eval(q, 0.25, 2), sin(3.14159265358979323846 / 12), 1e-6);
+    assert_float_equal(eval(q, 0.25, 3), cos(3.14159265358979323846 / 12), 1e-6);
     /* Raw: samples every 2 s, linear. */
     const ossa_raw_track *raw = find(&out, "raw");
     assert_float_equal(eval(raw, 0.25, 0), 0.5f, 1e-6);

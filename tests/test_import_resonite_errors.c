@@ -328,8 +328,8 @@ void test_limits(void **state)
     base_file(&b);
     ossa_resonite_desc bad = {.sample_rate = -1.f};
     expect_animx(&b, b.n, &bad, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, "sample_rate");
-    bad = (ossa_resonite_desc){.tolerance = NAN};
-    expect_animx(&b, b.n, &bad, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, "tolerance");
+    bad = (ossa_resonite_desc){.sample_rate = NAN};
+    expect_animx(&b, b.n, &bad, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, "sample_rate");
     assert_int_equal(ossa_import_animx(b.d, b.n, NULL, NULL, NULL), OSSA_ERROR_NULL_ARGUMENT);
     assert_int_equal(ossa_import_animx(NULL, 4, NULL, &out, NULL), OSSA_ERROR_NULL_ARGUMENT);
     /* A stored LZ4 chunk larger than max_decompressed_size. */

@@ -198,12 +198,7 @@ ossa_result ossa__res_settings_get(const ossa_resonite_desc *desc, ossa__res_set
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
                              "sample_rate must be a finite number >= 0 (0 means 60 Hz), found %g",
                              (double)desc->sample_rate);
-    if (!(desc->tolerance >= 0.f) || !isfinite(desc->tolerance))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "tolerance must be a finite number >= 0 (0 means 1e-4), found %g",
-                             (double)desc->tolerance);
     s->rate = desc->sample_rate > 0.f ? (double)desc->sample_rate : 60.0;
-    s->tolerance = desc->tolerance > 0.f ? (double)desc->tolerance : 1e-4;
     s->max_keys = desc->max_keys ? desc->max_keys : (size_t)1 << 22;
     s->max_decompressed = desc->max_decompressed_size ? desc->max_decompressed_size : (size_t)256 << 20;
     s->bind = desc->bind_skeleton;

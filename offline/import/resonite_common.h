@@ -140,7 +140,7 @@ void ossa__res_anim_free(ossa__res_anim *anim);
 
 /* Effective defaults of a desc (NULL allowed); OSSA_ERROR_INVALID_ARGUMENT on bad values. */
 typedef struct ossa__res_settings {
-    double rate, tolerance;
+    double rate;
     size_t max_keys, max_decompressed;
     const ossa_raw_skeleton *bind;
     bool no_binding;

@@ -219,8 +219,9 @@ static ossa_result segment(ctx *c, const channel *ch, keybuf *b, size_t k0, size
         if (dot < 0.0)
             for (int i = 0; i < 4; ++i) e[i] = -e[i];
         const double phi = acos(fmin(1.0, fabs(dot)));
-        size_t n = 1;
-        while (n < MAX_SUBDIVISIONS && nlerp_error(phi / (double)n) > c->s->tolerance) n *= 2;
+        /* Slerp sampled at the rate; nlerp between the samples. */
+        const double slices = phi > 0.0 ? ceil(dt * c->s->rate) : 1.0;
+        const size_t n = slices < 1.0 ? 1 : slices > (double)MAX_SUBDIVISIONS ? MAX_SUBDIVISIONS : (size_t)slices;
         c->max_error = fmax(c->max_error, nlerp_error(phi / (double)n));
         if (n == 1) return push(b, t0, OSSA_INTERP_LINEAR, p[0]);
         memcpy(p[0], a, sizeof a);
@@ -244,10 +245,10 @@ static ossa_result segment(ctx *c, const channel *ch, keybuf *b, size_t k0, size
     }
     if (m == 0.0) return push(b, t0, OSSA_INTERP_LINEAR, p[0]); /* the cubic is a straight line */
     if (!isfinite(m)) return fail(c, t, OSSA_ERROR_INVALID_KEY, "a tangent makes the curve overflow");
-    /* |y''(s)| <= 6 m on [0, 1], so linear keys every 1/n miss at most 6 m / (8 n^2). */
+    /* Sampled at the rate. |y''(s)| <= 6 m on [0, 1], so linear keys every 1/n miss at most
+     * 6 m / (8 n^2): that bound is reported, the builders reduce the samples. */
     double want = ceil(dt * c->s->rate);
     size_t n = want < 1.0 ? 1 : want > (double)MAX_SUBDIVISIONS ? MAX_SUBDIVISIONS : (size_t)want;
-    while (n < MAX_SUBDIVISIONS && 0.75 * m / ((double)n * (double)n) > c->s->tolerance) n *= 2;
     c->max_error = fmax(c->max_error, 0.75 * m / ((double)n * (double)n));
     return push_samples(c, b, t0, dt, n, p, ch->quat, true);
 }

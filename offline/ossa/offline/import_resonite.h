@@ -30,10 +30,11 @@
  *   linear between samples i * interval, Discrete tracks hold, Curve keys are Hold, Linear,
  *   Tangent (cubic Hermite, tangents are slopes in value per second) or CubicBezier (tangents
  *   are absolute control values: B(s; v_i, right_i, left_i+1, v_i+1), s = (t - t_i)/dt).
- *   Quaternion Linear is slerp along the shortest arc. Tangent and CubicBezier segments are
- *   sampled with linear keys at `sample_rate`, then halved until the linear error bound
- *   (dt/n)^2 / 8 * max|y''| is at most `tolerance`; slerp segments are split until nlerp is
- *   within `tolerance`. The largest remaining bound is stored as metadata "resample_error".
+ *   Quaternion Linear is slerp along the shortest arc. Tangent, CubicBezier and slerp
+ *   segments are evaluated exactly at `sample_rate` (ceil(dt * rate) slices per segment), each
+ *   sample a linear key; the importer does not reduce (the builders do). The largest bound of
+ *   the error between samples ((dt/n)^2 / 8 * max|y''| for cubics, the nlerp-to-slerp gap for
+ *   rotations) is stored as metadata "resample_error": raise `sample_rate` to lower it.
  *   Missing tangents count as zero (the value a .NET deserialiser leaves).
  * - Tracks whose property is "position", "rotation" or "scale" (any case) with type
  *   float3/double3, floatQ/doubleQ, float3/double3 animate joints named by their node: the
@@ -70,8 +71,7 @@ extern "C" {
 
 /* Import options. Zero-initialised (or a NULL desc) means the defaults. */
 typedef struct ossa_resonite_desc {
-    float sample_rate;                      /* Hz for Tangent/CubicBezier segments; 0 -> 60; > 0 */
-    float tolerance;                        /* linear-key error bound in value units; 0 -> 1e-4 */
+    float sample_rate;                      /* Hz for Tangent/CubicBezier/slerp segments; 0 -> 60 */
     const ossa_raw_skeleton *bind_skeleton; /* joints to bind transform tracks to; NULL -> flat */
     bool no_joint_binding;                  /* true keeps transform tracks as user channels */
     size_t max_keys;                        /* keyframes per input track and keys per output
