@@ -215,7 +215,9 @@ static void test_example_file(void **state)
     assert_metadata(&out, "anim_version", "1.1");
     assert_metadata(&out, "maya_version", "2026");
     assert_metadata(&out, "source_units", "cm");
-    assert_metadata(&out, "unit_scale", "0.01");
+    /* Values are converted to metres: unit_scale 1, the file's factor kept beside it. */
+    assert_metadata(&out, "unit_scale", "1");
+    assert_metadata(&out, "source_unit_scale", "0.01");
     assert_metadata(&out, "time_unit", "ntscf");
     assert_metadata(&out, "frame_rate", "60");
     assert_metadata(&out, "angular_unit", "deg");
@@ -512,7 +514,8 @@ static void test_units(void **state)
     ossa_import_output out = {0};
     assert_int_equal(import_text(text, NULL, &out, &diag), OSSA_OK);
     assert_metadata(&out, "source_units", "mm");
-    assert_metadata(&out, "unit_scale", "0.001");
+    assert_metadata(&out, "unit_scale", "1");
+    assert_metadata(&out, "source_unit_scale", "0.001");
     assert_metadata(&out, "time_unit", "23.976fps");
     assert_metadata(&out, "sample_rate", "23.976024");
     assert_int_equal(out.track_count, 1);

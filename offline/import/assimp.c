@@ -594,8 +594,11 @@ static ossa_result write_metadata(const scene_map *map, const ossa_assimp_desc *
         up = "+y";
     }
     if (!r) r = add_meta(out, "source_units", metres > 0 ? unit_name(metres) : "unknown", diag);
-    snprintf(text, sizeof text, "%.9g", metres > 0 ? metres : 1.0);
+    /* unit_scale is what model space needs: 1 when the root joint already scales to metres. */
+    snprintf(text, sizeof text, "%.9g", metres > 0 && !in_root ? metres : 1.0);
     if (!r) r = add_meta(out, "unit_scale", text, diag);
+    snprintf(text, sizeof text, "%.9g", metres);
+    if (!r && in_root) r = add_meta(out, "source_unit_scale", text, diag);
     if (!r && in_root) r = add_meta(out, "unit_scale_in_root", "true", diag);
     if (!r && up) r = add_meta(out, "up_axis", up, diag);
     bool assumed = false;

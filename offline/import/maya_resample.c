@@ -299,7 +299,8 @@ static ossa_result add_metadata(context *cx, size_t unitless, const char *unmatc
                               {"anim_version", buf[0]},
                               {"maya_version", a->maya_version},
                               {"source_units", a->linear_unit},
-                              {"unit_scale", buf[1]},
+                              {"unit_scale", "1"}, /* values are converted to metres */
+                              {"source_unit_scale", buf[1]},
                               {"time_unit", a->time_unit},
                               {"frame_rate", buf[2]},
                               {"angular_unit", a->angular_unit},

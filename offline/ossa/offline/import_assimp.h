@@ -70,8 +70,8 @@ typedef struct ossa_assimp_desc {
  *            metres per unit; source_units "cm" for 1, "m" for 100, ... ("custom" otherwise).
  *       glTF: "m", 1 (glTF 2.0 section 3.4).
  *       Collada: assimp multiplies the scene root by <unit meter>; that factor is unit_scale.
- *            When the root joint carries it, "unit_scale_in_root=true" says model space is
- *            already in metres: do not scale again.
+ *            When the root joint carries it, model space is already in metres: unit_scale
+ *            is 1, "source_unit_scale" holds the factor and "unit_scale_in_root=true" says why.
  *   up_axis                 "+y" for glTF and Collada (assimp turns Z-up files), FBX's UpAxis
  *
  * Shapes: data [size] bytes, read only. Units: source units (see metadata), seconds.

@@ -213,9 +213,9 @@ typedef struct ossa_maya_desc {
  * tolerance. Between resample times the error is that of linear interpolation at the sample
  * rate.
  * Units: seconds, metres, radians, scale factors; metadata records format=maya-anim,
- * anim_version, maya_version, source_units, unit_scale (metres per source unit), time_unit,
- * frame_rate, angular_unit, sample_rate, start_time (s), curves and
- * unmatched_nodes / unitless_input_curves when any.
+ * anim_version, maya_version, source_units, unit_scale (1: values are converted to metres),
+ * source_unit_scale (metres per file unit), time_unit, frame_rate, angular_unit, sample_rate,
+ * start_time (s), curves and unmatched_nodes / unitless_input_curves when any.
  * Errors: those of ossa_maya_anim_parse; OSSA_ERROR_NULL_ARGUMENT; OSSA_ERROR_INVALID_ARGUMENT
  * (desc values); OSSA_ERROR_ALIASING (bind_skeleton is &out->skeleton); those of
  * ossa_raw_skeleton_validate for the bind skeleton; OSSA_ERROR_TOO_MANY_JOINTS (flat skeleton
