@@ -1,4 +1,4 @@
-/* Runs each ozz-animation measure of BENCHMARKS.md with ossa on the same files and prints
+/* Runs each ozz-animation measure of docs/benchmarks.md with ossa on the same files and prints
  * ossa's value, the reference value and their ratio.
  *
  *   ossa-bench [--shared DIR] [--only N] [--list] [--tolerance METRES]
@@ -206,7 +206,7 @@ static const measure measures[] = {
 };
 
 /* Size, error and build time of the default optimiser + builder on the pab clips, next to
- * ozz's (BENCHMARKS.md: joint position error at 60 Hz over all joints and frames). */
+ * ozz's (docs/benchmarks.md: joint position error at 60 Hz over all joints and frames). */
 static void compression_table(const char *shared, const char *skel_path)
 {
     static const struct {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per call of each ossa-bench measure under callgrind, next to ozz-animation's
-# figures from BENCHMARKS.md. Only the measured loop (one repetition) is instrumented.
+# figures from docs/benchmarks.md. Only the measured loop (one repetition) is instrumented.
 #   bash bench/callgrind.sh [BUILD_DIR [TOLERANCE_METRES]]   (default: build, 0.0001)
 set -euo pipefail
 build=${1:-build}

@@ -59,7 +59,7 @@ OSSA_API ossa_result ossa_diag_set(ossa_diag *diag, ossa_result code, size_t off
 /* Resets `diag` to "no error". */
 OSSA_API void ossa_diag_clear(ossa_diag *diag);
 
-/* Formats `diag` as one line ("ERROR_TRUNCATED at byte 12: ..." or "line 3:7: ...") into
+/* Formats `diag` as one line ("ERROR_TRUNCATED at byte 12: ..." or "ERROR_PARSE at line 3:7: ...") into
  * `buffer` (`size` bytes, always NUL-terminated); returns buffer. */
 OSSA_API const char *ossa_diag_format(const ossa_diag *diag, char *buffer, size_t size);
 
