@@ -433,6 +433,43 @@ static void clips_are_named_after_the_file(void **state)
     ossa_import_output_destroy(&out);
 }
 
+/* A Maya clip names its nodes: --skeleton binds them to the given skeleton's joints (here a
+ * BVH's Hips and Spine) instead of a flat skeleton of the clip's nodes. Its centimetres are
+ * converted on import, so the archive records 1 m per unit. */
+static void maya_clip_binds_to_skeleton(void **state)
+{
+    (void)state;
+    static const char anim[] = "animVersion 1.1;\nmayaVersion 2026;\ntimeUnit film;\nlinearUnit cm;\n"
+                               "angularUnit deg;\nstartTime 0;\nendTime 10;\n"
+                               "anim rotate.rotateZ rotateZ Spine 0 0 0;\nanimData {\n  output angular;\n  keys {\n"
+                               "    0 0 linear linear 1 1 0;\n    10 45 linear linear 1 1 0;\n  }\n}\n"
+                               "anim translate.translateY translateY Hips 0 0 1;\nanimData {\n  keys {\n"
+                               "    0 90 linear linear 1 1 0;\n    10 100 linear linear 1 1 0;\n  }\n}\n";
+    const char *anim_path = path_in("bound.anim");
+    write_file(anim_path, anim, sizeof anim - 1);
+    char skel_path[512], out_path[512];
+    snprintf(skel_path, sizeof skel_path, "%s", tiny_bvh("bind.bvh", "0.1"));
+    snprintf(out_path, sizeof out_path, "%s", path_in("bound.ossa"));
+    ossa_import_output out = {0};
+    assert_true(tool_import_with_skeleton(anim_path, skel_path, false, &out));
+    /* The BVH's three joints (Hips, Spine, its end site), animated by name. */
+    assert_int_equal(out.skeleton.joint_count, 3);
+    assert_string_equal(out.skeleton.joints[0].name, "Hips");
+    assert_string_equal(out.skeleton.joints[1].name, "Spine");
+    assert_int_equal(out.skeleton.joints[1].parent, 0);
+    ossa_transform pose[3];
+    assert_int_equal(ossa_raw_animation_sample(&out.animations[0], 10.f / 24.f, pose, 3), OSSA_OK);
+    assert_true(fabsf(pose[0].translation.y - 1.f) < 1e-6f); /* 100 cm */
+    assert_true(fabsf(pose[1].rotation.z - sinf(22.5f * 3.14159265f / 180.f)) < 1e-5f);
+    ossa_import_output_destroy(&out);
+    const char *argv[] = {anim_path, "--skeleton", skel_path, "-o", out_path, "-q"};
+    assert_int_equal(run_bake(6, argv), 0);
+    char *meta = read_meta(out_path);
+    assert_non_null(strstr(meta, "unit_scale=1\n"));
+    assert_non_null(strstr(meta, "source_unit_scale=0.01\n"));
+    free(meta);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +481,7 @@ int main(void)
         cmocka_unit_test(references_stay_inside_the_folder),
         cmocka_unit_test(clips_are_named_after_the_file),
         cmocka_unit_test(empty_bake_is_an_error),
+        cmocka_unit_test(maya_clip_binds_to_skeleton),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

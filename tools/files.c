@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "ossa/offline/import_assimp.h"
+#include "ossa/offline/import_maya.h"
 #include "ossa/offline/import_metroid.h"
 #include "tools.h"
 
@@ -172,13 +173,15 @@ static const char *assimp_hint(const char *path)
 /* Imports `data` (the bytes of `path`; a Metroid ANIM bound to `cinf` when not NULL), then
  * sorts, names and validates as tool_import says; prints one error line on failure. */
 static bool import_bytes(const char *path, const void *data, size_t size, bool drop_end_sites,
-                         const ossa_metroid_anim_desc *cinf, ossa_import_output *out)
+                         const ossa_metroid_anim_desc *cinf, const ossa_raw_skeleton *bind, ossa_import_output *out)
 {
     ossa_diag diag;
     ossa_diag_clear(&diag);
     ossa_result r;
     if (cinf) {
         r = ossa_import_metroid_anim(data, size, cinf, out, &diag);
+    } else if (bind) {
+        r = ossa_import_maya_anim(data, size, &(ossa_maya_desc){.bind_skeleton = bind}, out, &diag);
     } else if (ossa_import_detect(data, size, path) == OSSA_FORMAT_ASSIMP) {
         /* External references (glTF buffers) resolve next to the input file. */
         char dir[4096];
@@ -217,7 +220,7 @@ bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out)
     size_t size = 0;
     void *data = tool_read_file(path, &size);
     if (!data) return false;
-    const bool ok = import_bytes(path, data, size, drop_end_sites, NULL, out);
+    const bool ok = import_bytes(path, data, size, drop_end_sites, NULL, NULL, out);
     free(data);
     return ok;
 }
@@ -237,7 +240,9 @@ bool tool_attach_skeleton(const char *skeleton_path, ossa_import_output *out)
     if (skel.skeleton.joint_count == 0) {
         fprintf(stderr, "ossa: %s: no skeleton in this file\n", skeleton_path);
         ok = false;
-    } else if (out->skeleton.joint_count == 0) {
+    } else if (out->skeleton.joint_count > 0) {
+        fprintf(stderr, "ossa: warning: the input has its own skeleton; --skeleton %s is not used\n", skeleton_path);
+    } else {
         for (size_t a = 0; a < out->animation_count && ok; ++a)
             if (out->animations[a].track_count != skel.skeleton.joint_count) {
                 fprintf(stderr, "ossa: %s has %zu joints but animation \"%s\" has %zu tracks\n", skeleton_path,
@@ -302,10 +307,20 @@ bool tool_import_with_skeleton(const char *path, const char *skeleton_path, bool
         /* The importer binds the ANIM to its CINF itself. */
         void *cinf = tool_read_file(skeleton_path, &skel_size);
         const ossa_metroid_anim_desc desc = {.cinf_data = cinf, .cinf_size = skel_size};
-        ok = cinf && import_bytes(path, data, size, drop_end_sites, &desc, out);
+        ok = cinf && import_bytes(path, data, size, drop_end_sites, &desc, NULL, out);
         free(cinf);
+    } else if (ossa_import_detect(data, size, path) == OSSA_FORMAT_MAYA_ANIM) {
+        /* Maya curves name their nodes: the importer binds them to the skeleton's joints. */
+        ossa_import_output skel = {0};
+        ok = tool_import(skeleton_path, false, &skel);
+        if (ok && skel.skeleton.joint_count == 0) {
+            fprintf(stderr, "ossa: %s: no skeleton in this file\n", skeleton_path);
+            ok = false;
+        }
+        ok = ok && import_bytes(path, data, size, drop_end_sites, NULL, &skel.skeleton, out);
+        ossa_import_output_destroy(&skel);
     } else {
-        ok = import_bytes(path, data, size, drop_end_sites, NULL, out);
+        ok = import_bytes(path, data, size, drop_end_sites, NULL, NULL, out);
         if (ok && !tool_attach_skeleton(skeleton_path, out)) {
             ossa_import_output_destroy(out);
             ok = false;
