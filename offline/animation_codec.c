@@ -94,6 +94,22 @@ static float local_error(int channel, const float *ref, const float *value, floa
     return (float)(2.0 * sqrt(s2 > 0.0 ? s2 : 0.0)) * radius;
 }
 
+/* Rotations: the local error half-way between time points f and f + 1 of interpolating va
+ * (key a) to vb (key b), against the nlerp of the samples there; 0 for other channels. Two
+ * nlerps over different spans agree at the time points yet part between them, so a key on
+ * the chord of its neighbours can still bend the curve when removed. */
+static float mid_error(const ossa__clip *clip, size_t s, size_t a, size_t b, const float *va, const float *vb, size_t f,
+                       float radius)
+{
+    if (s % 3 != OSSA__CH_ROTATION || f + 1 >= clip->frames) return 0.f;
+    const float *ref = ossa__clip_samples(clip, s);
+    const float mid = .5f * (clip->ratios[f] + clip->ratios[f + 1]);
+    float want[4], got[4];
+    interpolate_at(clip, OSSA__CH_ROTATION, f, f + 1, ref + 4 * f, ref + 4 * (f + 1), mid, want);
+    interpolate_at(clip, OSSA__CH_ROTATION, a, b, va, vb, mid, got);
+    return local_error(OSSA__CH_ROTATION, want, got, radius);
+}
+
 /* Largest local error of holding `value` over the clip. */
 static float hold_error(const ossa__clip *clip, size_t s, const float *value, float radius, float stop)
 {
@@ -186,6 +202,8 @@ static void select_keys(const ossa__clip *clip, size_t s, float budget, float ra
                 interpolate(clip, channel, a, c, ref + 4 * a, ref + 4 * c, f, v);
                 ok = local_error(channel, ref + 4 * f, v, radius) <= budget;
             }
+            for (size_t f = a; f < c && ok; ++f)
+                ok = mid_error(clip, s, a, c, ref + 4 * a, ref + 4 * c, f, radius) <= budget;
             if (!ok) break;
             b = c;
         }
@@ -313,6 +331,8 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__e
             interpolate(clip, channel, a, c, values + 4 * a, values + 4 * c, f, v);
             ok = local_error(channel, ref + 4 * f, v, radius) <= budget;
         }
+        for (size_t f = a; f < c && ok; ++f)
+            ok = mid_error(clip, s, a, c, values + 4 * a, values + 4 * c, f, radius) <= budget;
         if (ok)
             st->keys[k] = 0;
         else
