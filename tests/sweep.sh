@@ -7,9 +7,11 @@
 #   tests/sweep.sh build/tools/ossa [FILE...]
 #
 # Without FILE arguments the samples are the small files of Debian's assimp-testmodels
-# (BVH, glTF, Collada, LightWave, FBX) and, when present, the team data beside the checkout
-# (Maya .anim, AnimJ, ozz). Each file gets 16 truncations at evenly spaced lengths and 16
-# single-bit flips at offsets from a fixed seed, so a failure reproduces.
+# (BVH, glTF, Collada, LightWave, FBX), the data directory's when OSSA_SHARED_DATA names one
+# (Maya .anim, AnimJ, ozz), and, when OSSA_SAMPLE_INPUTS names the tests' sample_inputs
+# program, the MRTK, AnimX and Metroid files it writes. Each file gets 16 truncations at
+# evenly spaced lengths and 16 single-bit flips at offsets from a fixed seed, so a failure
+# reproduces.
 set -u
 ossa=${1:?usage: sweep.sh OSSA [FILE...]}
 shift
@@ -20,9 +22,16 @@ if [ $# -eq 0 ]; then
     "$models/Collada/box_nested_animation.dae" "$models/LWS/move_xz_spline.lws" \
     "$models/FBX/huesitos.fbx" "$data/maya/example_maya2026.anim" "$data/animj/wiki_example.animj" \
     "$data/ozz/pab_walk.ozz"
+  defaults=1
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ossa-sweep-XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
+if [ -n "${defaults:-}" ] && [ -n "${OSSA_SAMPLE_INPUTS:-}" ]; then
+  mkdir -p "$work/samples"
+  samples=$("$OSSA_SAMPLE_INPUTS" "$work/samples") || { echo "sweep: sample_inputs failed"; exit 1; }
+  # shellcheck disable=SC2086
+  set -- "$@" $samples
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # Leaks inside libassimp and zlib are theirs (see lsan.supp), not ossa's.
