@@ -1,174 +1,179 @@
+/* The format registry: one row per import format drives detection, dispatch, names and the
+ * `ossa formats` listing (see ossa/offline/import.h). Adding a format is its importer, one
+ * row below and its tests. */
 #include "ossa/offline/import.h"
 
-#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
+#include "import/resonite_common.h" /* ossa__animj_sniff */
 #include "internal.h"
 #include "ossa/offline/import_assimp.h"
-/* -- importer headers added by later work go below this line -- */
-#include "import/resonite_common.h" /* ossa_import_animj, ossa_import_animx, ossa__animj_sniff */
+#include "ossa/offline/import_maya.h"
+#include "ossa/offline/import_metroid.h"
 #include "ossa/offline/import_mrtk.h"
 #include "ossa/offline/import_ozz.h"
-#include "ossa/offline/import_metroid.h"
-#include "ossa/offline/import_maya.h"
+#include "ossa/offline/import_resonite.h"
 
-static bool grow_one(ossa_import_output *out, void **array, size_t count, size_t elem)
+#if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
+#define HAVE_ASSIMP true
+#else
+#define HAVE_ASSIMP false
+#endif
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+#define HAVE_CJSON true
+#else
+#define HAVE_CJSON false
+#endif
+
+typedef ossa_result (*import_fn)(const void *data, size_t size, const char *ext, ossa_import_output *out,
+                                 ossa_diag *diag);
+
+typedef struct format_row {
+    ossa_import_format_info info;
+    /* Content that cannot be mistaken (magic numbers, a keyword); NULL: none. */
+    bool (*sniff)(const uint8_t *data, size_t size);
+    /* Whether the file extension `ext` (no dot) claims the file; NULL: `info.extensions`. */
+    bool (*by_extension)(const char *ext, const uint8_t *data, size_t size);
+    import_fn import; /* NULL: not an import format */
+} format_row;
+
+static bool starts_with(const uint8_t *data, size_t size, const char *magic)
 {
-    /* Arrays grow geometrically; capacity is implied by count (powers of two from 4). */
-    size_t capacity = 0;
-    if (count) {
-        capacity = 4;
-        while (capacity < count) capacity *= 2;
-    }
-    return ossa__grow(&out->allocator, array, &capacity, count + 1, elem);
+    const size_t n = strlen(magic);
+    return size >= n && memcmp(data, magic, n) == 0;
 }
 
-ossa_result ossa_import_output_add_animation(ossa_import_output *out, size_t track_count, ossa_raw_animation **added)
+static bool sniff_ossa(const uint8_t *d, size_t n) { return starts_with(d, n, "OSSA"); }
+static bool sniff_maya(const uint8_t *d, size_t n) { return ossa_maya_anim_detect(d, n); }
+static bool sniff_animx(const uint8_t *d, size_t n)
 {
-    if (!out) return OSSA_ERROR_NULL_ARGUMENT;
-    if (track_count > OSSA_MAX_JOINTS) return OSSA_ERROR_TOO_MANY_JOINTS;
-    if (!grow_one(out, (void **)&out->animations, out->animation_count, sizeof *out->animations))
-        return OSSA_ERROR_OUT_OF_MEMORY;
-    ossa_raw_animation *a = &out->animations[out->animation_count];
-    ossa_result r = ossa_raw_animation_create(a, track_count, &out->allocator);
-    if (r != OSSA_OK) return r;
-    ++out->animation_count;
-    if (added) *added = a;
-    return OSSA_OK;
+    return n >= 6 && !memcmp(d,
+                             "\x05"
+                             "AnimX",
+                             6);
 }
+static bool sniff_animj(const uint8_t *d, size_t n) { return ossa__animj_sniff(d, n); }
+static bool sniff_mrtk(const uint8_t *d, size_t n) { return starts_with(d, n, "\xc6\x42\x9e\x0f\x6e\xaf\x8f\x6a"); }
+/* ozz-animation: an endianness byte 0 or 1, then the first object's tag "ozz-...". */
+static bool sniff_ozz(const uint8_t *d, size_t n) { return n >= 5 && d[0] <= 1 && !memcmp(d + 1, "ozz-", 4); }
+static bool sniff_bvh(const uint8_t *d, size_t n) { return starts_with(d, n, "HIERARCHY"); }
 
-ossa_result ossa_import_output_add_track(ossa_import_output *out, ossa_track_type type, size_t key_count,
-                                         ossa_raw_track **added)
+static bool content_only(const char *ext, const uint8_t *d, size_t n)
 {
-    if (!out) return OSSA_ERROR_NULL_ARGUMENT;
-    if (!grow_one(out, (void **)&out->tracks, out->track_count, sizeof *out->tracks)) return OSSA_ERROR_OUT_OF_MEMORY;
-    ossa_raw_track *t = &out->tracks[out->track_count];
-    ossa_result r = ossa_raw_track_create(t, type, key_count, &out->allocator);
-    if (r != OSSA_OK) return r;
-    ++out->track_count;
-    if (added) *added = t;
-    return OSSA_OK;
-}
-
-ossa_result ossa_import_output_add_event(ossa_import_output *out, float time, const char *name)
-{
-    if (!out) return OSSA_ERROR_NULL_ARGUMENT;
-    if (!grow_one(out, (void **)&out->events, out->event_count, sizeof *out->events)) return OSSA_ERROR_OUT_OF_MEMORY;
-    char *copy = ossa_strdup(&out->allocator, name);
-    if (!copy) return OSSA_ERROR_OUT_OF_MEMORY;
-    out->events[out->event_count].time = time;
-    out->events[out->event_count].name = copy;
-    ++out->event_count;
-    return OSSA_OK;
-}
-
-ossa_result ossa_import_output_add_metadata(ossa_import_output *out, const char *key, const char *value)
-{
-    if (!out || !key) return OSSA_ERROR_NULL_ARGUMENT;
-    if (!value) value = "";
-    size_t old = out->metadata ? strlen(out->metadata) : 0;
-    size_t klen = strlen(key), vlen = strlen(value), total;
-    if (!ossa__add_size(old, klen, &total) || !ossa__add_size(total, vlen, &total) || !ossa__add_size(total, 3, &total))
-        return OSSA_ERROR_OUT_OF_MEMORY;
-    char *text = ossa_alloc(&out->allocator, total);
-    if (!text) return OSSA_ERROR_OUT_OF_MEMORY;
-    if (old) memcpy(text, out->metadata, old);
-    char *p = text + old;
-    for (size_t i = 0; i < klen; ++i) *p++ = (key[i] == '=' || key[i] == '\n') ? '_' : key[i];
-    *p++ = '=';
-    for (size_t i = 0; i < vlen; ++i) *p++ = (value[i] == '\n' || value[i] == '\r') ? ' ' : value[i];
-    *p++ = '\n';
-    *p = '\0';
-    ossa_free(&out->allocator, out->metadata);
-    out->metadata = text;
-    return OSSA_OK;
-}
-
-bool ossa_import_output_metadata(const ossa_import_output *out, const char *key, char *buffer, size_t size)
-{
-    if (!out || !key || !out->metadata) return false;
-    size_t klen = strlen(key);
-    for (const char *line = out->metadata; *line;) {
-        const char *end = strchr(line, '\n');
-        if (!end) end = line + strlen(line);
-        if ((size_t)(end - line) > klen && strncmp(line, key, klen) == 0 && line[klen] == '=') {
-            if (buffer && size) {
-                size_t n = (size_t)(end - line) - klen - 1;
-                if (n >= size) n = size - 1;
-                memcpy(buffer, line + klen + 1, n);
-                buffer[n] = '\0';
-            }
-            return true;
-        }
-        line = *end ? end + 1 : end;
-    }
+    (void)ext, (void)d, (void)n;
     return false;
 }
 
-ossa_result ossa_import_output_sort_depth_first(ossa_import_output *out, ossa_diag *diag)
+/* Metroid Prime ANIM has no magic: a big-endian version word 0 or 2 (Maya's .anim is text). */
+static bool metroid_anim_extension(const char *ext, const uint8_t *d, size_t n)
 {
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no import output");
-    size_t n = out->skeleton.joint_count;
-    if (n == 0) return OSSA_OK; /* an animation without a skeleton: nothing to order */
-    for (size_t a = 0; a < out->animation_count; ++a)
-        if (out->animations[a].track_count != n)
-            return ossa_diag_set(diag, OSSA_ERROR_JOINT_MISMATCH, SIZE_MAX, 0, 0,
-                                 "animation %zu has %zu tracks but the skeleton has %zu joints", a,
-                                 out->animations[a].track_count, n);
-    if (n == 0 || ossa_raw_skeleton_is_depth_first(&out->skeleton)) return OSSA_OK;
-    size_t *mapping = ossa__calloc(&out->allocator, n, sizeof *mapping);
-    if (!mapping) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
-    ossa_result r = ossa_raw_skeleton_sort_depth_first(&out->skeleton, mapping, diag);
-    for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a) {
-        r = ossa_raw_animation_permute_tracks(&out->animations[a], mapping);
-        if (r != OSSA_OK) ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "could not reorder animation %zu", a);
-    }
-    ossa_free(&out->allocator, mapping);
-    return r;
+    return !strcasecmp(ext, "anim") && n >= 4 && !memcmp(d, "\0\0\0", 3) && (d[3] == 0 || d[3] == 2);
 }
 
-void ossa_import_output_destroy(ossa_import_output *out)
+/* assimp: its usual scene extensions, and every other one the linked library reads. */
+static bool assimp_extension(const char *ext, const uint8_t *d, size_t n)
 {
-    if (!out) return;
-    ossa_allocator a = out->allocator;
-    ossa_raw_skeleton_destroy(&out->skeleton);
-    for (size_t i = 0; i < out->animation_count; ++i) ossa_raw_animation_destroy(&out->animations[i]);
-    for (size_t i = 0; i < out->track_count; ++i) ossa_raw_track_destroy(&out->tracks[i]);
-    for (size_t i = 0; i < out->event_count; ++i) ossa_free(&a, out->events[i].name);
-    ossa_free(&a, out->animations);
-    ossa_free(&a, out->tracks);
-    ossa_free(&a, out->events);
-    ossa_free(&a, out->metadata);
-    memset(out, 0, sizeof *out);
-    out->allocator = a;
+    (void)d, (void)n;
+    static const char *const common[] = {"bvh",     "fbx", "gltf", "glb", "dae", "zae",  "x",   "md5anim",
+                                         "md5mesh", "smd", "ms3d", "b3d", "3ds", "ogex", "irr", "xml",
+                                         "blend",   "iqm", "m3d",  "obj", "ply", "stl"};
+    for (size_t i = 0; i < sizeof common / sizeof *common; ++i)
+        if (!strcasecmp(ext, common[i])) return true;
+    return *ext && ossa_assimp_reads_extension(ext);
+}
+
+static ossa_result import_assimp(const void *d, size_t n, const char *ext, ossa_import_output *out, ossa_diag *diag)
+{
+    const ossa_assimp_desc desc = {.format_hint = *ext ? ext : NULL};
+    return ossa_import_assimp(d, n, &desc, out, diag);
+}
+
+#define DEFAULT_IMPORT(fn, importer)                                                                                   \
+    static ossa_result fn(const void *d, size_t n, const char *ext, ossa_import_output *out, ossa_diag *diag)          \
+    {                                                                                                                  \
+        (void)ext;                                                                                                     \
+        return importer(d, n, NULL, out, diag);                                                                        \
+    }
+DEFAULT_IMPORT(import_maya, ossa_import_maya_anim)
+DEFAULT_IMPORT(import_animx, ossa_import_animx)
+DEFAULT_IMPORT(import_animj, ossa_import_animj)
+DEFAULT_IMPORT(import_mrtk, ossa_import_mrtk)
+DEFAULT_IMPORT(import_ozz, ossa_import_ozz)
+DEFAULT_IMPORT(import_metroid_anim, ossa_import_metroid_anim)
+DEFAULT_IMPORT(import_metroid_cinf, ossa_import_metroid_cinf)
+#undef DEFAULT_IMPORT
+
+/* In detection order: content first (rows with a sniff, top to bottom), then extensions. */
+static const format_row formats[] = {
+    {{OSSA_FORMAT_OSSA, "ossa", ".ossa archive (ossa info reads it; it is not imported)", "ossa", "stored in META",
+      NULL, false, true},
+     sniff_ossa,
+     NULL,
+     NULL},
+    {{OSSA_FORMAT_MAYA_ANIM, "maya-anim", "Maya ASCII .anim 1.0 / 1.1", "anim",
+      "the file's linearUnit, converted to metres", "ossa_import_maya_anim", false, true},
+     sniff_maya,
+     content_only,
+     import_maya},
+    {{OSSA_FORMAT_ANIMX, "animx", "Resonite AnimX (raw, LZ4, LZMA)", "animx", "metres (Resonite's)",
+      "ossa_import_animx", false, true},
+     sniff_animx,
+     NULL,
+     import_animx},
+    {{OSSA_FORMAT_ANIMJ, "animj", "Resonite AnimJ", "animj", "metres (Resonite's)", "ossa_import_animj", false,
+      HAVE_CJSON},
+     sniff_animj,
+     NULL,
+     import_animj},
+    {{OSSA_FORMAT_MRTK, "mrtk", "MRTK input animation 1.0 / 1.1", "", "metres (Unity's)", "ossa_import_mrtk", false,
+      true},
+     sniff_mrtk,
+     NULL,
+     import_mrtk},
+    {{OSSA_FORMAT_OZZ, "ozz", "ozz-animation archive (RawSkeleton, Skeleton, RawAnimation)", "ozz",
+      "metres (ozz's convention); --unit-scale otherwise", "ossa_import_ozz", false, true},
+     sniff_ozz,
+     NULL,
+     import_ozz},
+    {{OSSA_FORMAT_METROID_ANIM, "metroid-anim", "Metroid Prime 1/2 ANIM", "anim", "metres (the games' world unit)",
+      "ossa_import_metroid_anim", true, true},
+     NULL,
+     metroid_anim_extension,
+     import_metroid_anim},
+    {{OSSA_FORMAT_METROID_CINF, "metroid-cinf", "Metroid Prime 1/2 CINF skeleton", "cinf",
+      "metres (the games' world unit)", "ossa_import_metroid_cinf", false, true},
+     NULL,
+     NULL,
+     import_metroid_cinf},
+    /* -- rows of new formats go above this line: assimp takes every extension it reads -- */
+    {{OSSA_FORMAT_ASSIMP, "assimp", "BVH, FBX, glTF, Collada, LightWave and the rest of assimp's formats", "*",
+      "the file's (FBX, Collada, glTF), else inferred from the rest pose", "ossa_import_assimp", false, HAVE_ASSIMP},
+     sniff_bvh,
+     assimp_extension,
+     import_assimp},
+};
+
+#define FORMAT_COUNT (sizeof formats / sizeof *formats)
+
+size_t ossa_import_format_count(void) { return FORMAT_COUNT; }
+
+const ossa_import_format_info *ossa_import_format_at(size_t index)
+{
+    return index < FORMAT_COUNT ? &formats[index].info : NULL;
+}
+
+static const format_row *row_of(ossa_import_format format)
+{
+    for (size_t i = 0; i < FORMAT_COUNT; ++i)
+        if (formats[i].info.format == format) return &formats[i];
+    return NULL;
 }
 
 const char *ossa_import_format_name(ossa_import_format format)
 {
-    switch (format) {
-    case OSSA_FORMAT_ASSIMP:
-        return "assimp";
-    case OSSA_FORMAT_OSSA:
-        return "ossa";
-    case OSSA_FORMAT_OZZ:
-        return "ozz";
-    case OSSA_FORMAT_MAYA_ANIM:
-        return "maya-anim";
-    case OSSA_FORMAT_MRTK:
-        return "mrtk";
-    case OSSA_FORMAT_ANIMJ:
-        return "animj";
-    case OSSA_FORMAT_ANIMX:
-        return "animx";
-    case OSSA_FORMAT_METROID_ANIM:
-        return "metroid-anim";
-    case OSSA_FORMAT_METROID_CINF:
-        return "metroid-cinf";
-    case OSSA_FORMAT_UNKNOWN:
-        break;
-    }
-    return "unknown";
+    const format_row *row = row_of(format);
+    return row ? row->info.name : "unknown";
 }
 
 static const char *extension_of(const char *name)
@@ -179,52 +184,32 @@ static const char *extension_of(const char *name)
     return dot ? dot + 1 : "";
 }
 
-static bool starts_with(const void *data, size_t size, const char *magic)
+/* `ext` in a space-separated list. */
+static bool listed(const char *list, const char *ext)
 {
-    size_t n = strlen(magic);
-    return size >= n && memcmp(data, magic, n) == 0;
+    const size_t n = strlen(ext);
+    for (const char *p = list; n && *p;) {
+        const char *end = strchr(p, ' ');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncasecmp(p, ext, n)) return true;
+        p += len + (end != NULL);
+    }
+    return false;
 }
 
 ossa_import_format ossa_import_detect(const void *data, size_t size, const char *name)
 {
-    const char *ext = extension_of(name);
+    static const uint8_t none[1] = {0};
+    const uint8_t *d = data ? data : none;
     if (!data) size = 0;
-    /* Content first: magic numbers that cannot be mistaken. */
-    if (starts_with(data, size, "OSSA")) return OSSA_FORMAT_OSSA;
-    /* -- content detection added by later work goes below this line -- */
-    if (ossa_maya_anim_detect(data, size)) return OSSA_FORMAT_MAYA_ANIM;
-    if (size >= 6 && !memcmp(data,
-                             "\x05"
-                             "AnimX",
-                             6))
-        return OSSA_FORMAT_ANIMX;
-    if (ossa__animj_sniff(data, size)) return OSSA_FORMAT_ANIMJ;
-    if (size >= 8 && !memcmp(data, "\xc6\x42\x9e\x0f\x6e\xaf\x8f\x6a", 8)) return OSSA_FORMAT_MRTK;
-    /* ozz-animation: endianness byte 0 or 1, then the first object tag "ozz-..." */
-    if (size >= 5 && ((const uint8_t *)data)[0] <= 1 && memcmp((const uint8_t *)data + 1, "ozz-", 4) == 0)
-        return OSSA_FORMAT_OZZ;
-
-    /* Then extensions. */
-    if (!strcasecmp(ext, "ossa")) return OSSA_FORMAT_OSSA;
-    /* -- extension detection added by later work goes below this line -- */
-    /* Metroid ANIM has no magic: a big-endian version word 0 or 2 (Maya's .anim is text). */
-    if (!strcasecmp(ext, "anim") && size >= 4 && !memcmp(data, "\0\0\0", 3) &&
-        (((const uint8_t *)data)[3] == 0 || ((const uint8_t *)data)[3] == 2))
-        return OSSA_FORMAT_METROID_ANIM;
-    if (!strcasecmp(ext, "cinf")) return OSSA_FORMAT_METROID_CINF;
-    if (!strcasecmp(ext, "animj")) return OSSA_FORMAT_ANIMJ;
-    if (!strcasecmp(ext, "animx")) return OSSA_FORMAT_ANIMX;
-    if (!strcasecmp(ext, "ozz")) return OSSA_FORMAT_OZZ;
-
-    static const char *const assimp_extensions[] = {"bvh",     "fbx", "gltf", "glb", "dae", "zae",  "x",   "md5anim",
-                                                    "md5mesh", "smd", "ms3d", "b3d", "3ds", "ogex", "irr", "xml",
-                                                    "blend",   "iqm", "m3d",  "obj", "ply", "stl"};
-    for (size_t i = 0; i < sizeof assimp_extensions / sizeof *assimp_extensions; ++i)
-        if (!strcasecmp(ext, assimp_extensions[i])) return OSSA_FORMAT_ASSIMP;
-    /* Every other extension the linked assimp reads (LightWave scenes, MD2, ...). */
-    if (ossa_assimp_reads_extension(ext)) return OSSA_FORMAT_ASSIMP;
-    /* Text that looks like BVH without an extension. */
-    if (starts_with(data, size, "HIERARCHY")) return OSSA_FORMAT_ASSIMP;
+    for (size_t i = 0; i < FORMAT_COUNT; ++i)
+        if (formats[i].sniff && formats[i].sniff(d, size)) return formats[i].info.format;
+    const char *ext = extension_of(name);
+    for (size_t i = 0; *ext && i < FORMAT_COUNT; ++i) {
+        const format_row *row = &formats[i];
+        if (row->by_extension ? row->by_extension(ext, d, size) : listed(row->info.extensions, ext))
+            return row->info.format;
+    }
     return OSSA_FORMAT_UNKNOWN;
 }
 
@@ -232,30 +217,8 @@ ossa_result ossa_import_any(const void *data, size_t size, const char *name, oss
 {
     if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no output");
     const ossa_import_format format = ossa_import_detect(data, size, name);
-    switch (format) {
-    case OSSA_FORMAT_ASSIMP: {
-        const char *ext = extension_of(name);
-        ossa_assimp_desc desc = {.format_hint = *ext ? ext : NULL};
-        return ossa_import_assimp(data, size, &desc, out, diag);
-    }
-    /* -- dispatch added by later work goes below this line -- */
-    case OSSA_FORMAT_MAYA_ANIM:
-        return ossa_import_maya_anim(data, size, NULL, out, diag);
-    case OSSA_FORMAT_METROID_ANIM:
-        return ossa_import_metroid_anim(data, size, NULL, out, diag);
-    case OSSA_FORMAT_METROID_CINF:
-        return ossa_import_metroid_cinf(data, size, NULL, out, diag);
-    case OSSA_FORMAT_ANIMJ:
-        return ossa_import_animj(data, size, NULL, out, diag);
-    case OSSA_FORMAT_ANIMX:
-        return ossa_import_animx(data, size, NULL, out, diag);
-    case OSSA_FORMAT_MRTK:
-        return ossa_import_mrtk(data, size, NULL, out, diag);
-    case OSSA_FORMAT_OZZ:
-        return ossa_import_ozz(data, size, NULL, out, diag);
-    default:
-        break;
-    }
+    const format_row *row = row_of(format);
+    if (row && row->import) return row->import(data, size, extension_of(name), out, diag);
     return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, 0, 0, 0, "not a format ossa can import (%s)",
                          format == OSSA_FORMAT_UNKNOWN ? "unrecognised content and extension"
                                                        : ossa_import_format_name(format));

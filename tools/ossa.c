@@ -7,11 +7,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: ossa [COMMAND] [ARGS]\n"
-            "  ossa bake [INPUT] [-o OUT.ossa] [--drop-end-sites]\n"
-            "        import INPUT (BVH, FBX, glTF, Collada, ... through assimp; other formats by content),\n"
-            "        build the skeleton and animations, save OUT.ossa and print its report\n"
-            "  ossa info FILE.ossa [--against INPUT]\n"
+            "  ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites]\n"
+            "            [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
+            "        import INPUT (any format of `ossa formats`), build the skeleton and animations,\n"
+            "        save OUT.ossa and print its report (ossa bake --help: every option)\n"
+            "  ossa info FILE.ossa [--against INPUT [--skeleton FILE]] [--unit-scale METRES]\n"
             "        print joints, duration, key counts, sizes, error against INPUT and sampling time\n"
+            "  ossa formats\n"
+            "        list the import formats: detection, skeleton, whether built in, unit\n"
             "  ossa            same as `ossa bake` on %s\n",
             OSSA_DEFAULT_INPUT);
 }
@@ -21,6 +24,7 @@ int main(int argc, char **argv)
     if (argc < 2) return tool_bake(0, NULL);
     if (!strcmp(argv[1], "bake")) return tool_bake(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return tool_info(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "formats")) return tool_formats(argc - 2, argv + 2);
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;

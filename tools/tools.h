@@ -92,6 +92,8 @@ int tool_compare_doubles(const void *pa, const void *pb);
 double tool_now(void);
 
 int tool_bake(int argc, char **argv);
+/* `ossa formats`: prints the import format registry; argc/argv after the command. */
+int tool_formats(int argc, char **argv);
 int tool_info(int argc, char **argv);
 
 /* Prints the inspection table of an archive in memory; against may be NULL. Errors against

@@ -78,8 +78,27 @@ typedef enum ossa_import_format {
     OSSA_FORMAT_METROID_CINF  /* Metroid Prime CINF skeleton */
 } ossa_import_format;
 
-/* Guesses the format from the first bytes (magic numbers) and, failing that, from the file
- * name's extension (`name` may be NULL). Never reads past `size`. */
+/* One row of the format registry (what `ossa formats` lists). */
+typedef struct ossa_import_format_info {
+    ossa_import_format format;
+    const char *name;       /* short lower-case name: "maya-anim", "assimp", ... */
+    const char *title;      /* what the format is, for people */
+    const char *extensions; /* space-separated, without dots; "" for content-only detection; "*"
+                               for every extension the linked assimp reads */
+    const char *unit;       /* where the linear unit of an import comes from */
+    const char *importer;   /* the import function's name; NULL when not imported */
+    bool needs_skeleton;    /* its animations bake only with a skeleton from another file */
+    bool available;         /* built in (its optional library was found at build time) */
+} ossa_import_format_info;
+
+/* Rows of the registry, in detection order: ossa_import_format_at(i) for i below
+ * ossa_import_format_count() (NULL beyond). Static data, valid for the program's life. */
+OSSA_API size_t ossa_import_format_count(void);
+OSSA_API const ossa_import_format_info *ossa_import_format_at(size_t index);
+
+/* Guesses the format from the registry, in its order: first the content that cannot be
+ * mistaken (magic numbers, Maya's "animVersion", BVH's "HIERARCHY"), then the file name's
+ * extension (`name` may be NULL). Never reads past `size`. */
 OSSA_API ossa_import_format ossa_import_detect(const void *data, size_t size, const char *name);
 
 /* A short lower-case name of `format` ("assimp", "maya-anim", ...). */

@@ -1,0 +1,136 @@
+/* The import output container: what every importer fills, independent of any format. */
+#include <string.h>
+
+#include "internal.h"
+#include "ossa/offline/import.h"
+
+static bool grow_one(ossa_import_output *out, void **array, size_t count, size_t elem)
+{
+    /* Arrays grow geometrically; capacity is implied by count (powers of two from 4). */
+    size_t capacity = 0;
+    if (count) {
+        capacity = 4;
+        while (capacity < count) capacity *= 2;
+    }
+    return ossa__grow(&out->allocator, array, &capacity, count + 1, elem);
+}
+
+ossa_result ossa_import_output_add_animation(ossa_import_output *out, size_t track_count, ossa_raw_animation **added)
+{
+    if (!out) return OSSA_ERROR_NULL_ARGUMENT;
+    if (track_count > OSSA_MAX_JOINTS) return OSSA_ERROR_TOO_MANY_JOINTS;
+    if (!grow_one(out, (void **)&out->animations, out->animation_count, sizeof *out->animations))
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    ossa_raw_animation *a = &out->animations[out->animation_count];
+    ossa_result r = ossa_raw_animation_create(a, track_count, &out->allocator);
+    if (r != OSSA_OK) return r;
+    ++out->animation_count;
+    if (added) *added = a;
+    return OSSA_OK;
+}
+
+ossa_result ossa_import_output_add_track(ossa_import_output *out, ossa_track_type type, size_t key_count,
+                                         ossa_raw_track **added)
+{
+    if (!out) return OSSA_ERROR_NULL_ARGUMENT;
+    if (!grow_one(out, (void **)&out->tracks, out->track_count, sizeof *out->tracks)) return OSSA_ERROR_OUT_OF_MEMORY;
+    ossa_raw_track *t = &out->tracks[out->track_count];
+    ossa_result r = ossa_raw_track_create(t, type, key_count, &out->allocator);
+    if (r != OSSA_OK) return r;
+    ++out->track_count;
+    if (added) *added = t;
+    return OSSA_OK;
+}
+
+ossa_result ossa_import_output_add_event(ossa_import_output *out, float time, const char *name)
+{
+    if (!out) return OSSA_ERROR_NULL_ARGUMENT;
+    if (!grow_one(out, (void **)&out->events, out->event_count, sizeof *out->events)) return OSSA_ERROR_OUT_OF_MEMORY;
+    char *copy = ossa_strdup(&out->allocator, name);
+    if (!copy) return OSSA_ERROR_OUT_OF_MEMORY;
+    out->events[out->event_count].time = time;
+    out->events[out->event_count].name = copy;
+    ++out->event_count;
+    return OSSA_OK;
+}
+
+ossa_result ossa_import_output_add_metadata(ossa_import_output *out, const char *key, const char *value)
+{
+    if (!out || !key) return OSSA_ERROR_NULL_ARGUMENT;
+    if (!value) value = "";
+    size_t old = out->metadata ? strlen(out->metadata) : 0;
+    size_t klen = strlen(key), vlen = strlen(value), total;
+    if (!ossa__add_size(old, klen, &total) || !ossa__add_size(total, vlen, &total) || !ossa__add_size(total, 3, &total))
+        return OSSA_ERROR_OUT_OF_MEMORY;
+    char *text = ossa_alloc(&out->allocator, total);
+    if (!text) return OSSA_ERROR_OUT_OF_MEMORY;
+    if (old) memcpy(text, out->metadata, old);
+    char *p = text + old;
+    for (size_t i = 0; i < klen; ++i) *p++ = (key[i] == '=' || key[i] == '\n') ? '_' : key[i];
+    *p++ = '=';
+    for (size_t i = 0; i < vlen; ++i) *p++ = (value[i] == '\n' || value[i] == '\r') ? ' ' : value[i];
+    *p++ = '\n';
+    *p = '\0';
+    ossa_free(&out->allocator, out->metadata);
+    out->metadata = text;
+    return OSSA_OK;
+}
+
+bool ossa_import_output_metadata(const ossa_import_output *out, const char *key, char *buffer, size_t size)
+{
+    if (!out || !key || !out->metadata) return false;
+    size_t klen = strlen(key);
+    for (const char *line = out->metadata; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end) end = line + strlen(line);
+        if ((size_t)(end - line) > klen && strncmp(line, key, klen) == 0 && line[klen] == '=') {
+            if (buffer && size) {
+                size_t n = (size_t)(end - line) - klen - 1;
+                if (n >= size) n = size - 1;
+                memcpy(buffer, line + klen + 1, n);
+                buffer[n] = '\0';
+            }
+            return true;
+        }
+        line = *end ? end + 1 : end;
+    }
+    return false;
+}
+
+ossa_result ossa_import_output_sort_depth_first(ossa_import_output *out, ossa_diag *diag)
+{
+    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no import output");
+    size_t n = out->skeleton.joint_count;
+    if (n == 0) return OSSA_OK; /* an animation without a skeleton: nothing to order */
+    for (size_t a = 0; a < out->animation_count; ++a)
+        if (out->animations[a].track_count != n)
+            return ossa_diag_set(diag, OSSA_ERROR_JOINT_MISMATCH, SIZE_MAX, 0, 0,
+                                 "animation %zu has %zu tracks but the skeleton has %zu joints", a,
+                                 out->animations[a].track_count, n);
+    if (n == 0 || ossa_raw_skeleton_is_depth_first(&out->skeleton)) return OSSA_OK;
+    size_t *mapping = ossa__calloc(&out->allocator, n, sizeof *mapping);
+    if (!mapping) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    ossa_result r = ossa_raw_skeleton_sort_depth_first(&out->skeleton, mapping, diag);
+    for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a) {
+        r = ossa_raw_animation_permute_tracks(&out->animations[a], mapping);
+        if (r != OSSA_OK) ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "could not reorder animation %zu", a);
+    }
+    ossa_free(&out->allocator, mapping);
+    return r;
+}
+
+void ossa_import_output_destroy(ossa_import_output *out)
+{
+    if (!out) return;
+    ossa_allocator a = out->allocator;
+    ossa_raw_skeleton_destroy(&out->skeleton);
+    for (size_t i = 0; i < out->animation_count; ++i) ossa_raw_animation_destroy(&out->animations[i]);
+    for (size_t i = 0; i < out->track_count; ++i) ossa_raw_track_destroy(&out->tracks[i]);
+    for (size_t i = 0; i < out->event_count; ++i) ossa_free(&a, out->events[i].name);
+    ossa_free(&a, out->animations);
+    ossa_free(&a, out->tracks);
+    ossa_free(&a, out->events);
+    ossa_free(&a, out->metadata);
+    memset(out, 0, sizeof *out);
+    out->allocator = a;
+}
