@@ -1,0 +1,113 @@
+#include "ossa/ik_two_bone_job.h"
+
+#include "checks.h"
+#include "ik_math.h"
+
+ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job)
+{
+    if (!job) return OSSA_ERROR_NULL_ARGUMENT;
+    if (!job->start_joint || !job->mid_joint || !job->end_joint) return OSSA_ERROR_NO_INPUT;
+    if (!job->start_correction || !job->mid_correction) return OSSA_ERROR_NO_OUTPUT;
+    if (ossa__misaligned(job->start_joint) || ossa__misaligned(job->mid_joint) || ossa__misaligned(job->end_joint))
+        return OSSA_ERROR_MISALIGNED;
+    if (!isfinite(job->weight)) return OSSA_ERROR_INVALID_WEIGHT;
+    if (!m_finite(job->start_joint) || !m_finite(job->mid_joint) || !m_finite(job->end_joint) ||
+        !v3_finite(job->target) || !v3_finite(job->pole_vector) || !v3_finite(job->mid_axis) ||
+        !isfinite(job->twist_angle) || !isfinite(job->soften))
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    if (v3_dot(job->pole_vector, job->pole_vector) == 0.f || v3_dot(job->mid_axis, job->mid_axis) == 0.f)
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    const v3 s = m_col(job->start_joint, 3), m = m_col(job->mid_joint, 3), e = m_col(job->end_joint, 3);
+    const v3 sm = v3_sub(m, s), me = v3_sub(e, m);
+    if (v3_dot(sm, sm) == 0.f || v3_dot(me, me) == 0.f) return OSSA_ERROR_INVALID_ARGUMENT;
+    const size_t q = sizeof(ossa_quat), mat = sizeof(ossa_float4x4);
+    const void *outs[3] = {job->start_correction, job->mid_correction, job->reached};
+    const size_t out_sizes[3] = {q, q, sizeof(bool)};
+    const void *ins[3] = {job->start_joint, job->mid_joint, job->end_joint};
+    for (int i = 0; i < 3; ++i) {
+        if (!outs[i]) continue;
+        for (int j = i + 1; j < 3; ++j)
+            if (outs[j] && ossa__overlaps(outs[i], out_sizes[i], outs[j], out_sizes[j])) return OSSA_ERROR_ALIASING;
+        for (int j = 0; j < 3; ++j)
+            if (ossa__overlaps(outs[i], out_sizes[i], ins[j], mat)) return OSSA_ERROR_ALIASING;
+    }
+    return OSSA_OK;
+}
+
+ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
+{
+    const ossa_result r = ossa_ik_two_bone_job_validate(job);
+    if (r != OSSA_OK) return r;
+    const v3 s = m_col(job->start_joint, 3), m = m_col(job->mid_joint, 3), e = m_col(job->end_joint, 3);
+    const v3 sm = v3_sub(m, s), me = v3_sub(e, m), st = v3_sub(job->target, s);
+    const float a2 = v3_dot(sm, sm), b2 = v3_dot(me, me), d2 = v3_dot(st, st);
+    const float a = sqrtf(a2), b = sqrtf(b2), d = sqrtf(d2), length = a + b;
+
+    /* Softening: past soften * length the aimed distance follows r + s (1 - (1 + x/4)^-4),
+     * which has slope 1 at the threshold and tends to the full length. */
+    const float soften = job->soften == 0.f ? 1.f : clamp01(job->soften);
+    const float hard = soften * length, soft = length - hard;
+    float reach = d;
+    if (d > hard && soft > 0.f) {
+        const float k = 1.f / (1.f + .25f * (d - hard) / soft), k2 = k * k;
+        reach = hard + soft * (1.f - k2 * k2);
+    }
+    const bool reached = d <= hard && d >= fabsf(a - b);
+
+    /* Mid joint: the signed interior angle of (start - mid, end - mid) about the hinge, then
+     * the one the law of cosines gives for `reach`, on the same side of the hinge. */
+    const v3 axis = job->mid_axis;
+    const v3 axis_local = v3_scale(axis, 1.f / sqrtf(v3_dot(axis, axis)));
+    const frame mid_frame = frame_of(job->mid_joint);
+    const v3 hinge = frame_to_model(&mid_frame, axis_local);
+    const v3 ms = v3_scale(sm, -1.f);
+    float cos_now = v3_dot(ms, me), sin_now = v3_dot(hinge, v3_cross(ms, me));
+    const float now2 = cos_now * cos_now + sin_now * sin_now;
+    if (now2 > 0.f) {
+        const float inv = 1.f / sqrtf(now2);
+        cos_now *= inv, sin_now *= inv;
+    } else { /* a bone along the hinge: no measurable angle */
+        cos_now = 1.f, sin_now = 0.f;
+    }
+    float cos_new = (a2 + b2 - reach * reach) / (2.f * a * b);
+    cos_new = cos_new < -1.f ? -1.f : cos_new > 1.f ? 1.f : cos_new;
+    float sin_new = sqrtf((1.f - cos_new) * (1.f + cos_new));
+    if (sin_now < 0.f) sin_new = -sin_new;
+    /* delta = new - now */
+    const float cos_delta = cos_new * cos_now + sin_new * sin_now;
+    const float sin_delta = sin_new * cos_now - cos_new * sin_now;
+    const ossa_quat mid_ms = q_axis_cos_sin(hinge, cos_delta, sin_delta, 1.f);
+    const ossa_quat mid_local = q_axis_cos_sin(axis_local, cos_delta, sin_delta, 1.f);
+
+    /* Start joint: shortest arc taking the new end onto the start->target line, then the
+     * twist about that line that puts the mid joint in the pole's half-plane. */
+    ossa_quat start_ms = q_identity();
+    if (d > length * 1e-6f) {
+        const v3 se = v3_add(sm, q_rotate(mid_ms, me));
+        const ossa_quat swing = q_from_to(se, st);
+        const v3 k = v3_scale(st, 1.f / d);
+        ossa_quat twist = q_align_about(k, q_rotate(swing, sm), job->pole_vector);
+        if (job->twist_angle != 0.f) twist = q_mul(q_axis_angle(k, job->twist_angle), twist);
+        start_ms = q_mul(twist, swing);
+    }
+    const frame start_frame = frame_of(job->start_joint);
+    const float weight = clamp01(job->weight);
+    *job->start_correction = q_weighted(q_to_local(&start_frame, start_ms), weight);
+    *job->mid_correction = q_weighted(mid_local, weight);
+    if (job->reached) *job->reached = reached;
+    return OSSA_OK;
+}
+
+ossa_result ossa_ik_apply_correction(ossa_soa_transform *pose, size_t pose_count, size_t joint, ossa_quat correction)
+{
+    if (!pose) return OSSA_ERROR_NULL_ARGUMENT;
+    if (joint / 4 >= pose_count) return OSSA_ERROR_INVALID_RANGE;
+    if (!isfinite(correction.x) || !isfinite(correction.y) || !isfinite(correction.z) || !isfinite(correction.w))
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    ossa_soa_quat *q = &pose[joint / 4].rotation;
+    const size_t lane = joint % 4;
+    const ossa_quat local = {q->x[lane], q->y[lane], q->z[lane], q->w[lane]};
+    const ossa_quat out = ossa_quat_normalize(q_mul(local, correction));
+    q->x[lane] = out.x, q->y[lane] = out.y, q->z[lane] = out.z, q->w[lane] = out.w;
+    return OSSA_OK;
+}
