@@ -1,5 +1,7 @@
 #include "ossa/ik_aim_job.h"
 
+#include <stddef.h>
+
 #include "checks.h"
 #include "ik_math.h"
 
@@ -55,10 +57,12 @@ ossa_result ossa_ik_aim_job_validate(const ossa_ik_aim_job *job)
     if (!job->correction) return OSSA_ERROR_NO_OUTPUT;
     if (ossa__misaligned(job->joint)) return OSSA_ERROR_MISALIGNED;
     if (!isfinite(job->weight)) return OSSA_ERROR_INVALID_WEIGHT;
-    if (!m_finite(job->joint)) return OSSA_ERROR_INVALID_ARGUMENT;
-    const ossa_result r =
-        check_aim(job->target, job->forward, job->up, job->pole_vector, job->offset, job->twist_angle);
-    if (r != OSSA_OK) return r;
+    /* target, forward, up, pole_vector, offset, twist_angle and weight: 17 consecutive floats */
+    _Static_assert(offsetof(ossa_ik_aim_job, weight) - offsetof(ossa_ik_aim_job, target) == 16 * sizeof(float),
+                   "the job's float fields are consecutive");
+    const v4f acc = finite_acc_matrix(finite_acc_floats(v4f_zero(), &job->target, 16), job->joint);
+    if (!finite_acc_ok(acc) || zero3(job->forward) || zero3(job->up) || zero3(job->pole_vector))
+        return OSSA_ERROR_INVALID_ARGUMENT;
     const size_t mat = sizeof(ossa_float4x4);
     if (ossa__overlaps(job->correction, sizeof(ossa_quat), job->joint, mat)) return OSSA_ERROR_ALIASING;
     if (job->reached && (ossa__overlaps(job->reached, sizeof(bool), job->joint, mat) ||
@@ -98,8 +102,9 @@ ossa_result ossa_ik_aim_chain_job_validate(const ossa_ik_aim_chain_job *job)
     if (job->joint_weights)
         for (size_t i = 0; i < n; ++i)
             if (!isfinite(job->joint_weights[i])) return OSSA_ERROR_INVALID_WEIGHT;
-    for (size_t i = 0; i < n; ++i)
-        if (!m_finite(&job->models[job->joints[i]])) return OSSA_ERROR_INVALID_ARGUMENT;
+    v4f acc = v4f_zero();
+    for (size_t i = 0; i < n; ++i) acc = finite_acc_matrix(acc, &job->models[job->joints[i]]);
+    if (!finite_acc_ok(acc)) return OSSA_ERROR_INVALID_ARGUMENT;
     const ossa_result r =
         check_aim(job->target, job->forward, job->up, job->pole_vector, job->offset, job->twist_angle);
     if (r != OSSA_OK) return r;

@@ -6,6 +6,7 @@
 #define OSSA_RUNTIME_IK_MATH_H
 
 #include <math.h>
+#include <string.h>
 
 #include "simd.h"
 
@@ -25,43 +26,72 @@ static inline v3 v3_reject(v3 a, v3 k) { return v3_sub(a, v3_scale(k, v3_dot(a, 
 
 static inline v3 m_col(const ossa_float4x4 *m, int c) { return (v3){m->cols[c][0], m->cols[c][1], m->cols[c][2]}; }
 
-/* Whether all 16 entries of m are finite: x * 0 is 0 for finite x and NaN otherwise. */
-static inline bool m_finite(const ossa_float4x4 *m)
+/* Finiteness checks accumulate x * 0, which is 0 for finite x and NaN otherwise, so that
+ * one comparison at the end covers every value. */
+static inline v4f finite_acc_matrix(v4f acc, const ossa_float4x4 *m)
 {
     const v4f zero = v4f_zero();
-    v4f acc = v4f_mul(v4f_load(m->cols[0]), zero);
-    for (int c = 1; c < 4; ++c) acc = v4f_add(acc, v4f_mul(v4f_load(m->cols[c]), zero));
-    return v4f_movemask(v4f_cmplt(acc, v4f_one())) == 0xfu;
+    for (int c = 0; c < 4; ++c) acc = v4f_add(acc, v4f_mul(v4f_load(m->cols[c]), zero));
+    return acc;
 }
+/* The `count` floats at p (any alignment, count a multiple of 4 no greater than 20). */
+static inline v4f finite_acc_floats(v4f acc, const void *p, size_t count)
+{
+    OSSA_ALIGNAS(16) float f[20];
+    memcpy(f, p, count * sizeof(float));
+    for (size_t i = 0; i < count; i += 4) acc = v4f_add(acc, v4f_mul(v4f_load(f + i), v4f_zero()));
+    return acc;
+}
+static inline bool finite_acc_ok(v4f acc) { return v4f_movemask(v4f_cmplt(acc, v4f_one())) == 0xfu; }
 
 /* A joint's rotation frame: the model matrix's first three columns, normalised. Local
  * corrections act in this frame (local' = T * R * correction * S), so a model-space rotation
- * axis becomes joint-local through the transpose. */
+ * axis becomes joint-local through the transpose. Kept as the matrix's columns and their
+ * inverse lengths, in registers. */
 typedef struct frame {
-    v3 c[3];
+    v4f c[3];
+    v4f inv_len; /* lanes 0..2: 1 / |column i| */
 } frame;
+
+/* (a.b0, a.b1, a.b2, 0)-style sums: lane i of the result is the sum of the lanes of r[i]. */
+static inline v4f hsum3(v4f r0, v4f r1, v4f r2)
+{
+    v4f r3 = v4f_zero();
+    v4f_transpose4(&r0, &r1, &r2, &r3);
+    return v4f_add(v4f_add(r0, r1), v4f_add(r2, r3));
+}
 
 static inline frame frame_of(const ossa_float4x4 *m)
 {
-    frame f;
-    for (int i = 0; i < 3; ++i) {
-        const v3 c = m_col(m, i);
-        f.c[i] = v3_scale(c, 1.f / sqrtf(v3_dot(c, c)));
-    }
+    frame f = {{v4f_load(m->cols[0]), v4f_load(m->cols[1]), v4f_load(m->cols[2])}, v4f_zero()};
+    const v4f len2 = hsum3(v4f_mul(f.c[0], f.c[0]), v4f_mul(f.c[1], f.c[1]), v4f_mul(f.c[2], f.c[2]));
+    f.inv_len = v4f_rsqrt(v4f_max(len2, v4f_set1(1e-30f)));
     return f;
+}
+static inline v4f v4_of(v3 a) { return v4f_set(a.x, a.y, a.z, 0.f); }
+static inline v3 v3_of(v4f a)
+{
+    OSSA_ALIGNAS(16) float f[4];
+    v4f_store(f, a);
+    return (v3){f[0], f[1], f[2]};
 }
 static inline v3 frame_to_local(const frame *f, v3 v)
 {
-    return (v3){v3_dot(f->c[0], v), v3_dot(f->c[1], v), v3_dot(f->c[2], v)};
+    const v4f x = v4_of(v);
+    return v3_of(v4f_mul(hsum3(v4f_mul(f->c[0], x), v4f_mul(f->c[1], x), v4f_mul(f->c[2], x)), f->inv_len));
 }
+/* The frame's rotation applied to v. */
 static inline v3 frame_to_model(const frame *f, v3 v)
 {
-    return v3_add(v3_add(v3_scale(f->c[0], v.x), v3_scale(f->c[1], v.y)), v3_scale(f->c[2], v.z));
+    const v4f s = v4f_mul(v4_of(v), f->inv_len);
+    return v3_of(
+        v4f_madd(f->c[0], V4F_SPLAT(s, 0), v4f_madd(f->c[1], V4F_SPLAT(s, 1), v4f_mul(f->c[2], V4F_SPLAT(s, 2)))));
 }
 /* m's 3x3 part times v (a joint-space direction or offset in model space, scale included). */
 static inline v3 m_dir(const ossa_float4x4 *m, v3 v)
 {
-    return v3_add(v3_add(v3_scale(m_col(m, 0), v.x), v3_scale(m_col(m, 1), v.y)), v3_scale(m_col(m, 2), v.z));
+    return v3_of(v4f_madd(v4f_load(m->cols[0]), v4f_set1(v.x),
+                          v4f_madd(v4f_load(m->cols[1]), v4f_set1(v.y), v4f_mul(v4f_load(m->cols[2]), v4f_set1(v.z)))));
 }
 
 static inline ossa_quat q_identity(void) { return (ossa_quat){0.f, 0.f, 0.f, 1.f}; }

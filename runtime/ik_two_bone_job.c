@@ -1,5 +1,7 @@
 #include "ossa/ik_two_bone_job.h"
 
+#include <stddef.h>
+
 #include "checks.h"
 #include "ik_math.h"
 
@@ -11,10 +13,14 @@ ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job)
     if (ossa__misaligned(job->start_joint) || ossa__misaligned(job->mid_joint) || ossa__misaligned(job->end_joint))
         return OSSA_ERROR_MISALIGNED;
     if (!isfinite(job->weight)) return OSSA_ERROR_INVALID_WEIGHT;
-    if (!m_finite(job->start_joint) || !m_finite(job->mid_joint) || !m_finite(job->end_joint) ||
-        !v3_finite(job->target) || !v3_finite(job->pole_vector) || !v3_finite(job->mid_axis) ||
-        !isfinite(job->twist_angle) || !isfinite(job->soften))
-        return OSSA_ERROR_INVALID_ARGUMENT;
+    /* target, pole_vector, mid_axis, twist_angle, soften and weight: 12 consecutive floats */
+    _Static_assert(offsetof(ossa_ik_two_bone_job, weight) - offsetof(ossa_ik_two_bone_job, target) ==
+                       11 * sizeof(float),
+                   "the job's float fields are consecutive");
+    v4f acc = finite_acc_floats(v4f_zero(), &job->target, 12);
+    acc =
+        finite_acc_matrix(finite_acc_matrix(finite_acc_matrix(acc, job->start_joint), job->mid_joint), job->end_joint);
+    if (!finite_acc_ok(acc)) return OSSA_ERROR_INVALID_ARGUMENT;
     if (v3_dot(job->pole_vector, job->pole_vector) == 0.f || v3_dot(job->mid_axis, job->mid_axis) == 0.f)
         return OSSA_ERROR_INVALID_ARGUMENT;
     const v3 s = m_col(job->start_joint, 3), m = m_col(job->mid_joint, 3), e = m_col(job->end_joint, 3);
