@@ -1,7 +1,7 @@
-/* Private: the scalar vector and quaternion helpers shared by the IK jobs. Not installed.
- * The IK jobs solve one chain at a time: a few dozen dot and cross products on single
- * vectors, where 4-wide registers would mostly shuffle, so they are scalar floats; only the
- * finiteness check of the input matrices uses the SIMD layer. */
+/* Private: the vector and quaternion helpers shared by the IK jobs. Not installed.
+ * One chain is solved at a time, so a 4-wide register holds one 3D vector (x, y, z, 0) or one
+ * quaternion (x, y, z, w); dot products are summed across lanes and come back splatted, so a
+ * value feeds the next product without leaving the register. Branches read lane 0. */
 #ifndef OSSA_RUNTIME_IK_MATH_H
 #define OSSA_RUNTIME_IK_MATH_H
 
@@ -10,21 +10,8 @@
 
 #include "simd.h"
 
-typedef ossa_float3 v3;
-
-static inline v3 v3_add(v3 a, v3 b) { return (v3){a.x + b.x, a.y + b.y, a.z + b.z}; }
-static inline v3 v3_sub(v3 a, v3 b) { return (v3){a.x - b.x, a.y - b.y, a.z - b.z}; }
-static inline v3 v3_scale(v3 a, float s) { return (v3){a.x * s, a.y * s, a.z * s}; }
-static inline float v3_dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static inline v3 v3_cross(v3 a, v3 b)
-{
-    return (v3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-static inline bool v3_finite(v3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
-/* a minus its component along unit vector k. */
-static inline v3 v3_reject(v3 a, v3 k) { return v3_sub(a, v3_scale(k, v3_dot(a, k))); }
-
-static inline v3 m_col(const ossa_float4x4 *m, int c) { return (v3){m->cols[c][0], m->cols[c][1], m->cols[c][2]}; }
+/* ---- scalar checks on the job's fields ---- */
+static inline bool f3_zero(ossa_float3 v) { return v.x * v.x + v.y * v.y + v.z * v.z == 0.f; }
 
 /* Finiteness checks accumulate x * 0, which is 0 for finite x and NaN otherwise, so that
  * one comparison at the end covers every value. */
@@ -44,136 +31,149 @@ static inline v4f finite_acc_floats(v4f acc, const void *p, size_t count)
 }
 static inline bool finite_acc_ok(v4f acc) { return v4f_movemask(v4f_cmplt(acc, v4f_one())) == 0xfu; }
 
+/* ---- vectors (x, y, z, 0) ---- */
+static inline v4f v3_load(ossa_float3 v) { return v4f_set(v.x, v.y, v.z, 0.f); }
+/* Lane 3 only: the mask (0, 0, 0, ~0). */
+static inline v4f w_mask(void) { return v4i_as_f(v4i_set(0, 0, 0, -1)); }
+/* (0, 0, 0, s[3]) for a splatted s. */
+static inline v4f only_w(v4f s) { return v4f_and(s, w_mask()); }
+/* The sum of a's four lanes, in every lane. */
+static inline v4f hsum4(v4f a)
+{
+    const v4f t = v4f_add(a, V4F_SWIZZLE(a, 1, 0, 3, 2));
+    return v4f_add(t, V4F_SWIZZLE(t, 2, 3, 0, 1));
+}
+/* a.b splatted (a 3D dot product when either has lane 3 = 0; a 4D one for quaternions). */
+static inline v4f dot4(v4f a, v4f b) { return hsum4(v4f_mul(a, b)); }
+/* The cross product of the xyz parts; lane 3 is 0. */
+static inline v4f cross3(v4f a, v4f b)
+{
+    const v4f c = v4f_sub(v4f_mul(a, V4F_SWIZZLE(b, 1, 2, 0, 3)), v4f_mul(V4F_SWIZZLE(a, 1, 2, 0, 3), b));
+    return V4F_SWIZZLE(c, 1, 2, 0, 3);
+}
+/* a minus its component along unit vector k. */
+static inline v4f reject(v4f a, v4f k) { return v4f_nmadd(k, dot4(a, k), a); }
+static inline v4f col(const ossa_float4x4 *m, int c) { return v4f_load(m->cols[c]); }
+/* Column 3 (the translation) with lane 3 cleared. */
+static inline v4f m_position(const ossa_float4x4 *m) { return v4f_andnot(w_mask(), col(m, 3)); }
+/* m's 3x3 part times v (a joint-space direction or offset in model space, scale included). */
+static inline v4f m_dir(const ossa_float4x4 *m, v4f v)
+{
+    const v4f r =
+        v4f_madd(col(m, 0), V4F_SPLAT(v, 0), v4f_madd(col(m, 1), V4F_SPLAT(v, 1), v4f_mul(col(m, 2), V4F_SPLAT(v, 2))));
+    return v4f_andnot(w_mask(), r);
+}
+
 /* A joint's rotation frame: the model matrix's first three columns, normalised. Local
  * corrections act in this frame (local' = T * R * correction * S), so a model-space rotation
- * axis becomes joint-local through the transpose. Kept as the matrix's columns and their
- * inverse lengths, in registers. */
+ * axis becomes joint-local through the transpose. */
 typedef struct frame {
     v4f c[3];
     v4f inv_len; /* lanes 0..2: 1 / |column i| */
 } frame;
 
-/* (a.b0, a.b1, a.b2, 0)-style sums: lane i of the result is the sum of the lanes of r[i]. */
-static inline v4f hsum3(v4f r0, v4f r1, v4f r2)
+/* Lane i of the result is the sum of the lanes of r_i (lane 3: 0). */
+static inline v4f hsum3x(v4f r0, v4f r1, v4f r2)
 {
     v4f r3 = v4f_zero();
     v4f_transpose4(&r0, &r1, &r2, &r3);
     return v4f_add(v4f_add(r0, r1), v4f_add(r2, r3));
 }
-
 static inline frame frame_of(const ossa_float4x4 *m)
 {
-    frame f = {{v4f_load(m->cols[0]), v4f_load(m->cols[1]), v4f_load(m->cols[2])}, v4f_zero()};
-    const v4f len2 = hsum3(v4f_mul(f.c[0], f.c[0]), v4f_mul(f.c[1], f.c[1]), v4f_mul(f.c[2], f.c[2]));
+    const v4f xyz = w_mask();
+    frame f = {{v4f_andnot(xyz, col(m, 0)), v4f_andnot(xyz, col(m, 1)), v4f_andnot(xyz, col(m, 2))}, v4f_zero()};
+    const v4f len2 = hsum3x(v4f_mul(f.c[0], f.c[0]), v4f_mul(f.c[1], f.c[1]), v4f_mul(f.c[2], f.c[2]));
     f.inv_len = v4f_rsqrt(v4f_max(len2, v4f_set1(1e-30f)));
     return f;
 }
-static inline v4f v4_of(v3 a) { return v4f_set(a.x, a.y, a.z, 0.f); }
-static inline v3 v3_of(v4f a)
+/* The frame's inverse rotation applied to v (model space to joint space). */
+static inline v4f frame_to_local(const frame *f, v4f v)
 {
-    OSSA_ALIGNAS(16) float f[4];
-    v4f_store(f, a);
-    return (v3){f[0], f[1], f[2]};
+    return v4f_mul(hsum3x(v4f_mul(f->c[0], v), v4f_mul(f->c[1], v), v4f_mul(f->c[2], v)), f->inv_len);
 }
-static inline v3 frame_to_local(const frame *f, v3 v)
+/* The frame's rotation applied to v (joint space to model space). */
+static inline v4f frame_to_model(const frame *f, v4f v)
 {
-    const v4f x = v4_of(v);
-    return v3_of(v4f_mul(hsum3(v4f_mul(f->c[0], x), v4f_mul(f->c[1], x), v4f_mul(f->c[2], x)), f->inv_len));
-}
-/* The frame's rotation applied to v. */
-static inline v3 frame_to_model(const frame *f, v3 v)
-{
-    const v4f s = v4f_mul(v4_of(v), f->inv_len);
-    return v3_of(
-        v4f_madd(f->c[0], V4F_SPLAT(s, 0), v4f_madd(f->c[1], V4F_SPLAT(s, 1), v4f_mul(f->c[2], V4F_SPLAT(s, 2)))));
-}
-/* m's 3x3 part times v (a joint-space direction or offset in model space, scale included). */
-static inline v3 m_dir(const ossa_float4x4 *m, v3 v)
-{
-    return v3_of(v4f_madd(v4f_load(m->cols[0]), v4f_set1(v.x),
-                          v4f_madd(v4f_load(m->cols[1]), v4f_set1(v.y), v4f_mul(v4f_load(m->cols[2]), v4f_set1(v.z)))));
+    const v4f s = v4f_mul(v, f->inv_len);
+    return v4f_madd(f->c[0], V4F_SPLAT(s, 0), v4f_madd(f->c[1], V4F_SPLAT(s, 1), v4f_mul(f->c[2], V4F_SPLAT(s, 2))));
 }
 
-static inline ossa_quat q_identity(void) { return (ossa_quat){0.f, 0.f, 0.f, 1.f}; }
-static inline ossa_quat q_normalize(ossa_quat q)
+/* ---- quaternions (x, y, z, w) ---- */
+static inline v4f q_identity(void) { return v4f_set(0.f, 0.f, 0.f, 1.f); }
+static inline v4f q_normalize(v4f q) { return v4f_mul(q, v4f_rsqrt(dot4(q, q))); }
+/* a * b (rotate by b, then by a). */
+static inline v4f q_mul(v4f a, v4f b)
 {
-    const float s = 1.f / sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-    return (ossa_quat){q.x * s, q.y * s, q.z * s, q.w * s};
+    /* xyz = a.w b + b.w a + a x b; lane 3 of that sum is 2 a.w b.w, and w = a.w b.w - a.b. */
+    const v4f sum = v4f_add(v4f_madd(V4F_SPLAT(a, 3), b, v4f_mul(V4F_SPLAT(b, 3), a)), cross3(a, b));
+    return v4f_sub(sum, only_w(dot4(a, b)));
 }
-static inline ossa_quat q_mul(ossa_quat a, ossa_quat b)
+static inline v4f q_rotate(v4f q, v4f v)
 {
-    return (ossa_quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y + a.y * b.w + a.z * b.x - a.x * b.z,
-                       a.w * b.z + a.z * b.w + a.x * b.y - a.y * b.x, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+    const v4f t = cross3(q, v4f_add(v, v));
+    return v4f_add(v4f_madd(V4F_SPLAT(q, 3), t, v), cross3(q, t));
 }
-static inline v3 q_rotate(ossa_quat q, v3 v)
-{
-    const v3 u = {q.x, q.y, q.z};
-    const v3 t = v3_scale(v3_cross(u, v), 2.f);
-    return v3_add(v3_add(v, v3_scale(t, q.w)), v3_cross(u, t));
-}
-
 /* Rotation about unit axis n by the angle whose cosine and sine are proportional to c and s
- * (any common factor r = sqrt(c^2 + s^2) > 0), without trigonometry: the half-angle
- * quaternion is normalise(s n, r + c), or equivalently normalise((r - c) n, s), which is the
- * form used when c < 0 so that neither sum cancels near an angle of pi. */
-static inline ossa_quat q_axis_cos_sin(v3 n, float c, float s, float r)
+ * (all splatted, common factor r = sqrt(c^2 + s^2) > 0), without trigonometry: the half-angle
+ * quaternion is normalise(s n, r + c), or equivalently normalise((r - c) n, s), the form used
+ * when c < 0 so that neither sum cancels near an angle of pi. */
+static inline v4f q_axis_cos_sin(v4f n, v4f c, v4f s, v4f r)
 {
-    if (c >= 0.f) return q_normalize((ossa_quat){n.x * s, n.y * s, n.z * s, r + c});
-    const float t = r - c;
-    return q_normalize((ossa_quat){n.x * t, n.y * t, n.z * t, s});
+    if (v4f_x(c) >= 0.f) return q_normalize(v4f_add(v4f_mul(n, s), only_w(v4f_add(r, c))));
+    return q_normalize(v4f_add(v4f_mul(n, v4f_sub(r, c)), only_w(s)));
 }
-
 /* Shortest-arc rotation taking direction a to direction b (any lengths > 0). With the
  * (unnormalised) axis x = a cross b, |x| = |a||b| sin: normalise(x, |a||b| + a.b) for an acute
  * angle, and for an obtuse one normalise((|a||b| - a.b) x, |x|^2), the same rotation without
  * the cancellation; exactly antiparallel vectors turn by pi about an axis perpendicular to a. */
-static inline ossa_quat q_from_to(v3 a, v3 b)
+static inline v4f q_from_to(v4f a, v4f b)
 {
-    const float ab = sqrtf(v3_dot(a, a) * v3_dot(b, b));
-    const float dot = v3_dot(a, b);
-    const v3 x = v3_cross(a, b);
-    if (dot >= 0.f) return q_normalize((ossa_quat){x.x, x.y, x.z, ab + dot});
-    const float x2 = v3_dot(x, x);
-    if (!(x2 > ab * ab * 1e-30f)) {
-        const v3 axis = fabsf(a.x) > fabsf(a.z) ? (v3){-a.y, a.x, 0.f} : (v3){0.f, -a.z, a.y};
-        return q_normalize((ossa_quat){axis.x, axis.y, axis.z, 0.f});
+    const v4f ab = v4f_sqrt(v4f_mul(dot4(a, a), dot4(b, b)));
+    const v4f d = dot4(a, b);
+    const v4f x = cross3(a, b);
+    if (v4f_x(d) >= 0.f) return q_normalize(v4f_add(x, only_w(v4f_add(ab, d))));
+    const v4f x2 = dot4(x, x);
+    if (!(v4f_x(x2) > v4f_x(ab) * v4f_x(ab) * 1e-30f)) {
+        /* a x (1, 0, 0) or a x (0, 0, 1), whichever is the longer */
+        const v4f e =
+            fabsf(v4f_x(a)) > fabsf(v4f_x(V4F_SPLAT(a, 2))) ? v4f_set(0.f, 0.f, 1.f, 0.f) : v4f_set(1.f, 0.f, 0.f, 0.f);
+        return q_normalize(cross3(a, e));
     }
-    const float t = ab - dot;
-    return q_normalize((ossa_quat){x.x * t, x.y * t, x.z * t, x2});
+    return q_normalize(v4f_add(v4f_mul(x, v4f_sub(ab, d)), only_w(x2)));
 }
-
 /* Rotation about unit axis k that turns v onto the half-plane of p (both taken
  * perpendicular to k); identity when either has no such component. */
-static inline ossa_quat q_align_about(v3 k, v3 v, v3 p)
+static inline v4f q_align_about(v4f k, v4f v, v4f p)
 {
-    const v3 pv = v3_reject(v, k), pp = v3_reject(p, k);
-    const float r2 = v3_dot(pv, pv) * v3_dot(pp, pp);
-    const float scale2 = v3_dot(v, v) * v3_dot(p, p);
-    if (!(r2 > scale2 * 1e-10f)) return q_identity();
-    return q_axis_cos_sin(k, v3_dot(pv, pp), v3_dot(k, v3_cross(pv, pp)), sqrtf(r2));
+    const v4f pv = reject(v, k), pp = reject(p, k);
+    const v4f r2 = v4f_mul(dot4(pv, pv), dot4(pp, pp));
+    const v4f scale2 = v4f_mul(dot4(v, v), dot4(p, p));
+    if (!(v4f_x(r2) > v4f_x(scale2) * 1e-10f)) return q_identity();
+    return q_axis_cos_sin(k, dot4(pv, pp), dot4(k, cross3(pv, pp)), v4f_sqrt(r2));
 }
-
 /* Rotation by `angle` radians about unit axis k. */
-static inline ossa_quat q_axis_angle(v3 k, float angle)
+static inline v4f q_axis_angle(v4f k, float angle)
 {
     const float s = sinf(.5f * angle), c = cosf(.5f * angle);
-    return (ossa_quat){k.x * s, k.y * s, k.z * s, c};
+    return v4f_add(v4f_mul(k, v4f_set1(s)), v4f_set(0.f, 0.f, 0.f, c));
 }
-
 /* nlerp(identity, q, weight) on the shortest arc, weight in [0, 1]. */
-static inline ossa_quat q_weighted(ossa_quat q, float weight)
+static inline v4f q_weighted(v4f q, float weight)
 {
     if (weight >= 1.f) return q;
     if (weight <= 0.f) return q_identity();
-    const float sign = q.w < 0.f ? -weight : weight;
-    return q_normalize((ossa_quat){q.x * sign, q.y * sign, q.z * sign, 1.f + (fabsf(q.w) - 1.f) * weight});
+    const v4f hemisphere = v4f_x(V4F_SPLAT(q, 3)) < 0.f ? v4f_set1(-weight) : v4f_set1(weight);
+    /* identity + (q - identity) * weight, with q taken with w >= 0 */
+    return q_normalize(v4f_add(v4f_mul(q, hemisphere), v4f_set(0.f, 0.f, 0.f, 1.f - weight)));
 }
-
 /* The model-space rotation q of a joint with frame f as a joint-local correction. */
-static inline ossa_quat q_to_local(const frame *f, ossa_quat q)
+static inline v4f q_to_local(const frame *f, v4f q) { return v4f_add(frame_to_local(f, q), only_w(q)); }
+static inline ossa_quat q_store(v4f q)
 {
-    const v3 v = frame_to_local(f, (v3){q.x, q.y, q.z});
-    return (ossa_quat){v.x, v.y, v.z, q.w};
+    OSSA_ALIGNAS(16) float f[4];
+    v4f_store(f, q);
+    return (ossa_quat){f[0], f[1], f[2], f[3]};
 }
 
 static inline float clamp01(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
