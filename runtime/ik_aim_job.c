@@ -33,10 +33,10 @@ static v4f aim(v4f origin, const ray *r, v4f target, v4f pole, float twist_angle
 }
 
 /* The ray of a joint with model matrix m from its joint-space forward, up and offset. */
-static ray ray_of(const ossa_float4x4 *m, ossa_float3 forward, ossa_float3 up, ossa_float3 offset)
+static ray ray_of(const ossa_float4x4 *m, v4f forward, v4f up, v4f offset)
 {
-    const v4f f = m_dir(m, v3_load(forward));
-    return (ray){m_dir(m, v3_load(offset)), v4f_mul(f, v4f_rsqrt(dot4(f, f))), m_dir(m, v3_load(up))};
+    const v4f f = m_dir(m, forward);
+    return (ray){m_dir(m, offset), v4f_mul(f, v4f_rsqrt(dot4(f, f))), m_dir(m, up)};
 }
 
 /* Checks shared by the single and the chain job, on the fields they have in common. */
@@ -75,10 +75,11 @@ ossa_result ossa_ik_aim_job_run(const ossa_ik_aim_job *job)
 {
     const ossa_result res = ossa_ik_aim_job_validate(job);
     if (res != OSSA_OK) return res;
-    const ray r = ray_of(job->joint, job->forward, job->up, job->offset);
+    const ray r =
+        ray_of(job->joint, v3_load_field(&job->forward), v3_load_field(&job->up), v3_load_field(&job->offset));
     bool reached;
-    const v4f q =
-        aim(m_position(job->joint), &r, v3_load(job->target), v3_load(job->pole_vector), job->twist_angle, &reached);
+    const v4f q = aim(m_position(job->joint), &r, v3_load_field(&job->target), v3_load_field(&job->pole_vector),
+                      job->twist_angle, &reached);
     const frame f = frame_of(job->joint);
     *job->correction = q_store(q_weighted(q_to_local(&f, q), clamp01(job->weight)));
     if (job->reached) *job->reached = reached;
@@ -129,10 +130,10 @@ ossa_result ossa_ik_aim_chain_job_run(const ossa_ik_aim_chain_job *job)
     if (res != OSSA_OK) return res;
     const size_t n = job->joint_count;
     const ossa_float4x4 *first = &job->models[job->joints[0]];
-    ray r = ray_of(first, job->forward, job->up, job->offset);
+    ray r = ray_of(first, v3_load_field(&job->forward), v3_load_field(&job->up), v3_load_field(&job->offset));
     /* The ray's start in model space: each joint's rotation moves it with the subtree. */
     v4f start = v4f_add(m_position(first), r.offset);
-    const v4f target = v3_load(job->target), pole = v3_load(job->pole_vector);
+    const v4f target = v3_load_field(&job->target), pole = v3_load_field(&job->pole_vector);
     const float weight = clamp01(job->weight);
     bool reached = false;
     for (size_t i = 0; i < n; ++i) {

@@ -32,9 +32,17 @@ static inline v4f finite_acc_floats(v4f acc, const void *p, size_t count)
 static inline bool finite_acc_ok(v4f acc) { return v4f_movemask(v4f_cmplt(acc, v4f_one())) == 0xfu; }
 
 /* ---- vectors (x, y, z, 0) ---- */
-static inline v4f v3_load(ossa_float3 v) { return v4f_set(v.x, v.y, v.z, 0.f); }
 /* Lane 3 only: the mask (0, 0, 0, ~0). */
 static inline v4f w_mask(void) { return v4i_as_f(v4i_set(0, 0, 0, -1)); }
+static inline v4f v3_load(ossa_float3 v) { return v4f_set(v.x, v.y, v.z, 0.f); }
+/* The float3 at p, read with the 4 bytes that follow it in the same struct (a job field
+ * followed by another float field) in one load, lane 3 then cleared. */
+static inline v4f v3_load_field(const void *p)
+{
+    OSSA_ALIGNAS(16) float f[4];
+    memcpy(f, p, sizeof f);
+    return v4f_andnot(w_mask(), v4f_load(f));
+}
 /* (0, 0, 0, s[3]) for a splatted s. */
 static inline v4f only_w(v4f s) { return v4f_and(s, w_mask()); }
 /* The sum of a's four lanes, in every lane. */

@@ -44,7 +44,7 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
     const ossa_result r = ossa_ik_two_bone_job_validate(job);
     if (r != OSSA_OK) return r;
     const v4f s = m_position(job->start_joint), m = m_position(job->mid_joint), e = m_position(job->end_joint);
-    const v4f sm = v4f_sub(m, s), me = v4f_sub(e, m), st = v4f_sub(v3_load(job->target), s);
+    const v4f sm = v4f_sub(m, s), me = v4f_sub(e, m), st = v4f_sub(v3_load_field(&job->target), s);
     /* |sm|^2, |me|^2, |st|^2 in lanes 0..2 */
     const v4f len2 = hsum3x(v4f_mul(sm, sm), v4f_mul(me, me), v4f_mul(st, st));
     const v4f len = v4f_sqrt(len2);
@@ -65,7 +65,7 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
 
     /* Mid joint: the signed interior angle of (start - mid, end - mid) about the hinge, then
      * the one the law of cosines gives for `reach`, on the same side of the hinge. */
-    const v4f axis = v3_load(job->mid_axis);
+    const v4f axis = v3_load_field(&job->mid_axis);
     const v4f axis_local = v4f_mul(axis, v4f_rsqrt(dot4(axis, axis)));
     const frame mid_frame = frame_of(job->mid_joint);
     const v4f hinge = frame_to_model(&mid_frame, axis_local);
@@ -94,7 +94,7 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
         const v4f se = v4f_add(sm, q_rotate(mid_ms, me));
         const v4f swing = q_from_to(se, st);
         const v4f k = v4f_div(st, V4F_SPLAT(len, 2));
-        v4f twist = q_align_about(k, q_rotate(swing, sm), v3_load(job->pole_vector));
+        v4f twist = q_align_about(k, q_rotate(swing, sm), v3_load_field(&job->pole_vector));
         if (job->twist_angle != 0.f) twist = q_mul(q_axis_angle(k, job->twist_angle), twist);
         start_ms = q_mul(twist, swing);
     }
