@@ -24,8 +24,9 @@ static v4f aim(v4f origin, const ray *r, v4f target, v4f pole, float twist_angle
     *reached = disc >= 0.f && l >= 0.f && v4f_x(t2) > 0.f;
     if (l < 0.f) l = 0.f;
     const v4f p = v4f_madd(r->forward, v4f_set1(l), r->offset);
-    if (!(v4f_x(t2) > 0.f) || !(v4f_x(dot4(p, p)) > 0.f)) return q_identity();
-    const v4f swing = q_from_to(p, t);
+    const v4f p2 = dot4(p, p);
+    if (!(v4f_x(t2) > 0.f) || !(v4f_x(p2) > 0.f)) return q_identity();
+    const v4f swing = q_from_to(p, t, p2, t2);
     const v4f k = v4f_mul(t, v4f_rsqrt(t2));
     v4f twist = q_align_about(k, q_rotate(swing, r->up), pole);
     if (twist_angle != 0.f) twist = q_mul(q_axis_angle(k, twist_angle), twist);
@@ -81,7 +82,7 @@ ossa_result ossa_ik_aim_job_run(const ossa_ik_aim_job *job)
     const v4f q = aim(m_position(job->joint), &r, v3_load_field(&job->target), v3_load_field(&job->pole_vector),
                       job->twist_angle, &reached);
     const frame f = frame_of(job->joint);
-    *job->correction = q_store(q_weighted(q_to_local(&f, q), clamp01(job->weight)));
+    q_store(job->correction, q_weighted(q_to_local(&f, q), clamp01(job->weight)));
     if (job->reached) *job->reached = reached;
     return OSSA_OK;
 }
@@ -143,7 +144,7 @@ ossa_result ossa_ik_aim_chain_job_run(const ossa_ik_aim_chain_job *job)
         const float share = job->joint_weights ? clamp01(job->joint_weights[i]) : 1.f / (float)(n - i);
         const v4f q = q_weighted(aim(origin, &r, target, pole, job->twist_angle, &reached), weight * share);
         const frame f = frame_of(m);
-        job->corrections[i] = q_store(q_to_local(&f, q));
+        q_store(&job->corrections[i], q_to_local(&f, q));
         start = v4f_add(origin, q_rotate(q, r.offset));
         r.forward = q_rotate(q, r.forward);
         r.up = q_rotate(q, r.up);

@@ -131,13 +131,14 @@ static inline v4f q_axis_cos_sin(v4f n, v4f c, v4f s, v4f r)
     if (v4f_x(c) >= 0.f) return q_normalize(v4f_add(v4f_mul(n, s), only_w(v4f_add(r, c))));
     return q_normalize(v4f_add(v4f_mul(n, v4f_sub(r, c)), only_w(s)));
 }
-/* Shortest-arc rotation taking direction a to direction b (any lengths > 0). With the
+/* Shortest-arc rotation taking direction a to direction b (any lengths > 0, their squares
+ * a2 and b2 splatted). With the
  * (unnormalised) axis x = a cross b, |x| = |a||b| sin: normalise(x, |a||b| + a.b) for an acute
  * angle, and for an obtuse one normalise((|a||b| - a.b) x, |x|^2), the same rotation without
  * the cancellation; exactly antiparallel vectors turn by pi about an axis perpendicular to a. */
-static inline v4f q_from_to(v4f a, v4f b)
+static inline v4f q_from_to(v4f a, v4f b, v4f a2, v4f b2)
 {
-    const v4f ab = v4f_sqrt(v4f_mul(dot4(a, a), dot4(b, b)));
+    const v4f ab = v4f_sqrt(v4f_mul(a2, b2));
     const v4f d = dot4(a, b);
     const v4f x = cross3(a, b);
     if (v4f_x(d) >= 0.f) return q_normalize(v4f_add(x, only_w(v4f_add(ab, d))));
@@ -177,12 +178,7 @@ static inline v4f q_weighted(v4f q, float weight)
 }
 /* The model-space rotation q of a joint with frame f as a joint-local correction. */
 static inline v4f q_to_local(const frame *f, v4f q) { return v4f_add(frame_to_local(f, q), only_w(q)); }
-static inline ossa_quat q_store(v4f q)
-{
-    OSSA_ALIGNAS(16) float f[4];
-    v4f_store(f, q);
-    return (ossa_quat){f[0], f[1], f[2], f[3]};
-}
+static inline void q_store(ossa_quat *out, v4f q) { v4f_storeu(&out->x, q); }
 
 static inline float clamp01(float x) { return x < 0.f ? 0.f : x > 1.f ? 1.f : x; }
 

@@ -92,7 +92,7 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
     v4f start_ms = q_identity();
     if (d > length * 1e-6f) {
         const v4f se = v4f_add(sm, q_rotate(mid_ms, me));
-        const v4f swing = q_from_to(se, st);
+        const v4f swing = q_from_to(se, st, dot4(se, se), V4F_SPLAT(len2, 2));
         const v4f k = v4f_div(st, V4F_SPLAT(len, 2));
         v4f twist = q_align_about(k, q_rotate(swing, sm), v3_load_field(&job->pole_vector));
         if (job->twist_angle != 0.f) twist = q_mul(q_axis_angle(k, job->twist_angle), twist);
@@ -100,8 +100,8 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
     }
     const frame start_frame = frame_of(job->start_joint);
     const float weight = clamp01(job->weight);
-    *job->start_correction = q_store(q_weighted(q_to_local(&start_frame, start_ms), weight));
-    *job->mid_correction = q_store(q_weighted(mid_local, weight));
+    q_store(job->start_correction, q_weighted(q_to_local(&start_frame, start_ms), weight));
+    q_store(job->mid_correction, q_weighted(mid_local, weight));
     if (job->reached) *job->reached = reached;
     return OSSA_OK;
 }
