@@ -431,6 +431,78 @@ static void aim_offset(void **state)
     assert_false(reached);
 }
 
+/* twist_angle turns the aimed joint about the joint->target axis by that angle (right-handed)
+ * from where the pole alone leaves it, and keeps the aim. */
+static void aim_twist(void **state)
+{
+    (void)state;
+    uint32_t s = 41;
+    for (int it = 0; it < 200; ++it) {
+        const rigid joint = {rand_rot(&s), {randd(&s, -1, 1), randd(&s, -1, 1), randd(&s, -1, 1)}};
+        const ossa_float4x4 model = to_matrix(joint);
+        const d3 forward = rand_dir(&s), up = perpendicular(forward, &s);
+        const d3 target = d3_add(joint.t, d3_mul(rand_dir(&s), randd(&s, .5, 5)));
+        const d3 aim_dir = d3_norm(d3_sub(target, joint.t));
+        const double twist = randd(&s, -3, 3);
+        ossa_quat fix[2];
+        ossa_ik_aim_job job = {.joint = &model,
+                               .target = f3_of(target),
+                               .forward = f3_of(forward),
+                               .up = f3_of(up),
+                               .pole_vector = f3_of(rand_dir(&s)),
+                               .weight = 1.f,
+                               .correction = &fix[0]};
+        assert_int_equal(ossa_ik_aim_job_run(&job), OSSA_OK);
+        job.twist_angle = (float)twist, job.correction = &fix[1];
+        assert_int_equal(ossa_ik_aim_job_run(&job), OSSA_OK);
+        const d3 u0 = dq_rotate(dq_mul(joint.r, dq_of(fix[0])), up);
+        const d3 u1 = dq_rotate(dq_mul(joint.r, dq_of(fix[1])), up);
+        const d3 expected = dq_rotate(dq_axis_angle(aim_dir, twist), u0);
+        assert_true(d3_len(d3_sub(u1, expected)) < 1e-5);
+        assert_true(angle_between(dq_rotate(dq_mul(joint.r, dq_of(fix[1])), forward), aim_dir) < 1e-5);
+    }
+}
+
+/* A uniform scale on the whole scene (matrices' 3x3 parts and all positions) leaves the
+ * corrections unchanged: they are taken in the joints' normalised frames. */
+static void scale_invariance(void **state)
+{
+    (void)state;
+    uint32_t s = 43;
+    for (int it = 0; it < 200; ++it) {
+        arm c;
+        arm_make(&c, &s);
+        const float k = (float)randd(&s, .01, 100);
+        arm scaled = c;
+        for (int j = 0; j < 3; ++j)
+            for (int col = 0; col < 4; ++col)
+                for (int row = 0; row < 3; ++row) scaled.models[j].cols[col][row] *= k;
+        const d3 target = {randd(&s, -1, 1), randd(&s, -1, 1), randd(&s, -1, 1)}, pole = rand_dir(&s);
+        ossa_quat fs[2], fm[2], fa[2];
+        ossa_ik_two_bone_job job = arm_job(&c, target, pole, &fs[0], &fm[0], NULL);
+        assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_OK);
+        job = arm_job(&scaled, d3_mul(target, k), pole, &fs[1], &fm[1], NULL);
+        assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_OK);
+        ossa_ik_aim_job aim = {.joint = &c.models[1],
+                               .target = f3_of(target),
+                               .forward = {1.f, 0.f, 0.f},
+                               .up = {0.f, 1.f, 0.f},
+                               .pole_vector = f3_of(pole),
+                               .offset = {0.f, .1f, 0.f},
+                               .weight = 1.f,
+                               .correction = &fa[0]};
+        assert_int_equal(ossa_ik_aim_job_run(&aim), OSSA_OK);
+        aim.joint = &scaled.models[1], aim.target = f3_of(d3_mul(target, k)), aim.correction = &fa[1];
+        assert_int_equal(ossa_ik_aim_job_run(&aim), OSSA_OK);
+        const ossa_quat *pairs[3] = {fs, fm, fa};
+        for (int p = 0; p < 3; ++p) {
+            const dq a = dq_of(pairs[p][0]), b = dq_of(pairs[p][1]);
+            const double dot = fabs(a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w);
+            if (dot < 1. - 1e-9) fail_msg("iteration %d, correction %d differs: |dot| %.12f", it, p, dot);
+        }
+    }
+}
+
 static void aim_weight_zero(void **state)
 {
     (void)state;
@@ -624,7 +696,8 @@ int main(void)
         cmocka_unit_test(two_bone_errors),      cmocka_unit_test(aim_points),
         cmocka_unit_test(aim_offset),           cmocka_unit_test(aim_weight_zero),
         cmocka_unit_test(aim_errors),           cmocka_unit_test(aim_chain),
-        cmocka_unit_test(apply_correction),
+        cmocka_unit_test(apply_correction),     cmocka_unit_test(aim_twist),
+        cmocka_unit_test(scale_invariance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

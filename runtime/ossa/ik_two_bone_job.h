@@ -78,13 +78,13 @@ extern "C" {
  * Errors (no output is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_NO_INPUT (a
  * joint matrix is NULL), OSSA_ERROR_NO_OUTPUT (start_correction or mid_correction NULL),
  * OSSA_ERROR_MISALIGNED (a matrix not 16-byte aligned), OSSA_ERROR_INVALID_WEIGHT (weight
- * not finite), OSSA_ERROR_INVALID_ARGUMENT (a non-finite value in the matrices' 3x4 part,
+ * not finite), OSSA_ERROR_INVALID_ARGUMENT (a non-finite value in a matrix (all 16 entries),
  * target, pole_vector, mid_axis, twist_angle or soften; a zero-length pole_vector or
- * mid_axis; start, mid or end at the same position), OSSA_ERROR_ALIASING (an output overlaps
- * another output or an input matrix).
+ * mid_axis; the mid joint at the start or the end joint's position), OSSA_ERROR_ALIASING (an
+ * output overlaps another output or an input matrix).
  * Aliasing: the outputs must not overlap each other or the matrices.
- * Source: the behaviour follows ozz-animation IKTwoBoneJob (same inputs and meaning, its
- * softening curve replaced by the one above); the geometry is the law of cosines. */
+ * Source: the behaviour follows ozz-animation IKTwoBoneJob (same inputs and meaning; the
+ * softening curve is ossa's own, given above); the geometry is the law of cosines. */
 typedef struct ossa_ik_two_bone_job {
     const ossa_float4x4 *start_joint;
     const ossa_float4x4 *mid_joint;
