@@ -34,7 +34,6 @@ static inline bool finite_acc_ok(v4f acc) { return v4f_movemask(v4f_cmplt(acc, v
 /* ---- vectors (x, y, z, 0) ---- */
 /* Lane 3 only: the mask (0, 0, 0, ~0). */
 static inline v4f w_mask(void) { return v4i_as_f(v4i_set(0, 0, 0, -1)); }
-static inline v4f v3_load(ossa_float3 v) { return v4f_set(v.x, v.y, v.z, 0.f); }
 /* The float3 at p, read with the 4 bytes that follow it in the same struct (a job field
  * followed by another float field) in one load, lane 3 then cleared. */
 static inline v4f v3_load_field(const void *p)
