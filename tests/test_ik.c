@@ -98,6 +98,13 @@ static void arm_models(const arm *c, rigid out[3])
     out[2] = rigid_mul(out[1], c->end);
 }
 
+static void arm_refresh(arm *c)
+{
+    rigid m[3];
+    arm_models(c, m);
+    for (int i = 0; i < 3; ++i) c->models[i] = to_matrix(m[i]);
+}
+
 static void arm_make(arm *c, uint32_t *s)
 {
     c->a = randd(s, .2, 1.), c->b = randd(s, .2, 1.);
@@ -105,9 +112,7 @@ static void arm_make(arm *c, uint32_t *s)
     c->start = (rigid){rand_rot(s), {randd(s, -.3, .3), randd(s, -.3, .3), randd(s, -.3, .3)}};
     c->mid = (rigid){dq_axis_angle((d3){0, 0, 1}, randd(s, .2, 2.8)), {c->a, 0, 0}};
     c->end = (rigid){rand_rot(s), {c->b, 0, 0}};
-    rigid m[3];
-    arm_models(c, m);
-    for (int i = 0; i < 3; ++i) c->models[i] = to_matrix(m[i]);
+    arm_refresh(c);
 }
 
 /* Applies the corrections (local' = local * correction) and returns the new model poses. */
@@ -140,6 +145,10 @@ static void two_bone_reaches(void **state)
     for (int it = 0; it < 2000; ++it) {
         arm c;
         arm_make(&c, &s);
+        if (it % 10 == 0) { /* a chain that starts straight: the hinge axis picks the bend */
+            c.mid.r = (dq){0, 0, 0, 1};
+            arm_refresh(&c);
+        }
         rigid m[3];
         arm_models(&c, m);
         const double lo = fabs(c.a - c.b), hi = c.a + c.b;
