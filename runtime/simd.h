@@ -50,6 +50,8 @@ static inline v4f v4f_lerp(v4f a, v4f b, v4f alpha) { return v4f_madd(v4f_sub(b,
 #define V4F_SPLAT(v, i)                                                                                                \
     simde_mm_castsi128_ps(simde_mm_shuffle_epi32(simde_mm_castps_si128(v), SIMDE_MM_SHUFFLE(i, i, i, i)))
 static inline float v4f_x(v4f v) { return simde_mm_cvtss_f32(v); }
+/* Lanes (x, y, z, w) of v in that order (each a constant 0..3): (v[x], v[y], v[z], v[w]). */
+#define V4F_SWIZZLE(v, x, y, z, w) simde_mm_shuffle_ps((v), (v), SIMDE_MM_SHUFFLE((w), (z), (y), (x)))
 /* 1/sqrt(a), correctly rounded square root then division: the hardware estimates differ by
  * ISA (SSE 2^-12, NEON 2^-8) and a Newton step leaves NEON at 1.6e-5, too coarse for
  * normalised quaternions that must agree on every platform. */
