@@ -74,7 +74,7 @@ ossa_result ossa__br_bytes(ossa__byte_reader *r, size_t count, const char *what,
 {
     *out = NULL;
     if (!fits(r, count, 1)) return truncated(r, count, 1, r->pos, what);
-    if (count) *out = r->data + r->pos;
+    *out = r->data + r->pos;
     r->pos += count;
     return OSSA_OK;
 }

@@ -83,7 +83,8 @@ ossa_result ossa__br_skip(ossa__byte_reader *r, size_t count, const char *what);
 /* Moves to byte `offset` (<= size, backwards allowed); TRUNCATED at r->pos otherwise. */
 ossa_result ossa__br_seek(ossa__byte_reader *r, size_t offset, const char *what);
 
-/* Takes a span of `count` bytes: *out points into the data (NULL when count is 0 at the end). */
+/* Takes a span of `count` bytes: *out points into the data, never NULL on success (even for
+ * 0 bytes, so that it can go to memchr or memcpy); NULL on error. */
 ossa_result ossa__br_bytes(ossa__byte_reader *r, size_t count, const char *what, const uint8_t **out);
 
 /* Fixed-size reads in the reader's byte order. */
