@@ -18,9 +18,11 @@
  * suffix (when set) surround every message it records, so that a format can say which object or
  * which decompressed payload the offset belongs to.
  *
- * Errors: the diag keeps the first error (ossa_diag_set); `code` keeps the first error recorded
- * through this reader, so a reader with a NULL diag (layout probes) still tells what failed. On
- * error a read leaves the position unchanged and stores 0 in its output.
+ * Errors: every function returns OSSA_OK (0) or the error it recorded, so
+ * `if (ossa__br_u32(...)) return r->code;` reads "on error". The diag keeps the first error
+ * (ossa_diag_set); `code` keeps the first error recorded through this reader, so a reader with a
+ * NULL diag (layout probes) still tells what failed. On error a read leaves the position
+ * unchanged and stores 0 in its output.
  *
  * Ownership and aliasing: the reader borrows `data` (never written) and the diag; spans given
  * by ossa__br_bytes point into `data` and live as long as it. The reader allocates nothing;
