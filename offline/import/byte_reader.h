@@ -1,5 +1,6 @@
 /* Private to the binary importers (ozz, MRTK, Metroid CINF/ANIM, Resonite AnimX): one
- * bounds-checked, endian-aware cursor over an input held in memory. Not installed.
+ * bounds-checked, endian-aware cursor over an input held in memory. Not installed. The runtime
+ * does not use it: its blob views (runtime/blob.h) check their own layouts and record no diag.
  *
  *   ossa__byte_reader r;
  *   ossa__br_init(&r, data, size, OSSA__BR_LITTLE, diag, allocator);
