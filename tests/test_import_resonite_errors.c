@@ -216,7 +216,7 @@ void test_animx_errors(void **state)
     /* Only empty chunks, compressed (a lone zero token) and stored: an empty payload, no
      * arithmetic on a NULL buffer. */
     b.n = 18, tb_var(&b, 1), tb_var(&b, 0), tb_var(&b, 1), tb_u8(&b, 0), tb_var(&b, 0), tb_var(&b, 0);
-    expect_animx(&b, b.n, NULL, OSSA_ERROR_TRUNCATED, 10, "only 0 bytes remain");
+    expect_animx(&b, b.n, NULL, OSSA_ERROR_TRUNCATED, 10, "track count 1 needs 5 bytes at offset 0, but only 0 remain");
 #else
     expect_animx(&b, b.n, NULL, OSSA_ERROR_UNSUPPORTED_FORMAT, 18, "liblz4");
 #endif
@@ -234,7 +234,7 @@ void test_animx_errors(void **state)
     base_file(&b);
     assert_int_equal(ossa_animx_recode(b.d, b.n, OSSA_ANIMX_LZMA, 0, NULL, &blob, NULL), OSSA_OK);
     b.n = 0, tb_raw(&b, blob.data, blob.size);
-    expect_animx(&b, b.n - 1, NULL, OSSA_ERROR_TRUNCATED, 18 + 13, "declares");
+    expect_animx(&b, b.n - 1, NULL, OSSA_ERROR_TRUNCATED, 18 + 13, "the LZMA data the header declares needs");
     tb_u8(&b, 0), expect_animx(&b, b.n, NULL, OSSA_ERROR_CORRUPT, b.n - 1, "1 unexpected bytes after the LZMA data");
     ossa_blob_destroy(&blob);
 #else

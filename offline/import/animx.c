@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../internal.h"
+#include "byte_reader.h"
 #include "resonite_common.h"
 
 #ifdef OSSA_HAVE_LZ4
@@ -18,101 +19,76 @@
 /* liblzma's decoder may use this much memory (FrooxEngine writes 2 MiB dictionaries). */
 #define LZMA_MEMLIMIT ((uint64_t)64 << 20)
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t size, pos;
-    const char *where; /* "" for the file, else which decompressed payload */
-    ossa_diag *diag;
-} reader;
-
-static ossa_result need(reader *r, size_t n, const char *what)
+static ossa_result corrupt(ossa__byte_reader *r, size_t at, const char *what)
 {
-    if (r->size - r->pos >= n) return OSSA_OK;
-    return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, r->pos, 0, 0, "%s needs %zu bytes but only %zu remain%s", what,
-                         n, r->size - r->pos, r->where);
-}
-
-static ossa_result corrupt(reader *r, size_t at, const char *what)
-{
-    return ossa_diag_set(r->diag, OSSA_ERROR_CORRUPT, at, 0, 0, "%s%s", what, r->where);
-}
-
-static uint64_t load_le(const uint8_t *p, size_t n)
-{
-    uint64_t v = 0;
-    for (size_t i = n; i-- > 0;) v = (v << 8) | p[i];
-    return v;
-}
-
-static ossa_result read_u8(reader *r, const char *what, uint8_t *v)
-{
-    ossa_result e = need(r, 1, what);
-    if (e) return e;
-    *v = r->p[r->pos++];
-    return OSSA_OK;
-}
-
-static ossa_result read_f32(reader *r, const char *what, float *v)
-{
-    ossa_result e = need(r, 4, what);
-    if (e) return e;
-    union {
-        uint32_t u;
-        float f;
-    } c = {(uint32_t)load_le(r->p + r->pos, 4)};
-    r->pos += 4;
-    *v = c.f;
-    return OSSA_OK;
+    return ossa__br_fail(r, OSSA_ERROR_CORRUPT, at, "%s", what);
 }
 
 /* .NET Write7BitEncodedInt: 7 bits per byte, low first, at most 5 bytes, a non-negative int. */
-static ossa_result read_count(reader *r, const char *what, size_t *v)
+static ossa_result read_count(ossa__byte_reader *r, const char *what, size_t *v)
 {
     const size_t at = r->pos;
-    uint64_t value = 0;
-    for (unsigned shift = 0;; shift += 7) {
-        uint8_t b;
-        ossa_result e = read_u8(r, what, &b);
-        if (e) return e;
-        value |= (uint64_t)(b & 0x7F) << shift;
-        if (!(b & 0x80)) break;
-        if (shift == 28) return corrupt(r, at, "a 7-bit encoded integer runs past 5 bytes");
-    }
-    if (value > INT32_MAX) {
-        char text[96];
-        snprintf(text, sizeof text, "%s %llu is larger than a .NET int allows", what, (unsigned long long)value);
-        return corrupt(r, at, text);
-    }
+    uint64_t value;
+    *v = 0;
+    const ossa_result e = ossa__br_varint(r, 5, what, &value);
+    if (e != OSSA_OK) return e;
+    if (value > INT32_MAX)
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, at, "%s %llu is larger than a .NET int allows", what,
+                             (unsigned long long)value);
     *v = (size_t)value;
     return OSSA_OK;
 }
 
+/* One little-endian component of 1, 2, 4 or 8 bytes whose bytes the caller has checked. */
+static uint64_t read_component(ossa__byte_reader *r, size_t bytes, const char *what)
+{
+    uint8_t u8 = 0;
+    uint16_t u16 = 0;
+    uint32_t u32 = 0;
+    uint64_t u64 = 0;
+    switch (bytes) {
+    case 1:
+        (void)ossa__br_u8(r, what, &u8);
+        return u8;
+    case 2:
+        (void)ossa__br_u16(r, what, &u16);
+        return u16;
+    case 4:
+        (void)ossa__br_u32(r, what, &u32);
+        return u32;
+    default:
+        (void)ossa__br_u64(r, what, &u64);
+        return u64;
+    }
+}
+
 /* A 7-bit-length UTF-8 string, copied NUL-terminated. */
-static ossa_result read_string(reader *r, const ossa_allocator *a, const char *what, char **out)
+static ossa_result read_string(ossa__byte_reader *r, const ossa_allocator *a, const char *what, char **out)
 {
     size_t n;
+    const uint8_t *bytes = NULL;
     ossa_result res = read_count(r, what, &n);
-    if (res == OSSA_OK) res = need(r, n, what);
+    const size_t at = r->pos;
+    if (res == OSSA_OK) res = ossa__br_bytes(r, n, what, &bytes);
     if (res != OSSA_OK) return res;
-    const size_t bad = ossa__res_utf8_invalid(r->p + r->pos, n);
-    if (bad != SIZE_MAX)
-        return ossa_diag_set(r->diag, OSSA_ERROR_PARSE, r->pos + bad, 0, 0, "%s is not valid UTF-8%s", what, r->where);
+    const size_t bad = ossa__res_utf8_invalid(bytes, n);
+    if (bad != SIZE_MAX) return ossa__br_fail(r, OSSA_ERROR_PARSE, at + bad, "%s is not valid UTF-8", what);
     *out = ossa_alloc(a, n + 1);
-    if (!*out) return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, r->pos, 0, 0, "out of memory");
-    memcpy(*out, r->p + r->pos, n);
+    if (!*out) return ossa__br_fail(r, OSSA_ERROR_OUT_OF_MEMORY, at, "out of memory");
+    memcpy(*out, bytes, n);
     (*out)[n] = '\0';
-    r->pos += n;
     return OSSA_OK;
 }
 
 /* One value of `type` into dst[components] (or *str for strings; str NULL discards it). */
-static ossa_result read_value(reader *r, const ossa__res_type *type, const ossa_allocator *a, double *dst, char **str)
+static ossa_result read_value(ossa__byte_reader *r, const ossa__res_type *type, const ossa_allocator *a, double *dst,
+                              char **str)
 {
     const size_t at = r->pos;
     if (type->kind == OSSA__RES_KIND_STRING) {
         uint8_t has;
         char *s = NULL;
-        ossa_result e = read_u8(r, "string value", &has);
+        ossa_result e = ossa__br_u8(r, "string value", &has);
         if (e) return e;
         if (has > 1) return corrupt(r, at, "a string value's null flag must be 0 or 1");
         if (has && (e = read_string(r, a, "string value", &s))) return e;
@@ -122,12 +98,13 @@ static ossa_result read_value(reader *r, const ossa__res_type *type, const ossa_
             ossa_free(a, s);
         return OSSA_OK;
     }
-    ossa_result e = need(r, ossa__res_type_size(type), type->name);
+    ossa_result e = ossa__br_need(r, 1, ossa__res_type_size(type), type->name);
     if (e) return e;
-    const uint8_t *p = r->p + r->pos;
+    uint8_t packed = 0; /* bools: one bit per component in one byte */
+    if (type->kind == OSSA__RES_KIND_BOOL) (void)ossa__br_u8(r, type->name, &packed);
     for (size_t c = 0; c < type->components; ++c) {
         const size_t n = type->component_bytes;
-        const uint64_t bits = type->kind == OSSA__RES_KIND_BOOL ? (p[0] >> c) & 1u : load_le(p + c * n, n);
+        const uint64_t bits = type->kind == OSSA__RES_KIND_BOOL ? (packed >> c) & 1u : read_component(r, n, type->name);
         double v;
         switch (type->kind) {
         case OSSA__RES_KIND_INT: {
@@ -157,33 +134,31 @@ static ossa_result read_value(reader *r, const ossa__res_type *type, const ossa_
         }
         const char *bad = ossa__res_check_component(type, v);
         if (bad)
-            return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at + c * n, 0, 0, "%s component %zu (%g) %s%s",
-                                 type->name, c, v, bad, r->where);
+            return ossa__br_fail(r, OSSA_ERROR_INVALID_KEY, at + c * n, "%s component %zu (%g) %s", type->name, c, v,
+                                 bad);
         dst[c] = v;
     }
-    r->pos += ossa__res_type_size(type);
     return OSSA_OK;
 }
 
-static ossa_result read_time(reader *r, double *t)
+static ossa_result read_time(ossa__byte_reader *r, double *t)
 {
     const size_t at = r->pos;
     float f;
-    ossa_result e = read_f32(r, "keyframe time", &f);
+    ossa_result e = ossa__br_f32(r, "keyframe time", &f);
     if (e) return e;
-    if (!isfinite(f))
-        return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at, 0, 0, "keyframe time is not finite%s", r->where);
+    if (!isfinite(f)) return ossa__br_fail(r, OSSA_ERROR_INVALID_KEY, at, "keyframe time is not finite");
     *t = (double)f;
     return OSSA_OK;
 }
 
-/* Checks that `count` items of at least `each` bytes can remain. */
-static ossa_result fits(reader *r, size_t at, size_t count, size_t each, const char *what)
+/* Checks that `count` items of at least `each` bytes can remain; the error is at `at`, the
+ * count's offset. */
+static ossa_result fits(ossa__byte_reader *r, size_t at, size_t count, size_t each, const char *what)
 {
-    if (each == 0 || count <= (r->size - r->pos) / each) return OSSA_OK;
-    return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, at, 0, 0,
-                         "%s %zu needs at least %zu bytes each but only %zu bytes remain%s", what, count, each,
-                         r->size - r->pos, r->where);
+    char counted[64];
+    snprintf(counted, sizeof counted, "%s %zu", what, count);
+    return ossa__br_need_at(r, count, each, at, counted);
 }
 
 #define TRY(expr)                                                                                                      \
@@ -192,32 +167,32 @@ static ossa_result fits(reader *r, size_t at, size_t count, size_t each, const c
         if (try_result_ != OSSA_OK) return try_result_;                                                                \
     } while (0)
 
-static ossa_result read_track(reader *r, int version, const ossa__res_settings *s, size_t *total, ossa__res_track *t)
+static ossa_result read_track(ossa__byte_reader *r, int version, const ossa__res_settings *s, size_t *total,
+                              ossa__res_track *t)
 {
     const ossa_allocator *a = s->allocator;
     uint8_t b, flags = 0;
     const size_t start = r->pos;
     t->offset = start;
     t->interval = -1.0;
-    TRY(read_u8(r, "track type", &b));
+    TRY(ossa__br_u8(r, "track type", &b));
     if (version == 0) {
         t->track_type = (b & 1) ? OSSA__RES_CURVE : OSSA__RES_RAW;
         t->value_type = b >> 1;
     } else {
         t->track_type = b;
-        TRY(read_u8(r, "value type", &t->value_type));
+        TRY(ossa__br_u8(r, "value type", &t->value_type));
     }
     if (t->track_type == OSSA__RES_BEZIER)
-        return ossa_diag_set(r->diag, OSSA_ERROR_UNSUPPORTED_FORMAT, start, 0, 0,
-                             "Bezier tracks are not supported (no public definition of their layout)%s", r->where);
+        return ossa__br_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, start,
+                             "Bezier tracks are not supported (no public definition of their layout)");
     if (t->track_type > OSSA__RES_BEZIER)
-        return ossa_diag_set(r->diag, OSSA_ERROR_UNSUPPORTED_FORMAT, start, 0, 0,
-                             "unknown track type %u (expected 0 Raw, 1 Discrete or 2 Curve)%s", t->track_type,
-                             r->where);
+        return ossa__br_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, start,
+                             "unknown track type %u (expected 0 Raw, 1 Discrete or 2 Curve)", t->track_type);
     const ossa__res_type *type = ossa__res_type_get(t->value_type);
     if (!type)
-        return ossa_diag_set(r->diag, OSSA_ERROR_UNSUPPORTED_FORMAT, r->pos - 1, 0, 0,
-                             "unknown value type %u (expected 0 bool .. 39 string)%s", t->value_type, r->where);
+        return ossa__br_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, r->pos - 1,
+                             "unknown value type %u (expected 0 bool .. 39 string)", t->value_type);
     TRY(read_string(r, a, "node name", &t->node));
     TRY(read_string(r, a, "property name", &t->property));
     const size_t count_at = r->pos;
@@ -226,13 +201,13 @@ static ossa_result read_track(reader *r, int version, const ossa__res_settings *
     if (t->track_type == OSSA__RES_RAW) {
         float interval;
         const size_t at = r->pos;
-        TRY(read_f32(r, "interval", &interval));
+        TRY(ossa__br_f32(r, "interval", &interval));
         if (!isfinite(interval) || interval < 0.f)
-            return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at, 0, 0,
-                                 "Raw track interval %g must be finite and >= 0%s", (double)interval, r->where);
+            return ossa__br_fail(r, OSSA_ERROR_INVALID_KEY, at, "Raw track interval %g must be finite and >= 0",
+                                 (double)interval);
         t->interval = (double)interval;
     } else if (t->track_type == OSSA__RES_CURVE) {
-        TRY(read_u8(r, "curve flags", &flags));
+        TRY(ossa__br_u8(r, "curve flags", &flags));
         if (flags > 3) return corrupt(r, r->pos - 1, "curve flags use bits other than 0 and 1");
     }
     /* Every count is checked against the bytes left before anything is allocated. */
@@ -240,21 +215,20 @@ static ossa_result read_track(reader *r, int version, const ossa__res_settings *
     TRY(fits(r, count_at, t->key_count, each, "keyframe count"));
     const char *over = ossa__res_key_budget(s, t->key_count, total);
     if (over)
-        return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, count_at, 0, 0, "keyframe count %zu: %s (%zu)%s",
-                             t->key_count, over, s->max_keys, r->where);
+        return ossa__br_fail(r, OSSA_ERROR_INVALID_KEY, count_at, "keyframe count %zu: %s (%zu)", t->key_count, over,
+                             s->max_keys);
     if (ossa__res_track_alloc(t, a, (flags & 2) != 0) != OSSA_OK)
-        return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, count_at, 0, 0, "out of memory for %zu keys",
-                             t->key_count);
+        return ossa__br_fail(r, OSSA_ERROR_OUT_OF_MEMORY, count_at, "out of memory for %zu keys", t->key_count);
     const size_t n = t->key_count, comps = type->components;
     if (t->track_type == OSSA__RES_CURVE) {
         uint8_t shared = OSSA_ANIMX_INTERP_BASE;
         size_t at = r->pos;
-        if (!(flags & 1)) TRY(read_u8(r, "interpolation", &shared));
+        if (!(flags & 1)) TRY(ossa__br_u8(r, "interpolation", &shared));
         for (size_t k = 0; k < n; ++k) {
             uint8_t v = shared;
             if (flags & 1) {
                 at = r->pos;
-                TRY(read_u8(r, "interpolation", &v));
+                TRY(ossa__br_u8(r, "interpolation", &v));
             }
             if ((unsigned)v - OSSA_ANIMX_INTERP_BASE > 3u) {
                 char text[96];
@@ -284,33 +258,34 @@ static ossa_result read_track(reader *r, int version, const ossa__res_settings *
 ossa_result ossa__animx_read_header(const uint8_t *data, size_t size, ossa__animx_header *h, ossa_diag *diag)
 {
     static const uint8_t magic[6] = {5, 'A', 'n', 'i', 'm', 'X'};
-    reader r = {data, size, 6, "", diag};
+    ossa__byte_reader r;
+    ossa__br_init(&r, data, size, OSSA__BR_LITTLE, diag, NULL);
     memset(h, 0, sizeof *h);
     if (size < 6 || memcmp(data, magic, 6) != 0)
         return ossa_diag_set(diag, OSSA_ERROR_BAD_MAGIC, 0, 0, 0, "expected the AnimX magic 05 'AnimX', found %s",
                              size < 6 ? "a shorter file" : "other bytes");
-    TRY(need(&r, 4, "version"));
-    h->version = (int32_t)(uint32_t)load_le(data + 6, 4);
+    r.pos = 6;
+    TRY(ossa__br_i32(&r, "version", &h->version));
     if (h->version != 0 && h->version != 1)
         return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_VERSION, 6, 0, 0,
                              "AnimX version %d is not supported (expected 0 or 1)", (int)h->version);
-    r.pos = 10;
     size_t count;
     TRY(read_count(&r, "track count", &count));
     h->track_count = (uint32_t)count;
     const size_t at = r.pos;
-    TRY(read_f32(&r, "globalDuration", &h->duration));
+    TRY(ossa__br_f32(&r, "globalDuration", &h->duration));
     if (!isfinite(h->duration) || h->duration < 0.f)
         return ossa_diag_set(diag, OSSA_ERROR_CORRUPT, at, 0, 0, "globalDuration %g must be finite and >= 0",
                              (double)h->duration);
     TRY(read_count(&r, "name length", &h->name_size));
-    TRY(need(&r, h->name_size, "name"));
     h->name_offset = r.pos;
-    const size_t bad = ossa__res_utf8_invalid(data + r.pos, h->name_size);
-    if (bad != SIZE_MAX) return ossa_diag_set(diag, OSSA_ERROR_PARSE, r.pos + bad, 0, 0, "the name is not valid UTF-8");
-    r.pos += h->name_size;
+    const uint8_t *name = NULL;
+    TRY(ossa__br_bytes(&r, h->name_size, "name", &name));
+    const size_t bad = ossa__res_utf8_invalid(name, h->name_size);
+    if (bad != SIZE_MAX)
+        return ossa_diag_set(diag, OSSA_ERROR_PARSE, h->name_offset + bad, 0, 0, "the name is not valid UTF-8");
     uint8_t enc;
-    TRY(read_u8(&r, "encoding", &enc));
+    TRY(ossa__br_u8(&r, "encoding", &enc));
     if (enc > 2) return corrupt(&r, r.pos - 1, "unknown encoding (expected 0 raw, 1 LZ4 or 2 LZMA)");
     h->encoding = enc;
     h->header_size = r.pos;
@@ -318,29 +293,22 @@ ossa_result ossa__animx_read_header(const uint8_t *data, size_t size, ossa__anim
 }
 
 #ifdef OSSA_HAVE_LZ4
-/* lz4net LZ4Stream varint: 7 bits per byte, low first, up to 64 bits. */
-static ossa_result read_varint64(reader *r, const char *what, uint64_t *v)
+/* lz4net LZ4Stream varint: 7 bits per byte, low first, up to 64 bits (10 bytes). */
+static ossa_result read_varint64(ossa__byte_reader *r, const char *what, uint64_t *v)
 {
-    const size_t at = r->pos;
-    *v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-        uint8_t b;
-        if (shift > 63) return corrupt(r, at, "an LZ4 chunk varint runs past 64 bits");
-        TRY(read_u8(r, what, &b));
-        *v |= (uint64_t)(b & 0x7F) << shift;
-        if (!(b & 0x80)) return OSSA_OK;
-    }
+    return ossa__br_varint(r, 10, what, v);
 }
 
 /* Two passes over the chunks: sizes first (checked against the cap and LZ4's largest
  * ratio), one allocation, then the blocks. */
-static ossa_result lz4_decode(reader *r, size_t cap, const ossa_allocator *a, uint8_t **out, size_t *out_size)
+static ossa_result lz4_decode(ossa__byte_reader *r, size_t cap, const ossa_allocator *a, uint8_t **out,
+                              size_t *out_size)
 {
     const size_t start = r->pos;
     size_t total = 0;
     for (int pass = 0; pass < 2; ++pass) {
         size_t done = 0;
-        for (r->pos = start; r->pos < r->size;) {
+        for (r->pos = start; ossa__br_remaining(r) > 0;) {
             const size_t at = r->pos;
             uint64_t flags, length, packed;
             TRY(read_varint64(r, "LZ4 chunk flags", &flags));
@@ -349,10 +317,7 @@ static ossa_result lz4_decode(reader *r, size_t cap, const ossa_allocator *a, ui
                 return corrupt(r, at, "LZ4 chunk flags use bits other than compressed and high-compression");
             packed = length;
             if (flags & 1) TRY(read_varint64(r, "LZ4 compressed length", &packed));
-            if (packed > r->size - r->pos)
-                return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, at, 0, 0,
-                                     "LZ4 chunk declares %llu bytes but only %zu remain", (unsigned long long)packed,
-                                     r->size - r->pos);
+            TRY(ossa__br_need_at(r, packed, 1, at, "LZ4 chunk data"));
             if (length > cap - done || length > packed * 255 + 16 || packed > LZ4_MAX_INPUT_SIZE ||
                 length > LZ4_MAX_INPUT_SIZE) {
                 char text[160];
@@ -361,21 +326,20 @@ static ossa_result lz4_decode(reader *r, size_t cap, const ossa_allocator *a, ui
                          (unsigned long long)length, (unsigned long long)packed, cap);
                 return corrupt(r, at, text);
             }
+            const uint8_t *src = NULL;
+            (void)ossa__br_bytes(r, (size_t)packed, "LZ4 chunk data", &src); /* fits: checked above */
             if (pass == 1 && (flags & 1)) {
-                int got =
-                    LZ4_decompress_safe((const char *)r->p + r->pos, (char *)*out + done, (int)packed, (int)length);
+                int got = LZ4_decompress_safe((const char *)src, (char *)*out + done, (int)packed, (int)length);
                 if (got < 0 || (uint64_t)got != length) return corrupt(r, at, "LZ4 block data is corrupt");
             } else if (pass == 1 && length) {
-                memcpy(*out + done, r->p + r->pos, (size_t)length);
+                memcpy(*out + done, src, (size_t)length);
             }
-            r->pos += (size_t)packed;
             done += (size_t)length;
         }
         total = done;
         /* At least one byte, so that no pointer arithmetic is done on NULL (all chunks empty). */
         if (pass == 0 && !(*out = ossa_alloc(a, total ? total : 1)))
-            return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, start, 0, 0, "out of memory for %zu LZ4 bytes",
-                                 total);
+            return ossa__br_fail(r, OSSA_ERROR_OUT_OF_MEMORY, start, "out of memory for %zu LZ4 bytes", total);
     }
     *out_size = total;
     return OSSA_OK;
@@ -383,21 +347,20 @@ static ossa_result lz4_decode(reader *r, size_t cap, const ossa_allocator *a, ui
 #endif
 
 #ifdef OSSA_HAVE_LZMA
-static ossa_result lzma_decode(reader *r, size_t cap, const ossa_allocator *a, uint8_t **out, size_t *out_size)
+static ossa_result lzma_decode(ossa__byte_reader *r, size_t cap, const ossa_allocator *a, uint8_t **out,
+                               size_t *out_size)
 {
     const size_t start = r->pos;
-    TRY(need(r, 21, "LZMA header (5 property bytes, two 8-byte lengths)"));
-    const uint8_t *p = r->p + start;
-    const uint64_t first = load_le(p + 5, 8), second = load_le(p + 13, 8), rest = r->size - start - 21;
+    const uint8_t *p = NULL;
+    TRY(ossa__br_bytes(r, 21, "LZMA header (5 property bytes, two 8-byte lengths)", &p));
+    const uint64_t first = ossa__br_load_u64(p + 5, OSSA__BR_LITTLE),
+                   second = ossa__br_load_u64(p + 13, OSSA__BR_LITTLE), rest = ossa__br_remaining(r);
     uint64_t unpacked = OSSA_ANIMX_LZMA_UNPACKED_SIZE_FIRST ? first : second;
     uint64_t packed = OSSA_ANIMX_LZMA_UNPACKED_SIZE_FIRST ? second : first;
     if (packed != rest && unpacked == rest) unpacked = packed, packed = rest;
     if (packed == 0 || packed == UINT64_MAX) packed = rest; /* "unknown" */
     const size_t packed_at = start + (OSSA_ANIMX_LZMA_UNPACKED_SIZE_FIRST ? 13 : 5);
-    if (packed > rest)
-        return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, packed_at, 0, 0,
-                             "the LZMA header declares %llu packed bytes but only %llu follow",
-                             (unsigned long long)packed, (unsigned long long)rest);
+    TRY(ossa__br_need_at(r, packed, 1, packed_at, "the LZMA data the header declares"));
     if (packed < rest) {
         char text[96];
         snprintf(text, sizeof text, "%llu unexpected bytes after the LZMA data", (unsigned long long)(rest - packed));
@@ -409,11 +372,12 @@ static ossa_result lzma_decode(reader *r, size_t cap, const ossa_allocator *a, u
                  (unsigned long long)unpacked, cap);
         return corrupt(r, start + 5, text);
     }
+    const uint8_t *packed_bytes = NULL;
+    (void)ossa__br_bytes(r, (size_t)packed, "the LZMA data", &packed_bytes); /* == rest */
     *out_size = (size_t)unpacked;
     if (unpacked == 0) return OSSA_OK;
     if (!(*out = ossa_alloc(a, (size_t)unpacked)))
-        return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, start, 0, 0, "out of memory for %zu LZMA bytes",
-                             (size_t)unpacked);
+        return ossa__br_fail(r, OSSA_ERROR_OUT_OF_MEMORY, start, "out of memory for %zu LZMA bytes", (size_t)unpacked);
     /* The .lzma "alone" header is the same 5 property bytes plus the unpacked size; it lets
      * liblzma apply a memory limit and stop at the known size without an end marker. */
     uint8_t alone[13];
@@ -421,7 +385,7 @@ static ossa_result lzma_decode(reader *r, size_t cap, const ossa_allocator *a, u
     for (int i = 0; i < 8; ++i) alone[5 + i] = (uint8_t)(unpacked >> (8 * i));
     lzma_stream s = LZMA_STREAM_INIT;
     lzma_ret ret = lzma_alone_decoder(&s, LZMA_MEMLIMIT);
-    const uint8_t *inputs[2] = {alone, p + 21};
+    const uint8_t *inputs[2] = {alone, packed_bytes};
     const size_t sizes[2] = {sizeof alone, (size_t)packed};
     s.next_out = *out;
     s.avail_out = (size_t)unpacked;
@@ -437,8 +401,8 @@ static ossa_result lzma_decode(reader *r, size_t cap, const ossa_allocator *a, u
     if (ret == LZMA_OPTIONS_ERROR || ret == LZMA_FORMAT_ERROR) return corrupt(r, start, "LZMA properties are invalid");
     if (ret != LZMA_OK && ret != LZMA_STREAM_END) return corrupt(r, start + 21, "LZMA data is corrupt");
     if (produced != unpacked)
-        return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, r->size, 0, 0,
-                             "LZMA data ends after %zu of %llu declared bytes", produced, (unsigned long long)unpacked);
+        return ossa__br_fail(r, OSSA_ERROR_TRUNCATED, r->size, "LZMA data ends after %zu of %llu declared bytes",
+                             produced, (unsigned long long)unpacked);
     return OSSA_OK;
 }
 #endif
@@ -446,8 +410,11 @@ static ossa_result lzma_decode(reader *r, size_t cap, const ossa_allocator *a, u
 ossa_result ossa__animx_decompress(int encoding, const uint8_t *data, size_t size, size_t start, size_t cap,
                                    const ossa_allocator *a, uint8_t **out, size_t *out_size, ossa_diag *diag)
 {
-    reader r = {data, size, start, "", diag};
-    ossa_result res = OSSA_ERROR_UNSUPPORTED_FORMAT;
+    ossa__byte_reader r;
+    ossa__br_init(&r, data, size, OSSA__BR_LITTLE, diag, NULL);
+    ossa_result res = ossa__br_seek(&r, start, "the tracks");
+    if (res != OSSA_OK) return res;
+    res = OSSA_ERROR_UNSUPPORTED_FORMAT;
     *out = NULL;
     *out_size = 0;
 #ifdef OSSA_HAVE_LZ4
@@ -485,14 +452,15 @@ static ossa_result import_animx(const uint8_t *data, size_t size, const ossa__re
     uint8_t *payload = NULL;
     size_t payload_size = 0;
     /* Raw tracks report file offsets; decompressed ones offsets in the decompressed bytes. */
-    reader r = {data, size, h.header_size, "", diag};
+    ossa__byte_reader r;
+    ossa__br_init(&r, data, size, OSSA__BR_LITTLE, diag, NULL);
+    r.pos = h.header_size; /* <= size: the header was read from the data */
     if (h.encoding != OSSA_ANIMX_RAW) {
         TRY(ossa__animx_decompress(h.encoding, data, size, h.header_size, s->max_decompressed, a, &payload,
                                    &payload_size, diag));
-        r = (reader){payload, payload_size, 0,
-                     h.encoding == OSSA_ANIMX_LZ4 ? " (offset in the LZ4-decompressed tracks)"
-                                                  : " (offset in the LZMA-decompressed tracks)",
-                     diag};
+        ossa__br_init(&r, payload, payload_size, OSSA__BR_LITTLE, diag, NULL);
+        r.suffix = h.encoding == OSSA_ANIMX_LZ4 ? " (offset in the LZ4-decompressed tracks)"
+                                                : " (offset in the LZMA-decompressed tracks)";
     }
     ossa_result res = fits(&r, 10, h.track_count, h.version == 0 ? 4 : 5, "track count");
     if (res == OSSA_OK && h.track_count && !(anim->tracks = ossa__calloc(a, h.track_count, sizeof *anim->tracks)))

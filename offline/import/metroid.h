@@ -3,56 +3,14 @@
 #ifndef OSSA_OFFLINE_IMPORT_METROID_PRIVATE_H
 #define OSSA_OFFLINE_IMPORT_METROID_PRIVATE_H
 
-#include <string.h>
-
 #include "../internal.h"
+#include "byte_reader.h"
 #include "ossa/offline/import_metroid.h"
 
 /* Bone ids index the game's 100-entry segment tables (CSegId). */
 #define OSSA__METROID_MAX_BONES 100u
 /* Upper bound of keys produced (frames x animated channels), keeps allocations bounded. */
 #define OSSA__METROID_MAX_KEYS ((size_t)1 << 21)
-
-/* Big-endian cursor over the input. Reads past the end record OSSA_ERROR_TRUNCATED. */
-typedef struct ossa__metroid_reader {
-    const uint8_t *data;
-    size_t size;
-    size_t pos;
-    ossa_diag *diag;    /* may be NULL */
-    const char *prefix; /* "" or "CINF: ", put before every message */
-    ossa_result code;   /* first error recorded through this reader */
-} ossa__metroid_reader;
-
-/* Records `code` at `offset` with prefix + message (first error wins); returns code. */
-ossa_result ossa__metroid_fail(ossa__metroid_reader *r, ossa_result code, size_t offset, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static inline uint32_t ossa__metroid_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-static inline uint16_t ossa__metroid_be16(const uint8_t *p) { return (uint16_t)((unsigned)p[0] << 8 | p[1]); }
-
-static inline float ossa__metroid_bits_to_float(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* True when `count` items of `item` bytes remain; otherwise records TRUNCATED naming `what`. */
-bool ossa__metroid_need(ossa__metroid_reader *r, uint64_t count, size_t item, const char *what);
-
-/* Each reader checks the remaining size, records TRUNCATED naming `what`, returns false. */
-bool ossa__metroid_u8(ossa__metroid_reader *r, uint8_t *v, const char *what);
-bool ossa__metroid_u16(ossa__metroid_reader *r, uint16_t *v, const char *what);
-bool ossa__metroid_s16(ossa__metroid_reader *r, int16_t *v, const char *what);
-bool ossa__metroid_u32(ossa__metroid_reader *r, uint32_t *v, const char *what);
-bool ossa__metroid_f32(ossa__metroid_reader *r, float *v, const char *what);
 
 /* One CINF bone as stored. */
 typedef struct ossa__metroid_bone {
@@ -114,12 +72,12 @@ typedef struct ossa__metroid_clip {
 } ossa__metroid_clip;
 
 /* Allocates times and the channel arrays for `frame_count` frames (channels' has_* set). */
-ossa_result ossa__metroid_clip_alloc(ossa__metroid_clip *clip, size_t frame_count, const ossa__metroid_reader *r);
+ossa_result ossa__metroid_clip_alloc(ossa__metroid_clip *clip, size_t frame_count, const ossa__byte_reader *r);
 
 void ossa__metroid_clip_destroy(ossa__metroid_clip *clip);
 
 /* Decodes a version-2 file of layout `game` (MP1 or MP2) into `clip` (allocator set). */
-ossa_result ossa__metroid_decode_compressed(ossa__metroid_reader *r, ossa_metroid_game game, ossa__metroid_clip *clip);
+ossa_result ossa__metroid_decode_compressed(ossa__byte_reader *r, ossa_metroid_game game, ossa__metroid_clip *clip);
 
 /* The game's quaternion interpolation (CAnimMathUtils::Slerp): no hemisphere flip,
  * normalised lerp above a 0.95 dot product. */

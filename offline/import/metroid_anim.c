@@ -7,7 +7,7 @@
 
 #include "metroid.h"
 
-ossa_result ossa__metroid_clip_alloc(ossa__metroid_clip *clip, size_t frame_count, const ossa__metroid_reader *r)
+ossa_result ossa__metroid_clip_alloc(ossa__metroid_clip *clip, size_t frame_count, const ossa__byte_reader *r)
 {
     const ossa_allocator *a = &clip->allocator;
     clip->frame_count = frame_count;
@@ -50,66 +50,64 @@ typedef struct key_array {
     uint32_t count;
     size_t offset; /* of the first key */
     uint32_t per_frame;
+    const uint8_t *keys; /* [count * key size] */
 } key_array;
 
-static bool read_table(ossa__metroid_reader *r, table *t, const char *what)
+static bool read_table(ossa__byte_reader *r, table *t, const char *what)
 {
-    if (!ossa__metroid_u32(r, &t->count, what) || !ossa__metroid_need(r, t->count, 1, what)) return false;
+    if (ossa__br_u32(r, what, &t->count)) return false;
     t->offset = r->pos;
-    t->entries = r->data + r->pos;
-    r->pos += t->count;
-    return true;
+    return ossa__br_bytes(r, t->count, what, &t->entries) == OSSA_OK;
 }
 
-static bool read_keys(ossa__metroid_reader *r, key_array *k, size_t item, const char *what)
+static bool read_keys(ossa__byte_reader *r, key_array *k, size_t item, const char *what)
 {
-    if (!ossa__metroid_u32(r, &k->count, what) || !ossa__metroid_need(r, k->count, item, what)) return false;
+    if (ossa__br_u32(r, what, &k->count) || ossa__br_need(r, k->count, item, what)) return false;
     k->offset = r->pos;
-    r->pos += (size_t)k->count * item;
-    return true;
+    return ossa__br_bytes(r, (size_t)k->count * item, what, &k->keys) == OSSA_OK; /* fits: checked above */
 }
 
 /* Structural walk of the version-0 layout of `game`: true when it ends at the end of the data,
  * or is followed only by 0xFF padding; `*exact` tells which. */
 static bool layout_fits(const uint8_t *p, size_t size, ossa_metroid_game game, bool *exact)
 {
-    uint64_t pos = 0x1C;
-    const int tables = game == OSSA_METROID_GAME_MP2 ? 4 : 2;
+    ossa__byte_reader r; /* no diag: a probe that fails is not an error */
+    ossa__br_init(&r, p, size, OSSA__BR_BIG, NULL, NULL);
+    const bool mp2 = game == OSSA_METROID_GAME_MP2;
     const unsigned items[2][3] = {{16, 12, 0}, {12, 16, 12}};
-    for (int i = 0; i < tables; ++i) {
-        if (pos + 4 > size) return false;
-        pos += 4 + (uint64_t)ossa__metroid_be32(p + pos);
+    uint32_t count;
+    if (ossa__br_seek(&r, 0x1C, "header")) return false;
+    for (int i = 0; i < (mp2 ? 4 : 2); ++i)
+        if (ossa__br_u32(&r, "table", &count) || ossa__br_skip(&r, count, "table")) return false;
+    for (int i = 0; i < (mp2 ? 3 : 2); ++i) {
+        if (ossa__br_u32(&r, "keys", &count) || ossa__br_need(&r, count, items[mp2][i], "keys")) return false;
+        (void)ossa__br_skip(&r, (size_t)count * items[mp2][i], "keys");
     }
-    for (int i = 0; i < (game == OSSA_METROID_GAME_MP2 ? 3 : 2); ++i) {
-        if (pos + 4 > size) return false;
-        pos += 4 + (uint64_t)ossa__metroid_be32(p + pos) * items[game == OSSA_METROID_GAME_MP2][i];
-    }
-    if (game == OSSA_METROID_GAME_MP1) pos += 4; /* EVNT id */
-    if (pos > size) return false;
-    *exact = pos == size;
-    for (uint64_t i = pos; i < size; ++i)
+    if (!mp2 && ossa__br_skip(&r, 4, "EVNT id")) return false;
+    *exact = ossa__br_remaining(&r) == 0;
+    for (size_t i = r.pos; i < size; ++i)
         if (p[i] != 0xFF) return false;
     return true;
 }
 
-static ossa_result check_index(ossa__metroid_reader *r, size_t at, uint32_t index, uint32_t limit, const char *what,
+static ossa_result check_index(ossa__byte_reader *r, size_t at, uint32_t index, uint32_t limit, const char *what,
                                uint32_t bone)
 {
     if (index < limit) return OSSA_OK;
-    return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "bone %u: %s index %u is beyond the %u available", bone, what,
-                              index, limit);
+    return ossa__br_fail(r, OSSA_ERROR_CORRUPT, at, "bone %u: %s index %u is beyond the %u available", bone, what,
+                         index, limit);
 }
 
-static ossa_result decode_uncompressed(ossa__metroid_reader *r, ossa_metroid_game game, bool frame_major,
+static ossa_result decode_uncompressed(ossa__byte_reader *r, ossa_metroid_game game, bool frame_major,
                                        ossa__metroid_clip *clip)
 {
     const bool mp2 = game == OSSA_METROID_GAME_MP2;
     float duration, interval;
     uint32_t state, frames, root;
-    r->pos = 4;
-    if (!ossa__metroid_f32(r, &duration, "duration") || !ossa__metroid_u32(r, &state, "duration state") ||
-        !ossa__metroid_f32(r, &interval, "frame interval") || !ossa__metroid_u32(r, &state, "interval state") ||
-        !ossa__metroid_u32(r, &frames, "frame count") || !ossa__metroid_u32(r, &root, "root bone id"))
+    (void)ossa__br_seek(r, 4, "the version"); /* the caller checked the version */
+    if (ossa__br_f32(r, "duration", &duration) || ossa__br_u32(r, "duration state", &state) ||
+        ossa__br_f32(r, "frame interval", &interval) || ossa__br_u32(r, "interval state", &state) ||
+        ossa__br_u32(r, "frame count", &frames) || ossa__br_u32(r, "root bone id", &root))
         return r->code;
     table bones = {0}, rot = {0}, trans = {0}, scale = {0};
     key_array rot_keys = {0}, trans_keys = {0}, scale_keys = {0};
@@ -122,31 +120,31 @@ static ossa_result decode_uncompressed(ossa__metroid_reader *r, ossa_metroid_gam
     if (!read_keys(r, &rot_keys, 16, "rotation keys") || !read_keys(r, &trans_keys, 12, "translation keys"))
         return r->code;
     uint32_t evnt = 0;
-    if (!mp2 && !ossa__metroid_u32(r, &evnt, "EVNT id")) return r->code;
+    if (!mp2 && ossa__br_u32(r, "EVNT id", &evnt)) return r->code;
 
     if (!isfinite(duration) || !(duration > 0.f))
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, 4, "duration %g s is not a positive finite number",
-                                  (double)duration);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, 4, "duration %g s is not a positive finite number",
+                             (double)duration);
     if (!isfinite(interval) || !(interval > 0.f))
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, 0xC, "frame interval %g s is not a positive finite number",
-                                  (double)interval);
-    if (frames == 0) return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, 0x14, "frame count is 0");
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, 0xC, "frame interval %g s is not a positive finite number",
+                             (double)interval);
+    if (frames == 0) return ossa__br_fail(r, OSSA_ERROR_CORRUPT, 0x14, "frame count is 0");
     if (frames > OSSA__METROID_MAX_KEYS)
-        return ossa__metroid_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, 0x14, "%u frames exceed the limit of %zu keys",
-                                  frames, OSSA__METROID_MAX_KEYS);
+        return ossa__br_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, 0x14, "%u frames exceed the limit of %zu keys", frames,
+                             OSSA__METROID_MAX_KEYS);
     if ((double)(frames - 1u) * (double)interval > (double)duration * (1.0 + 1e-6))
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, 0x14, "%u frames of %g s end after the duration %g s", frames,
-                                  (double)interval, (double)duration);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, 0x14, "%u frames of %g s end after the duration %g s", frames,
+                             (double)interval, (double)duration);
     if (bones.count > OSSA__METROID_MAX_BONES)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, bones_at, "bone channel table has %u entries; at most 100",
-                                  bones.count);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, bones_at, "bone channel table has %u entries; at most 100",
+                             bones.count);
     key_array *arrays[3] = {&rot_keys, &trans_keys, &scale_keys};
     static const char *const names[3] = {"rotation", "translation", "scale"};
     for (int g = 0; g < 3; ++g) {
         if (arrays[g]->count % frames)
-            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, arrays[g]->offset - 4,
-                                      "%u %s keys are not a whole number of keys for %u frames", arrays[g]->count,
-                                      names[g], frames);
+            return ossa__br_fail(r, OSSA_ERROR_CORRUPT, arrays[g]->offset - 4,
+                                 "%u %s keys are not a whole number of keys for %u frames", arrays[g]->count, names[g],
+                                 frames);
         arrays[g]->per_frame = arrays[g]->count / frames;
     }
 
@@ -184,9 +182,9 @@ static ossa_result decode_uncompressed(ossa__metroid_reader *r, ossa_metroid_gam
         }
     }
     if (components && frames > OSSA__METROID_MAX_KEYS / components)
-        return ossa__metroid_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, 0x14,
-                                  "%u frames of %zu channels exceed the limit of %zu keys", frames, components,
-                                  OSSA__METROID_MAX_KEYS);
+        return ossa__br_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, 0x14,
+                             "%u frames of %zu channels exceed the limit of %zu keys", frames, components,
+                             OSSA__METROID_MAX_KEYS);
     clip->game = game;
     clip->duration = duration;
     clip->interval = interval;
@@ -206,17 +204,17 @@ static ossa_result decode_uncompressed(ossa__metroid_reader *r, ossa_metroid_gam
                 const uint32_t n = arrays[g]->per_frame;
                 const size_t key = frame_major ? (size_t)f * n + index[c][g] : (size_t)index[c][g] * frames + f;
                 const size_t at = arrays[g]->offset + key * (g == 0 ? 16u : 12u);
-                const uint8_t *p = r->data + at;
+                const uint8_t *p = arrays[g]->keys + key * (g == 0 ? 16u : 12u);
                 float v[4];
                 for (int i = 0; i < (g == 0 ? 4 : 3); ++i)
-                    v[i] = ossa__metroid_bits_to_float(ossa__metroid_be32(p + 4 * i));
+                    v[i] = ossa__br_bits_to_f32(ossa__br_load_u32(p + 4 * i, OSSA__BR_BIG));
                 bool finite = isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) && (g != 0 || isfinite(v[3]));
                 /* The raw animation needs |q|^2 > 1e-12 (ossa_raw_animation_validate). */
                 if (g == 0 && finite && !(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3] > 1e-12f))
                     finite = false;
                 if (!finite)
-                    return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "bone %u %s key %u is not a finite%s value",
-                                              ch->bone_id, names[g], f, g == 0 ? " non-zero" : "");
+                    return ossa__br_fail(r, OSSA_ERROR_CORRUPT, at, "bone %u %s key %u is not a finite%s value",
+                                         ch->bone_id, names[g], f, g == 0 ? " non-zero" : "");
                 /* Quaternions are stored W, X, Y, Z. */
                 if (g == 0)
                     ch->rotations[f] = (ossa_quat){v[1], v[2], v[3], v[0]};
@@ -235,8 +233,9 @@ static ossa_result decode_uncompressed(ossa__metroid_reader *r, ossa_metroid_gam
 static ossa_result decode(const uint8_t *p, size_t size, ossa_metroid_game game, bool frame_major,
                           ossa__metroid_clip *clip, ossa_diag *diag)
 {
-    ossa__metroid_reader r = {p, size, 0, diag, "", OSSA_OK};
-    const uint32_t version = ossa__metroid_be32(p);
+    ossa__byte_reader r;
+    ossa__br_init(&r, p, size, OSSA__BR_BIG, diag, NULL);
+    const uint32_t version = ossa__br_load_u32(p, OSSA__BR_BIG);
     ossa_result res = version == 2 ? ossa__metroid_decode_compressed(&r, game, clip)
                                    : decode_uncompressed(&r, game, frame_major, clip);
     if (res != OSSA_OK) ossa__metroid_clip_destroy(clip);
@@ -245,9 +244,10 @@ static ossa_result decode(const uint8_t *p, size_t size, ossa_metroid_game game,
 
 static ossa_metroid_game guess_game(const uint8_t *p, size_t size)
 {
-    if (ossa__metroid_be32(p) == 2) {
+    if (ossa__br_load_u32(p, OSSA__BR_BIG) == 2) {
         /* MP2 replaces MP1's EVNT id and u32 1 by a u16 0x0101 (PrimeWorldEditor's test). */
-        const bool mp2 = size >= 16 && ossa__metroid_be16(p + 8) == 0x0101 && ossa__metroid_be32(p + 12) != 1;
+        const bool mp2 = size >= 16 && ossa__br_load_u16(p + 8, OSSA__BR_BIG) == 0x0101 &&
+                         ossa__br_load_u32(p + 12, OSSA__BR_BIG) != 1;
         return mp2 ? OSSA_METROID_GAME_MP2 : OSSA_METROID_GAME_MP1;
     }
     bool exact1 = false, exact2 = false;
@@ -440,10 +440,11 @@ ossa_result ossa_import_metroid_anim(const void *data, size_t size, const ossa_m
     ossa_import_output_destroy(out);
     if (desc && desc->allocator) out->allocator = *desc->allocator;
     if (!data) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no ANIM data");
-    if (size < 4)
-        return ossa_diag_set(diag, OSSA_ERROR_TRUNCATED, 0, 0, 0, "ANIM needs a 4-byte version, %zu bytes given", size);
+    ossa__byte_reader r;
+    ossa__br_init(&r, data, size, OSSA__BR_BIG, diag, NULL);
+    uint32_t version;
+    if (ossa__br_u32(&r, "the ANIM version", &version)) return r.code;
     const uint8_t *p = data;
-    const uint32_t version = ossa__metroid_be32(p);
     if (version != 0 && version != 2)
         return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, 0, 0, 0,
                              "ANIM version %u is not supported (0 uncompressed and 2 compressed are)", version);

@@ -29,17 +29,18 @@ typedef struct header {
 
 static bool bitmap_bit(const uint8_t *bitmap, size_t i)
 {
-    return (ossa__metroid_be32(bitmap + 4u * (i / 32u)) >> (i % 32u)) & 1u;
+    return (ossa__br_load_u32(bitmap + 4u * (i / 32u), OSSA__BR_BIG) >> (i % 32u)) & 1u;
 }
 
-/* `width` (1..32) bits at bit `pos` of the big-endian words, LSB first; the caller has checked
- * that the field lies inside the words. */
+/* `width` (1..32) bits at bit `pos` of the big-endian words, LSB first. The words are a span
+ * taken through the byte reader, sized from the descriptors' bit counts, so every field read
+ * here lies inside them. */
 static uint32_t read_bits(const uint8_t *words, uint64_t pos, unsigned width)
 {
     const size_t w = (size_t)(pos >> 5);
     const unsigned shift = (unsigned)(pos & 31u);
-    uint64_t v = (uint64_t)ossa__metroid_be32(words + 4u * w) >> shift;
-    if (shift + width > 32u) v |= (uint64_t)ossa__metroid_be32(words + 4u * (w + 1u)) << (32u - shift);
+    uint64_t v = (uint64_t)ossa__br_load_u32(words + 4u * w, OSSA__BR_BIG) >> shift;
+    if (shift + width > 32u) v |= (uint64_t)ossa__br_load_u32(words + 4u * (w + 1u), OSSA__BR_BIG) << (32u - shift);
     return (uint32_t)(v & ((UINT64_C(1) << width) - 1u));
 }
 
@@ -82,67 +83,65 @@ ossa_quat ossa__metroid_slerp(ossa_quat a, ossa_quat b, float t)
     return (ossa_quat){r.x * inv, r.y * inv, r.z * inv, r.w * inv};
 }
 
-static ossa_result read_header(ossa__metroid_reader *r, ossa_metroid_game game, header *h, ossa__metroid_clip *clip)
+static ossa_result read_header(ossa__byte_reader *r, ossa_metroid_game game, header *h, ossa__metroid_clip *clip)
 {
     const bool mp2 = game == OSSA_METROID_GAME_MP2;
     uint32_t scratch, unknown32, looping, root, evnt = 0;
     uint16_t unknown16;
-    r->pos = 4;
-    if (!ossa__metroid_u32(r, &scratch, "scratch size")) return r->code;
-    if (!mp2 && !ossa__metroid_u32(r, &evnt, "EVNT id")) return r->code;
-    if (mp2 ? !ossa__metroid_u16(r, &unknown16, "header") : !ossa__metroid_u32(r, &unknown32, "header")) return r->code;
+    (void)ossa__br_seek(r, 4, "the version"); /* the caller checked the version */
+    if (ossa__br_u32(r, "scratch size", &scratch)) return r->code;
+    if (!mp2 && ossa__br_u32(r, "EVNT id", &evnt)) return r->code;
+    if (mp2 ? ossa__br_u16(r, "header", &unknown16) : ossa__br_u32(r, "header", &unknown32)) return r->code;
     const size_t duration_at = r->pos;
-    if (!ossa__metroid_f32(r, &h->duration, "duration") || !ossa__metroid_f32(r, &h->interval, "frame interval") ||
-        !ossa__metroid_u32(r, &root, "root bone id") || !ossa__metroid_u32(r, &looping, "looping flag"))
+    if (ossa__br_f32(r, "duration", &h->duration) || ossa__br_f32(r, "frame interval", &h->interval) ||
+        ossa__br_u32(r, "root bone id", &root) || ossa__br_u32(r, "looping flag", &looping))
         return r->code;
     const size_t div_at = r->pos;
-    if (!ossa__metroid_u32(r, &h->rot_div, "rotation divisor") ||
-        !ossa__metroid_f32(r, &h->translation_mult, "translation multiplier"))
+    if (ossa__br_u32(r, "rotation divisor", &h->rot_div) ||
+        ossa__br_f32(r, "translation multiplier", &h->translation_mult))
         return r->code;
     h->scale_mult = 0.f;
-    if (mp2 && !ossa__metroid_f32(r, &h->scale_mult, "scale multiplier")) return r->code;
+    if (mp2 && ossa__br_f32(r, "scale multiplier", &h->scale_mult)) return r->code;
     const size_t count_at = r->pos;
-    if (!ossa__metroid_u32(r, &h->channel_count, "bone channel count") || !ossa__metroid_u32(r, &unknown32, "header"))
+    if (ossa__br_u32(r, "bone channel count", &h->channel_count) || ossa__br_u32(r, "header", &unknown32))
         return r->code;
     if (!isfinite(h->duration) || !(h->duration > 0.f))
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, duration_at, "duration %g s is not a positive finite number",
-                                  (double)h->duration);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, duration_at, "duration %g s is not a positive finite number",
+                             (double)h->duration);
     if (!isfinite(h->interval) || !(h->interval > 0.f))
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, duration_at + 4,
-                                  "frame interval %g s is not a positive finite number", (double)h->interval);
-    if (h->rot_div == 0) return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, div_at, "rotation divisor is 0");
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, duration_at + 4,
+                             "frame interval %g s is not a positive finite number", (double)h->interval);
+    if (h->rot_div == 0) return ossa__br_fail(r, OSSA_ERROR_CORRUPT, div_at, "rotation divisor is 0");
     /* Totals are 16-bit, so |value| <= 32768 * multiplier must stay finite. */
     if (!isfinite(h->translation_mult) || fabsf(h->translation_mult) > FLT_MAX / 32768.f)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, div_at + 4, "translation multiplier %g is out of range",
-                                  (double)h->translation_mult);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, div_at + 4, "translation multiplier %g is out of range",
+                             (double)h->translation_mult);
     if (!isfinite(h->scale_mult) || fabsf(h->scale_mult) > FLT_MAX / 32768.f)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, div_at + 8, "scale multiplier %g is out of range",
-                                  (double)h->scale_mult);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, div_at + 8, "scale multiplier %g is out of range",
+                             (double)h->scale_mult);
     if (h->channel_count > OSSA__METROID_MAX_BONES)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, count_at, "bone channel count %u exceeds the game's 100",
-                                  h->channel_count);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, count_at, "bone channel count %u exceeds the game's 100",
+                             h->channel_count);
     h->bitmap_offset = r->pos;
     uint32_t bits;
-    if (!ossa__metroid_u32(r, &bits, "key bitmap length")) return r->code;
+    if (ossa__br_u32(r, "key bitmap length", &bits)) return r->code;
     const uint64_t words = ((uint64_t)bits + 31u) / 32u;
-    if (!ossa__metroid_need(r, words, 4, "key bitmap")) return r->code;
+    if (ossa__br_need(r, words, 4, "key bitmap")) return r->code;
     h->bitmap_bits = bits;
-    h->bitmap = r->data + r->pos;
-    r->pos += (size_t)words * 4u;
+    (void)ossa__br_bytes(r, (size_t)words * 4u, "key bitmap", &h->bitmap); /* fits: checked above */
 
     size_t at = r->pos;
     uint32_t repeat = h->channel_count;
-    if (!mp2 && !ossa__metroid_u32(r, &repeat, "bone channel count")) return r->code;
+    if (!mp2 && ossa__br_u32(r, "bone channel count", &repeat)) return r->code;
     if (repeat != h->channel_count)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "bone channel count repeated as %u, header says %u",
-                                  repeat, h->channel_count);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, at, "bone channel count repeated as %u, header says %u", repeat,
+                             h->channel_count);
     at = r->pos;
     uint32_t descriptors;
-    if (!ossa__metroid_u32(r, &descriptors, "descriptor count")) return r->code;
+    if (ossa__br_u32(r, "descriptor count", &descriptors)) return r->code;
     if (descriptors != h->channel_count)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at,
-                                  "descriptor count %u differs from the bone channel count %u", descriptors,
-                                  h->channel_count);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, at, "descriptor count %u differs from the bone channel count %u",
+                             descriptors, h->channel_count);
     clip->game = game;
     clip->compressed = true;
     clip->duration = h->duration;
@@ -154,39 +153,37 @@ static ossa_result read_header(ossa__metroid_reader *r, ossa_metroid_game game, 
     return OSSA_OK;
 }
 
-static ossa_result read_descriptor(ossa__metroid_reader *r, bool mp2, uint32_t index, descriptor *d)
+static ossa_result read_descriptor(ossa__byte_reader *r, bool mp2, uint32_t index, descriptor *d)
 {
     static const char *const names[3] = {"rotation", "translation", "scale"};
     d->offset = r->pos;
     if (mp2) {
         uint8_t id;
-        if (!ossa__metroid_u8(r, &id, "channel bone id")) return r->code;
+        if (ossa__br_u8(r, "channel bone id", &id)) return r->code;
         d->bone_id = id;
-    } else if (!ossa__metroid_u32(r, &d->bone_id, "channel bone id")) {
+    } else if (ossa__br_u32(r, "channel bone id", &d->bone_id)) {
         return r->code;
     }
     if (d->bone_id >= OSSA__METROID_MAX_BONES)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, d->offset, "channel %u has bone id %u; ids must be below 100",
-                                  index, d->bone_id);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, d->offset, "channel %u has bone id %u; ids must be below 100",
+                             index, d->bone_id);
     for (int g = 0; g < (mp2 ? 3 : 2); ++g) {
         d->count_offset[g] = r->pos;
-        if (!ossa__metroid_u16(r, &d->count[g], "channel key count")) return r->code;
+        if (ossa__br_u16(r, "channel key count", &d->count[g])) return r->code;
         if (d->count[g] == 0) {
             if (g == ROT && !mp2)
-                return ossa__metroid_fail(
-                    r, OSSA_ERROR_UNSUPPORTED_FORMAT, d->count_offset[g],
-                    "MP1 channel %u (bone %u) has no rotation keys; readers disagree on that layout", index,
-                    d->bone_id);
+                return ossa__br_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, d->count_offset[g],
+                                     "MP1 channel %u (bone %u) has no rotation keys; readers disagree on that layout",
+                                     index, d->bone_id);
             continue;
         }
         for (int c = 0; c < 3; ++c) {
-            if (!ossa__metroid_s16(r, &d->init[g][c], "channel initial value")) return r->code;
+            if (ossa__br_i16(r, "channel initial value", &d->init[g][c])) return r->code;
             const size_t bits_at = r->pos;
-            if (!ossa__metroid_u8(r, &d->bits[g][c], "channel bit width")) return r->code;
+            if (ossa__br_u8(r, "channel bit width", &d->bits[g][c])) return r->code;
             if (d->bits[g][c] > 32)
-                return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, bits_at,
-                                          "channel %u (bone %u) %s bit width %u exceeds 32", index, d->bone_id,
-                                          names[g], d->bits[g][c]);
+                return ossa__br_fail(r, OSSA_ERROR_CORRUPT, bits_at, "channel %u (bone %u) %s bit width %u exceeds 32",
+                                     index, d->bone_id, names[g], d->bits[g][c]);
         }
     }
     return OSSA_OK;
@@ -252,7 +249,7 @@ static size_t emitted_frames(const header *h, uint32_t last_stored, double *fina
     return n + 1;
 }
 
-ossa_result ossa__metroid_decode_compressed(ossa__metroid_reader *r, ossa_metroid_game game, ossa__metroid_clip *clip)
+ossa_result ossa__metroid_decode_compressed(ossa__byte_reader *r, ossa_metroid_game game, ossa__metroid_clip *clip)
 {
     const bool mp2 = game == OSSA_METROID_GAME_MP2;
     header h = {0};
@@ -260,13 +257,12 @@ ossa_result ossa__metroid_decode_compressed(ossa__metroid_reader *r, ossa_metroi
     if (res != OSSA_OK) return res;
     descriptor d[OSSA__METROID_MAX_BONES];
     bool seen[OSSA__METROID_MAX_BONES] = {false};
-    if (!ossa__metroid_need(r, h.channel_count, mp2 ? 7u : 17u, "channel descriptors")) return r->code;
+    if (ossa__br_need(r, h.channel_count, mp2 ? 7u : 17u, "channel descriptors")) return r->code;
     for (uint32_t c = 0; c < h.channel_count; ++c) {
         memset(&d[c], 0, sizeof d[c]);
         if ((res = read_descriptor(r, mp2, c, &d[c])) != OSSA_OK) return res;
         if (seen[d[c].bone_id])
-            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, d[c].offset, "channel %u repeats bone id %u", c,
-                                      d[c].bone_id);
+            return ossa__br_fail(r, OSSA_ERROR_CORRUPT, d[c].offset, "channel %u repeats bone id %u", c, d[c].bone_id);
         seen[d[c].bone_id] = true;
     }
 
@@ -280,39 +276,40 @@ ossa_result ossa__metroid_decode_compressed(ossa__metroid_reader *r, ossa_metroi
             if (!d[c].count[g]) continue;
             if (!have_keys) keys = d[c].count[g], have_keys = true;
             if (d[c].count[g] != keys)
-                return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, d[c].count_offset[g],
-                                          "channel %u (bone %u) has %u keys where the first channel has %u", c,
-                                          d[c].bone_id, d[c].count[g], keys);
+                return ossa__br_fail(r, OSSA_ERROR_CORRUPT, d[c].count_offset[g],
+                                     "channel %u (bone %u) has %u keys where the first channel has %u", c, d[c].bone_id,
+                                     d[c].count[g], keys);
             ++components;
             bits_per_key += (g == ROT) + (uint64_t)d[c].bits[g][0] + d[c].bits[g][1] + d[c].bits[g][2];
         }
     size_t stored = 0;
     for (size_t i = 1; i < h.bitmap_bits; ++i) stored += bitmap_bit(h.bitmap, i);
     if (stored != keys)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, h.bitmap_offset,
-                                  "key bitmap marks %zu stored frames after frame 0 but the descriptors give %u keys",
-                                  stored, keys);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, h.bitmap_offset,
+                             "key bitmap marks %zu stored frames after frame 0 but the descriptors give %u keys",
+                             stored, keys);
     const uint64_t words = (bits_per_key * keys + 31u) / 32u;
-    if (!ossa__metroid_need(r, words, 4, "key bitstream")) return r->code;
-    const uint8_t *bitstream = r->data + r->pos;
+    if (ossa__br_need(r, words, 4, "key bitstream")) return r->code;
+    const uint8_t *bitstream = NULL;
+    (void)ossa__br_bytes(r, (size_t)words * 4u, "key bitstream", &bitstream); /* fits: checked above */
 
     stored_keys s = {.count = (size_t)keys + 1u};
     uint32_t last_stored = 0;
     double final_x = 0.0;
     size_t frames = 0;
     if (components && s.count > OSSA__METROID_MAX_KEYS / components)
-        return ossa__metroid_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, h.bitmap_offset,
-                                  "%zu stored keys of %zu channels exceed the limit of %zu keys", s.count, components,
-                                  OSSA__METROID_MAX_KEYS);
+        return ossa__br_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, h.bitmap_offset,
+                             "%zu stored keys of %zu channels exceed the limit of %zu keys", s.count, components,
+                             OSSA__METROID_MAX_KEYS);
     s.frames = ossa__calloc(&clip->allocator, s.count, sizeof *s.frames);
-    if (!s.frames) return ossa__metroid_fail(r, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, "out of memory");
+    if (!s.frames) return ossa__br_fail(r, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, "out of memory");
     for (size_t i = 1, k = 1; i < h.bitmap_bits; ++i)
         if (bitmap_bit(h.bitmap, i)) s.frames[k++] = last_stored = (uint32_t)i;
     frames = emitted_frames(&h, last_stored, &final_x);
     if (frames > OSSA__METROID_MAX_KEYS || (components && frames > OSSA__METROID_MAX_KEYS / components)) {
-        res = ossa__metroid_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, h.bitmap_offset,
-                                 "%zu frames of %zu channels exceed the limit of %zu keys", frames, components,
-                                 OSSA__METROID_MAX_KEYS);
+        res = ossa__br_fail(r, OSSA_ERROR_UNSUPPORTED_FORMAT, h.bitmap_offset,
+                            "%zu frames of %zu channels exceed the limit of %zu keys", frames, components,
+                            OSSA__METROID_MAX_KEYS);
         goto done;
     }
     size_t rows[3] = {0, 0, 0};
@@ -333,7 +330,7 @@ ossa_result ossa__metroid_decode_compressed(ossa__metroid_reader *r, ossa_metroi
         ch->has_scale = d[c].count[SCALE] != 0;
     }
     if ((rows[ROT] && !s.rot) || (rows[TRANS] && !s.vec[0]) || (rows[SCALE] && !s.vec[1])) {
-        res = ossa__metroid_fail(r, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, "out of memory for %zu stored keys", s.count);
+        res = ossa__br_fail(r, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, "out of memory for %zu stored keys", s.count);
         goto done;
     }
     if ((res = ossa__metroid_clip_alloc(clip, frames, r)) != OSSA_OK) goto done;

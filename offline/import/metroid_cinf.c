@@ -1,73 +1,13 @@
-/* Metroid Prime / Echoes CINF skeletons, and the big-endian reader the ANIM importer shares. */
+/* Metroid Prime / Echoes CINF skeletons. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "metroid.h"
 
-ossa_result ossa__metroid_fail(ossa__metroid_reader *r, ossa_result code, size_t offset, const char *fmt, ...)
-{
-    char text[sizeof(((ossa_diag *)0)->message)];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(text, sizeof text, fmt, args);
-    va_end(args);
-    if (r->code == OSSA_OK) r->code = code;
-    return ossa_diag_set(r->diag, code, offset, 0, 0, "%s%s", r->prefix ? r->prefix : "", text);
-}
-
-bool ossa__metroid_need(ossa__metroid_reader *r, uint64_t count, size_t item, const char *what)
-{
-    const uint64_t remaining = r->size - r->pos;
-    if (item == 0 || count <= remaining / item) return true;
-    ossa__metroid_fail(r, OSSA_ERROR_TRUNCATED, r->pos, "%s needs %llu bytes but only %llu remain", what,
-                       (unsigned long long)count * (unsigned long long)item, (unsigned long long)remaining);
-    return false;
-}
-
-bool ossa__metroid_u8(ossa__metroid_reader *r, uint8_t *v, const char *what)
-{
-    if (!ossa__metroid_need(r, 1, 1, what)) return false;
-    *v = r->data[r->pos++];
-    return true;
-}
-
-bool ossa__metroid_u16(ossa__metroid_reader *r, uint16_t *v, const char *what)
-{
-    if (!ossa__metroid_need(r, 1, 2, what)) return false;
-    *v = ossa__metroid_be16(r->data + r->pos);
-    r->pos += 2;
-    return true;
-}
-
-bool ossa__metroid_s16(ossa__metroid_reader *r, int16_t *v, const char *what)
-{
-    uint16_t u;
-    if (!ossa__metroid_u16(r, &u, what)) return false;
-    *v = (int16_t)(u >= 0x8000u ? (int32_t)u - 0x10000 : (int32_t)u);
-    return true;
-}
-
-bool ossa__metroid_u32(ossa__metroid_reader *r, uint32_t *v, const char *what)
-{
-    if (!ossa__metroid_need(r, 1, 4, what)) return false;
-    *v = ossa__metroid_be32(r->data + r->pos);
-    r->pos += 4;
-    return true;
-}
-
-bool ossa__metroid_f32(ossa__metroid_reader *r, float *v, const char *what)
-{
-    uint32_t u;
-    if (!ossa__metroid_u32(r, &u, what)) return false;
-    *v = ossa__metroid_bits_to_float(u);
-    return true;
-}
-
 /* Donkey Kong Country Returns reuses the extension with another layout. */
 #define DKCR_CINF_MAGIC 0x9E220006u
 
-static ossa_result parse_layout(ossa__metroid_reader *r, ossa_metroid_game game, ossa__metroid_cinf *cinf)
+static ossa_result parse_layout(ossa__byte_reader *r, ossa_metroid_game game, ossa__metroid_cinf *cinf)
 {
     memset(cinf, 0, sizeof *cinf);
     cinf->game = game;
@@ -75,66 +15,64 @@ static ossa_result parse_layout(ossa__metroid_reader *r, ossa_metroid_game game,
     const size_t bone_min = game == OSSA_METROID_GAME_MP2 ? 56u : 24u;
     uint32_t count;
     size_t at = r->pos;
-    if (!ossa__metroid_u32(r, &count, "bone count")) return r->code;
+    if (ossa__br_u32(r, "bone count", &count)) return r->code;
     if (count > OSSA__METROID_MAX_BONES)
-        return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "bone count %u exceeds the game's limit of 100", count);
-    if (!ossa__metroid_need(r, count, bone_min, "bone table")) return r->code;
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, at, "bone count %u exceeds the game's limit of 100", count);
+    if (ossa__br_need(r, count, bone_min, "bone table")) return r->code;
     for (uint32_t b = 0; b < count; ++b) {
         ossa__metroid_bone *bone = &cinf->bones[b];
         bone->offset = r->pos;
-        if (!ossa__metroid_u32(r, &bone->id, "bone id")) return r->code;
+        if (ossa__br_u32(r, "bone id", &bone->id)) return r->code;
         if (bone->id >= OSSA__METROID_MAX_BONES)
-            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, bone->offset, "bone %u has id %u; ids must be below 100",
-                                      b, bone->id);
+            return ossa__br_fail(r, OSSA_ERROR_CORRUPT, bone->offset, "bone %u has id %u; ids must be below 100", b,
+                                 bone->id);
         if (present[bone->id])
-            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, bone->offset, "bone %u repeats bone id %u", b, bone->id);
+            return ossa__br_fail(r, OSSA_ERROR_CORRUPT, bone->offset, "bone %u repeats bone id %u", b, bone->id);
         present[bone->id] = true;
-        if (!ossa__metroid_u32(r, &bone->parent_id, "parent id")) return r->code;
+        if (ossa__br_u32(r, "parent id", &bone->parent_id)) return r->code;
         at = r->pos;
         float *xyz[3] = {&bone->origin.x, &bone->origin.y, &bone->origin.z};
         for (int c = 0; c < 3; ++c)
-            if (!ossa__metroid_f32(r, xyz[c], "bone origin")) return r->code;
+            if (ossa__br_f32(r, "bone origin", xyz[c])) return r->code;
         if (!isfinite(bone->origin.x) || !isfinite(bone->origin.y) || !isfinite(bone->origin.z))
-            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at, "bone id %u has a non-finite origin", bone->id);
+            return ossa__br_fail(r, OSSA_ERROR_CORRUPT, at, "bone id %u has a non-finite origin", bone->id);
         /* MP2 adds two quaternions (skeleton-space and local rotation); nothing reads them back. */
         if (game == OSSA_METROID_GAME_MP2) {
-            if (!ossa__metroid_need(r, 8, 4, "bone rotations")) return r->code;
-            r->pos += 32;
+            if (ossa__br_skip(r, 32, "bone rotations")) return r->code;
         }
         uint32_t linked;
-        if (!ossa__metroid_u32(r, &linked, "linked bone count")) return r->code;
-        if (!ossa__metroid_need(r, linked, 4, "linked bone ids")) return r->code;
-        r->pos += (size_t)linked * 4u;
+        if (ossa__br_u32(r, "linked bone count", &linked)) return r->code;
+        if (ossa__br_need(r, linked, 4, "linked bone ids")) return r->code;
+        (void)ossa__br_skip(r, (size_t)linked * 4u, "linked bone ids"); /* fits: checked above */
     }
     cinf->bone_count = count;
 
     uint32_t order_count;
-    if (!ossa__metroid_u32(r, &order_count, "build-order count")) return r->code;
-    if (!ossa__metroid_need(r, order_count, 4, "build-order list")) return r->code;
+    if (ossa__br_u32(r, "build-order count", &order_count)) return r->code;
+    if (ossa__br_need(r, order_count, 4, "build-order list")) return r->code;
     bool ordered[OSSA__METROID_MAX_BONES] = {false};
     for (uint32_t i = 0; i < order_count; ++i) {
         at = r->pos;
         uint32_t id = 0;
-        (void)ossa__metroid_u32(r, &id, "build-order id"); /* the whole list was checked above */
+        (void)ossa__br_u32(r, "build-order id", &id); /* the whole list was checked above */
         if (id >= OSSA__METROID_MAX_BONES || !present[id])
-            return ossa__metroid_fail(r, OSSA_ERROR_CORRUPT, at,
-                                      "build-order entry %u names bone id %u, which the file lacks", i, id);
+            return ossa__br_fail(r, OSSA_ERROR_CORRUPT, at,
+                                 "build-order entry %u names bone id %u, which the file lacks", i, id);
         if (!ordered[id]) cinf->order[cinf->order_count++] = (uint8_t)id;
         ordered[id] = true;
     }
 
     uint32_t name_count;
-    if (!ossa__metroid_u32(r, &name_count, "name count")) return r->code;
-    if (!ossa__metroid_need(r, name_count, 5, "name table")) return r->code;
+    if (ossa__br_u32(r, "name count", &name_count)) return r->code;
+    if (ossa__br_need(r, name_count, 5, "name table")) return r->code;
     for (uint32_t i = 0; i < name_count; ++i) {
         at = r->pos;
         const uint8_t *start = r->data + r->pos;
-        const uint8_t *nul = memchr(start, 0, r->size - r->pos);
-        if (!nul)
-            return ossa__metroid_fail(r, OSSA_ERROR_TRUNCATED, at, "name %u has no terminating NUL before the end", i);
-        r->pos += (size_t)(nul - start) + 1u;
+        const uint8_t *nul = memchr(start, 0, ossa__br_remaining(r));
+        if (!nul) return ossa__br_fail(r, OSSA_ERROR_TRUNCATED, at, "name %u has no terminating NUL before the end", i);
+        (void)ossa__br_skip(r, (size_t)(nul - start) + 1u, "bone name"); /* the NUL is inside the data */
         uint32_t id;
-        if (!ossa__metroid_u32(r, &id, "name bone id")) return r->code;
+        if (ossa__br_u32(r, "name bone id", &id)) return r->code;
         if (id >= OSSA__METROID_MAX_BONES || !present[id]) continue;
         for (size_t b = 0; b < cinf->bone_count; ++b)
             if (cinf->bones[b].id == id && !cinf->bones[b].name) cinf->bones[b].name = (const char *)start;
@@ -145,8 +83,8 @@ static ossa_result parse_layout(ossa__metroid_reader *r, ossa_metroid_game game,
 static ossa_metroid_game guess_game(const uint8_t *p, size_t size)
 {
     /* MP1's linked count (1..100) follows the first origin where MP2 has a float. */
-    if (size < 28 || ossa__metroid_be32(p) == 0) return OSSA_METROID_GAME_MP1;
-    const uint32_t check = ossa__metroid_be32(p + 24);
+    if (size < 28 || ossa__br_load_u32(p, OSSA__BR_BIG) == 0) return OSSA_METROID_GAME_MP1;
+    const uint32_t check = ossa__br_load_u32(p + 24, OSSA__BR_BIG);
     return (check == 0 || check > 100) ? OSSA_METROID_GAME_MP2 : OSSA_METROID_GAME_MP1;
 }
 
@@ -154,19 +92,23 @@ ossa_result ossa__metroid_cinf_parse(const void *data, size_t size, ossa_metroid
                                      ossa__metroid_cinf *cinf, ossa_diag *diag)
 {
     const uint8_t *p = data;
-    ossa__metroid_reader r = {p, size, 0, diag, prefix, OSSA_OK};
-    if (size >= 4 && ossa__metroid_be32(p) == DKCR_CINF_MAGIC)
-        return ossa__metroid_fail(&r, OSSA_ERROR_UNSUPPORTED_FORMAT, 0,
-                                  "Donkey Kong Country Returns CINF (0x9E220006) is not supported");
+    ossa__byte_reader r;
+    ossa__br_init(&r, p, size, OSSA__BR_BIG, diag, NULL);
+    r.prefix = prefix;
+    if (size >= 4 && ossa__br_load_u32(p, OSSA__BR_BIG) == DKCR_CINF_MAGIC)
+        return ossa__br_fail(&r, OSSA_ERROR_UNSUPPORTED_FORMAT, 0,
+                             "Donkey Kong Country Returns CINF (0x9E220006) is not supported");
     if (game == OSSA_METROID_GAME_MP1 || game == OSSA_METROID_GAME_MP2) return parse_layout(&r, game, cinf);
     if (game != OSSA_METROID_GAME_AUTO)
-        return ossa__metroid_fail(&r, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, "unknown game %d", (int)game);
+        return ossa__br_fail(&r, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, "unknown game %d", (int)game);
     const ossa_metroid_game first = guess_game(p, size);
     ossa_diag first_diag = {.offset = SIZE_MAX};
     r.diag = &first_diag;
     if (parse_layout(&r, first, cinf) == OSSA_OK) return OSSA_OK;
     ossa_diag other_diag = {.offset = SIZE_MAX};
-    ossa__metroid_reader r2 = {p, size, 0, &other_diag, prefix, OSSA_OK};
+    ossa__byte_reader r2;
+    ossa__br_init(&r2, p, size, OSSA__BR_BIG, &other_diag, NULL);
+    r2.prefix = prefix;
     const ossa_metroid_game second = first == OSSA_METROID_GAME_MP1 ? OSSA_METROID_GAME_MP2 : OSSA_METROID_GAME_MP1;
     if (parse_layout(&r2, second, cinf) == OSSA_OK) return OSSA_OK;
     return ossa_diag_set(diag, first_diag.code, first_diag.offset, 0, 0, "%s", first_diag.message);

@@ -4,60 +4,25 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "import/byte_reader.h"
 #include "internal.h"
 
 #define BOOL_OUT_WEIGHT 1.0e6f
 
 enum { KIND_FULL, KIND_SIMPLE, KIND_BOOL };
 
-typedef struct reader {
-    const uint8_t *data;
-    size_t size, pos;
-    ossa_diag *diag;
-    const ossa_allocator *allocator;
-} reader;
-
-static ossa_result need(reader *r, size_t bytes, const char *what)
+static ossa_result bad_key(ossa__byte_reader *r, ossa_result code, size_t offset, const char *name, size_t key,
+                           const char *field, float found, const char *expected)
 {
-    if (r->size - r->pos >= bytes) return OSSA_OK;
-    return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, r->pos, 0, 0,
-                         "expected %s (%zu bytes) at byte %zu, found the end of the data after %zu bytes", what, bytes,
-                         r->pos, r->size - r->pos);
-}
-
-static uint32_t get_u32(reader *r)
-{
-    const uint8_t *p = r->data + r->pos;
-    r->pos += 4;
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static int32_t get_i32(reader *r)
-{
-    const uint32_t u = get_u32(r);
-    return u <= INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
-}
-
-static float get_f32(reader *r)
-{
-    const uint32_t u = get_u32(r);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static ossa_result bad_key(reader *r, ossa_result code, size_t offset, const char *name, size_t key, const char *field,
-                           float found, const char *expected)
-{
-    return ossa_diag_set(r->diag, code, offset, 0, 0, "key %zu of curve '%s': %s is %g; expected %s", key, name, field,
+    return ossa__br_fail(r, code, offset, "key %zu of curve '%s': %s is %g; expected %s", key, name, field,
                          (double)found, expected);
 }
 
-/* One key's fields after the time, validated. */
-static ossa_result read_key_rest(reader *r, int kind, const char *name, size_t i, ossa__unity_key *k)
+/* One key's fields after the time, validated; `p` holds the key's bytes, from byte `at`. */
+static ossa_result read_key_rest(ossa__byte_reader *r, const uint8_t *p, size_t at, int kind, const char *name,
+                                 size_t i, ossa__unity_key *k)
 {
-    const size_t at = r->pos - 4;
-    k->value = get_f32(r);
+    k->value = ossa__br_load_f32(p + 4, OSSA__BR_LITTLE);
     if (!isfinite(k->value))
         return bad_key(r, OSSA_ERROR_INVALID_KEY, at + 4, name, i, "value", k->value, "a finite number");
     if (kind != KIND_FULL) {
@@ -70,7 +35,7 @@ static ossa_result read_key_rest(reader *r, int kind, const char *name, size_t i
     static const char *const fields[4] = {"in tangent", "out tangent", "in weight", "out weight"};
     float v[4];
     for (int f = 0; f < 4; ++f) {
-        v[f] = get_f32(r);
+        v[f] = ossa__br_load_f32(p + 8 + 4 * (size_t)f, OSSA__BR_LITTLE);
         if (f < 2 ? isnan(v[f]) : !isfinite(v[f]))
             return bad_key(r, OSSA_ERROR_INVALID_KEY, at + 8 + 4 * (size_t)f, name, i, fields[f], v[f],
                            f < 2 ? "a number (infinite for a stepped segment)" : "a finite number");
@@ -79,53 +44,52 @@ static ossa_result read_key_rest(reader *r, int kind, const char *name, size_t i
     k->out_tangent = v[1];
     k->in_weight = v[2];
     k->out_weight = v[3];
-    k->weighted_mode = get_i32(r);
+    k->weighted_mode = ossa__br_load_i32(p + 24, OSSA__BR_LITTLE);
     if (k->weighted_mode < 0 || k->weighted_mode > OSSA__UNITY_WEIGHTED_BOTH)
-        return ossa_diag_set(
-            r->diag, OSSA_ERROR_CORRUPT, at + 24, 0, 0,
+        return ossa__br_fail(
+            r, OSSA_ERROR_CORRUPT, at + 24,
             "key %zu of curve '%s': weighted mode is %d; expected 0 (None), 1 (In), 2 (Out) or 3 (Both)", i, name,
             (int)k->weighted_mode);
     return OSSA_OK;
 }
 
-static ossa_result read_curve(reader *r, ossa__mrtk_recording *rec, size_t index, int kind)
+static ossa_result read_curve(ossa__byte_reader *r, ossa__mrtk_recording *rec, size_t index, int kind)
 {
     char name[64], what[128];
     ossa__mrtk_curve_name(index, name, sizeof name);
     ossa__mrtk_curve *c = &rec->curves[index];
     c->offset = r->pos;
     snprintf(what, sizeof what, "the header (pre-wrap, post-wrap, key count) of curve '%s'", name);
-    if (need(r, 12, what) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
-    c->c.pre_wrap = get_i32(r);
-    c->c.post_wrap = get_i32(r);
-    const size_t count_at = r->pos;
-    const int32_t n = get_i32(r);
+    const uint8_t *p = NULL;
+    if (ossa__br_bytes(r, 12, what, &p) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
+    c->c.pre_wrap = ossa__br_load_i32(p, OSSA__BR_LITTLE);
+    c->c.post_wrap = ossa__br_load_i32(p + 4, OSSA__BR_LITTLE);
+    const size_t count_at = c->offset + 8;
+    const int32_t n = ossa__br_load_i32(p + 8, OSSA__BR_LITTLE);
     const size_t stride = kind == KIND_FULL ? 28 : 8;
     if (n < 0)
-        return ossa_diag_set(r->diag, OSSA_ERROR_CORRUPT, count_at, 0, 0,
-                             "curve '%s' declares %d keys; expected a count >= 0", name, (int)n);
-    if ((size_t)n > (r->size - r->pos) / stride)
-        return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, count_at, 0, 0,
-                             "curve '%s' declares %d keys of %zu bytes, but only %zu bytes remain", name, (int)n,
-                             stride, r->size - r->pos);
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, count_at, "curve '%s' declares %d keys; expected a count >= 0",
+                             name, (int)n);
+    snprintf(what, sizeof what, "%d keys of curve '%s'", (int)n, name);
+    if (ossa__br_need_at(r, (uint64_t)n, stride, count_at, what) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
     if (n == 0) return OSSA_OK;
     c->keys = ossa__calloc(r->allocator, (size_t)n, sizeof *c->keys);
-    if (!c->keys)
-        return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, count_at, 0, 0, "out of memory for %d keys", (int)n);
+    if (!c->keys) return ossa__br_fail(r, OSSA_ERROR_OUT_OF_MEMORY, count_at, "out of memory for %d keys", (int)n);
     c->c.keys = c->keys;
     c->c.key_count = (size_t)n;
     for (size_t i = 0; i < (size_t)n; ++i) {
         ossa__unity_key *k = &c->keys[i];
         const size_t at = r->pos;
-        k->time = get_f32(r);
+        (void)ossa__br_bytes(r, stride, what, &p); /* all keys were checked above */
+        k->time = ossa__br_load_f32(p, OSSA__BR_LITTLE);
         if (!isfinite(k->time))
             return bad_key(r, OSSA_ERROR_INVALID_KEY, at, name, i, "time", k->time, "a finite number of seconds");
         if (i > 0 && k->time < k[-1].time)
-            return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at, 0, 0,
+            return ossa__br_fail(r, OSSA_ERROR_INVALID_KEY, at,
                                  "key %zu of curve '%s': time %g is before the previous key's %g; expected "
                                  "non-decreasing times",
                                  i, name, (double)k->time, (double)k[-1].time);
-        ossa_result res = read_key_rest(r, kind, name, i, k);
+        ossa_result res = read_key_rest(r, p, at, kind, name, i, k);
         if (res != OSSA_OK) return res;
         if (i + 1 == (size_t)n && k->time > rec->duration) {
             rec->duration = k->time;
@@ -135,7 +99,7 @@ static ossa_result read_curve(reader *r, ossa__mrtk_recording *rec, size_t index
     return OSSA_OK;
 }
 
-static ossa_result read_curves(reader *r, ossa__mrtk_recording *rec, size_t first, size_t count, int kind)
+static ossa_result read_curves(ossa__byte_reader *r, ossa__mrtk_recording *rec, size_t first, size_t count, int kind)
 {
     for (size_t i = first; i < first + count; ++i) {
         ossa_result res = read_curve(r, rec, i, kind);
@@ -181,96 +145,84 @@ static size_t utf8_error(const uint8_t *p, size_t n)
     return n;
 }
 
-static ossa_result read_markers(reader *r, ossa__mrtk_recording *rec)
+static ossa_result read_markers(ossa__byte_reader *r, ossa__mrtk_recording *rec)
 {
     if (r->pos == r->size) return OSSA_OK; /* the published layout stops before the list */
     rec->has_markers = true;
-    if (need(r, 4, "the marker count (Int32)") != OSSA_OK) return OSSA_ERROR_TRUNCATED;
     const size_t count_at = r->pos;
-    const int32_t n = get_i32(r);
+    int32_t n;
+    if (ossa__br_i32(r, "the marker count (Int32)", &n) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
     if (n < 0)
-        return ossa_diag_set(r->diag, OSSA_ERROR_CORRUPT, count_at, 0, 0,
+        return ossa__br_fail(r, OSSA_ERROR_CORRUPT, count_at,
                              "the marker list declares %d markers; expected a count >= 0", (int)n);
-    if ((size_t)n > (r->size - r->pos) / 5)
-        return ossa_diag_set(r->diag, OSSA_ERROR_TRUNCATED, count_at, 0, 0,
-                             "the marker list declares %d markers of at least 5 bytes, but only %zu bytes remain",
-                             (int)n, r->size - r->pos);
+    char what[64];
+    snprintf(what, sizeof what, "%d markers of at least 5 bytes", (int)n);
+    if (ossa__br_need_at(r, (uint64_t)n, 5, count_at, what) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
     if (n == 0) return OSSA_OK;
     rec->markers = ossa__calloc(r->allocator, (size_t)n, sizeof *rec->markers);
-    if (!rec->markers) return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, count_at, 0, 0, "out of memory");
+    if (!rec->markers) return ossa__br_fail(r, OSSA_ERROR_OUT_OF_MEMORY, count_at, "out of memory");
     rec->marker_count = (size_t)n;
     for (size_t i = 0; i < (size_t)n; ++i) {
         ossa__mrtk_marker *m = &rec->markers[i];
-        char what[64];
         snprintf(what, sizeof what, "the time of marker %zu (Float32)", i);
-        if (need(r, 4, what) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
         const size_t at = r->pos;
-        m->time = get_f32(r);
+        if (ossa__br_f32(r, what, &m->time) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
         if (!isfinite(m->time))
-            return ossa_diag_set(r->diag, OSSA_ERROR_INVALID_KEY, at, 0, 0,
+            return ossa__br_fail(r, OSSA_ERROR_INVALID_KEY, at,
                                  "marker %zu: time is %g; expected a finite number of seconds", i, (double)m->time);
         /* .NET BinaryWriter string: 7-bit encoded byte length (at most 5 bytes), UTF-8. */
         const size_t length_at = r->pos;
         uint64_t length = 0;
-        for (unsigned shift = 0;; shift += 7) {
-            snprintf(what, sizeof what, "the name length of marker %zu (7-bit encoded)", i);
-            if (need(r, 1, what) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
-            const uint8_t b = r->data[r->pos++];
-            length |= (uint64_t)(b & 0x7f) << shift;
-            if (!(b & 0x80)) break;
-            if (shift == 28)
-                return ossa_diag_set(r->diag, OSSA_ERROR_CORRUPT, length_at, 0, 0,
-                                     "marker %zu: the name length runs past 5 bytes; expected a 7-bit encoded Int32",
-                                     i);
-        }
+        snprintf(what, sizeof what, "the name length of marker %zu (an Int32)", i);
+        if (ossa__br_varint(r, 5, what, &length) != OSSA_OK) return r->code;
         if (length > INT32_MAX)
-            return ossa_diag_set(r->diag, OSSA_ERROR_CORRUPT, length_at, 0, 0,
+            return ossa__br_fail(r, OSSA_ERROR_CORRUPT, length_at,
                                  "marker %zu: name length %llu; expected at most 2147483647", i,
                                  (unsigned long long)length);
         snprintf(what, sizeof what, "the UTF-8 name of marker %zu", i);
-        if (need(r, (size_t)length, what) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
         m->name_offset = r->pos;
+        const uint8_t *name = NULL;
+        if (ossa__br_bytes(r, (size_t)length, what, &name) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
         m->name_size = (size_t)length;
-        const size_t bad = utf8_error(r->data + r->pos, m->name_size);
+        const size_t bad = utf8_error(name, m->name_size);
         if (bad < m->name_size)
-            return ossa_diag_set(r->diag, OSSA_ERROR_PARSE, r->pos + bad, 0, 0,
+            return ossa__br_fail(r, OSSA_ERROR_PARSE, m->name_offset + bad,
                                  "marker %zu: name byte 0x%02x at position %zu; expected UTF-8 text without NUL", i,
-                                 r->data[r->pos + bad], bad);
-        r->pos += m->name_size;
+                                 name[bad], bad);
     }
     return OSSA_OK;
 }
 
-static ossa_result read_recording(reader *r, ossa__mrtk_recording *rec)
+static ossa_result read_recording(ossa__byte_reader *r, ossa__mrtk_recording *rec)
 {
     static const uint8_t magic[8] = {0xc6, 0x42, 0x9e, 0x0f, 0x6e, 0xaf, 0x8f, 0x6a};
     const size_t have = r->size < 8 ? r->size : 8;
     if (memcmp(r->data, magic, have) != 0) {
         char found[40] = "";
         for (size_t i = 0; i < have; ++i) snprintf(found + 3 * i, sizeof found - 3 * i, "%02x ", r->data[i]);
-        return ossa_diag_set(r->diag, OSSA_ERROR_BAD_MAGIC, 0, 0, 0,
+        return ossa__br_fail(r, OSSA_ERROR_BAD_MAGIC, 0,
                              "expected the MRTK input animation magic c6 42 9e 0f 6e af 8f 6a, found %s", found);
     }
-    if (need(r, 8, "the Int64 magic number") != OSSA_OK) return OSSA_ERROR_TRUNCATED;
-    r->pos = 8;
-    if (need(r, 8, "the Int32 major and minor version") != OSSA_OK) return OSSA_ERROR_TRUNCATED;
-    rec->major = get_i32(r);
-    rec->minor = get_i32(r);
+    if (ossa__br_skip(r, 8, "the Int64 magic number") != OSSA_OK) return OSSA_ERROR_TRUNCATED;
+    const uint8_t *p = NULL;
+    if (ossa__br_bytes(r, 8, "the Int32 major and minor version", &p) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
+    rec->major = ossa__br_load_i32(p, OSSA__BR_LITTLE);
+    rec->minor = ossa__br_load_i32(p + 4, OSSA__BR_LITTLE);
     const bool newer = rec->major > OSSA_MRTK_VERSION_MAJOR ||
                        (rec->major == OSSA_MRTK_VERSION_MAJOR && rec->minor > OSSA_MRTK_VERSION_MINOR);
     if (newer || rec->major < 1 || rec->minor < 0)
-        return ossa_diag_set(r->diag, OSSA_ERROR_UNSUPPORTED_VERSION, rec->major == 1 ? 12 : 8, 0, 0,
+        return ossa__br_fail(r, OSSA_ERROR_UNSUPPORTED_VERSION, rec->major == 1 ? 12 : 8,
                              "version %d.%d%s; expected 1.0 or 1.1", (int)rec->major, (int)rec->minor,
                              newer ? " is newer than this reader" : " is not an MRTK version");
     int kind = KIND_FULL;
     rec->has_camera = rec->has_hands = true;
     if (rec->minor >= 1) {
-        if (need(r, 3, "the 3 flag bytes HasCameraPose, HasHandData, HasEyeGaze") != OSSA_OK)
+        if (ossa__br_bytes(r, 3, "the 3 flag bytes HasCameraPose, HasHandData, HasEyeGaze", &p) != OSSA_OK)
             return OSSA_ERROR_TRUNCATED;
         /* BinaryReader.ReadBoolean: any non-zero byte is true. */
-        rec->has_camera = r->data[r->pos++] != 0;
-        rec->has_hands = r->data[r->pos++] != 0;
-        rec->has_gaze = r->data[r->pos++] != 0;
+        rec->has_camera = p[0] != 0;
+        rec->has_hands = p[1] != 0;
+        rec->has_gaze = p[2] != 0;
         kind = KIND_SIMPLE;
     }
     ossa_result res = OSSA_OK;
@@ -318,8 +270,8 @@ ossa_result ossa_import_mrtk(const void *data, size_t size, const ossa_mrtk_desc
     ossa__mrtk_settings set;
     ossa_result res = resolve_desc(desc, &set, diag);
     if (res != OSSA_OK) return res;
-    static const uint8_t empty[1] = {0};
-    reader r = {data ? data : empty, size, 0, diag, &out->allocator};
+    ossa__byte_reader r;
+    ossa__br_init(&r, data, size, OSSA__BR_LITTLE, diag, &out->allocator);
     ossa__mrtk_recording rec;
     memset(&rec, 0, sizeof rec);
     res = read_recording(&r, &rec);
