@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "import_internal.h"
 #include "ossa/offline/import.h"
 
 static bool grow_one(ossa_import_output *out, void **array, size_t count, size_t elem)
@@ -133,4 +134,27 @@ void ossa_import_output_destroy(ossa_import_output *out)
     ossa_free(&a, out->metadata);
     memset(out, 0, sizeof *out);
     out->allocator = a;
+}
+
+ossa_result ossa__import_begin(ossa_import_output *out, const void *data, size_t size, const ossa_allocator *allocator,
+                               const char *what, ossa_diag *diag)
+{
+    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no import output");
+    ossa_import_output_destroy(out);
+    if (allocator) out->allocator = *allocator;
+    if (!data && size)
+        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no %s data (NULL with %zu bytes)", what,
+                             size);
+    return OSSA_OK;
+}
+
+ossa_result ossa__import_end(ossa_import_output *out, ossa_result result, ossa_diag *diag)
+{
+    if (!out) return result;
+    for (size_t i = 0; result == OSSA_OK && i < out->animation_count; ++i)
+        result = ossa_raw_animation_validate(&out->animations[i], diag);
+    for (size_t i = 0; result == OSSA_OK && i < out->track_count; ++i)
+        result = ossa_raw_track_validate(&out->tracks[i], diag);
+    if (result != OSSA_OK) ossa_import_output_destroy(out);
+    return result;
 }

@@ -234,7 +234,7 @@ static void import_ozz_file(const char *name, ossa_import_output *out)
 /* A pab clip with the pab skeleton joined to it, both depth-first (as `ossa bake --skeleton`). */
 static void import_pab_clip(const char *name, ossa_import_output *out)
 {
-    ossa_import_output skel;
+    ossa_import_output skel = {0};
     import_ozz_file("pab_skeleton.ozz", &skel);
     import_ozz_file(name, out);
     out->skeleton = skel.skeleton;
@@ -250,7 +250,7 @@ static void test_real_pab(void **state)
     const char *const clips[4] = {"pab_walk_raw.ozz", "pab_jog_raw.ozz", "pab_run_raw.ozz", "pab_atlas_raw.ozz"};
     bool ok = true;
     for (size_t c = 0; c < 4; ++c) {
-        ossa_import_output out;
+        ossa_import_output out = {0};
         import_pab_clip(clips[c], &out);
         char label[32];
         snprintf(label, sizeof label, "pab_%s", out.animations[0].name);
@@ -267,7 +267,7 @@ static void test_real_pab(void **state)
 static void test_rest_pose_sub_tracks(void **state)
 {
     (void)state;
-    ossa_import_output out;
+    ossa_import_output out = {0};
     import_pab_clip("pab_walk_raw.ozz", &out);
     const ossa_animation_build_desc desc = {.skeleton = &out.skeleton, .tolerance = .0001f};
     ossa_blob blob;
@@ -311,7 +311,7 @@ static void test_threads_same_blob(void **state)
 {
     (void)state;
     if (getenv("MESON_EXE_WRAPPER")) skip(); /* threads hang under qemu-user (the AArch64 tests) */
-    ossa_import_output out;
+    ossa_import_output out = {0};
     import_pab_clip("pab_jog_raw.ozz", &out);
     ossa_diag diag = {0};
     ossa_blob blobs[3] = {{0}};
@@ -364,7 +364,7 @@ static void excerpt(const ossa_raw_animation *src, float seconds, ossa_raw_anima
 static void test_real_cmu_01_01(void **state)
 {
     (void)state;
-    ossa_import_output out;
+    ossa_import_output out = {0};
     const char *path = ossa_test_assimp_path("BVH/01_01.bvh"); /* a static buffer: shown as is */
     import_assimp_file(path, path, "bvh", &out);
     ossa_raw_animation part = {0};
@@ -378,7 +378,7 @@ static void test_real_cmu_01_01(void **state)
 static void test_real_cesium_man(void **state)
 {
     (void)state;
-    ossa_import_output out;
+    ossa_import_output out = {0};
     import_assimp_file(ossa_test_shared_path("gltf/cesium_man.gltf"), "../shared/data/gltf/cesium_man.gltf", "gltf",
                        &out);
     const bool ok = bake_clip("cesium_man", &out.skeleton, &out.animations[0], 1.f, all_tolerances, 3);
@@ -418,7 +418,7 @@ static void counting_free(void *ptr, void *user)
 static void test_build_memory_estimate(void **state)
 {
     (void)state;
-    ossa_import_output out;
+    ossa_import_output out = {0};
     const char *path = ossa_test_assimp_path("BVH/01_01.bvh");
     import_assimp_file(path, path, "bvh", &out);
     ossa_raw_animation part = {0};
@@ -458,7 +458,7 @@ static void test_real_blender_fbx(void **state)
     static const float tolerance[] = {1e-4f};
     bool ok = true;
     for (size_t i = 0; i < sizeof files / sizeof *files; ++i) {
-        ossa_import_output out;
+        ossa_import_output out = {0};
         const char *path = ossa_test_assimp_path(files[i]);
         import_assimp_file(path, path, "fbx", &out);
         for (size_t j = 0; j < out.skeleton.joint_count; ++j)

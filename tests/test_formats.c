@@ -62,11 +62,63 @@ static void test_readme_lists_every_importer(void **state)
     free(text);
 }
 
+/* A counting allocator, to see that a failed import leaves nothing allocated. */
+static size_t live_blocks;
+static void *count_alloc(size_t size, void *user)
+{
+    (void)user;
+    void *p = malloc(size);
+    live_blocks += p != NULL;
+    return p;
+}
+static void count_free(void *p, void *user)
+{
+    (void)user;
+    live_blocks -= p != NULL;
+    free(p);
+}
+
+/* The import contract on every importer of the registry: NULL data with a size is refused;
+ * bytes that are not the format fail with `out` empty, its allocator kept and nothing left
+ * allocated. */
+static void test_every_importer_keeps_the_contract(void **state)
+{
+    (void)state;
+    static const char junk[] = "\x01\x02 not a file of any format \xff\xfe";
+    const ossa_allocator counting = {count_alloc, count_free, NULL};
+    size_t checked = 0;
+    for (size_t i = 0; i < ossa_import_format_count(); ++i) {
+        const ossa_import_format_info *f = ossa_import_format_at(i);
+        if (!f->importer || !f->available || !strcmp(f->extensions, "*") || !*f->extensions) continue;
+        char name[64];
+        snprintf(name, sizeof name, "clip.%.*s", (int)strcspn(f->extensions, " "), f->extensions);
+        if (ossa_import_detect(junk, sizeof junk - 1, name) != f->format) continue; /* claimed by content */
+        ossa_import_output out = {0};
+        out.allocator = counting;
+        ossa_diag diag;
+        ossa_diag_clear(&diag);
+        live_blocks = 0;
+        const ossa_result r = ossa_import_any(junk, sizeof junk - 1, name, &out, &diag);
+        if (r == OSSA_OK) fail_msg("%s: junk imported", f->name);
+        assert_int_equal(diag.code, r);
+        assert_true(strlen(diag.message) > 8);
+        assert_int_equal(out.animation_count + out.track_count + out.event_count + out.skeleton.joint_count, 0);
+        assert_null(out.metadata);
+        assert_ptr_equal(out.allocator.alloc, count_alloc);
+        assert_int_equal(live_blocks, 0);
+        assert_int_equal(ossa_import_any(NULL, 4, name, &out, &diag), OSSA_ERROR_NULL_ARGUMENT);
+        ossa_import_output_destroy(&out);
+        ++checked;
+    }
+    assert_true(checked >= 3); /* AnimX, AnimJ, ozz and CINF are claimed by their extension */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_row_per_format),
         cmocka_unit_test(test_readme_lists_every_importer),
+        cmocka_unit_test(test_every_importer_keeps_the_contract),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

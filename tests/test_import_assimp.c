@@ -195,7 +195,7 @@ static void check_cmu_bvh(const char *relative, int rotated_joint)
     bvh_file *b = malloc(sizeof *b);
     assert_non_null(b);
     bvh_parse(text, b);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(text, size, &(ossa_assimp_desc){.format_hint = "bvh"}, &out, &diag), OSSA_OK);
     assert_valid(&out);
@@ -281,7 +281,7 @@ static const char small_bvh[] =
 static void test_bvh_small_round_trip(void **state)
 {
     (void)state;
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(small_bvh, sizeof small_bvh - 1, &(ossa_assimp_desc){.format_hint = ".bvh"}, &out, &diag),
                      OSSA_OK);
@@ -366,7 +366,7 @@ static void test_gltf_cesium_man(void **state)
     size_t size;
     char *text = ossa_test_read_or_skip(ossa_test_shared_path("gltf/cesium_man.gltf"),
                                         "../shared/data/gltf/cesium_man.gltf", &size);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(text, size, &(ossa_assimp_desc){.format_hint = "gltf"}, &out, &diag), OSSA_OK);
     assert_valid(&out);
@@ -422,7 +422,7 @@ static void test_gltf_external_buffer(void **state)
     size_t size;
     char *text = ossa_test_read_or_skip(ossa_test_shared_path("gltf/interpolation_test.gltf"),
                                         "../shared/data/gltf/interpolation_test.gltf", &size);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     read_log log = {0};
     ossa_assimp_desc desc = {.format_hint = "gltf", .read_file = read_shared_gltf, .read_file_user = &log};
@@ -519,7 +519,7 @@ static char *skinned_gltf(const float *times, int key_count)
 static void test_gltf_generated(void **state)
 {
     (void)state;
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     const ossa_assimp_desc desc = {.format_hint = "gltf"};
     char *json = skinned_gltf(NULL, 0);
@@ -615,7 +615,7 @@ static void check_fbx(const char *relative, int bone_count, const char *unit)
 {
     size_t size;
     char *data = read_model(relative, &size);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(data, size, &(ossa_assimp_desc){.format_hint = "fbx"}, &out, &diag), OSSA_OK);
     assert_valid(&out);
@@ -652,7 +652,7 @@ static void test_fbx(void **state)
     check_fbx("FBX/huesitos.fbx", 9, "cm");
     size_t size;
     char *data = read_model("FBX/spider.fbx", &size);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     /* spider.fbx has meshes only: no bone, no animation stack. */
     assert_int_equal(count_text(data, size, "AnimationStack"), 0);
@@ -680,7 +680,7 @@ static void test_collada(void **state)
     while (last[-1] != ' ') --last;
     double end = strtod(last, NULL);
 
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(text, size, &(ossa_assimp_desc){.format_hint = "dae"}, &out, &diag), OSSA_OK);
     assert_valid(&out);
@@ -726,7 +726,7 @@ static void test_lightwave_scene(void **state)
     }
     at = strstr(strstr(text, "Channel 1"), "Key ");
     y = strtod(at + 4, NULL);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(text, size, &(ossa_assimp_desc){.format_hint = "lws"}, &out, &diag), OSSA_OK);
     assert_valid(&out);
@@ -753,7 +753,7 @@ static void test_lightwave_scene(void **state)
 static void test_bad_input(void **state)
 {
     (void)state;
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     static unsigned char garbage[4096];
     uint32_t seed = 12345;
@@ -862,7 +862,7 @@ static char *wide_bvh(int children)
 static void test_too_many_joints(void **state)
 {
     (void)state;
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     const ossa_assimp_desc keep = {.format_hint = "bvh"}, drop = {.format_hint = "bvh", .drop_end_sites = true};
     /* 1 + 1023 joints fit exactly once the end sites go; 1 + 1024 do not. */
@@ -903,7 +903,7 @@ static void test_allocator(void **state)
     (void)state;
     counting c = {0};
     const ossa_allocator allocator = {count_alloc, count_free, &c};
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(small_bvh, strlen(small_bvh),
                             &(ossa_assimp_desc){.format_hint = "bvh", .allocator = &allocator}, &out, &diag),

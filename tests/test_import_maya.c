@@ -443,7 +443,8 @@ static void test_limits(void **state)
     (void)state;
     ossa_import_output out = {0};
     ossa_diag diag;
-    const char *huge = HEADER "startTime 0;\nendTime 1e9;\n" CURVE_X "    0 1 linear linear 1 1 0;\n" CLOSE;
+    /* 100,000 film frames (69 minutes) at 24 Hz: more samples than a clip may have. */
+    const char *huge = HEADER "startTime 0;\nendTime 100000;\n" CURVE_X "    0 1 linear linear 1 1 0;\n" CLOSE;
     assert_int_equal(import_text(huge, NULL, &out, &diag), OSSA_ERROR_INVALID_ANIMATION);
     assert_non_null(strstr(diag.message, "65536 samples"));
     assert_empty(&out);
@@ -452,9 +453,13 @@ static void test_limits(void **state)
     assert_int_equal(import_text(fast, NULL, &out, &diag), OSSA_OK);
     assert_metadata(&out, "sample_rate", "30");
     ossa_import_output_destroy(&out);
-    /* The same clip at one sample per 1000 s fits (41667 samples). */
-    assert_int_equal(import_text(huge, &(ossa_maya_desc){.sample_rate = 0.001f}, &out, &diag), OSSA_OK);
-    ossa_import_output_destroy(&out);
+    /* At one sample per 1000 s it would fit in samples, but 1e9 frames last over a year: a
+     * clip longer than a day is refused whatever the rate. */
+    const char *year = HEADER "startTime 0;\nendTime 1e9;\n" CURVE_X "    0 1 linear linear 1 1 0;\n" CLOSE;
+    assert_int_equal(import_text(year, &(ossa_maya_desc){.sample_rate = 0.001f}, &out, &diag),
+                     OSSA_ERROR_INVALID_ANIMATION);
+    assert_non_null(strstr(diag.message, "a day"));
+    assert_empty(&out);
     /* 1100 nodes make too many joints for a flat skeleton. */
     size_t cap = 64 + 1100 * 24, used;
     char *text = malloc(cap);
@@ -770,7 +775,7 @@ static void test_user_tracks_and_range(void **state)
 static void test_keys_end_before_end_time(void **state)
 {
     (void)state;
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     char warning[256];
     const char *cut = HEADER "startTime 0;\nendTime 24;\n" CURVE_X "    0 1 linear linear 1 1 0;\n"

@@ -240,7 +240,7 @@ static void assert_empty(const ossa_import_output *out)
 
 static void expect_error(const uint8_t *bytes, size_t size, ossa_result code, size_t offset)
 {
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     const ossa_result r = import(bytes, size, NULL, &out, &diag);
     if (r != code || diag.offset != offset)
@@ -461,7 +461,7 @@ static void test_writer_exact_bytes(void **state)
     assert_memory_equal(bytes, prefix, sizeof prefix);
     assert_memory_equal(bytes, expected, sizeof expected);
 
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(bytes, size, NULL, &out, &diag), OSSA_OK);
     assert_int_equal(out.skeleton.joint_count, OSSA_MRTK_JOINT_COUNT);
@@ -489,7 +489,7 @@ static void test_empty_v10(void **state)
     size_t size;
     uint8_t *bytes = mrtk_writer_write(&rec, &size);
     assert_int_equal(size, 4688);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(bytes, size, NULL, &out, &diag), OSSA_OK);
     assert_int_equal(out.skeleton.joint_count, 55);
@@ -550,7 +550,7 @@ static void check_round_trip(int minor)
     fixture *f = make_fixture(minor, 1234u + (uint32_t)minor);
     size_t size;
     uint8_t *bytes = write_fixture(f, &size);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(bytes, size, NULL, &out, &diag), OSSA_OK);
     assert_int_equal(out.animation_count, 1);
@@ -641,7 +641,7 @@ static void test_every_sample_kept(void **state)
     fixture *f = make_fixture(0, 99u);
     size_t size;
     uint8_t *bytes = write_fixture(f, &size);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(bytes, size, NULL, &out, &diag), OSSA_OK);
     const ossa_raw_joint_track *cam = &out.animations[0].tracks[0];
@@ -689,7 +689,7 @@ static void test_v10_hermite_camera(void **state)
     rec.camera[6] = (mrtk_writer_curve){8, 8, &w, 1};
     size_t size;
     uint8_t *bytes = mrtk_writer_write(&rec, &size);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(bytes, size, NULL, &out, &diag), OSSA_OK);
     ossa_transform local[55];
@@ -719,7 +719,7 @@ static void test_v11_gaze_only(void **state)
     size_t size;
     uint8_t *bytes = mrtk_writer_write(&rec, &size);
     assert_int_equal(size, 16 + 3 + 6 * (12 + 16) + 4);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(bytes, size, NULL, &out, &diag), OSSA_OK);
     assert_int_equal(out.track_count, 6);
@@ -970,7 +970,7 @@ static void test_error_truncated(void **state)
     size_t size;
     uint8_t *b = small_v11(&size);
     for (size_t n = 0; n < size; ++n) {
-        ossa_import_output out;
+        ossa_import_output out = {0};
         ossa_diag diag;
         const ossa_result r = import(b, n, NULL, &out, &diag);
         if (n == 167) { /* ends where the marker list starts: no markers, and a warning */
@@ -992,7 +992,7 @@ static void test_error_truncated(void **state)
     expect_error(b, 175, OSSA_ERROR_TRUNCATED, 167); /* 1 marker needs at least 5 bytes */
     expect_error(b, 176, OSSA_ERROR_TRUNCATED, 176); /* name bytes */
     /* The whole file has its marker list: no warning. */
-    ossa_import_output whole;
+    ossa_import_output whole = {0};
     ossa_diag diag;
     char warning[200];
     assert_int_equal(import(b, size, NULL, &whole, &diag), OSSA_OK);
@@ -1047,7 +1047,7 @@ static void test_error_counts_and_keys(void **state)
     /* Equal times are accepted (Unity allows them; the later key wins at that time). */
     memcpy(c, b, size);
     putf(c + 39, 0.f);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(c, size, NULL, &out, &diag), OSSA_OK);
     ossa_import_output_destroy(&out);
@@ -1109,7 +1109,7 @@ static void test_error_full_keys(void **state)
     }
     /* An infinite out tangent is a stepped segment, not an error. */
     putf(b + 40, INFINITY);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(b, size, NULL, &out, &diag), OSSA_OK);
     /* 0 until 1 s, then 1: samples hold 0 up to 59/60 s and jump at the last one. */
@@ -1174,7 +1174,7 @@ static void test_allocator(void **state)
     counting c = {0, 0};
     const ossa_allocator alloc = {count_alloc, count_free, &c};
     const ossa_mrtk_desc desc = {.allocator = &alloc};
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(bytes, size, &desc, &out, &diag), OSSA_OK);
     assert_true(c.total > 100);
@@ -1200,7 +1200,7 @@ static void test_error_names_curve(void **state)
     const size_t at = 16 + 3 + 4 * 12 + 189 * 12 + (11 * 7 + 6) * 12 + 8;
     put32(b + at, 0xffffffffu);
     expect_error(b, size, OSSA_ERROR_CORRUPT, at);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(b, size, NULL, &out, &diag), OSSA_ERROR_CORRUPT);
     assert_non_null(strstr(diag.message, "hand_right/IndexTip rotation.w"));
@@ -1233,7 +1233,7 @@ static void test_bake(void **state)
     fixture *f = make_fixture(1, 7u);
     size_t size;
     uint8_t *bytes = write_fixture(f, &size);
-    ossa_import_output out;
+    ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(bytes, size, NULL, &out, &diag), OSSA_OK);
     ossa_blob sb = {0}, ab = {0};

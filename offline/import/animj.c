@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "import_internal.h"
 #include "../internal.h"
 #include "resonite_common.h"
 
@@ -454,13 +455,10 @@ bool ossa__animj_sniff(const void *data, size_t size)
 ossa_result ossa_import_animj(const void *data, size_t size, const ossa_resonite_desc *desc, ossa_import_output *out,
                               ossa_diag *diag)
 {
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no output");
-    memset(out, 0, sizeof *out);
-    if (desc && desc->allocator) out->allocator = *desc->allocator;
-    if (!data) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no input data");
-    ossa__res_settings s;
-    ossa_result r = ossa__res_settings_get(desc, &s, diag);
+    ossa_result r = ossa__import_begin(out, data, size, desc ? desc->allocator : NULL, "AnimJ", diag);
     if (r != OSSA_OK) return r;
+    ossa__res_settings s;
+    if ((r = ossa__res_settings_get(desc, &s, diag)) != OSSA_OK) return r;
 #ifdef OSSA_HAVE_CJSON
     json j = {data, size, 0, NULL, NULL, 0, s.allocator, diag, &s, 0, 0, 0, 0, 0};
     ossa__res_anim anim = {0};
@@ -472,8 +470,7 @@ ossa_result ossa_import_animj(const void *data, size_t size, const ossa_resonite
     ossa__res_anim_free(&anim);
     ossa_free(s.allocator, j.starts);
     ossa_free(s.allocator, (void *)j.nodes);
-    if (r != OSSA_OK) ossa_import_output_destroy(out);
-    return r;
+    return ossa__import_end(out, r, diag);
 #else
     (void)size;
     return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,

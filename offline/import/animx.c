@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "import_internal.h"
 #include "../internal.h"
 #include "byte_reader.h"
 #include "resonite_common.h"
@@ -492,18 +493,14 @@ static ossa_result import_animx(const uint8_t *data, size_t size, const ossa__re
 ossa_result ossa_import_animx(const void *data, size_t size, const ossa_resonite_desc *desc, ossa_import_output *out,
                               ossa_diag *diag)
 {
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no output");
-    memset(out, 0, sizeof *out);
-    if (desc && desc->allocator) out->allocator = *desc->allocator;
-    if (!data) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no input data");
-    ossa__res_settings s;
-    ossa_result res = ossa__res_settings_get(desc, &s, diag);
+    ossa_result res = ossa__import_begin(out, data, size, desc ? desc->allocator : NULL, "AnimX", diag);
     if (res != OSSA_OK) return res;
+    ossa__res_settings s;
+    if ((res = ossa__res_settings_get(desc, &s, diag)) != OSSA_OK) return res;
     ossa__res_anim anim = {0};
     anim.format = "animx";
     anim.allocator = s.allocator;
     res = import_animx(data, size, &s, &anim, out, diag);
     ossa__res_anim_free(&anim);
-    if (res != OSSA_OK) ossa_import_output_destroy(out);
-    return res;
+    return ossa__import_end(out, res, diag);
 }

@@ -10,6 +10,8 @@
  */
 #include "ossa/offline/import_assimp.h"
 
+#include "import_internal.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -830,12 +832,11 @@ ossa_result ossa_import_assimp(const void *data, size_t size, const ossa_assimp_
                                ossa_diag *diag)
 {
     static const ossa_assimp_desc defaults = {0};
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "out is NULL");
     if (!desc) desc = &defaults;
-    if (desc->allocator) out->allocator = *desc->allocator;
-    ossa_result r = import_scene(data, size, desc, out, diag);
-    if (r != OSSA_OK) ossa_import_output_destroy(out);
-    return r;
+    ossa_result r = ossa__import_begin(out, data, size, desc->allocator, "scene", diag);
+    if (r != OSSA_OK) return r;
+    r = import_scene(data, size, desc, out, diag);
+    return ossa__import_end(out, r, diag);
 }
 
 bool ossa_assimp_reads_extension(const char *extension)
@@ -857,7 +858,8 @@ bool ossa_assimp_reads_extension(const char *extension)
 ossa_result ossa_import_assimp(const void *data, size_t size, const ossa_assimp_desc *desc, ossa_import_output *out,
                                ossa_diag *diag)
 {
-    if (out) ossa_import_output_destroy(out);
+    const ossa_result r = ossa__import_begin(out, data, size, desc ? desc->allocator : NULL, "scene", diag);
+    if (r != OSSA_OK) return r;
     return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
                          "this build of ossa has no assimp support (built without libassimp)");
 }

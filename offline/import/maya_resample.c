@@ -1,5 +1,6 @@
 /* Maya .anim to ossa raw data: curves grouped by node, bound to joints and evaluated at a fixed
  * rate; every sample is kept, the builders reduce (see ossa_import_maya_anim in import_maya.h). */
+#include "import_internal.h"
 #include "import/maya_curve.h"
 
 #include <float.h>
@@ -235,6 +236,10 @@ static ossa_result setup_clip(context *cx)
         cl->duration = 1.0 / cl->rate;
         cl->end_f = cl->start_f + cl->fps / cl->rate;
     }
+    if (cl->duration > (double)OSSA_RAW_ANIMATION_MAX_DURATION)
+        return ossa_diag_set(cx->diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
+                             "the clip runs from frame %g to %g, %g s; expected at most %g s (a day)", cl->start_f,
+                             cl->end_f, cl->duration, (double)OSSA_RAW_ANIMATION_MAX_DURATION);
     const double intervals = cl->duration * cl->rate;
     if (!(intervals <= (double)(OSSA_MAYA_MAX_SAMPLES - 2)) || !isfinite(cl->end_f))
         return ossa_diag_set(cx->diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
@@ -422,12 +427,11 @@ ossa_result ossa_import_maya_anim(const void *data, size_t size, const ossa_maya
                                   ossa_diag *diag)
 {
     static const ossa_maya_desc defaults;
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no output");
     if (!desc) desc = &defaults;
-    if (desc->bind_skeleton == &out->skeleton)
+    if (out && desc->bind_skeleton == &out->skeleton)
         return ossa_diag_set(diag, OSSA_ERROR_ALIASING, SIZE_MAX, 0, 0, "the bind skeleton is the output's skeleton");
-    memset(out, 0, sizeof *out);
-    if (desc->allocator) out->allocator = *desc->allocator;
+    ossa_result r = ossa__import_begin(out, data, size, desc->allocator, "Maya .anim", diag);
+    if (r != OSSA_OK) return r;
     char order[4] = "xyz";
     if (desc->rotate_order) {
         const char *o = desc->rotate_order;
@@ -443,13 +447,11 @@ ossa_result ossa_import_maya_anim(const void *data, size_t size, const ossa_maya
     if (!isfinite(rate) || rate < 0.f || (rate > 0.f && rate < 0.001f) || rate > 100000.f)
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
                              "sample_rate %g is outside (0.001, 100000] Hz", (double)rate);
-    ossa_result r;
     if (desc->bind_skeleton && (r = ossa_raw_skeleton_validate(desc->bind_skeleton, diag)) != OSSA_OK) return r;
     ossa_maya_anim anim;
     if ((r = ossa_maya_anim_parse(data, size, &out->allocator, &anim, diag)) != OSSA_OK) return r;
     context cx = {.anim = &anim, .desc = desc, .out = out, .diag = diag, .order = order};
     r = run(&cx);
     ossa_maya_anim_destroy(&anim);
-    if (r != OSSA_OK) ossa_import_output_destroy(out);
-    return r;
+    return ossa__import_end(out, r, diag);
 }

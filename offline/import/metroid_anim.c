@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "import_internal.h"
 #include "metroid.h"
 
 ossa_result ossa__metroid_clip_alloc(ossa__metroid_clip *clip, size_t frame_count, const ossa__byte_reader *r)
@@ -436,10 +437,8 @@ static ossa_result add_metadata(const ossa__metroid_clip *clip, const uint32_t *
 ossa_result ossa_import_metroid_anim(const void *data, size_t size, const ossa_metroid_anim_desc *desc,
                                      ossa_import_output *out, ossa_diag *diag)
 {
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no import output");
-    ossa_import_output_destroy(out);
-    if (desc && desc->allocator) out->allocator = *desc->allocator;
-    if (!data) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no ANIM data");
+    ossa_result res = ossa__import_begin(out, data, size, desc ? desc->allocator : NULL, "ANIM", diag);
+    if (res != OSSA_OK) return res;
     ossa__byte_reader r;
     ossa__br_init(&r, data, size, OSSA__BR_BIG, diag, NULL);
     uint32_t version;
@@ -453,7 +452,7 @@ ossa_result ossa_import_metroid_anim(const void *data, size_t size, const ossa_m
     clip->allocator = out->allocator;
     uint32_t *ids = NULL;
     const char *bound = "flat";
-    ossa_result res = decode_any(p, size, desc, clip, diag);
+    res = decode_any(p, size, desc, clip, diag);
     if (res == OSSA_OK) res = bind_skeleton(desc, clip, out, &ids, &bound, diag);
     if (res == OSSA_OK) res = fill_animation(clip, ids, desc ? desc->name : NULL, out, diag);
     if (res == OSSA_OK) {
@@ -463,6 +462,5 @@ ossa_result ossa_import_metroid_anim(const void *data, size_t size, const ossa_m
     ossa__metroid_clip_destroy(clip);
     ossa_free(&out->allocator, clip);
     ossa_free(&out->allocator, ids);
-    if (res != OSSA_OK) ossa_import_output_destroy(out);
-    return res;
+    return ossa__import_end(out, res, diag);
 }

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "import_internal.h"
 #include "metroid.h"
 
 /* Donkey Kong Country Returns reuses the extension with another layout. */
@@ -199,14 +200,12 @@ ossa_result ossa__metroid_add_bone_ids(ossa_import_output *out, const char *key,
 ossa_result ossa_import_metroid_cinf(const void *data, size_t size, const ossa_metroid_cinf_desc *desc,
                                      ossa_import_output *out, ossa_diag *diag)
 {
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no import output");
-    ossa_import_output_destroy(out);
-    if (desc && desc->allocator) out->allocator = *desc->allocator;
-    if (!data) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no CINF data");
+    ossa_result res = ossa__import_begin(out, data, size, desc ? desc->allocator : NULL, "CINF", diag);
+    if (res != OSSA_OK) return res;
     ossa__metroid_cinf *cinf = ossa_alloc(&out->allocator, sizeof *cinf);
     if (!cinf) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
     memset(cinf, 0, sizeof *cinf);
-    ossa_result res = ossa__metroid_cinf_parse(data, size, desc ? desc->game : OSSA_METROID_GAME_AUTO, "", cinf, diag);
+    res = ossa__metroid_cinf_parse(data, size, desc ? desc->game : OSSA_METROID_GAME_AUTO, "", cinf, diag);
     uint32_t ids[OSSA__METROID_MAX_BONES];
     if (res == OSSA_OK) res = ossa__metroid_cinf_skeleton(cinf, &out->allocator, &out->skeleton, ids, diag);
     const bool mp2 = cinf->game == OSSA_METROID_GAME_MP2;
@@ -218,9 +217,6 @@ ossa_result ossa_import_metroid_cinf(const void *data, size_t size, const ossa_m
     if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "source_units", "metres");
     if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "unit_scale", "1");
     if (res == OSSA_OK) res = ossa__metroid_add_bone_ids(out, "joint_bone_ids", ids, joints);
-    if (res != OSSA_OK) {
-        ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory writing the output");
-        ossa_import_output_destroy(out);
-    }
-    return res;
+    if (res == OSSA_ERROR_OUT_OF_MEMORY) ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory writing the output");
+    return ossa__import_end(out, res, diag);
 }

@@ -1,3 +1,4 @@
+#include "import_internal.h"
 #include "import/mrtk_internal.h"
 
 #include <math.h>
@@ -264,12 +265,10 @@ static ossa_result resolve_desc(const ossa_mrtk_desc *desc, ossa__mrtk_settings 
 ossa_result ossa_import_mrtk(const void *data, size_t size, const ossa_mrtk_desc *desc, ossa_import_output *out,
                              ossa_diag *diag)
 {
-    if (!out || (!data && size))
-        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "expected data and an output");
-    if (desc && desc->allocator) out->allocator = *desc->allocator;
-    ossa__mrtk_settings set;
-    ossa_result res = resolve_desc(desc, &set, diag);
+    ossa_result res = ossa__import_begin(out, data, size, desc ? desc->allocator : NULL, "MRTK", diag);
     if (res != OSSA_OK) return res;
+    ossa__mrtk_settings set;
+    if ((res = resolve_desc(desc, &set, diag)) != OSSA_OK) return res;
     ossa__byte_reader r;
     ossa__br_init(&r, data, size, OSSA__BR_LITTLE, diag, &out->allocator);
     ossa__mrtk_recording rec;
@@ -277,10 +276,5 @@ ossa_result ossa_import_mrtk(const void *data, size_t size, const ossa_mrtk_desc
     res = read_recording(&r, &rec);
     if (res == OSSA_OK) res = ossa__mrtk_build(&rec, &set, r.data, out, diag);
     free_recording(&rec, &out->allocator);
-    if (res != OSSA_OK) {
-        const ossa_allocator keep = out->allocator;
-        ossa_import_output_destroy(out);
-        out->allocator = keep;
-    }
-    return res;
+    return ossa__import_end(out, res, diag);
 }

@@ -1,5 +1,6 @@
 /* ozz-animation archives: RawSkeleton v1, runtime Skeleton v2 and RawAnimation v3, either
  * endianness. The layout is summarised in ossa/offline/import_ozz.h. */
+#include "import_internal.h"
 #include "ossa/offline/import_ozz.h"
 
 #include <stdio.h>
@@ -427,13 +428,10 @@ static ossa_result read_archive(ossa__byte_reader *r, ossa_import_output *out)
 ossa_result ossa_import_ozz(const void *data, size_t size, const ossa_ozz_desc *desc, ossa_import_output *out,
                             ossa_diag *diag)
 {
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no import output");
-    ossa_import_output_destroy(out);
-    if (desc && desc->allocator) out->allocator = *desc->allocator;
-    if (!data && size) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no ozz data");
+    ossa_result res = ossa__import_begin(out, data, size, desc ? desc->allocator : NULL, "ozz", diag);
+    if (res != OSSA_OK) return res;
     ossa__byte_reader r;
     ossa__br_init(&r, data, size, OSSA__BR_LITTLE, diag, NULL);
-    const ossa_result res = read_archive(&r, out);
-    if (res != OSSA_OK) ossa_import_output_destroy(out);
-    return res;
+    res = read_archive(&r, out);
+    return ossa__import_end(out, res, diag);
 }

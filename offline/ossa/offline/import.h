@@ -7,8 +7,11 @@
  *   ... out.skeleton, out.animations[i], out.tracks[i], out.events[i], out.metadata ...
  *   ossa_import_output_destroy(&out);
  *
- * Importers take `(data, size)` in memory and never touch files by name. On failure the
- * output is empty but safe to destroy and the diag holds the first error.
+ * Importers take `(data, size)` in memory and never touch files by name. The contract of
+ * every importer: `out` must be zero-initialised or destroyed; the importer empties it, then
+ * returns OSSA_OK with animations and tracks that pass ossa_raw_animation_validate and
+ * ossa_raw_track_validate, or an error with `out` empty (its allocator kept) and the first
+ * error in `diag`.
  * `metadata` is UTF-8 "key=value\n" lines; every importer records at least
  * "format=<name>" and, when it knows them, "source_units=<linear unit>" and
  * "unit_scale=<metres per source unit>".
