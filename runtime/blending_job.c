@@ -88,18 +88,19 @@ static inline v4fq q_mul(v4fq a, v4fq b)
     };
 }
 static inline v4f sign_bit(v4f mask) { return v4f_and(mask, v4f_set1(-0.f)); }
-static inline v4f f_abs(v4f a) { return v4f_andnot(v4f_set1(-0.f), a); }
 
-/* Normalises q exactly (correctly rounded square root and division: two instructions, where an
+/* Normalises q: correctly rounded square root and division (two instructions, where an
  * estimate plus a Newton step costs about eight and rounds differently on SSE2, NEON and the
- * portable build). Lanes whose squared length is already within 2^-20 of 1 are returned
- * unchanged: renormalising them could not make them more unit than float rounding allows, and
- * keeping them makes pass-through exact. */
+ * portable build), then the inverse length rounded to a multiple of 2^-20 by adding and
+ * removing 8 (whose float spacing is 2^-20). The rounding moves the length by at most 2^-21
+ * (4.8e-7) and maps every inverse within 2^-21 of 1, so every lane whose squared length is
+ * already within about 2^-20 of 1, to exactly 1: such lanes are returned unchanged, which
+ * makes pass-through exact, for the cost of two instructions instead of a per-lane test and
+ * select. */
 static inline v4fq normalize(v4fq q)
 {
-    const v4f len2 = v4fq_dot(q, q);
-    const v4f unit = v4f_cmplt(f_abs(v4f_sub(len2, v4f_one())), v4f_set1(0x1p-20f));
-    const v4f inv = v4f_select(unit, v4f_one(), v4f_div(v4f_one(), v4f_sqrt(len2)));
+    const v4f eight = v4f_set1(8.f);
+    const v4f inv = v4f_sub(v4f_add(v4f_div(v4f_one(), v4f_sqrt(v4fq_dot(q, q))), eight), eight);
     return q_scale(q, inv);
 }
 
@@ -110,10 +111,15 @@ enum { BATCH = 8 };
 
 /* Adds `in` with per-lane weight w to the rotation sum, taking -in where it lies in the other
  * hemisphere of the sum (the shortest path). */
-static inline v4fq q_accumulate(v4fq sum, const ossa_soa_quat *in, v4f w)
+static inline v4fq q_accumulate(v4fq sum, const ossa_soa_quat *in, v4f w, bool zero_lanes)
 {
     const v4fq q = v4fq_load(in);
-    const v4f flip = sign_bit(v4f_cmplt(v4fq_dot(sum, q), v4f_zero()));
+    const v4f dot = v4fq_dot(sum, q);
+    /* A sum of weights > 0 is never zero, so the sign bit of the dot product says which
+     * hemisphere (a dot of -0 means orthogonal, where both are as short). Lanes that every
+     * layer so far left out have a zero sum, whose -0 dot must not flip the first layer that
+     * does contribute: those use a comparison. */
+    const v4f flip = zero_lanes ? sign_bit(v4f_cmplt(dot, v4f_zero())) : sign_bit(dot);
     return q_madd(q, v4f_xor(w, flip), sum);
 }
 
@@ -122,7 +128,7 @@ static inline v4fq q_accumulate(v4fq sum, const ossa_soa_quat *in, v4f w)
  * that each pass keeps its sums in registers. `first` is false when sums of an earlier batch
  * are in `out` (their rotation sum not yet normalised). */
 static inline void blend_group(const ossa_soa_transform *const *in, const v4f *w, size_t n, size_t g, bool first,
-                               ossa_soa_transform *out)
+                               bool zero_lanes, ossa_soa_transform *out)
 {
     v4f3 t, s;
     size_t i = 0;
@@ -146,7 +152,7 @@ static inline void blend_group(const ossa_soa_transform *const *in, const v4f *w
     } else {
         q = v4fq_load(&out->rotation), i = 0;
     }
-    for (; i < n; ++i) q = q_accumulate(q, &in[i][g].rotation, w[i]);
+    for (; i < n; ++i) q = q_accumulate(q, &in[i][g].rotation, w[i], zero_lanes);
     v4fq_store(&out->rotation, q);
 }
 
@@ -154,19 +160,16 @@ static inline void blend_group(const ossa_soa_transform *const *in, const v4f *w
  * in registers across groups). */
 #define BLEND_GROUPS(N)                                                                                                \
     for (size_t g = 0; g < count; ++g) {                                                                               \
-        blend_group(in, w, (N), g, true, &out[g]);                                                                     \
+        blend_group(in, w, (N), g, true, false, &out[g]);                                                                     \
         v4fq_store(&out[g].rotation, normalize(v4fq_load(&out[g].rotation)));                                          \
     }
 
 /* Normal layers whose weights are the same in every lane (no joint weights): the weights and
  * the rest pose's share are scalars computed once and divided by the total up front. */
-static void blend_uniform(const ossa_blending_job *job, float threshold)
+static void blend_uniform(const ossa_blending_job *job, float threshold, float total)
 {
     const ossa_soa_transform *in[BATCH + 1];
     v4f w[BATCH + 1];
-    float total = 0.f;
-    for (size_t i = 0; i < job->layer_count; ++i)
-        if (job->layers[i].weight > 0.f) total += job->layers[i].weight;
     const float fill = threshold - total;
     const float inv = 1.f / (fill > 0.f ? threshold : total);
     const size_t count = job->rest_pose_count;
@@ -201,7 +204,7 @@ static void blend_uniform(const ossa_blending_job *job, float threshold)
             }
         }
         for (size_t g = 0; g < count; ++g) {
-            blend_group(in, w, n, g, first, &out[g]);
+            blend_group(in, w, n, g, first, false, &out[g]);
             if (last) v4fq_store(&out[g].rotation, normalize(v4fq_load(&out[g].rotation)));
         }
         if (last) return;
@@ -244,7 +247,7 @@ static void blend_per_lane(const ossa_blending_job *job, float threshold)
             /* The rest pose tops the weight up to the threshold in the lanes below it (weight
              * 0 elsewhere adds exact zeros); skipped when every lane is above it. */
             if (last && v4f_any_gt(fill, zero)) in[n] = job->rest_pose, w[n] = v4f_mul(fill, inv), ++n;
-            blend_group(in, w, n, g, first, &job->output[g]);
+            blend_group(in, w, n, g, first, true, &job->output[g]);
             if (last) break;
         }
         ossa_soa_quat *q = &job->output[g].rotation;
@@ -287,17 +290,19 @@ ossa_result ossa_blending_job_run(const ossa_blending_job *job)
     if (r != OSSA_OK) return r;
     const float threshold = job->threshold > 0.f ? job->threshold : OSSA_BLEND_DEFAULT_THRESHOLD;
     bool any_layer = false, any_factors = false;
+    float total = 0.f; /* of the weights > 0 */
     for (size_t i = 0; i < job->layer_count; ++i) {
-        const bool contributes = job->layers[i].weight > 0.f;
-        any_layer |= contributes;
-        any_factors |= contributes && job->layers[i].joint_weights;
+        const ossa_blend_layer *l = &job->layers[i];
+        if (!(l->weight > 0.f)) continue;
+        any_layer = true, total += l->weight;
+        any_factors |= l->joint_weights != NULL;
     }
     if (!any_layer)
         memcpy(job->output, job->rest_pose, job->rest_pose_count * sizeof *job->output);
     else if (any_factors)
         blend_per_lane(job, threshold);
     else
-        blend_uniform(job, threshold);
+        blend_uniform(job, threshold, total);
 
     for (size_t g = 0; job->additive_layer_count && g < job->rest_pose_count; ++g) {
         ossa_soa_transform *out = &job->output[g];
