@@ -6,8 +6,8 @@
 #include "checks.h"
 #include "simd.h"
 
-/* Checks one layer array. Sizes before values so that a short array is reported as such
- * rather than read out of bounds. */
+/* Checks one layer array, one pass. A layer's sizes are checked before its values, so that a
+ * short array is reported as such rather than read out of bounds. */
 static ossa_result validate_layers(const ossa_blend_layer *layers, size_t count, size_t soa_count)
 {
     for (size_t i = 0; i < count; ++i) {
@@ -16,9 +16,6 @@ static ossa_result validate_layers(const ossa_blend_layer *layers, size_t count,
         if (l->transform_count < soa_count) return OSSA_ERROR_INPUT_TOO_SMALL;
         if (l->joint_weights && l->joint_weight_count / 4 < soa_count) return OSSA_ERROR_JOINT_WEIGHTS_TOO_SMALL;
         if (ossa__misaligned(l->transform)) return OSSA_ERROR_MISALIGNED; /* joint weights need no alignment */
-    }
-    for (size_t i = 0; i < count; ++i) {
-        const ossa_blend_layer *l = &layers[i];
         if (!isfinite(l->weight)) return OSSA_ERROR_INVALID_WEIGHT;
         for (size_t j = 0; l->joint_weights && j < 4 * soa_count; ++j)
             if (!isfinite(l->joint_weights[j])) return OSSA_ERROR_INVALID_WEIGHT;
