@@ -101,6 +101,9 @@ static inline v4fq normalize(v4fq q)
     return q_scale(q, inv);
 }
 
+/* Normalises q with a correctly rounded square root and division, nothing else. */
+static inline v4fq normalize_exact(v4fq q) { return q_scale(q, v4f_div(v4f_one(), v4f_sqrt(v4fq_dot(q, q)))); }
+
 /* Normal layers handed to the group kernel at once: their transforms and lane weights stay in
  * a small array on the stack instead of being re-read from the job for every group. Jobs with
  * more contributing layers blend them BATCH at a time. */
@@ -262,8 +265,10 @@ static inline void add_delta(v4f3 *t, v4fq *q, v4f3 *s, const ossa_soa_transform
     /* nlerp(identity, dq, a) with dq taken with w >= 0, so the path is the shortest. */
     const v4f flip = sign_bit(v4f_cmplt(dq.w, v4f_zero()));
     dq = (v4fq){v4f_xor(dq.x, flip), v4f_xor(dq.y, flip), v4f_xor(dq.z, flip), v4f_xor(dq.w, flip)};
+    /* Exactly normalised (an identity delta stays exactly the identity): the rounding of
+     * normalize() would add up over additive layers. */
     v4fq iq =
-        normalize((v4fq){v4f_mul(dq.x, a), v4f_mul(dq.y, a), v4f_mul(dq.z, a), v4f_madd(v4f_sub(dq.w, one), a, one)});
+        normalize_exact((v4fq){v4f_mul(dq.x, a), v4f_mul(dq.y, a), v4f_mul(dq.z, a), v4f_madd(v4f_sub(dq.w, one), a, one)});
     if (subtract) {
         const v4f neg = v4f_set1(-0.f);
         iq = (v4fq){v4f_xor(iq.x, neg), v4f_xor(iq.y, neg), v4f_xor(iq.z, neg), iq.w};
