@@ -191,10 +191,10 @@ static void compression_table(const char *shared, const char *skel_path)
         qsort(times, 9, sizeof *times, tool_compare_doubles);
         char build_ref[32] = "";
         if (refs[i].ozz_build_ms > 0) snprintf(build_ref, sizeof build_ref, " (%.1f)", refs[i].ozz_build_ms);
-        printf("| %s | %zu | %.0f | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f%s |\n", bench_short_name(refs[i].file),
-               c.anim_blob.size, refs[i].ozz_bytes, (double)c.anim_blob.size / refs[i].ozz_bytes,
-               (double)joints.max * 1e3, refs[i].ozz_max_mm, (double)joints.mean * 1e3, refs[i].ozz_mean_mm,
-               (double)shell.max * 1e3, times[4], build_ref);
+        printf("| %s | %zu | %.0f | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f%s |\n",
+               bench_short_name(refs[i].file), c.anim_blob.size, refs[i].ozz_bytes,
+               (double)c.anim_blob.size / refs[i].ozz_bytes, (double)joints.max * 1e3, refs[i].ozz_max_mm,
+               (double)joints.mean * 1e3, refs[i].ozz_mean_mm, (double)shell.max * 1e3, times[4], build_ref);
         bench_unload(&c);
     }
 }
@@ -210,9 +210,9 @@ int main(int argc, char **argv)
             only = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
             if (!tool_parse_metres(argv[++i], 1e-7f, 1.f, &bench_tolerance))
-                return fprintf(stderr, "ossa-bench: --tolerance needs metres from 1e-7 to 1 (found \"%s\")\n", argv[i]), 2;
-        }
-        else if (!strcmp(argv[i], "--list")) {
+                return fprintf(stderr, "ossa-bench: --tolerance needs metres from 1e-7 to 1 (found \"%s\")\n", argv[i]),
+                       2;
+        } else if (!strcmp(argv[i], "--list")) {
             for (size_t m = 0; m < sizeof measures / sizeof *measures; ++m)
                 printf("%zu\t%s\t%s\t%.0f\t%.0f\n", m, measures[m].label, bench_short_name(measures[m].clip),
                        measures[m].ozz_ir, measures[m].ozz_ns);
@@ -266,8 +266,8 @@ int main(int argc, char **argv)
             printf("| %-26s | %-21s | %12.0f | %11.0f | %8.2f | %13.1f |\n", me->label, bench_short_name(me->clip), ns,
                    me->ozz_ns, ns / me->ozz_ns, ns / (double)c[0].skel.joint_count);
         else /* no reference figure */
-            printf("| %-26s | %-21s | %12.0f | %11s | %8s | %13.1f |\n", me->label, bench_short_name(me->clip), ns, "", "",
-                   ns / (double)c[0].skel.joint_count);
+            printf("| %-26s | %-21s | %12.0f | %11s | %8s | %13.1f |\n", me->label, bench_short_name(me->clip), ns, "",
+                   "", ns / (double)c[0].skel.joint_count);
         for (int i = 0; i < n; ++i) bench_unload(&c[i]);
     }
     if (only < 0) compression_table(shared, skel_path);

@@ -185,8 +185,10 @@ static size_t parse_list(const char *text, size_t *out)
         const long v = strtol(p, &end, 10);
         if (end == p || v <= 0 || v > 1000000) return 0;
         out[n++] = (size_t)v;
-        if (*end == ',') ++end;
-        else if (*end) return 0;
+        if (*end == ',')
+            ++end;
+        else if (*end)
+            return 0;
         p = end;
     }
     return n;
@@ -236,7 +238,8 @@ int main(int argc, char **argv)
             return usage();
     }
     if (thread_count == 0)
-        for (long t = 1; t <= (cores > 0 ? cores : 1) && thread_count < MAX_LIST; ++t) threads[thread_count++] = (size_t)t;
+        for (long t = 1; t <= (cores > 0 ? cores : 1) && thread_count < MAX_LIST; ++t)
+            threads[thread_count++] = (size_t)t;
     for (size_t i = 0; i < thread_count; ++i)
         if (threads[i] > MAX_THREADS) return usage();
 
@@ -295,7 +298,8 @@ int main(int argc, char **argv)
            "(3 sampled, 1 blended) %zu B + model matrices %zu B. Shared read-only: the skeleton and the clips "
            "(%zu B of animation blobs).\n",
            (size_t)skel->joint_count, (size_t)skel->soa_count, b.contexts + b.poses + b.matrices, b.contexts, b.poses,
-           b.matrices, clips[0].anim_blob.size + clips[1].anim_blob.size + clips[2].anim_blob.size + clips[3].anim_blob.size);
+           b.matrices,
+           clips[0].anim_blob.size + clips[1].anim_blob.size + clips[2].anim_blob.size + clips[3].anim_blob.size);
     if (tsv) fclose(tsv);
     for (size_t k = 0; k < max_count; ++k) free(cr.chars[k].memory);
     free(cr.chars);

@@ -160,7 +160,7 @@ static inline void blend_group(const ossa_soa_transform *const *in, const v4f *w
  * in registers across groups). */
 #define BLEND_GROUPS(N)                                                                                                \
     for (size_t g = 0; g < count; ++g) {                                                                               \
-        blend_group(in, w, (N), g, true, false, &out[g]);                                                                     \
+        blend_group(in, w, (N), g, true, false, &out[g]);                                                              \
         v4fq_store(&out[g].rotation, normalize(v4fq_load(&out[g].rotation)));                                          \
     }
 
@@ -267,8 +267,8 @@ static inline void add_delta(v4f3 *t, v4fq *q, v4f3 *s, const ossa_soa_transform
     dq = (v4fq){v4f_xor(dq.x, flip), v4f_xor(dq.y, flip), v4f_xor(dq.z, flip), v4f_xor(dq.w, flip)};
     /* Exactly normalised (an identity delta stays exactly the identity): the rounding of
      * normalize() would add up over additive layers. */
-    v4fq iq =
-        normalize_exact((v4fq){v4f_mul(dq.x, a), v4f_mul(dq.y, a), v4f_mul(dq.z, a), v4f_madd(v4f_sub(dq.w, one), a, one)});
+    v4fq iq = normalize_exact(
+        (v4fq){v4f_mul(dq.x, a), v4f_mul(dq.y, a), v4f_mul(dq.z, a), v4f_madd(v4f_sub(dq.w, one), a, one)});
     if (subtract) {
         const v4f neg = v4f_set1(-0.f);
         iq = (v4fq){v4f_xor(iq.x, neg), v4f_xor(iq.y, neg), v4f_xor(iq.z, neg), iq.w};

@@ -65,15 +65,13 @@ static inline void soa_to_affine(const ossa_soa_transform *t, soa_affine *o)
         const ossa_float4x4 *p = (parent);                                                                             \
         ossa_float4x4 *d = (dst);                                                                                      \
         for (int c_ = 0; c_ < 3; ++c_)                                                                                 \
-            v4f_store(d->cols[c_],                                                                                 \
-                      v4f_madd(v4f_load(p->cols[0]), V4F_SPLAT((o)->m[c_][0], LANE),                                 \
-                               v4f_madd(v4f_load(p->cols[1]), V4F_SPLAT((o)->m[c_][1], LANE),                        \
-                                        v4f_mul(v4f_load(p->cols[2]), V4F_SPLAT((o)->m[c_][2], LANE)))));            \
-        v4f_store(d->cols[3],                                                                                      \
-                  v4f_madd(v4f_load(p->cols[0]), V4F_SPLAT((o)->m[3][0], LANE),                                      \
-                           v4f_madd(v4f_load(p->cols[1]), V4F_SPLAT((o)->m[3][1], LANE),                             \
-                                    v4f_madd(v4f_load(p->cols[2]), V4F_SPLAT((o)->m[3][2], LANE),                    \
-                                             v4f_load(p->cols[3])))));                                               \
+            v4f_store(d->cols[c_], v4f_madd(v4f_load(p->cols[0]), V4F_SPLAT((o)->m[c_][0], LANE),                      \
+                                            v4f_madd(v4f_load(p->cols[1]), V4F_SPLAT((o)->m[c_][1], LANE),             \
+                                                     v4f_mul(v4f_load(p->cols[2]), V4F_SPLAT((o)->m[c_][2], LANE))))); \
+        v4f_store(d->cols[3], v4f_madd(v4f_load(p->cols[0]), V4F_SPLAT((o)->m[3][0], LANE),                            \
+                                       v4f_madd(v4f_load(p->cols[1]), V4F_SPLAT((o)->m[3][1], LANE),                   \
+                                                v4f_madd(v4f_load(p->cols[2]), V4F_SPLAT((o)->m[3][2], LANE),          \
+                                                         v4f_load(p->cols[3])))));                                     \
     } while (0)
 
 ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
@@ -82,7 +80,8 @@ ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
     if (r != OSSA_OK) return r;
     const ossa_skeleton *skel = job->skeleton;
     const size_t begin = job->joint_begin, end = job->joint_end ? job->joint_end : skel->joint_count;
-    static const ossa_float4x4 identity = {{{1.f, 0.f, 0.f, 0.f}, {0.f, 1.f, 0.f, 0.f}, {0.f, 0.f, 1.f, 0.f}, {0.f, 0.f, 0.f, 1.f}}};
+    static const ossa_float4x4 identity = {
+        {{1.f, 0.f, 0.f, 0.f}, {0.f, 1.f, 0.f, 0.f}, {0.f, 0.f, 1.f, 0.f}, {0.f, 0.f, 0.f, 1.f}}};
     const ossa_float4x4 *root = job->root ? job->root : &identity;
     const int16_t *parents = skel->parents;
     ossa_float4x4 *out = job->output;

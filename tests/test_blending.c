@@ -379,7 +379,8 @@ static void test_random_blends_within_bound(void **state)
             /* Deltas near identity, as additive clips have. */
             for (size_t j = 0; j < LANES; ++j) {
                 ossa_quat *q = &pool[MAX_LAYERS + i][j].rotation;
-                *q = ossa_quat_normalize((ossa_quat){.3f * q->x, .3f * q->y, .3f * q->z, q->w < 0.f ? q->w - 1.f : q->w + 1.f});
+                *q = ossa_quat_normalize(
+                    (ossa_quat){.3f * q->x, .3f * q->y, .3f * q->z, q->w < 0.f ? q->w - 1.f : q->w + 1.f});
             }
             adds[i] = (ref_layer){ossa_test_randf(&seed, -1.f, 1.5f), pool[MAX_LAYERS + i], NULL};
         }
@@ -387,7 +388,8 @@ static void test_random_blends_within_bound(void **state)
         const errors e = measure_against_reference(layers, nl, adds, na, pool[MAX_LAYERS + 2], threshold);
         worst.t = fmax(worst.t, e.t), worst.s = fmax(worst.s, e.s), worst.q = fmax(worst.q, e.q);
     }
-    print_message("largest errors: translation %.3g, scale %.3g (relative), rotation %.3g\n", worst.t, worst.s, worst.q);
+    print_message("largest errors: translation %.3g, scale %.3g (relative), rotation %.3g\n", worst.t, worst.s,
+                  worst.q);
     /* The bound of ossa/blending_job.h (measured: 2.6e-7, 3.2e-7, 4.9e-7). */
     assert_true(worst.t <= 1e-6);
     assert_true(worst.s <= 1e-6);
@@ -485,9 +487,12 @@ static void test_errors_write_nothing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_single_layer_exact), cmocka_unit_test(test_weights_normalised),
-        cmocka_unit_test(test_joint_weights),      cmocka_unit_test(test_threshold_and_rest_pose),
-        cmocka_unit_test(test_additive),           cmocka_unit_test(test_random_blends_within_bound),
+        cmocka_unit_test(test_single_layer_exact),
+        cmocka_unit_test(test_weights_normalised),
+        cmocka_unit_test(test_joint_weights),
+        cmocka_unit_test(test_threshold_and_rest_pose),
+        cmocka_unit_test(test_additive),
+        cmocka_unit_test(test_random_blends_within_bound),
         cmocka_unit_test(test_errors_write_nothing),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -240,10 +240,8 @@ static void test_matches_double_precision(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_matches_reference),
-        cmocka_unit_test(test_partial_range),
-        cmocka_unit_test(test_every_range),
-        cmocka_unit_test(test_matches_double_precision),
+        cmocka_unit_test(test_matches_reference),    cmocka_unit_test(test_partial_range),
+        cmocka_unit_test(test_every_range),          cmocka_unit_test(test_matches_double_precision),
         cmocka_unit_test(test_errors_write_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
