@@ -463,6 +463,13 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
     g->q[key][2][l] = (int32_t)(q[2] + base[2]), g->q[key][3][l] = (int32_t)(q[3] + base[3]);
 }
 
+/* Copies key `from` of lane l (integers, values, ratio) to key `to`. */
+OSSA__INLINE void move_key(sub_group *g, size_t l, int from, int to)
+{
+    for (int c = 0; c < 4; ++c) g->q[to][c][l] = g->q[from][c][l], g->value[to][c][l] = g->value[from][c][l];
+    g->ratio[to][l] = g->ratio[from][l];
+}
+
 /* New left and right keys of lane l around time point `frame` (in the current `segment`); a
  * key already cached (the old right key becomes the left one in forward playback, the old
  * left the right one backward) is moved, not read again. A right key past the segment is the
@@ -479,14 +486,13 @@ static unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_contex
     const unsigned rb = bm & ~upto ? lowest_bit(bm & ~upto) : OSSA__SEGMENT_FRAMES;
     const uint32_t left_frame = first + lb, right_frame = first + rb;
     uint32_t have_left = g->frame[0][l], have_right = g->frame[1][l];
-    if (have_right == left_frame || have_left == right_frame) {
-        const int from = have_right == left_frame ? 1 : 0;
-        g->q[1 - from][0][l] = g->q[from][0][l], g->q[1 - from][1][l] = g->q[from][1][l];
-        g->q[1 - from][2][l] = g->q[from][2][l], g->q[1 - from][3][l] = g->q[from][3][l];
-        for (int c = 0; c < 4; ++c) g->value[1 - from][c][l] = g->value[from][c][l];
-        g->ratio[1 - from][l] = g->ratio[from][l];
-        have_left = from ? left_frame : UINT32_MAX;
-        have_right = from ? UINT32_MAX : right_frame;
+    /* Constant key indices in each branch: the moves compile to plain loads and stores. */
+    if (have_right == left_frame) {
+        move_key(g, l, 1, 0);
+        have_left = left_frame, have_right = UINT32_MAX;
+    } else if (have_left == right_frame) {
+        move_key(g, l, 0, 1);
+        have_left = UINT32_MAX, have_right = right_frame;
     }
     unsigned read = 0;
     if (have_left != left_frame) {
