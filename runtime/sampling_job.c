@@ -410,16 +410,39 @@ static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, u
 /* Component c of a key whose components start at bit 0 of `word` (widths w). */
 #define TAKE(word, width) ((uint32_t)(word) & (uint32_t)((1ull << (width)) - 1u))
 
+/* Stores the integers of a key whose components start at bit `at` of the data (widths wd, each
+ * plus its segment range base) as key `key` of lane l; one 8-byte load when the key fits in
+ * its 57 usable bits. */
+OSSA__INLINE void store_key(const ossa_animation *a, sub_group *g, size_t l, int key, size_t at, unsigned bits,
+                            const uint32_t wd[4], const uint32_t base[4])
+{
+    uint32_t q[4];
+    if (bits <= 57) {
+        uint64_t word;
+        memcpy(&word, a->data + (at >> 3), sizeof word);
+        word >>= at & 7;
+        q[0] = TAKE(word, wd[0]), word >>= wd[0];
+        q[1] = TAKE(word, wd[1]), word >>= wd[1];
+        q[2] = TAKE(word, wd[2]), word >>= wd[2];
+        q[3] = TAKE(word, wd[3]);
+    } else {
+        q[0] = ossa__read_bits(a->data, at, wd[0]), at += wd[0];
+        q[1] = ossa__read_bits(a->data, at, wd[1]), at += wd[1];
+        q[2] = ossa__read_bits(a->data, at, wd[2]), at += wd[2];
+        q[3] = ossa__read_bits(a->data, at, wd[3]);
+    }
+    for (int c = 0; c < 4; ++c) g->q[key][c][l] = (int32_t)(q[c] + base[c]);
+}
+
 /* The integers of key `bit` (0..15) of `segment`'s bitmap `bm` into key `key` of lane l: a
  * first key from the first-key block at the clip widths, another after it, with the segment
- * ranges when the sub-track has them (segment must then be the current one); one 8-byte load
- * when the key fits in its 57 usable bits. */
+ * ranges when the sub-track has them (segment must then be the current one). The two
+ * store_key calls are inlined apart, so keys without segment ranges add no zero bases. */
 OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l, int key,
                            uint32_t segment, uint32_t bm, unsigned bit)
 {
     const size_t i = g->sub[l];
     const uint8_t *w = &a->bits[4 * i];
-    uint32_t wd[4] = {w[0], w[1], w[2], w[3]}, base[4] = {0, 0, 0, 0};
     size_t at;
     unsigned bits;
     if (bit == 0) {
@@ -441,26 +464,14 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
                 }
                 g->entry_segment[l] = segment;
             }
-            for (int c = 0; c < 4; ++c) wd[c] = g->width[c][l], base[c] = g->qbase[c][l];
+            const uint32_t wd[4] = {g->width[0][l], g->width[1][l], g->width[2][l], g->width[3][l]};
+            const uint32_t base[4] = {g->qbase[0][l], g->qbase[1][l], g->qbase[2][l], g->qbase[3][l]};
+            store_key(a, g, l, key, at, bits, wd, base);
+            return;
         }
     }
-    uint32_t q[4];
-    if (bits <= 57) {
-        uint64_t word;
-        memcpy(&word, a->data + (at >> 3), sizeof word);
-        word >>= at & 7;
-        q[0] = TAKE(word, wd[0]), word >>= wd[0];
-        q[1] = TAKE(word, wd[1]), word >>= wd[1];
-        q[2] = TAKE(word, wd[2]), word >>= wd[2];
-        q[3] = TAKE(word, wd[3]);
-    } else {
-        q[0] = ossa__read_bits(a->data, at, wd[0]), at += wd[0];
-        q[1] = ossa__read_bits(a->data, at, wd[1]), at += wd[1];
-        q[2] = ossa__read_bits(a->data, at, wd[2]), at += wd[2];
-        q[3] = ossa__read_bits(a->data, at, wd[3]);
-    }
-    g->q[key][0][l] = (int32_t)(q[0] + base[0]), g->q[key][1][l] = (int32_t)(q[1] + base[1]);
-    g->q[key][2][l] = (int32_t)(q[2] + base[2]), g->q[key][3][l] = (int32_t)(q[3] + base[3]);
+    const uint32_t wd[4] = {w[0], w[1], w[2], w[3]}, zero[4] = {0, 0, 0, 0};
+    store_key(a, g, l, key, at, bits, wd, zero);
 }
 
 /* Copies key `from` of lane l (integers, values, ratio) to key `to`. */
