@@ -407,8 +407,16 @@ static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, u
     ctx->segment = segment;
 }
 
+/* The low `width` bits set, for every width a blob may have (validated: at most
+ * OSSA__MAX_BITS): one AND with a table entry instead of building the mask with a shift. */
+static const uint32_t low_mask[OSSA__MAX_BITS + 1] = {
+    0x0u,     0x1u,     0x3u,     0x7u,      0xfu,      0x1fu,     0x3fu,     0x7fu,   0xffu,
+    0x1ffu,   0x3ffu,   0x7ffu,   0xfffu,    0x1fffu,   0x3fffu,   0x7fffu,   0xffffu, 0x1ffffu,
+    0x3ffffu, 0x7ffffu, 0xfffffu, 0x1fffffu, 0x3fffffu, 0x7fffffu, 0xffffffu,
+};
+
 /* Component c of a key whose components start at bit 0 of `word` (widths w). */
-#define TAKE(word, width) ((uint32_t)(word) & (uint32_t)((1ull << (width)) - 1u))
+#define TAKE(word, width) ((uint32_t)(word)&low_mask[(width)])
 
 /* Stores the integers of a key whose components start at bit `at` of the data (widths wd, each
  * plus its segment range base) as key `key` of lane l; one 8-byte load when the key fits in
