@@ -17,6 +17,7 @@
 #include "ossa/offline/builders.h"
 #include "ossa/offline/error.h"
 #include "ossa/sampling_job.h"
+#include "clips.h"
 #include "tools.h"
 
 #if defined(OSSA_HAVE_CALLGRIND)
@@ -27,15 +28,6 @@
 #define MEASURE_START() ((void)0)
 #define MEASURE_STOP()  ((void)0)
 #endif
-
-typedef struct clip {
-    const char *name;
-    ossa_import_output imp;
-    ossa_blob skel_blob, anim_blob;
-    ossa_skeleton skel;
-    ossa_animation anim;
-    float unit; /* metres per unit */
-} clip;
 
 static uint32_t next_random(uint32_t *s)
 {
@@ -52,7 +44,7 @@ typedef struct player {
     ossa_soa_transform *pose;
 } player;
 
-static void player_init(player *p, const clip *c)
+static void player_init(player *p, const bench_clip *c)
 {
     const size_t ctx_size = ossa_sampling_context_size(c->skel.joint_count);
     p->ctx_mem = aligned_alloc(16, ctx_size);
@@ -62,7 +54,7 @@ static void player_init(player *p, const clip *c)
 
 /* ns per call, median of 9 repetitions of `calls` calls; the middle repetition is the one
  * callgrind instruments. `c` holds 3 clips for BLEND and FULL_FRAME (walk, jog, run). */
-static double run(clip *c, mode m, size_t calls)
+static double run(bench_clip *c, mode m, size_t calls)
 {
     const int n = (m == BLEND || m == FULL_FRAME) ? 3 : 1;
     player p[3];
@@ -128,66 +120,17 @@ static double run(clip *c, mode m, size_t calls)
     return reps[4];
 }
 
-#define CMU_UNIT 0.05644f
-
-/* Metres; --tolerance changes it (the clips are baked as `ossa bake --tolerance` would). */
-static float bake_tolerance = OSSA_BUILD_DEFAULT_TOLERANCE;
-
-/* The build every measure uses: the bench tolerance in the clip's unit. */
-static ossa_animation_build_desc build_desc(const clip *c)
-{
-    return (ossa_animation_build_desc){
-        .skeleton = &c->imp.skeleton, .tolerance = bake_tolerance / c->unit, .unit_scale = c->unit};
-}
-
-static bool load(clip *c, const char *path, const char *skeleton_path)
-{
-    memset(c, 0, sizeof *c);
-    c->name = path;
-    if (!tool_import(path, false, &c->imp)) return false;
-    if (c->imp.skeleton.joint_count == 0 && skeleton_path) {
-        ossa_import_output skel = {0};
-        if (!tool_import(skeleton_path, false, &skel)) return false;
-        c->imp.skeleton = skel.skeleton;
-        memset(&skel.skeleton, 0, sizeof skel.skeleton);
-        ossa_import_output_destroy(&skel);
-    }
-    ossa_diag diag;
-    ossa_diag_clear(&diag);
-    /* BVH says no unit: CMU's is 1/0.45 inch (BENCHMARKS and ACL use it too); the others as
-     * `ossa bake` takes them. */
-    c->unit = tool_unit_of_import(&c->imp, strstr(path, "01_01.bvh") ? CMU_UNIT : 0.f).scale;
-    const ossa_animation_build_desc build = build_desc(c);
-    if (c->imp.animation_count == 0 || ossa_skeleton_build(&c->imp.skeleton, NULL, &c->skel_blob, &diag) != OSSA_OK ||
-        ossa_animation_build(&c->imp.animations[0], &build, &c->anim_blob, &diag) != OSSA_OK ||
-        ossa_skeleton_init(&c->skel, c->skel_blob.data, c->skel_blob.size) != OSSA_OK ||
-        ossa_animation_init(&c->anim, c->anim_blob.data, c->anim_blob.size) != OSSA_OK ||
-        c->anim.track_count != c->skel.joint_count) {
-        tool_print_diag(path, &diag);
-        return false;
-    }
-    return true;
-}
-
-static void unload(clip *c)
-{
-    ossa_blob_destroy(&c->skel_blob), ossa_blob_destroy(&c->anim_blob);
-    ossa_import_output_destroy(&c->imp);
-}
-
-static const char *short_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 typedef struct measure {
     const char *label;
-    const char *clip; /* file under the shared data folder, or an absolute path */
+    const char *clip; /* file under the shared data folder, an absolute path, or SYNTHETIC */
     mode mode;
     size_t calls;
     double ozz_ir, ozz_ns;
 } measure;
+
+/* The synthetic character of bench/clips.h, 1,024 joints: cost per joint at scale. */
+#define SYNTHETIC        "synthetic_1024"
+#define SYNTHETIC_JOINTS 1024
 
 static const measure measures[] = {
     {"sampling forward 60 Hz", "ozz/pab_walk_raw.ozz", FORWARD, 20000, 5783, 460},
@@ -203,6 +146,8 @@ static const measure measures[] = {
     {"sampling random ratios", OSSA_DEFAULT_INPUT, RANDOM, 2000, 379782, 29000},
     {"blending 3 layers (67 joints)", "ozz/pab_walk_raw.ozz", BLEND, 20000, 3988, 254},
     {"full frame: 3 sample+blend+l2m", "ozz/pab_walk_raw.ozz", FULL_FRAME, 5000, 30307, 2210},
+    {"sampling forward 60 Hz", SYNTHETIC, FORWARD, 2000, 0, 0},
+    {"local-to-model (1,024 joints)", SYNTHETIC, LOCAL_TO_MODEL, 2000, 0, 0},
 };
 
 /* Size, error and build time of the default optimiser + builder on the pab clips, next to
@@ -223,10 +168,10 @@ static void compression_table(const char *shared, const char *skel_path)
     for (size_t i = 0; i < sizeof refs / sizeof *refs; ++i) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", shared, refs[i].file);
-        clip c;
-        if (!load(&c, path, skel_path)) {
+        bench_clip c;
+        if (!bench_load(&c, path, skel_path)) {
             fprintf(stderr, "skipped: %s could not be loaded\n", path);
-            unload(&c);
+            bench_unload(&c);
             continue;
         }
         ossa_error_report joints, shell;
@@ -237,7 +182,7 @@ static void compression_table(const char *shared, const char *skel_path)
         double times[9];
         for (int r = 0; r < 9; ++r) {
             ossa_blob blob = {0};
-            const ossa_animation_build_desc build = build_desc(&c);
+            const ossa_animation_build_desc build = bench_build_desc(&c);
             const double t0 = tool_now();
             ossa_animation_build(&c.imp.animations[0], &build, &blob, NULL);
             times[r] = (tool_now() - t0) * 1e3;
@@ -246,11 +191,11 @@ static void compression_table(const char *shared, const char *skel_path)
         qsort(times, 9, sizeof *times, tool_compare_doubles);
         char build_ref[32] = "";
         if (refs[i].ozz_build_ms > 0) snprintf(build_ref, sizeof build_ref, " (%.1f)", refs[i].ozz_build_ms);
-        printf("| %s | %zu | %.0f | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f%s |\n", short_name(refs[i].file),
-               c.anim_blob.size, refs[i].ozz_bytes, (double)c.anim_blob.size / refs[i].ozz_bytes,
-               (double)joints.max * 1e3, refs[i].ozz_max_mm, (double)joints.mean * 1e3, refs[i].ozz_mean_mm,
-               (double)shell.max * 1e3, times[4], build_ref);
-        unload(&c);
+        printf("| %s | %zu | %.0f | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f%s |\n",
+               bench_short_name(refs[i].file), c.anim_blob.size, refs[i].ozz_bytes,
+               (double)c.anim_blob.size / refs[i].ozz_bytes, (double)joints.max * 1e3, refs[i].ozz_max_mm,
+               (double)joints.mean * 1e3, refs[i].ozz_mean_mm, (double)shell.max * 1e3, times[4], build_ref);
+        bench_unload(&c);
     }
 }
 
@@ -264,12 +209,12 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
-            if (!tool_parse_metres(argv[++i], 1e-7f, 1.f, &bake_tolerance))
-                return fprintf(stderr, "ossa-bench: --tolerance needs metres from 1e-7 to 1 (found \"%s\")\n", argv[i]), 2;
-        }
-        else if (!strcmp(argv[i], "--list")) {
+            if (!tool_parse_metres(argv[++i], 1e-7f, 1.f, &bench_tolerance))
+                return fprintf(stderr, "ossa-bench: --tolerance needs metres from 1e-7 to 1 (found \"%s\")\n", argv[i]),
+                       2;
+        } else if (!strcmp(argv[i], "--list")) {
             for (size_t m = 0; m < sizeof measures / sizeof *measures; ++m)
-                printf("%zu\t%s\t%s\t%.0f\t%.0f\n", m, measures[m].label, short_name(measures[m].clip),
+                printf("%zu\t%s\t%s\t%.0f\t%.0f\n", m, measures[m].label, bench_short_name(measures[m].clip),
                        measures[m].ozz_ir, measures[m].ozz_ns);
             return 0;
         } else {
@@ -300,33 +245,35 @@ int main(int argc, char **argv)
             snprintf(path, sizeof path, "%s", me->clip);
         else
             snprintf(path, sizeof path, "%s/%s", shared, me->clip);
-        clip c[3];
+        bench_clip c[3];
         const int n = (me->mode == BLEND || me->mode == FULL_FRAME) ? 3 : 1;
         static const char *const blend_clips[3] = {"ozz/pab_walk_raw.ozz", "ozz/pab_jog_raw.ozz",
                                                    "ozz/pab_run_raw.ozz"};
         bool ok = true;
         for (int i = 0; i < n; ++i) {
             if (n == 3) snprintf(path, sizeof path, "%s/%s", shared, blend_clips[i]);
-            if (!load(&c[i], path, skel_path)) {
+            const bool loaded = !strcmp(me->clip, SYNTHETIC) ? bench_synthetic(&c[i], SYNTHETIC_JOINTS)
+                                                             : bench_load(&c[i], path, skel_path);
+            if (!loaded) {
                 fprintf(stderr, "skipped: %s could not be loaded\n", path);
                 ok = false;
             }
         }
         if (!ok) {
             status = 1;
-            for (int i = 0; i < n; ++i) unload(&c[i]);
+            for (int i = 0; i < n; ++i) bench_unload(&c[i]);
             continue;
         }
         const double ns = run(c, me->mode, me->calls);
         if (only >= 0)
             printf("calls %zu\n", me->calls);
         else if (me->ozz_ns > 0)
-            printf("| %-26s | %-21s | %12.0f | %11.0f | %8.2f | %13.1f |\n", me->label, short_name(me->clip), ns,
+            printf("| %-26s | %-21s | %12.0f | %11.0f | %8.2f | %13.1f |\n", me->label, bench_short_name(me->clip), ns,
                    me->ozz_ns, ns / me->ozz_ns, ns / (double)c[0].skel.joint_count);
         else /* no reference figure */
-            printf("| %-26s | %-21s | %12.0f | %11s | %8s | %13.1f |\n", me->label, short_name(me->clip), ns, "", "",
-                   ns / (double)c[0].skel.joint_count);
-        for (int i = 0; i < n; ++i) unload(&c[i]);
+            printf("| %-26s | %-21s | %12.0f | %11s | %8s | %13.1f |\n", me->label, bench_short_name(me->clip), ns, "",
+                   "", ns / (double)c[0].skel.joint_count);
+        for (int i = 0; i < n; ++i) bench_unload(&c[i]);
     }
     if (only < 0) compression_table(shared, skel_path);
     return status;

@@ -1,12 +1,13 @@
 #include "ossa/blending_job.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "checks.h"
 #include "simd.h"
 
-/* Checks one layer array. Sizes before values so that a short array is reported as such
- * rather than read out of bounds. */
+/* Checks one layer array, one pass. A layer's sizes are checked before its values, so that a
+ * short array is reported as such rather than read out of bounds. */
 static ossa_result validate_layers(const ossa_blend_layer *layers, size_t count, size_t soa_count)
 {
     for (size_t i = 0; i < count; ++i) {
@@ -15,9 +16,6 @@ static ossa_result validate_layers(const ossa_blend_layer *layers, size_t count,
         if (l->transform_count < soa_count) return OSSA_ERROR_INPUT_TOO_SMALL;
         if (l->joint_weights && l->joint_weight_count / 4 < soa_count) return OSSA_ERROR_JOINT_WEIGHTS_TOO_SMALL;
         if (ossa__misaligned(l->transform)) return OSSA_ERROR_MISALIGNED; /* joint weights need no alignment */
-    }
-    for (size_t i = 0; i < count; ++i) {
-        const ossa_blend_layer *l = &layers[i];
         if (!isfinite(l->weight)) return OSSA_ERROR_INVALID_WEIGHT;
         for (size_t j = 0; l->joint_weights && j < 4 * soa_count; ++j)
             if (!isfinite(l->joint_weights[j])) return OSSA_ERROR_INVALID_WEIGHT;
@@ -87,39 +85,132 @@ static inline v4fq q_mul(v4fq a, v4fq b)
     };
 }
 static inline v4f sign_bit(v4f mask) { return v4f_and(mask, v4f_set1(-0.f)); }
-static inline v4f f_abs(v4f a) { return v4f_andnot(v4f_set1(-0.f), a); }
 
-/* Normalises q exactly (sqrt and divide rather than an estimate). Lanes whose squared length
- * is already within 2^-20 of 1 are returned unchanged: renormalising them could not make
- * them more unit than float rounding allows, and keeping them makes pass-through exact. */
+/* Normalises q: correctly rounded square root and division (two instructions, where an
+ * estimate plus a Newton step costs about eight and rounds differently on SSE2, NEON and the
+ * portable build), then the inverse length rounded to a multiple of 2^-20 by adding and
+ * removing 8 (whose float spacing is 2^-20). The rounding moves the length by at most 2^-21
+ * (4.8e-7) and maps every inverse within 2^-21 of 1, so every lane whose squared length is
+ * already within about 2^-20 of 1, to exactly 1: such lanes are returned unchanged, which
+ * makes pass-through exact, for the cost of two instructions instead of a per-lane test and
+ * select. */
 static inline v4fq normalize(v4fq q)
 {
-    const v4f len2 = v4fq_dot(q, q);
-    const v4f unit = v4f_cmplt(f_abs(v4f_sub(len2, v4f_one())), v4f_set1(0x1p-20f));
-    const v4f inv = v4f_select(unit, v4f_one(), v4f_div(v4f_one(), v4f_sqrt(len2)));
+    const v4f eight = v4f_set1(8.f);
+    const v4f inv = v4f_sub(v4f_add(v4f_div(v4f_one(), v4f_sqrt(v4fq_dot(q, q))), eight), eight);
     return q_scale(q, inv);
 }
 
-/* Weighted sums of one SoA group. */
-typedef struct accumulator {
-    v4f3 t, s;
-    v4fq q;
-    v4f w;
-} accumulator;
+/* Normalises q with a correctly rounded square root and division, nothing else. */
+static inline v4fq normalize_exact(v4fq q) { return q_scale(q, v4f_div(v4f_one(), v4f_sqrt(v4fq_dot(q, q)))); }
 
-/* Adds `in` with per-lane weight w to the sums, taking -q where it lies in the other
- * hemisphere of the rotation sum (the shortest path). */
-static inline void accumulate(accumulator *a, const ossa_soa_transform *in, v4f w)
+/* Normal layers handed to the group kernel at once: their transforms and lane weights stay in
+ * a small array on the stack instead of being re-read from the job for every group. Jobs with
+ * more contributing layers blend them BATCH at a time. */
+enum { BATCH = 8 };
+
+/* Adds `in` with per-lane weight w to the rotation sum, taking -in where it lies in the other
+ * hemisphere of the sum (the shortest path). */
+static inline v4fq q_accumulate(v4fq sum, const ossa_soa_quat *in, v4f w, bool zero_lanes)
 {
-    const v4f3 t = v4f3_load(&in->translation), s = v4f3_load(&in->scale);
-    const v4fq q = v4fq_load(&in->rotation);
-    a->t = f3_madd(t, w, a->t);
-    a->s = f3_madd(s, w, a->s);
-    /* Opposite hemisphere: add -q (by negating the weight), the shortest path. */
-    const v4f flip = sign_bit(v4f_cmplt(v4fq_dot(a->q, q), v4f_zero()));
-    a->q = q_madd(q, v4f_xor(w, flip), a->q);
-    a->w = v4f_add(a->w, w);
+    const v4fq q = v4fq_load(in);
+    const v4f dot = v4fq_dot(sum, q);
+    /* A sum of weights > 0 is never zero, so the sign bit of the dot product says which
+     * hemisphere (a dot of -0 means orthogonal, where both are as short). Lanes that every
+     * layer so far left out have a zero sum, whose -0 dot must not flip the first layer that
+     * does contribute: those use a comparison. */
+    const v4f flip = zero_lanes ? sign_bit(v4f_cmplt(dot, v4f_zero())) : sign_bit(dot);
+    return q_madd(q, v4f_xor(w, flip), sum);
 }
+
+/* Weighted sums of one SoA group over n inputs in[i][g] with weights w[i] (already
+ * normalised, so they sum to 1 per lane): translations and scales first, then rotations, so
+ * that each pass keeps its sums in registers. `first` is false when sums of an earlier batch
+ * are in `out` (their rotation sum not yet normalised). */
+static inline void blend_group(const ossa_soa_transform *const *in, const v4f *w, size_t n, size_t g, bool first,
+                               bool zero_lanes, ossa_soa_transform *out)
+{
+    v4f3 t, s;
+    size_t i = 0;
+    if (first) {
+        t = f3_scale(v4f3_load(&in[0][g].translation), w[0]);
+        s = f3_scale(v4f3_load(&in[0][g].scale), w[0]);
+        i = 1;
+    } else {
+        t = v4f3_load(&out->translation), s = v4f3_load(&out->scale);
+    }
+    for (; i < n; ++i) {
+        t = f3_madd(v4f3_load(&in[i][g].translation), w[i], t);
+        s = f3_madd(v4f3_load(&in[i][g].scale), w[i], s);
+    }
+    v4f3_store(&out->translation, t);
+    v4f3_store(&out->scale, s);
+    v4fq q;
+    if (first) {
+        q = q_scale(v4fq_load(&in[0][g].rotation), w[0]);
+        i = 1;
+    } else {
+        q = v4fq_load(&out->rotation), i = 0;
+    }
+    for (; i < n; ++i) q = q_accumulate(q, &in[i][g].rotation, w[i], zero_lanes);
+    v4fq_store(&out->rotation, q);
+}
+
+/* The same with n a constant, so that the layer loops unroll (weights and input pointers stay
+ * in registers across groups). */
+#define BLEND_GROUPS(N)                                                                                                \
+    for (size_t g = 0; g < count; ++g) {                                                                               \
+        blend_group(in, w, (N), g, true, false, &out[g]);                                                              \
+        v4fq_store(&out[g].rotation, normalize(v4fq_load(&out[g].rotation)));                                          \
+    }
+
+/* Normal layers whose weights are the same in every lane (no joint weights): the weights and
+ * the rest pose's share are scalars computed once and divided by the total up front. */
+static void blend_uniform(const ossa_blending_job *job, float threshold, float total)
+{
+    const ossa_soa_transform *in[BATCH + 1];
+    v4f w[BATCH + 1];
+    const float fill = threshold - total;
+    const float inv = 1.f / (fill > 0.f ? threshold : total);
+    const size_t count = job->rest_pose_count;
+    ossa_soa_transform *out = job->output;
+    size_t i = 0;
+    for (bool first = true;; first = false) {
+        size_t n = 0;
+        while (n < BATCH && i < job->layer_count) {
+            const ossa_blend_layer *l = &job->layers[i++];
+            if (l->weight > 0.f) in[n] = l->transform, w[n] = v4f_set1(l->weight * inv), ++n;
+        }
+        while (i < job->layer_count && !(job->layers[i].weight > 0.f)) ++i;
+        const bool last = i == job->layer_count;
+        if (last && fill > 0.f) in[n] = job->rest_pose, w[n] = v4f_set1(fill * inv), ++n;
+        if (first && last) {
+            switch (n) {
+            case 1:
+                BLEND_GROUPS(1);
+                return;
+            case 2:
+                BLEND_GROUPS(2);
+                return;
+            case 3:
+                BLEND_GROUPS(3);
+                return;
+            case 4:
+                BLEND_GROUPS(4);
+                return;
+            default:
+                BLEND_GROUPS(n);
+                return;
+            }
+        }
+        for (size_t g = 0; g < count; ++g) {
+            blend_group(in, w, n, g, first, false, &out[g]);
+            if (last) v4fq_store(&out[g].rotation, normalize(v4fq_load(&out[g].rotation)));
+        }
+        if (last) return;
+    }
+}
+#undef BLEND_GROUPS
 
 /* Per-lane weight of layer `l` for group `g`: weight * max(0, joint factor). */
 static inline v4f lane_weights(const ossa_blend_layer *l, float weight, size_t g)
@@ -127,6 +218,41 @@ static inline v4f lane_weights(const ossa_blend_layer *l, float weight, size_t g
     const v4f w = v4f_set1(weight);
     if (!l->joint_weights) return w;
     return v4f_mul(w, v4f_max(v4f_loadu(l->joint_weights + 4 * g), v4f_zero()));
+}
+
+/* Normal layers with joint weights: the total, the rest pose's share and the normalised
+ * weights are per lane, so they are computed for each group. */
+static void blend_per_lane(const ossa_blending_job *job, float threshold)
+{
+    const ossa_soa_transform *in[BATCH + 1];
+    v4f w[BATCH + 1];
+    const v4f thr = v4f_set1(threshold), zero = v4f_zero();
+    for (size_t g = 0; g < job->rest_pose_count; ++g) {
+        v4f total = zero;
+        for (size_t i = 0; i < job->layer_count; ++i) {
+            const ossa_blend_layer *l = &job->layers[i];
+            if (l->weight > 0.f) total = v4f_add(total, lane_weights(l, l->weight, g));
+        }
+        const v4f fill = v4f_max(v4f_sub(thr, total), zero);
+        const v4f inv = v4f_div(v4f_one(), v4f_max(total, thr));
+        size_t i = 0;
+        for (bool first = true;; first = false) {
+            size_t n = 0;
+            while (n < BATCH && i < job->layer_count) {
+                const ossa_blend_layer *l = &job->layers[i++];
+                if (l->weight > 0.f) in[n] = l->transform, w[n] = v4f_mul(lane_weights(l, l->weight, g), inv), ++n;
+            }
+            while (i < job->layer_count && !(job->layers[i].weight > 0.f)) ++i;
+            const bool last = i == job->layer_count;
+            /* The rest pose tops the weight up to the threshold in the lanes below it (weight
+             * 0 elsewhere adds exact zeros); skipped when every lane is above it. */
+            if (last && v4f_any_gt(fill, zero)) in[n] = job->rest_pose, w[n] = v4f_mul(fill, inv), ++n;
+            blend_group(in, w, n, g, first, true, &job->output[g]);
+            if (last) break;
+        }
+        ossa_soa_quat *q = &job->output[g].rotation;
+        v4fq_store(q, normalize(v4fq_load(q)));
+    }
 }
 
 /* Applies a delta with per-lane amount a >= 0, or removes it when `subtract`. */
@@ -139,8 +265,10 @@ static inline void add_delta(v4f3 *t, v4fq *q, v4f3 *s, const ossa_soa_transform
     /* nlerp(identity, dq, a) with dq taken with w >= 0, so the path is the shortest. */
     const v4f flip = sign_bit(v4f_cmplt(dq.w, v4f_zero()));
     dq = (v4fq){v4f_xor(dq.x, flip), v4f_xor(dq.y, flip), v4f_xor(dq.z, flip), v4f_xor(dq.w, flip)};
-    v4fq iq =
-        normalize((v4fq){v4f_mul(dq.x, a), v4f_mul(dq.y, a), v4f_mul(dq.z, a), v4f_madd(v4f_sub(dq.w, one), a, one)});
+    /* Exactly normalised (an identity delta stays exactly the identity): the rounding of
+     * normalize() would add up over additive layers. */
+    v4fq iq = normalize_exact(
+        (v4fq){v4f_mul(dq.x, a), v4f_mul(dq.y, a), v4f_mul(dq.z, a), v4f_madd(v4f_sub(dq.w, one), a, one)});
     if (subtract) {
         const v4f neg = v4f_set1(-0.f);
         iq = (v4fq){v4f_xor(iq.x, neg), v4f_xor(iq.y, neg), v4f_xor(iq.z, neg), iq.w};
@@ -156,55 +284,38 @@ static inline void add_delta(v4f3 *t, v4fq *q, v4f3 *s, const ossa_soa_transform
     }
 }
 
-/* Joints are processed one SoA group at a time through every layer, so the sums stay in
- * registers and no scratch memory is needed whatever the joint count. */
+/* Normal layers first, written to the output, then the additive layers as a second pass over
+ * it: the common case (no additive layer) keeps its blending kernel small. */
 ossa_result ossa_blending_job_run(const ossa_blending_job *job)
 {
     const ossa_result r = ossa_blending_job_validate(job);
     if (r != OSSA_OK) return r;
-    const v4f threshold = v4f_set1(job->threshold > 0.f ? job->threshold : OSSA_BLEND_DEFAULT_THRESHOLD);
-    bool any_layer = false;
-    for (size_t i = 0; i < job->layer_count; ++i) any_layer |= job->layers[i].weight > 0.f;
+    const float threshold = job->threshold > 0.f ? job->threshold : OSSA_BLEND_DEFAULT_THRESHOLD;
+    bool any_layer = false, any_factors = false;
+    float total = 0.f; /* of the weights > 0 */
+    for (size_t i = 0; i < job->layer_count; ++i) {
+        const ossa_blend_layer *l = &job->layers[i];
+        if (!(l->weight > 0.f)) continue;
+        any_layer = true, total += l->weight;
+        any_factors |= l->joint_weights != NULL;
+    }
+    if (!any_layer)
+        memcpy(job->output, job->rest_pose, job->rest_pose_count * sizeof *job->output);
+    else if (any_factors)
+        blend_per_lane(job, threshold);
+    else
+        blend_uniform(job, threshold, total);
 
-    for (size_t g = 0; g < job->rest_pose_count; ++g) {
-        const ossa_soa_transform *rest = &job->rest_pose[g];
-        v4f3 t, s;
-        v4fq q;
-        if (!any_layer) {
-            t = v4f3_load(&rest->translation), s = v4f3_load(&rest->scale), q = v4fq_load(&rest->rotation);
-        } else {
-            const v4f zero = v4f_zero();
-            /* The first contributing layer starts the sums (no hemisphere test against zero). */
-            size_t i = 0;
-            while (!(job->layers[i].weight > 0.f)) ++i; /* any_layer: one exists */
-            accumulator acc;
-            {
-                const ossa_blend_layer *l = &job->layers[i];
-                const v4f w = lane_weights(l, l->weight, g);
-                const ossa_soa_transform *in = &l->transform[g];
-                acc.t = f3_scale(v4f3_load(&in->translation), w);
-                acc.s = f3_scale(v4f3_load(&in->scale), w);
-                acc.q = q_scale(v4fq_load(&in->rotation), w);
-                acc.w = w;
-            }
-            for (++i; i < job->layer_count; ++i) {
-                const ossa_blend_layer *l = &job->layers[i];
-                if (l->weight > 0.f) accumulate(&acc, &l->transform[g], lane_weights(l, l->weight, g));
-            }
-            /* The rest pose tops the weight up to the threshold in the lanes below it (weight
-             * 0 elsewhere adds exact zeros); skipped when every lane is above it. */
-            const v4f fill = v4f_max(v4f_sub(threshold, acc.w), zero);
-            if (v4f_any_gt(fill, zero)) accumulate(&acc, rest, fill);
-            const v4f inv = v4f_div(v4f_one(), v4f_max(acc.w, threshold));
-            t = f3_scale(acc.t, inv), s = f3_scale(acc.s, inv), q = normalize(acc.q);
-        }
+    for (size_t g = 0; job->additive_layer_count && g < job->rest_pose_count; ++g) {
+        ossa_soa_transform *out = &job->output[g];
+        v4f3 t = v4f3_load(&out->translation), s = v4f3_load(&out->scale);
+        v4fq q = v4fq_load(&out->rotation);
         for (size_t i = 0; i < job->additive_layer_count; ++i) {
             const ossa_blend_layer *l = &job->additive_layers[i];
             if (l->weight == 0.f) continue;
             const bool subtract = l->weight < 0.f;
             add_delta(&t, &q, &s, &l->transform[g], lane_weights(l, fabsf(l->weight), g), subtract);
         }
-        ossa_soa_transform *out = &job->output[g];
         v4f3_store(&out->translation, t);
         v4fq_store(&out->rotation, q);
         v4f3_store(&out->scale, s);

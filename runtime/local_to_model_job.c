@@ -24,16 +24,6 @@ ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job)
     return OSSA_OK;
 }
 
-/* Column-major matrix in four registers. */
-typedef struct m44 {
-    v4f c[4];
-} m44;
-
-static inline m44 m44_load(const ossa_float4x4 *m)
-{
-    return (m44){{v4f_load(m->cols[0]), v4f_load(m->cols[1]), v4f_load(m->cols[2]), v4f_load(m->cols[3])}};
-}
-
 /* Local matrices of a SoA group, kept in SoA: m[c][r] holds row r of column c for the 4
  * joints (rotation from the quaternion, scaled per column; column 3 is the translation). The
  * bottom row (0, 0, 0, 1) is implicit. */
@@ -67,16 +57,21 @@ static inline void soa_to_affine(const ossa_soa_transform *t, soa_affine *o)
 
 /* model = parent * local for the joint in lane LANE (a constant once inlined): each local
  * entry is splat straight from the SoA registers, so no transpose is needed, and the
- * implicit bottom row saves the terms that multiply by 0 or 1. */
-#define JOINT_MATRIX(o, p, LANE, dst)                                                                                  \
+ * implicit bottom row saves the terms that multiply by 0 or 1. The parent is read through
+ * its pointer at each use: the stores to `dst` between columns keep the compiler from
+ * holding it in registers, so its loads fold into the multiplications. */
+#define JOINT_MATRIX(o, parent, LANE, dst)                                                                             \
     do {                                                                                                               \
+        const ossa_float4x4 *p = (parent);                                                                             \
+        ossa_float4x4 *d = (dst);                                                                                      \
         for (int c_ = 0; c_ < 3; ++c_)                                                                                 \
-            v4f_store((dst)->cols[c_], v4f_madd((p).c[0], V4F_SPLAT((o)->m[c_][0], LANE),                              \
-                                                v4f_madd((p).c[1], V4F_SPLAT((o)->m[c_][1], LANE),                     \
-                                                         v4f_mul((p).c[2], V4F_SPLAT((o)->m[c_][2], LANE)))));         \
-        v4f_store((dst)->cols[3], v4f_madd((p).c[0], V4F_SPLAT((o)->m[3][0], LANE),                                    \
-                                           v4f_madd((p).c[1], V4F_SPLAT((o)->m[3][1], LANE),                           \
-                                                    v4f_madd((p).c[2], V4F_SPLAT((o)->m[3][2], LANE), (p).c[3]))));    \
+            v4f_store(d->cols[c_], v4f_madd(v4f_load(p->cols[0]), V4F_SPLAT((o)->m[c_][0], LANE),                      \
+                                            v4f_madd(v4f_load(p->cols[1]), V4F_SPLAT((o)->m[c_][1], LANE),             \
+                                                     v4f_mul(v4f_load(p->cols[2]), V4F_SPLAT((o)->m[c_][2], LANE))))); \
+        v4f_store(d->cols[3], v4f_madd(v4f_load(p->cols[0]), V4F_SPLAT((o)->m[3][0], LANE),                            \
+                                       v4f_madd(v4f_load(p->cols[1]), V4F_SPLAT((o)->m[3][1], LANE),                   \
+                                                v4f_madd(v4f_load(p->cols[2]), V4F_SPLAT((o)->m[3][2], LANE),          \
+                                                         v4f_load(p->cols[3])))));                                     \
     } while (0)
 
 ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
@@ -84,34 +79,37 @@ ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
     const ossa_result r = ossa_local_to_model_job_validate(job);
     if (r != OSSA_OK) return r;
     const ossa_skeleton *skel = job->skeleton;
-    const size_t end = job->joint_end ? job->joint_end : skel->joint_count;
-    const ossa_float4x4 identity = ossa_float4x4_identity();
-    const m44 root = m44_load(job->root ? job->root : &identity);
+    const size_t begin = job->joint_begin, end = job->joint_end ? job->joint_end : skel->joint_count;
+    static const ossa_float4x4 identity = {
+        {{1.f, 0.f, 0.f, 0.f}, {0.f, 1.f, 0.f, 0.f}, {0.f, 0.f, 1.f, 0.f}, {0.f, 0.f, 0.f, 1.f}}};
+    const ossa_float4x4 *root = job->root ? job->root : &identity;
     const int16_t *parents = skel->parents;
     ossa_float4x4 *out = job->output;
+    /* Parents are read back from the output, already written (depth-first order). */
+#define PARENT(j) (parents[(j)] < 0 ? root : &out[parents[(j)]])
 
-    /* One joint of a whole group (parents are read back from the output, already written). */
-#define JOINT(LANE)                                                                                                    \
-    do {                                                                                                               \
-        const int parent_ = parents[base + (LANE)];                                                                    \
-        const m44 pm_ = parent_ < 0 ? root : m44_load(&out[parent_]);                                                  \
-        JOINT_MATRIX(&local, pm_, LANE, &out[base + (LANE)]);                                                          \
-    } while (0)
-    for (size_t group = job->joint_begin / 4; group * 4 < end; ++group) {
+    /* Whole groups in one loop with the four lanes unrolled; the partial groups at either end
+     * of the range go lane by lane. */
+    size_t group = begin / 4;
+    const size_t full_begin = (begin + 3) / 4, full_end = end / 4;
+    for (; group * 4 < end; ++group) {
         soa_affine local;
+        if (group >= full_begin && group < full_end) {
+            for (; group < full_end; ++group) {
+                soa_to_affine(&job->input[group], &local);
+                const size_t base = group * 4;
+                JOINT_MATRIX(&local, PARENT(base), 0, &out[base]);
+                JOINT_MATRIX(&local, PARENT(base + 1), 1, &out[base + 1]);
+                JOINT_MATRIX(&local, PARENT(base + 2), 2, &out[base + 2]);
+                JOINT_MATRIX(&local, PARENT(base + 3), 3, &out[base + 3]);
+            }
+            if (group * 4 >= end) break;
+        }
         soa_to_affine(&job->input[group], &local);
         const size_t base = group * 4;
-        const size_t first = base < job->joint_begin ? job->joint_begin : base;
-        const size_t last = base + 4 < end ? base + 4 : end;
-        if (first == base && last == base + 4) { /* a whole group: lanes unrolled */
-            JOINT(0);
-            JOINT(1);
-            JOINT(2);
-            JOINT(3);
-            continue;
-        }
+        const size_t first = base < begin ? begin : base, last = base + 4 < end ? base + 4 : end;
         for (size_t j = first; j < last; ++j) {
-            const m44 pm = parents[j] < 0 ? root : m44_load(&out[parents[j]]);
+            const ossa_float4x4 *pm = PARENT(j);
             switch (j - base) {
             case 0:
                 JOINT_MATRIX(&local, pm, 0, &out[j]);
@@ -128,6 +126,6 @@ ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
             }
         }
     }
-#undef JOINT
+#undef PARENT
     return OSSA_OK;
 }

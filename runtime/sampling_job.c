@@ -407,19 +407,50 @@ static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, u
     ctx->segment = segment;
 }
 
+/* The low `width` bits set, for every width a blob may have (validated: at most
+ * OSSA__MAX_BITS): one AND with a table entry instead of building the mask with a shift. */
+static const uint32_t low_mask[OSSA__MAX_BITS + 1] = {
+    0x0u,     0x1u,     0x3u,     0x7u,      0xfu,      0x1fu,     0x3fu,     0x7fu,   0xffu,
+    0x1ffu,   0x3ffu,   0x7ffu,   0xfffu,    0x1fffu,   0x3fffu,   0x7fffu,   0xffffu, 0x1ffffu,
+    0x3ffffu, 0x7ffffu, 0xfffffu, 0x1fffffu, 0x3fffffu, 0x7fffffu, 0xffffffu,
+};
+
 /* Component c of a key whose components start at bit 0 of `word` (widths w). */
-#define TAKE(word, width) ((uint32_t)(word) & (uint32_t)((1ull << (width)) - 1u))
+#define TAKE(word, width) ((uint32_t)(word)&low_mask[(width)])
+
+/* Stores the integers of a key whose components start at bit `at` of the data (widths wd, each
+ * plus its segment range base) as key `key` of lane l; one 8-byte load when the key fits in
+ * its 57 usable bits. */
+OSSA__INLINE void store_key(const ossa_animation *a, sub_group *g, size_t l, int key, size_t at, unsigned bits,
+                            const uint32_t wd[4], const uint32_t base[4])
+{
+    uint32_t q[4];
+    if (bits <= 57) {
+        uint64_t word;
+        memcpy(&word, a->data + (at >> 3), sizeof word);
+        word >>= at & 7;
+        q[0] = TAKE(word, wd[0]), word >>= wd[0];
+        q[1] = TAKE(word, wd[1]), word >>= wd[1];
+        q[2] = TAKE(word, wd[2]), word >>= wd[2];
+        q[3] = TAKE(word, wd[3]);
+    } else {
+        q[0] = ossa__read_bits(a->data, at, wd[0]), at += wd[0];
+        q[1] = ossa__read_bits(a->data, at, wd[1]), at += wd[1];
+        q[2] = ossa__read_bits(a->data, at, wd[2]), at += wd[2];
+        q[3] = ossa__read_bits(a->data, at, wd[3]);
+    }
+    for (int c = 0; c < 4; ++c) g->q[key][c][l] = (int32_t)(q[c] + base[c]);
+}
 
 /* The integers of key `bit` (0..15) of `segment`'s bitmap `bm` into key `key` of lane l: a
  * first key from the first-key block at the clip widths, another after it, with the segment
- * ranges when the sub-track has them (segment must then be the current one); one 8-byte load
- * when the key fits in its 57 usable bits. */
+ * ranges when the sub-track has them (segment must then be the current one). The two
+ * store_key calls are inlined apart, so keys without segment ranges add no zero bases. */
 OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l, int key,
                            uint32_t segment, uint32_t bm, unsigned bit)
 {
     const size_t i = g->sub[l];
     const uint8_t *w = &a->bits[4 * i];
-    uint32_t wd[4] = {w[0], w[1], w[2], w[3]}, base[4] = {0, 0, 0, 0};
     size_t at;
     unsigned bits;
     if (bit == 0) {
@@ -441,26 +472,21 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
                 }
                 g->entry_segment[l] = segment;
             }
-            for (int c = 0; c < 4; ++c) wd[c] = g->width[c][l], base[c] = g->qbase[c][l];
+            const uint32_t wd[4] = {g->width[0][l], g->width[1][l], g->width[2][l], g->width[3][l]};
+            const uint32_t base[4] = {g->qbase[0][l], g->qbase[1][l], g->qbase[2][l], g->qbase[3][l]};
+            store_key(a, g, l, key, at, bits, wd, base);
+            return;
         }
     }
-    uint32_t q[4];
-    if (bits <= 57) {
-        uint64_t word;
-        memcpy(&word, a->data + (at >> 3), sizeof word);
-        word >>= at & 7;
-        q[0] = TAKE(word, wd[0]), word >>= wd[0];
-        q[1] = TAKE(word, wd[1]), word >>= wd[1];
-        q[2] = TAKE(word, wd[2]), word >>= wd[2];
-        q[3] = TAKE(word, wd[3]);
-    } else {
-        q[0] = ossa__read_bits(a->data, at, wd[0]), at += wd[0];
-        q[1] = ossa__read_bits(a->data, at, wd[1]), at += wd[1];
-        q[2] = ossa__read_bits(a->data, at, wd[2]), at += wd[2];
-        q[3] = ossa__read_bits(a->data, at, wd[3]);
-    }
-    g->q[key][0][l] = (int32_t)(q[0] + base[0]), g->q[key][1][l] = (int32_t)(q[1] + base[1]);
-    g->q[key][2][l] = (int32_t)(q[2] + base[2]), g->q[key][3][l] = (int32_t)(q[3] + base[3]);
+    const uint32_t wd[4] = {w[0], w[1], w[2], w[3]}, zero[4] = {0, 0, 0, 0};
+    store_key(a, g, l, key, at, bits, wd, zero);
+}
+
+/* Copies key `from` of lane l (integers, values, ratio) to key `to`. */
+OSSA__INLINE void move_key(sub_group *g, size_t l, int from, int to)
+{
+    for (int c = 0; c < 4; ++c) g->q[to][c][l] = g->q[from][c][l], g->value[to][c][l] = g->value[from][c][l];
+    g->ratio[to][l] = g->ratio[from][l];
 }
 
 /* New left and right keys of lane l around time point `frame` (in the current `segment`); a
@@ -479,14 +505,13 @@ static unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_contex
     const unsigned rb = bm & ~upto ? lowest_bit(bm & ~upto) : OSSA__SEGMENT_FRAMES;
     const uint32_t left_frame = first + lb, right_frame = first + rb;
     uint32_t have_left = g->frame[0][l], have_right = g->frame[1][l];
-    if (have_right == left_frame || have_left == right_frame) {
-        const int from = have_right == left_frame ? 1 : 0;
-        g->q[1 - from][0][l] = g->q[from][0][l], g->q[1 - from][1][l] = g->q[from][1][l];
-        g->q[1 - from][2][l] = g->q[from][2][l], g->q[1 - from][3][l] = g->q[from][3][l];
-        for (int c = 0; c < 4; ++c) g->value[1 - from][c][l] = g->value[from][c][l];
-        g->ratio[1 - from][l] = g->ratio[from][l];
-        have_left = from ? left_frame : UINT32_MAX;
-        have_right = from ? UINT32_MAX : right_frame;
+    /* Constant key indices in each branch: the moves compile to plain loads and stores. */
+    if (have_right == left_frame) {
+        move_key(g, l, 1, 0);
+        have_left = left_frame, have_right = UINT32_MAX;
+    } else if (have_left == right_frame) {
+        move_key(g, l, 0, 1);
+        have_left = UINT32_MAX, have_right = right_frame;
     }
     unsigned read = 0;
     if (have_left != left_frame) {

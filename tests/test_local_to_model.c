@@ -153,11 +153,95 @@ static void test_errors_write_nothing(void **state)
     teardown(&f);
 }
 
+/* Every joint range [begin, end) of a 30-joint tree (whole and partial SoA groups at either
+ * end, both ends in one group): the range matches a full run and nothing outside it is
+ * written. */
+static void test_every_range(void **state)
+{
+    (void)state;
+    enum { N = 30 };
+    fixture f;
+    setup(&f, N, 7);
+    ossa_local_to_model_job job = {&f.skel, NULL, 0, 0, f.pose, f.skel.soa_count, f.out, N};
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+    ossa_float4x4 full[N];
+    memcpy(full, f.out, sizeof full);
+    for (size_t begin = 0; begin < N; ++begin)
+        for (size_t end = begin + 1; end <= N; ++end) {
+            memcpy(f.out, full, sizeof full);
+            memset(&f.out[begin], 0x5a, (end - begin) * sizeof *f.out);
+            job.joint_begin = begin, job.joint_end = end == N && begin % 2 ? 0 : end;
+            assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+            assert_memory_equal(f.out, full, sizeof full);
+        }
+    teardown(&f);
+}
+
+/* Double-precision model matrices of the same float local transforms. */
+static void reference_double(const fixture *f, double (*ref)[4][4])
+{
+    for (size_t i = 0; i < f->skel.joint_count; ++i) {
+        const ossa_transform *t = &f->local[i];
+        const double x = (double)t->rotation.x, y = (double)t->rotation.y, z = (double)t->rotation.z,
+                     w = (double)t->rotation.w;
+        const double s[3] = {(double)t->scale.x, (double)t->scale.y, (double)t->scale.z};
+        const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)},
+                                {2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)},
+                                {2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)}};
+        double m[4][4] = {{0}};
+        for (int c = 0; c < 3; ++c)
+            for (int row = 0; row < 3; ++row) m[c][row] = r[c][row] * s[c];
+        m[3][0] = (double)t->translation.x, m[3][1] = (double)t->translation.y, m[3][2] = (double)t->translation.z;
+        m[3][3] = 1.0;
+        const int p = f->skel.parents[i];
+        for (int c = 0; c < 4; ++c)
+            for (int row = 0; row < 4; ++row) {
+                double v = 0.0;
+                for (int k = 0; k < 4; ++k) v += (p < 0 ? (k == row ? 1.0 : 0.0) : ref[p][k][row]) * m[c][k];
+                ref[i][c][row] = v;
+            }
+    }
+}
+
+/* The bound stated in ossa/local_to_model_job.h: against double precision, every entry within
+ * 1e-6 * (depth + 1) * the largest magnitude of its matrix (a column-scaled relative error). */
+static void test_matches_double_precision(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {67, 130, 1024};
+    double worst = 0.0;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; ++k) {
+        fixture f;
+        setup(&f, sizes[k], (uint32_t)(k + 11));
+        double(*ref)[4][4] = malloc(sizes[k] * sizeof *ref);
+        int *depth = calloc(sizes[k], sizeof *depth);
+        reference_double(&f, ref);
+        ossa_local_to_model_job job = {&f.skel, NULL, 0, 0, f.pose, f.skel.soa_count, f.out, sizes[k]};
+        assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+        for (size_t i = 0; i < sizes[k]; ++i) {
+            const int p = f.skel.parents[i];
+            depth[i] = p < 0 ? 0 : depth[p] + 1;
+            double scale = 1.0;
+            for (int c = 0; c < 4; ++c)
+                for (int row = 0; row < 4; ++row) scale = fmax(scale, fabs(ref[i][c][row]));
+            for (int c = 0; c < 4; ++c)
+                for (int row = 0; row < 4; ++row) {
+                    const double e = fabs((double)f.out[i].cols[c][row] - ref[i][c][row]) / scale / (depth[i] + 1);
+                    worst = fmax(worst, e);
+                }
+        }
+        free(ref), free(depth);
+        teardown(&f);
+    }
+    print_message("largest error per level of depth, relative to the matrix's largest entry: %.3g\n", worst);
+    assert_true(worst <= 1e-6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_matches_reference),
-        cmocka_unit_test(test_partial_range),
+        cmocka_unit_test(test_matches_reference),    cmocka_unit_test(test_partial_range),
+        cmocka_unit_test(test_every_range),          cmocka_unit_test(test_matches_double_precision),
         cmocka_unit_test(test_errors_write_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

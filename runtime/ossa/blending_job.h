@@ -64,14 +64,21 @@ typedef struct ossa_blend_layer {
  *   leave out becomes the rest pose); then translation = sum w_i t_i / W', scale =
  *   sum w_i s_i / W' (W' = max(W, threshold)), rotation = normalise(sum w_i q_i) where each
  *   q_i is negated when it lies in the opposite hemisphere of the running sum (shortest
- *   path). Rotation sums already of unit length to float precision (|q|^2 within 2^-20 of 1)
- *   are kept as they are, so a single layer of weight 1 reproduces its input exactly.
+ *   path). The weights are divided by W' before the sums. The rotation is normalised with
+ *   an inverse length rounded to a multiple of 2^-20, so sums already of unit length to
+ *   float precision (|q|^2 within about 2^-20 of 1) are kept as they are and a single layer
+ *   of weight 1 reproduces its input exactly.
  *   Then, for each additive layer with a = weight * max(0, factor) (delta t_d, q_d, s_d):
  *   a >= 0: t += a t_d, q = q * nlerp(identity, q_d, a), s *= lerp(1, s_d, a);
  *   a < 0:  t += a t_d, q = q * conj(nlerp(identity, q_d, -a)), s /= lerp(1, s_d, -a);
  *   q_d is first taken with w >= 0 so the nlerp is the shortest path, and the nlerp
  *   extrapolates for |a| > 1. The delta convention (q_d applied on the right, in the joint's
  *   own frame) is the one of ossa_additive_animation_build: pose = reference * delta.
+ * Accuracy: against the formulas above evaluated in double precision, each translation and
+ *   scale component is within 1e-6 * max(1, |exact|) and each rotation component within
+ *   1e-6 (tests/test_blending.c checks this bound over seeded random blends of 1 to 12
+ *   layers with joint weights, thresholds and additive layers; the largest errors it finds
+ *   are 2.6e-7, 3.2e-7 and 4.9e-7).
  * Units: the poses' (translations in source units, rotations unit quaternions x, y, z, w).
  * Errors (nothing is written): OSSA_ERROR_NULL_ARGUMENT (job, or layers / additive_layers
  * NULL with a count > 0), OSSA_ERROR_INVALID_THRESHOLD (negative or not finite),
@@ -83,10 +90,14 @@ typedef struct ossa_blend_layer {
  * layer's transforms not 16-byte aligned), OSSA_ERROR_ALIASING (output overlaps the rest pose,
  * a layer's transforms or joint weights).
  * Cost: O(rest_pose_count * (layer_count + additive_layer_count)), four joints per SIMD
- * operation; validation reads every joint weight once.
+ * operation; validation reads every joint weight once. Without joint weights the per-layer
+ * weights are computed once per job; with them, once per SoA group. Up to 8 normal layers
+ * are gathered at once (more take one extra pass over the output per 8).
  * Source: ozz-animation BlendingJob (weights, threshold, rest pose, hemisphere correction,
- * additive and subtractive passes); ossa normalises exactly instead of by estimate and
- * composes additive rotations on the right (ozz multiplies on the left). */
+ * additive and subtractive passes); ossa normalises with a correctly rounded square root and
+ * division (fewer instructions than ozz's estimate and Newton step, and the same result on
+ * SSE2, NEON and the portable build) and composes additive rotations on the right (ozz
+ * multiplies on the left). */
 typedef struct ossa_blending_job {
     float threshold;
     const ossa_blend_layer *layers;
