@@ -330,7 +330,7 @@ static void bad_invocations_are_refused(void **state)
     const char *dev_out[] = {bvh, "-o", "/dev/null", "-q"};
     assert_int_equal(run_bake(4, dev_out), 1);
     /* Out-of-range numbers are usage errors (2), infinities too. */
-    const char *args[][2] = {{"--tolerance", "1e30"}, {"--tolerance", "inf"},   {"--tolerance", "0"},
+    const char *args[][2] = {{"--tolerance", "1e30"},   {"--tolerance", "inf"},  {"--tolerance", "0"},
                              {"--unit-scale", "1e-30"}, {"--unit-scale", "inf"}, {"--unit-scale", "nan"},
                              {"--threads", "0"},        {"--threads", ""}};
     for (size_t i = 0; i < sizeof args / sizeof *args; ++i) {
@@ -392,8 +392,8 @@ static void references_stay_inside_the_folder(void **state)
     assert_int_equal(size, 6);
     assert_memory_equal(data, "buffer", 6);
     free(data);
-    const char *refused[] = {"../secret.bin", "./../secret.bin", "x/../../secret.bin", path_in("secret.bin"),
-                             "..\\secret.bin", "C:/secret.bin"};
+    const char *refused[] = {"../secret.bin",       "./../secret.bin", "x/../../secret.bin",
+                             path_in("secret.bin"), "..\\secret.bin",  "C:/secret.bin"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i) {
         data = NULL;
         assert_int_equal(tool_read_relative(refused[i], &data, &size, sub), OSSA_ERROR_IO);
@@ -470,18 +470,42 @@ static void maya_clip_binds_to_skeleton(void **state)
     free(meta);
 }
 
+/* --root-motion: the clip's root travel becomes two tracks in the archive, and the baked root
+ * no longer travels (tiny_bvh moves its root 1 unit along x per frame). */
+static void root_motion_tracks(void **state)
+{
+    (void)state;
+    char in[512], out[512];
+    snprintf(in, sizeof in, "%s", tiny_bvh("walk.bvh", "0.1"));
+    snprintf(out, sizeof out, "%s", path_in("walk.ossa"));
+    const char *argv[] = {in, "--root-motion", "-o", out, "-q", "--threads", "1"};
+    assert_int_equal(run_bake(7, argv), 0);
+    size_t size = 0;
+    void *data = tool_read_file(out, &size);
+    assert_non_null(data);
+    ossa_archive ar;
+    assert_int_equal(ossa_archive_init(&ar, data, size), OSSA_OK);
+    assert_int_equal(ossa_archive_count(&ar, OSSA_TAG_TRACK), 2);
+    ossa_track position, rotation;
+    assert_int_equal(ossa_archive_track(&ar, 0, &position), OSSA_OK);
+    assert_int_equal(ossa_archive_track(&ar, 1, &rotation), OSSA_OK);
+    assert_string_equal(position.name, "Motion/root_motion.position");
+    assert_string_equal(rotation.name, "Motion/root_motion.rotation");
+    assert_int_equal(position.type, OSSA_TRACK_FLOAT3);
+    /* The last key holds the whole clip's travel: 2 units along x (frames at x = 0, 1, 2). */
+    const float *last = position.values + (position.key_count - 1) * position.width;
+    assert_true(fabsf(last[0] - 2.f) < 1e-3f && fabsf(last[2]) < 1e-3f);
+    free(data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(metroid_bake_with_cinf),
-        cmocka_unit_test(default_clip_and_info),
-        cmocka_unit_test(unit_scale_in_meta_and_report),
-        cmocka_unit_test(errors_leave_no_archive),
-        cmocka_unit_test(bad_invocations_are_refused),
-        cmocka_unit_test(references_stay_inside_the_folder),
-        cmocka_unit_test(clips_are_named_after_the_file),
-        cmocka_unit_test(empty_bake_is_an_error),
-        cmocka_unit_test(maya_clip_binds_to_skeleton),
+        cmocka_unit_test(metroid_bake_with_cinf),         cmocka_unit_test(default_clip_and_info),
+        cmocka_unit_test(unit_scale_in_meta_and_report),  cmocka_unit_test(errors_leave_no_archive),
+        cmocka_unit_test(bad_invocations_are_refused),    cmocka_unit_test(references_stay_inside_the_folder),
+        cmocka_unit_test(clips_are_named_after_the_file), cmocka_unit_test(empty_bake_is_an_error),
+        cmocka_unit_test(maya_clip_binds_to_skeleton),    cmocka_unit_test(root_motion_tracks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

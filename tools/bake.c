@@ -3,17 +3,21 @@
 
 #include "ossa/offline/archive_writer.h"
 #include "ossa/offline/builders.h"
+#include "ossa/offline/motion_extractor.h"
 #include "ossa/offline/track_builder.h"
 #include "tools.h"
 
 static void usage_bake(void)
 {
     fprintf(stderr,
-            "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites]\n"
+            "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites] [--root-motion]\n"
             "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
             "  INPUT defaults to %s\n"
-            "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation,\n"
-            "                      Maya .anim) or bind to it (Metroid ANIM with its CINF)\n"
+            "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation),\n"
+            "                      bind to it by joint name (Maya .anim) or with its CINF (Metroid ANIM)\n"
+            "  --root-motion       move the root joint's ground motion (x, z and yaw) of every clip into\n"
+            "                      two tracks CLIP/root_motion.position and .rotation; the clip plays\n"
+            "                      in place (ossa/motion.h accumulates them at run time)\n"
             "  --tolerance M       largest model-space error at 3 cm virtual vertices, metres, measured\n"
             "                      at every source sample (default 0.0001, ACL's default precision)\n"
             "  --no-optimize       lossless: keep every source sample at 24 bits per component\n"
@@ -64,10 +68,47 @@ static char *meta_text(const ossa_import_output *imp, const char *input, tool_un
     return text;
 }
 
+/* --root-motion: the first root joint's ground motion (x, z, yaw) of every clip moves into
+ * two tracks "<clip>/root_motion.position" and ".rotation", and the clip plays in place. */
+static bool extract_root_motion(const char *input, ossa_import_output *imp)
+{
+    if (imp->skeleton.joint_count == 0) return true;
+    const ossa_motion_extract_desc desc = {.position = {true, false, true}, .yaw = true, .bake = true};
+    for (size_t a = 0; a < imp->animation_count; ++a) {
+        ossa_raw_track motion[2] = {{0}, {0}};
+        ossa_diag diag;
+        ossa_diag_clear(&diag);
+        if (ossa_motion_extract(&imp->animations[a], &imp->skeleton, &desc, &motion[0], &motion[1], &diag) != OSSA_OK) {
+            char what[300];
+            snprintf(what, sizeof what, "%s: root motion of \"%s\"", input, imp->animations[a].name);
+            tool_print_diag(what, &diag);
+            return false;
+        }
+        for (int m = 0; m < 2; ++m) {
+            ossa_raw_track *added = NULL;
+            char name[300];
+            snprintf(name, sizeof name, "%s/%s", imp->animations[a].name, motion[m].name);
+            const bool ok = ossa_import_output_add_track(imp, motion[m].type, motion[m].key_count, &added) == OSSA_OK &&
+                            ossa_raw_track_set_name(added, name) == OSSA_OK;
+            if (ok) {
+                memcpy(added->keys, motion[m].keys, motion[m].key_count * sizeof *added->keys);
+                added->duration = motion[m].duration;
+            }
+            ossa_raw_track_destroy(&motion[m]);
+            if (!ok) {
+                fprintf(stderr, "ossa: out of memory\n");
+                ossa_raw_track_destroy(&motion[1 - m]);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 int tool_bake(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL, *skeleton_path = NULL;
-    bool drop_end_sites = false, optimize = true, quiet = false;
+    bool drop_end_sites = false, optimize = true, quiet = false, root_motion = false;
     float tolerance_m = OSSA_BUILD_DEFAULT_TOLERANCE, unit_scale_arg = 0.f;
     unsigned threads = tool_cpu_count();
     for (int i = 0; i < argc; ++i) {
@@ -92,6 +133,8 @@ int tool_bake(int argc, char **argv)
                 return bake_usage_error("--unit-scale needs metres per unit from 1e-6 to 1e4", argv[i]);
         } else if (!strcmp(argv[i], "--drop-end-sites"))
             drop_end_sites = true;
+        else if (!strcmp(argv[i], "--root-motion"))
+            root_motion = true;
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return usage_bake(), 0;
         else if (argv[i][0] == '-' || input)
@@ -117,6 +160,10 @@ int tool_bake(int argc, char **argv)
     }
     if (imp.skeleton.joint_count == 0 && imp.animation_count > 0) {
         fprintf(stderr, "ossa: %s: animation without a skeleton (give a file that has one)\n", input);
+        ossa_import_output_destroy(&imp);
+        return 1;
+    }
+    if (root_motion && !extract_root_motion(input, &imp)) {
         ossa_import_output_destroy(&imp);
         return 1;
     }
