@@ -498,6 +498,45 @@ static void root_motion_tracks(void **state)
     free(data);
 }
 
+/* --retarget with a --joint-map: the archive holds the target's skeleton and names the
+ * retarget; a map line with one name is refused with its line number. */
+static void retarget_onto_another_skeleton(void **state)
+{
+    (void)state;
+    static const char target[] =
+        "HIERARCHY\nROOT pelvis\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition "
+        "Zposition Zrotation Xrotation Yrotation\n JOINT chest\n {\n  OFFSET 0 5 0\n  CHANNELS 3 "
+        "Zrotation Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 5 0\n  }\n }\n}\nMOTION\n"
+        "Frames: 1\nFrame Time: 0.1\n0 20 0 0 0 0 0 0 0\n";
+    char src[512], tgt[512], map[512], out[512];
+    snprintf(src, sizeof src, "%s", tiny_bvh("mover.bvh", "0.1"));
+    snprintf(tgt, sizeof tgt, "%s", path_in("target.bvh"));
+    write_file(tgt, target, sizeof target - 1);
+    snprintf(map, sizeof map, "%s", path_in("map.txt"));
+    static const char pairs[] = "# target source\npelvis Hips\n\nchest Spine\n";
+    write_file(map, pairs, sizeof pairs - 1);
+    snprintf(out, sizeof out, "%s", path_in("moved.ossa"));
+    const char *argv[] = {src, "--retarget", tgt, "--joint-map", map, "-o", out, "-q", "--threads", "1"};
+    assert_int_equal(run_bake(10, argv), 0);
+    size_t size = 0;
+    void *data = tool_read_file(out, &size);
+    ossa_archive ar;
+    assert_int_equal(ossa_archive_init(&ar, data, size), OSSA_OK);
+    ossa_skeleton skel;
+    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+    assert_int_equal(skel.joint_count, 3);
+    assert_string_equal(ossa_skeleton_joint_name(&skel, 0), "pelvis");
+    free(data);
+    char *meta = read_meta(out);
+    assert_non_null(strstr(meta, "\nretarget_bound_joints=2 of 3\n"));
+    free(meta);
+    static const char broken[] = "pelvis Hips\nchest\n";
+    write_file(map, broken, sizeof broken - 1);
+    assert_int_equal(run_bake(10, argv), 1);
+    const char *lonely[] = {src, "--joint-map", map, "-o", out};
+    assert_int_equal(run_bake(5, lonely), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +545,7 @@ int main(void)
         cmocka_unit_test(bad_invocations_are_refused),    cmocka_unit_test(references_stay_inside_the_folder),
         cmocka_unit_test(clips_are_named_after_the_file), cmocka_unit_test(empty_bake_is_an_error),
         cmocka_unit_test(maya_clip_binds_to_skeleton),    cmocka_unit_test(root_motion_tracks),
+        cmocka_unit_test(retarget_onto_another_skeleton),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

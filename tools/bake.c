@@ -4,6 +4,7 @@
 #include "ossa/offline/archive_writer.h"
 #include "ossa/offline/builders.h"
 #include "ossa/offline/motion_extractor.h"
+#include "ossa/offline/retarget.h"
 #include "ossa/offline/track_builder.h"
 #include "tools.h"
 
@@ -11,10 +12,15 @@ static void usage_bake(void)
 {
     fprintf(stderr,
             "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites] [--root-motion]\n"
+            "                 [--retarget FILE [--joint-map MAP]]\n"
             "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
             "  INPUT defaults to %s\n"
             "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation),\n"
             "                      bind to it by joint name (Maya .anim) or with its CINF (Metroid ANIM)\n"
+            "  --retarget FILE     bake every clip onto FILE's skeleton: joints bound by name (or by\n"
+            "                      --joint-map MAP, lines \"TARGET_JOINT SOURCE_JOINT\"), rotations\n"
+            "                      aligned from rest pose to rest pose in model space, the root's travel\n"
+            "                      scaled by the ratio of hip heights\n"
             "  --root-motion       move the root joint's ground motion (x, z and yaw) of every clip into\n"
             "                      two tracks CLIP/root_motion.position and .rotation; the clip plays\n"
             "                      in place (ossa/motion.h accumulates them at run time)\n"
@@ -68,6 +74,107 @@ static char *meta_text(const ossa_import_output *imp, const char *input, tool_un
     return text;
 }
 
+/* A --joint-map file: one "TARGET_JOINT SOURCE_JOINT" pair per line (names without spaces),
+ * blank lines and lines starting with '#' ignored. Returns the pairs (pointing into *text,
+ * which the caller frees) or NULL after printing the line that is wrong. */
+static ossa_retarget_pair *read_joint_map(const char *path, char **text, size_t *count)
+{
+    size_t size = 0;
+    *count = 0;
+    *text = tool_read_file(path, &size);
+    if (!*text) return NULL;
+    ossa_retarget_pair *pairs = calloc(size / 2 + 1, sizeof *pairs);
+    if (!pairs) return NULL;
+    char *p = *text;
+    for (size_t line = 1; p && *p; ++line) {
+        char *end = strchr(p, '\n');
+        if (end) *end = 0;
+        char *words[3] = {NULL, NULL, NULL};
+        int n = 0;
+        for (char *w = strtok(p, " \t\r"); w && n < 3; w = strtok(NULL, " \t\r")) words[n++] = w;
+        if (n && words[0][0] != '#') {
+            if (n != 2) {
+                fprintf(stderr, "ossa: %s:%zu: expected \"TARGET_JOINT SOURCE_JOINT\", found %d word%s\n", path, line,
+                        n, n == 1 ? "" : "s");
+                free(pairs);
+                return NULL;
+            }
+            pairs[(*count)++] = (ossa_retarget_pair){words[0], words[1]};
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return pairs;
+}
+
+/* --retarget: every clip moves onto the skeleton of TARGET (any importable file). */
+static bool retarget(const char *input, const char *target_path, const char *map_path, ossa_import_output *imp)
+{
+    if (imp->skeleton.joint_count == 0 || imp->animation_count == 0) {
+        fprintf(stderr, "ossa: %s: nothing to retarget (it needs a skeleton and a clip)\n", input);
+        return false;
+    }
+    ossa_import_output target = {0};
+    if (!tool_import(target_path, false, &target)) return false;
+    bool ok = target.skeleton.joint_count > 0;
+    if (!ok) fprintf(stderr, "ossa: %s: no skeleton in this file\n", target_path);
+    char *map_text = NULL;
+    size_t map_count = 0;
+    ossa_retarget_pair *map = ok && map_path ? read_joint_map(map_path, &map_text, &map_count) : NULL;
+    ok = ok && (!map_path || map);
+    size_t bound = 0;
+    const ossa_retarget_desc desc = {
+        .target = &target.skeleton, .map = map, .map_count = map_count, .bound_count = &bound};
+    for (size_t a = 0; ok && a < imp->animation_count; ++a) {
+        ossa_raw_animation moved = {0};
+        ossa_diag diag;
+        ossa_diag_clear(&diag);
+        if (ossa_retarget(&imp->animations[a], &imp->skeleton, &desc, &moved, &diag) != OSSA_OK) {
+            tool_print_diag("retarget", &diag);
+            ok = false;
+            break;
+        }
+        ossa_raw_animation_destroy(&imp->animations[a]);
+        imp->animations[a] = moved;
+    }
+    if (ok) {
+        ossa_raw_skeleton_destroy(&imp->skeleton);
+        imp->skeleton = target.skeleton;
+        memset(&target.skeleton, 0, sizeof target.skeleton);
+        /* The unit is the target skeleton's now: its file's lines replace the source's. */
+        static const char *const unit_keys[] = {"source_units", "unit_scale", "source_unit_scale",
+                                                "unit_scale_in_root"};
+        if (imp->metadata) {
+            char *w = imp->metadata;
+            for (const char *line = imp->metadata; *line;) {
+                const char *end = strchr(line, '\n');
+                const size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+                bool unit_line = false;
+                for (size_t k = 0; k < 4; ++k) {
+                    const size_t n = strlen(unit_keys[k]);
+                    unit_line = unit_line || (len > n && !strncmp(line, unit_keys[k], n) && line[n] == '=');
+                }
+                if (!unit_line) memmove(w, line, len), w += len;
+                line += len;
+            }
+            *w = 0;
+        }
+        char text[64];
+        for (size_t k = 0; ok && k < 4; ++k)
+            if (ossa_import_output_metadata(&target, unit_keys[k], text, sizeof text))
+                ok = ossa_import_output_add_metadata(imp, unit_keys[k], text) == OSSA_OK;
+        snprintf(text, sizeof text, "%zu of %zu", bound, imp->skeleton.joint_count);
+        ok = ok && ossa_import_output_add_metadata(imp, "retarget", target_path) == OSSA_OK &&
+             ossa_import_output_add_metadata(imp, "retarget_bound_joints", text) == OSSA_OK;
+        if (bound != imp->skeleton.joint_count)
+            fprintf(stderr, "ossa: retargeted onto %s: %zu of %zu joints bound, the others hold their rest pose\n",
+                    target_path, bound, imp->skeleton.joint_count);
+    }
+    free(map);
+    free(map_text);
+    ossa_import_output_destroy(&target);
+    return ok;
+}
+
 /* --root-motion: the first root joint's ground motion (x, z, yaw) of every clip moves into
  * two tracks "<clip>/root_motion.position" and ".rotation", and the clip plays in place. */
 static bool extract_root_motion(const char *input, ossa_import_output *imp)
@@ -107,7 +214,7 @@ static bool extract_root_motion(const char *input, ossa_import_output *imp)
 
 int tool_bake(int argc, char **argv)
 {
-    const char *input = NULL, *output = NULL, *skeleton_path = NULL;
+    const char *input = NULL, *output = NULL, *skeleton_path = NULL, *retarget_path = NULL, *map_path = NULL;
     bool drop_end_sites = false, optimize = true, quiet = false, root_motion = false;
     float tolerance_m = OSSA_BUILD_DEFAULT_TOLERANCE, unit_scale_arg = 0.f;
     unsigned threads = tool_cpu_count();
@@ -135,6 +242,10 @@ int tool_bake(int argc, char **argv)
             drop_end_sites = true;
         else if (!strcmp(argv[i], "--root-motion"))
             root_motion = true;
+        else if (!strcmp(argv[i], "--retarget") && i + 1 < argc)
+            retarget_path = argv[++i];
+        else if (!strcmp(argv[i], "--joint-map") && i + 1 < argc)
+            map_path = argv[++i];
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return usage_bake(), 0;
         else if (argv[i][0] == '-' || input)
@@ -160,6 +271,14 @@ int tool_bake(int argc, char **argv)
     }
     if (imp.skeleton.joint_count == 0 && imp.animation_count > 0) {
         fprintf(stderr, "ossa: %s: animation without a skeleton (give a file that has one)\n", input);
+        ossa_import_output_destroy(&imp);
+        return 1;
+    }
+    if (map_path && !retarget_path) {
+        ossa_import_output_destroy(&imp);
+        return bake_usage_error("--joint-map needs --retarget", map_path);
+    }
+    if (retarget_path && !retarget(input, retarget_path, map_path, &imp)) {
         ossa_import_output_destroy(&imp);
         return 1;
     }

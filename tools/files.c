@@ -32,8 +32,9 @@ void *tool_read_file(const char *path, size_t *size)
         fclose(f);
         return NULL;
     }
-    const size_t len = (size_t)st.st_size;
-    void *data = len + 16 > len ? aligned_alloc(16, (len + 16) & ~(size_t)15) : NULL;
+    const size_t len = (size_t)st.st_size, padded = (len + 16) & ~(size_t)15;
+    void *data = len + 16 > len ? aligned_alloc(16, padded) : NULL;
+    if (data) memset((char *)data + len, 0, padded - len); /* text readers get a terminating NUL */
     if (!data || fread(data, 1, len, f) != len) {
         fprintf(stderr, "ossa: cannot read %s: %s\n", path, data ? "it changed while being read" : "out of memory");
         free(data);
@@ -128,8 +129,7 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
     /* A file named by the input (a glTF buffer URI) resolves only inside the input's folder:
      * a baking service must not put /etc/passwd or ../secret into an archive. */
     if (!stays_inside(path)) {
-        fprintf(stderr, "ossa: refused to read \"%s\": the input may only reference files inside its folder\n",
-                path);
+        fprintf(stderr, "ossa: refused to read \"%s\": the input may only reference files inside its folder\n", path);
         return OSSA_ERROR_IO;
     }
     if (snprintf(full, sizeof full, "%s/%s", dir && *dir ? dir : ".", path) >= (int)sizeof full) return OSSA_ERROR_IO;

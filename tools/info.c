@@ -75,7 +75,10 @@ static tool_unit info_unit(const void *data, size_t size, const ossa_import_outp
         /* Archives from before unit_source: a unit the source did not state was a default. */
         const bool by_default = !strcmp(source, "default") || (!source[0] && !strcmp(units, "unknown"));
         if (value > 0.f && isfinite(value) && !by_default)
-            return (tool_unit){value, !strcmp(source, "user") ? "user" : !strcmp(source, "inferred") ? "inferred" : "file",
+            return (tool_unit){value,
+                               !strcmp(source, "user")       ? "user"
+                               : !strcmp(source, "inferred") ? "inferred"
+                                                             : "file",
                                0.f};
     }
     return against ? tool_unit_of_import(against, 0.f) : (tool_unit){1.f, "default", 0.f};
@@ -164,13 +167,15 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
     print_meta(&ar, "input", "source");
     print_meta(&ar, "format", "format");
     print_meta(&ar, "source_units", "source units");
+    print_meta(&ar, "retarget", "retargeted to");
+    print_meta(&ar, "retarget_bound_joints", "bound joints");
     char scale_text[32];
     tool_format_float(scale_text, sizeof scale_text, unit.scale);
     printf("%-16s %s (%s)\n", "metres per unit", scale_text,
            !strcmp(unit.source, "user")       ? "--unit-scale"
            : !strcmp(unit.source, "file")     ? "source metadata"
            : !strcmp(unit.source, "inferred") ? "inferred from the rest pose's extent, a 1.7 m human"
-                                          : "assumed");
+                                              : "assumed");
     printf("%-16s %zu joints (%zu SoA groups)\n", "skeleton", skel.joint_count, skel.soa_count);
     const size_t anim_count = ossa_archive_count(&ar, OSSA_TAG_ANIMATION);
     const size_t ctx_size = ossa_sampling_context_size(skel.joint_count);
@@ -260,7 +265,8 @@ int tool_info(int argc, char **argv)
             against = argv[++i];
         else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
             if (!tool_parse_metres(argv[++i], TOOL_UNIT_SCALE_MIN, TOOL_UNIT_SCALE_MAX, &unit_scale))
-                return fprintf(stderr, "ossa: info: --unit-scale needs metres per unit from 1e-6 to 1e4 (found \"%s\")\n%s",
+                return fprintf(stderr,
+                               "ossa: info: --unit-scale needs metres per unit from 1e-6 to 1e4 (found \"%s\")\n%s",
                                argv[i], info_usage),
                        2;
         } else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
