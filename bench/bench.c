@@ -14,6 +14,10 @@
 
 #include "ossa/blending_job.h"
 #include "ossa/local_to_model_job.h"
+#include "ossa/motion.h"
+#include "ossa/offline/motion_extractor.h"
+#include "ossa/offline/track_builder.h"
+#include "ossa/track_jobs.h"
 #include "ossa/offline/builders.h"
 #include "ossa/offline/error.h"
 #include "ossa/sampling_job.h"
@@ -35,7 +39,7 @@ static uint32_t next_random(uint32_t *s)
     return *s;
 }
 
-typedef enum mode { FORWARD, BACKWARD, RANDOM, LOCAL_TO_MODEL, BLEND, FULL_FRAME } mode;
+typedef enum mode { FORWARD, BACKWARD, RANDOM, LOCAL_TO_MODEL, BLEND, FULL_FRAME, ROOT_MOTION, TRACK } mode;
 
 /* Per-clip runtime state. */
 typedef struct player {
@@ -76,6 +80,28 @@ static double run(bench_clip *c, mode m, size_t calls)
                                      blended, skel->soa_count};
     const ossa_local_to_model_job l2m = {
         skel, NULL, 0, 0, m == FULL_FRAME ? blended : p[0].pose, skel->soa_count, models, skel->joint_count};
+    /* Root motion of the clip (x, z, yaw of joint 0) as built tracks, for ROOT_MOTION (the
+     * accumulation per frame at 60 Hz, wrapping) and TRACK (one float3 track sampling). */
+    ossa_blob motion_blobs[2] = {{0}, {0}};
+    ossa_track motion[2];
+    ossa_motion_accumulator acc;
+    if (m == ROOT_MOTION || m == TRACK) {
+        ossa_raw_track raw[2] = {{0}, {0}};
+        /* Without bake the clip is left as it is. */
+        const ossa_motion_extract_desc md = {.position = {true, false, true}, .yaw = true};
+        bool ok =
+            ossa_motion_extract(&c[0].imp.animations[0], &c[0].imp.skeleton, &md, &raw[0], &raw[1], NULL) == OSSA_OK;
+        for (int t = 0; ok && t < 2; ++t)
+            ok = ossa_track_build(&raw[t], NULL, &motion_blobs[t], NULL) == OSSA_OK &&
+                 ossa_track_init(&motion[t], motion_blobs[t].data, motion_blobs[t].size) == OSSA_OK;
+        ossa_raw_track_destroy(&raw[0]), ossa_raw_track_destroy(&raw[1]);
+        if (!ok ||
+            ossa_motion_accumulator_reset(&acc, &motion[0], &motion[1], 0.f, ossa_transform_identity()) != OSSA_OK) {
+            fprintf(stderr, "ossa-bench: root motion of %s failed\n", c[0].name);
+            return -1.0;
+        }
+    }
+    float value[4];
     double reps[9];
     uint32_t seed = 12345;
     for (int r = 0; r < 9; ++r) {
@@ -101,6 +127,16 @@ static double run(bench_clip *c, mode m, size_t calls)
             case BLEND:
                 ossa_blending_job_run(&blend);
                 break;
+            case ROOT_MOTION: {
+                const size_t f = i % steps;
+                ossa_motion_accumulate(&acc, &motion[0], &motion[1], (float)f / (float)(steps - 1), f == 0);
+                break;
+            }
+            case TRACK: {
+                const ossa_track_sampling_job tj = {&motion[0], (float)(i % steps) / (float)(steps - 1), value, 4};
+                ossa_track_sampling_job_run(&tj);
+                break;
+            }
             case FULL_FRAME:
                 for (int k = 0; k < 3; ++k) {
                     jobs[k].ratio = (float)(i % steps) / (float)(steps - 1);
@@ -114,6 +150,7 @@ static double run(bench_clip *c, mode m, size_t calls)
         if (r == 4) MEASURE_STOP();
         reps[r] = (tool_now() - t0) / (double)calls * 1e9;
     }
+    ossa_blob_destroy(&motion_blobs[0]), ossa_blob_destroy(&motion_blobs[1]);
     for (int i = 0; i < n; ++i) free(p[i].ctx_mem), free(p[i].pose);
     free(blended), free(models);
     qsort(reps, 9, sizeof *reps, tool_compare_doubles);
@@ -148,6 +185,8 @@ static const measure measures[] = {
     {"full frame: 3 sample+blend+l2m", "ozz/pab_walk_raw.ozz", FULL_FRAME, 5000, 30307, 2210},
     {"sampling forward 60 Hz", SYNTHETIC, FORWARD, 2000, 0, 0},
     {"local-to-model (1,024 joints)", SYNTHETIC, LOCAL_TO_MODEL, 2000, 0, 0},
+    {"root motion accumulate 60 Hz", "ozz/pab_walk_raw.ozz", ROOT_MOTION, 20000, 0, 0},
+    {"track sampling (float3) 60 Hz", "ozz/pab_walk_raw.ozz", TRACK, 20000, 0, 0},
 };
 
 /* Size, error and build time of the default optimiser + builder on the pab clips, next to
