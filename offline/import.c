@@ -12,6 +12,7 @@
 #include "ossa/offline/import_ozz.h"
 #include "ossa/offline/import_metroid.h"
 #include "ossa/offline/import_maya.h"
+#include "ossa/offline/import_gltf.h"
 
 static bool grow_one(ossa_import_output *out, void **array, size_t count, size_t elem)
 {
@@ -165,6 +166,8 @@ const char *ossa_import_format_name(ossa_import_format format)
         return "metroid-anim";
     case OSSA_FORMAT_METROID_CINF:
         return "metroid-cinf";
+    case OSSA_FORMAT_GLTF:
+        return "gltf";
     case OSSA_FORMAT_UNKNOWN:
         break;
     }
@@ -193,6 +196,7 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
     if (starts_with(data, size, "OSSA")) return OSSA_FORMAT_OSSA;
     /* -- content detection added by later work goes below this line -- */
     if (ossa_maya_anim_detect(data, size)) return OSSA_FORMAT_MAYA_ANIM;
+    if (starts_with(data, size, "glTF")) return OSSA_FORMAT_GLTF; /* GLB header, spec 4.4.2 */
     if (size >= 6 && !memcmp(data,
                              "\x05"
                              "AnimX",
@@ -215,10 +219,11 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
     if (!strcasecmp(ext, "animj")) return OSSA_FORMAT_ANIMJ;
     if (!strcasecmp(ext, "animx")) return OSSA_FORMAT_ANIMX;
     if (!strcasecmp(ext, "ozz")) return OSSA_FORMAT_OZZ;
+    if (!strcasecmp(ext, "gltf") || !strcasecmp(ext, "glb")) return OSSA_FORMAT_GLTF;
 
-    static const char *const assimp_extensions[] = {"bvh",     "fbx", "gltf", "glb", "dae", "zae",  "x",   "md5anim",
-                                                    "md5mesh", "smd", "ms3d", "b3d", "3ds", "ogex", "irr", "xml",
-                                                    "blend",   "iqm", "m3d",  "obj", "ply", "stl"};
+    static const char *const assimp_extensions[] = {"bvh",   "fbx",  "dae", "zae", "x",    "md5anim", "md5mesh",
+                                                    "smd",   "ms3d", "b3d", "3ds", "ogex", "irr",     "xml",
+                                                    "blend", "iqm",  "m3d", "obj", "ply",  "stl"};
     for (size_t i = 0; i < sizeof assimp_extensions / sizeof *assimp_extensions; ++i)
         if (!strcasecmp(ext, assimp_extensions[i])) return OSSA_FORMAT_ASSIMP;
     /* Every other extension the linked assimp reads (LightWave scenes, MD2, ...). */
@@ -253,6 +258,8 @@ ossa_result ossa_import_any(const void *data, size_t size, const char *name, oss
         return ossa_import_mrtk(data, size, NULL, out, diag);
     case OSSA_FORMAT_OZZ:
         return ossa_import_ozz(data, size, NULL, out, diag);
+    case OSSA_FORMAT_GLTF:
+        return ossa_import_gltf(data, size, NULL, out, diag);
     default:
         break;
     }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "ossa/offline/import_assimp.h"
+#include "ossa/offline/import_gltf.h"
 #include "ossa/offline/import_metroid.h"
 #include "tools.h"
 
@@ -127,8 +128,7 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
     /* A file named by the input (a glTF buffer URI) resolves only inside the input's folder:
      * a baking service must not put /etc/passwd or ../secret into an archive. */
     if (!stays_inside(path)) {
-        fprintf(stderr, "ossa: refused to read \"%s\": the input may only reference files inside its folder\n",
-                path);
+        fprintf(stderr, "ossa: refused to read \"%s\": the input may only reference files inside its folder\n", path);
         return OSSA_ERROR_IO;
     }
     if (snprintf(full, sizeof full, "%s/%s", dir && *dir ? dir : ".", path) >= (int)sizeof full) return OSSA_ERROR_IO;
@@ -180,7 +180,7 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
     if (cinf) {
         r = ossa_import_metroid_anim(data, size, cinf, out, &diag);
     } else if (ossa_import_detect(data, size, path) == OSSA_FORMAT_ASSIMP) {
-        /* External references (glTF buffers) resolve next to the input file. */
+        /* External references (textures, scene objects) resolve next to the input file. */
         char dir[4096];
         folder_of(path, dir, sizeof dir);
         ossa_assimp_desc desc = {.format_hint = assimp_hint(path),
@@ -188,6 +188,12 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
                                  .read_file = tool_read_relative,
                                  .read_file_user = dir};
         r = ossa_import_assimp(data, size, &desc, out, &diag);
+    } else if (ossa_import_detect(data, size, path) == OSSA_FORMAT_GLTF) {
+        /* glTF buffer URIs resolve next to the input file, never outside its folder. */
+        char dir[4096];
+        folder_of(path, dir, sizeof dir);
+        const ossa_gltf_desc desc = {.read_file = tool_read_relative, .read_file_user = dir};
+        r = ossa_import_gltf(data, size, &desc, out, &diag);
     } else {
         r = ossa_import_any(data, size, path, out, &diag);
     }

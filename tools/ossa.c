@@ -8,7 +8,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: ossa [COMMAND] [ARGS]\n"
             "  ossa bake [INPUT] [-o OUT.ossa] [--drop-end-sites]\n"
-            "        import INPUT (BVH, FBX, glTF, Collada, ... through assimp; other formats by content),\n"
+            "        import INPUT (glTF 2.0 natively; BVH, FBX, Collada, ... through assimp; other formats\n"
+            "        by content),\n"
             "        build the skeleton and animations, save OUT.ossa and print its report\n"
             "  ossa info FILE.ossa [--against INPUT]\n"
             "        print joints, duration, key counts, sizes, error against INPUT and sampling time\n"
