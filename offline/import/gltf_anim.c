@@ -306,7 +306,7 @@ static ossa_result weights_tracks(anim *x, const ossa__gltf_channel *ch, size_t 
             else if (cJSON_IsString(node_name) && node_name->valuestring[0])
                 snprintf(base, sizeof base, "%.90s", node_name->valuestring);
             else
-                snprintf(base, sizeof base, "node%zu", ch->node);
+                snprintf(base, sizeof base, "nodes[%zu]", ch->node);
             const cJSON *tn = item(cJSON_IsArray(names) ? names : NULL, w);
             if (cJSON_IsString(tn) && tn->valuestring[0])
                 snprintf(target, sizeof target, "%.90s", tn->valuestring);

@@ -325,7 +325,7 @@ static ossa_result build_skeleton(scene *s, ossa_import_output *out)
         const char *name;
         char fallback[32];
         if ((r = ossa__gltf_string(s->g, s->node[node], "name", "nodes", &name))) return r;
-        snprintf(fallback, sizeof fallback, "node%zu", node);
+        snprintf(fallback, sizeof fallback, "nodes[%zu]", node);
         if ((r = ossa_raw_skeleton_set_name(&out->skeleton, j, name ? name : fallback)))
             return FAIL(s, r, "cannot name joint %zu", j);
     }

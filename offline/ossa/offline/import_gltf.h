@@ -39,7 +39,7 @@ typedef struct ossa_gltf_desc {
  *
  * Joints: every node a skin lists in `joints`, every node an animation channel moves
  * (translation, rotation, scale), and all their ancestors. They come out depth-first (root
- * nodes in index order, children in `children` order), named from `name` or "node<i>".
+ * nodes in index order, children in `children` order), named from `name` or "nodes[<i>]" (as assimp names them).
  * Rest pose: the node's translation, rotation (normalised) and scale, or its `matrix`
  * decomposed (shear is lost; a negative determinant gives three negative scales). A skin
  * without `inverseBindMatrices` is accepted (identity matrices, spec 3.7.3); when present the
@@ -63,7 +63,7 @@ typedef struct ossa_gltf_desc {
  *                ceil(interval x sample_rate) equal parts); rotations normalised.
  * Morph-target weights: each `weights` channel gives one float raw track per morph target,
  * named "<mesh name>.<target name>" (target names from the mesh's extras.targetNames, else
- * the target index; the node's name or "node<i>" when the mesh has none), prefixed by
+ * the target index; the node's name or "nodes[<i>]" when the mesh has none), prefixed by
  * "<animation name or index>/" when the file has several animations; ratio = time / duration;
  * LINEAR keys linear, STEP keys step, CUBICSPLINE resampled as above. A file without joints
  * gives no raw animation, only these tracks.
