@@ -136,6 +136,12 @@ static ossa_result import_text(const char *json, ossa_import_output *out, ossa_d
     return import(json, strlen(json), NULL, out, diag);
 }
 
+/* |a - b| <= eps, in double (cmocka's assert_float_equal works in float). */
+static void assert_near(double a, double b, double eps)
+{
+    if (!(fabs(a - b) <= eps)) fail_msg("%.9g differs from %.9g by more than %.3g", a, b, eps);
+}
+
 static size_t joint_named(const ossa_raw_skeleton *s, const char *name)
 {
     for (size_t j = 0; j < s->joint_count; ++j)
@@ -268,8 +274,7 @@ static void check_interpolation(const ossa_import_output *out)
         const double s = fmin((t - (double)lin_t[k]) / (double)(lin_t[k + 1] - lin_t[k]), 1.0);
         const float *p = &pose[lin].translation.x;
         for (int c = 0; c < 3; ++c)
-            assert_float_equal((double)p[c], (1 - s) * (double)lin_v[3 * k + c] + s * (double)lin_v[3 * k + 3 + c],
-                               1e-6);
+            assert_near((double)p[c], (1 - s) * (double)lin_v[3 * k + c] + s * (double)lin_v[3 * k + 3 + c], 1e-6);
         /* STEP rotation: the previous key's value until just before the next key. */
         const int sk = t < .5 ? 0 : t < 1.5 ? 1 : 2;
         const bool near_key = fabs(t - .5) < 1e-5 || fabs(t - 1.5) < 1e-5;
@@ -656,9 +661,9 @@ static void compare_with_assimp(const ossa_import_output *ours, size_t ours_anim
             if (k == theirs->skeleton.joint_count) continue;
             ++matched;
             const float *x = &pa[j].translation.x, *y = &pb[k].translation.x;
-            for (int c = 0; c < 3; ++c) assert_float_equal((double)x[c], (double)y[c], 1e-4 * (1 + fabs((double)y[c])));
+            for (int c = 0; c < 3; ++c) assert_near((double)x[c], (double)y[c], 1e-4 * (1 + fabs((double)y[c])));
             x = &pa[j].scale.x, y = &pb[k].scale.x;
-            for (int c = 0; c < 3; ++c) assert_float_equal((double)x[c], (double)y[c], 1e-4 * (1 + fabs((double)y[c])));
+            for (int c = 0; c < 3; ++c) assert_near((double)x[c], (double)y[c], 1e-4 * (1 + fabs((double)y[c])));
             const double q[4] = {pb[k].rotation.x, pb[k].rotation.y, pb[k].rotation.z, pb[k].rotation.w};
             /* assimp keeps the keys and ossa nlerps between them; this import follows slerp. */
             assert_true(quat_angle(pa[j].rotation, q) < 2e-3);
