@@ -330,7 +330,7 @@ static void bad_invocations_are_refused(void **state)
     const char *dev_out[] = {bvh, "-o", "/dev/null", "-q"};
     assert_int_equal(run_bake(4, dev_out), 1);
     /* Out-of-range numbers are usage errors (2), infinities too. */
-    const char *args[][2] = {{"--tolerance", "1e30"}, {"--tolerance", "inf"},   {"--tolerance", "0"},
+    const char *args[][2] = {{"--tolerance", "1e30"},   {"--tolerance", "inf"},  {"--tolerance", "0"},
                              {"--unit-scale", "1e-30"}, {"--unit-scale", "inf"}, {"--unit-scale", "nan"},
                              {"--threads", "0"},        {"--threads", ""}};
     for (size_t i = 0; i < sizeof args / sizeof *args; ++i) {
@@ -392,13 +392,48 @@ static void references_stay_inside_the_folder(void **state)
     assert_int_equal(size, 6);
     assert_memory_equal(data, "buffer", 6);
     free(data);
-    const char *refused[] = {"../secret.bin", "./../secret.bin", "x/../../secret.bin", path_in("secret.bin"),
-                             "..\\secret.bin", "C:/secret.bin"};
+    const char *refused[] = {"../secret.bin",       "./../secret.bin", "x/../../secret.bin",
+                             path_in("secret.bin"), "..\\secret.bin",  "C:/secret.bin"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i) {
         data = NULL;
         assert_int_equal(tool_read_relative(refused[i], &data, &size, sub), OSSA_ERROR_IO);
         assert_null(data);
     }
+}
+
+/* A glTF file's buffer beside it is read through the same confined path: it bakes with the
+ * file's metres, and a buffer URI leaving the folder is refused (exit 1, no archive). */
+static void gltf_buffers_stay_inside_the_folder(void **state)
+{
+    (void)state;
+    const float bin[8] = {0.f, 1.f, 0.f, 0.f, 0.f, .5f, 0.f, 0.f}; /* times, then two translations */
+    write_file(path_in("walk.bin"), bin, sizeof bin);
+    static const char format[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"hips\"}],\"buffers\":[{\"byteLength\":32,"
+        "\"uri\":\"%s\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,"
+        "\"byteLength\":24}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"SCALAR\","
+        "\"count\":2},{\"bufferView\":1,\"componentType\":5126,\"type\":\"VEC3\",\"count\":2}],"
+        "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],\"channels\":[{\"sampler\":0,"
+        "\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}";
+    char json[1024], out[512];
+    snprintf(json, sizeof json, format, "walk.bin");
+    write_file(path_in("walk.gltf"), json, strlen(json));
+    snprintf(out, sizeof out, "%s", path_in("walk.ossa"));
+    const char *good[] = {path_in("walk.gltf"), "-o", out, "-q"};
+    assert_int_equal(run_bake(4, good), 0);
+    char *meta = read_meta(out);
+    assert_non_null(strstr(meta, "\nformat=gltf\n"));
+    assert_non_null(strstr(meta, "\nunit_scale=1\nunit_source=file\n"));
+    free(meta);
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/gltf-sub", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    snprintf(json, sizeof json, format, "../walk.bin");
+    write_file(path_in("gltf-sub/escape.gltf"), json, strlen(json));
+    snprintf(out, sizeof out, "%s", path_in("escape.ossa"));
+    const char *escape[] = {path_in("gltf-sub/escape.gltf"), "-o", out, "-q"};
+    assert_int_equal(run_bake(4, escape), 1);
+    assert_int_equal(access(out, F_OK), -1);
 }
 
 /* A source cut so short that nothing is left (the Maya header alone) bakes nothing: an error. */
@@ -442,6 +477,7 @@ int main(void)
         cmocka_unit_test(errors_leave_no_archive),
         cmocka_unit_test(bad_invocations_are_refused),
         cmocka_unit_test(references_stay_inside_the_folder),
+        cmocka_unit_test(gltf_buffers_stay_inside_the_folder),
         cmocka_unit_test(clips_are_named_after_the_file),
         cmocka_unit_test(empty_bake_is_an_error),
     };

@@ -322,6 +322,12 @@ static ossa_result build_skeleton(scene *s, ossa_import_output *out)
         ossa_raw_joint *joint = &out->skeleton.joints[j];
         joint->parent = s->parent[node] == SIZE_MAX ? -1 : s->joint[s->parent[node]];
         if ((r = rest_pose(s, node, &joint->rest))) return r;
+        const float *f = &joint->rest.translation.x, *q = &joint->rest.rotation.x, *sc = &joint->rest.scale.x;
+        for (int c = 0; c < 4; ++c)
+            if ((c < 3 && (!isfinite(f[c]) || !isfinite(sc[c]))) || !isfinite(q[c]))
+                return FAIL(s, OSSA_ERROR_INVALID_SKELETON,
+                            "nodes[%zu]: the rest pose is not finite in float (a matrix scale beyond the float range)",
+                            node);
         const char *name;
         char fallback[32];
         if ((r = ossa__gltf_string(s->g, s->node[node], "name", "nodes", &name))) return r;
