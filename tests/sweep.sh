@@ -7,9 +7,10 @@
 #   tests/sweep.sh build/tools/ossa [FILE...]
 #
 # Without FILE arguments the samples are the small files of Debian's assimp-testmodels
-# (BVH, glTF, Collada, LightWave, FBX) and, when present, the team data beside the checkout
-# (Maya .anim, AnimJ, ozz). Each file gets 16 truncations at evenly spaced lengths and 16
-# single-bit flips at offsets from a fixed seed, so a failure reproduces.
+# (BVH, glTF, Collada, LightWave, FBX), when present the team data beside the checkout (Maya
+# .anim, AnimJ, ozz, glTF with an external buffer) and a GLB of the fuzz corpus. Each file
+# gets 16 truncations at evenly spaced lengths and 16 single-bit flips at offsets from a fixed
+# seed, so a failure reproduces.
 set -u
 ossa=${1:?usage: sweep.sh OSSA [FILE...]}
 shift
@@ -19,7 +20,8 @@ if [ $# -eq 0 ]; then
   set -- "$models/BVH/Boxing_Toes.bvh" "$models/glTF2/simple_skin/simple_skin.gltf" \
     "$models/Collada/box_nested_animation.dae" "$models/LWS/move_xz_spline.lws" \
     "$models/FBX/huesitos.fbx" "$data/maya/example_maya2026.anim" "$data/animj/wiki_example.animj" \
-    "$data/ozz/pab_walk.ozz"
+    "$data/ozz/pab_walk.ozz" "$data/gltf/interpolation_test.gltf" \
+    "$(cd "$(dirname "$0")" && pwd)/fuzz/corpus/gltf/modes.glb"
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ossa-sweep-XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
