@@ -83,23 +83,24 @@ typedef struct ossa_gltf_desc {
  * buffer data): OSSA_ERROR_NULL_ARGUMENT (out, or data with size > 0);
  * OSSA_ERROR_INVALID_ARGUMENT (sample_rate); OSSA_ERROR_PARSE (not JSON, offset and line and
  * column of the error; a property missing or of the wrong JSON type or value, as an unknown
- * componentType or interpolation); OSSA_ERROR_BAD_MAGIC (a GLB without "glTF" or a first
- * chunk that is not JSON); OSSA_ERROR_UNSUPPORTED_VERSION (GLB version or asset.version not
- * 2.x); OSSA_ERROR_TRUNCATED (the GLB or a buffer shorter than it declares, bad base64);
- * OSSA_ERROR_CORRUPT (an index out of range, an accessor or buffer view past its buffer, a
+ * componentType or interpolation; input that is neither a GLB, which starts with "glTF", nor
+ * JSON); OSSA_ERROR_BAD_MAGIC (a GLB whose first chunk is not JSON);
+ * OSSA_ERROR_UNSUPPORTED_VERSION (GLB version or asset.version not 2.x, glTF 1.0);
+ * OSSA_ERROR_TRUNCATED (the GLB, a chunk or a buffer shorter than it declares);
+ * OSSA_ERROR_CORRUPT (bad base64, an index out of range, an accessor or view past its buffer, a
  * byteStride or offset the spec forbids, a component type or count that does not fit its use,
  * sparse indices not increasing, a node with two parents, a cycle in the node graph, two
  * channels on one target, a matrix on an animated node); OSSA_ERROR_INVALID_KEY (sampler
  * times negative, not increasing or not finite, values not finite, a zero quaternion);
+ * OSSA_ERROR_INVALID_SKELETON (a rest pose not finite in float, a zero rest rotation);
  * OSSA_ERROR_INVALID_ANIMATION (a duration beyond a day, more than max_keys keys);
  * OSSA_ERROR_IO (an external buffer that read_file could not give, or no read_file);
- * OSSA_ERROR_UNSUPPORTED_FORMAT (a required extension, no joint and no weights animation,
- * a build without cJSON); OSSA_ERROR_TOO_MANY_JOINTS; OSSA_ERROR_OUT_OF_MEMORY. On failure
- * `out` is destroyed (empty, safe to destroy again). `out` must be empty on entry.
- * Aliasing: none; read_file must not call ossa_import_gltf with the same output.
- * Source: glTF 2.0 specification (Khronos), sections 3.4 (units), 3.5 (nodes and hierarchy),
- * 3.6 (buffers, views, accessors, sparse, alignment), 3.7.3 (skins), 3.11 (animations),
- * 3.12 (extensions), 4.4 (GLB), Appendix C (interpolation).
+ * OSSA_ERROR_UNSUPPORTED_FORMAT (a required extension, a data URI that is not base64, no
+ * joint and no weights animation, a build without cJSON); OSSA_ERROR_TOO_MANY_JOINTS; OSSA_ERROR_OUT_OF_MEMORY. On
+ * failure `out` is destroyed (empty, safe to destroy again). `out` must be empty on entry. Aliasing: none; read_file
+ * must not call ossa_import_gltf with the same output. Source: glTF 2.0 specification (Khronos), sections 3.4
+ * (units), 3.5 (nodes and hierarchy), 3.6 (buffers, views, accessors, sparse, alignment), 3.7.3 (skins), 3.11
+ * (animations), 3.12 (extensions), 4.4 (GLB), Appendix C (interpolation).
  */
 OSSA_API ossa_result ossa_import_gltf(const void *data, size_t size, const ossa_gltf_desc *desc,
                                       ossa_import_output *out, ossa_diag *diag);
