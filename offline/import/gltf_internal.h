@@ -59,8 +59,15 @@ ossa_result ossa__gltf_index_value(ossa__gltf *g, const cJSON *v, const char *pa
 ossa_result ossa__gltf_string(ossa__gltf *g, const cJSON *object, const char *key, const char *path,
                               const char **value);
 
-/* The number of elements of accessor `index` and its component count, without reading data. */
-ossa_result ossa__gltf_accessor_shape(ossa__gltf *g, size_t index, size_t *count, size_t *components);
+/* A non-negative integer property (below 2^53), `fallback` when absent. */
+ossa_result ossa__gltf_size(ossa__gltf *g, const cJSON *object, const char *key, const char *path, size_t fallback,
+                            size_t *value);
+
+/* "an object", "a number", ... for messages. */
+const char *ossa__gltf_kind(const cJSON *v);
+
+/* Element `index` of a JSON array, or NULL. */
+const cJSON *ossa__gltf_element(const cJSON *array, size_t index);
 
 /* Reads accessor `index` as floats ([*count x components], allocated with g->a): `use` names
  * who refers to it (a JSON path), `types` the accepted component types, `components` the
