@@ -583,7 +583,15 @@ static void test_errors(void **state)
     }
     char body[512];
     snprintf(body, sizeof body, ANIM, 0, 1);
-    char *json = finish(&d, body, NULL);
+    /* Two channels on one node and path (spec 3.11 allows one). */
+    char *json = finish(&d,
+                        "\"nodes\":[{}],\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],\"channels\":[{"
+                        "\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}},{\"sampler\":0,\"target\":{"
+                        "\"node\":0,\"path\":\"translation\"}}]}],",
+                        NULL);
+    expect_error(json, OSSA_ERROR_CORRUPT, "animations[0].channels[1]");
+    free(json);
+    json = finish(&d, body, NULL);
     ossa_import_output out; /* the same file with good accessors */
     ossa_diag diag;
     assert_int_equal(import_text(json, &out, &diag), OSSA_OK);

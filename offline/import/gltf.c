@@ -256,6 +256,19 @@ static ossa_result check_asset(ossa__gltf *g)
     return OSSA_OK;
 }
 
+/* The elements of the array `key` as pointers, for lookups by index. */
+static ossa_result collect(ossa__gltf *g, const char *key, const cJSON ***items, size_t *count)
+{
+    const cJSON *array;
+    ossa_result r = ossa__gltf_array(g, g->root, key, "", &array, count);
+    if (r || !*count) return r;
+    *items = ossa__calloc(g->a, *count, sizeof **items);
+    if (!*items) return ossa__gltf_fail(g, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, "out of memory for %zu %s", *count, key);
+    size_t i = 0;
+    for (const cJSON *e = array->child; e; e = e->next) (*items)[i++] = e;
+    return OSSA_OK;
+}
+
 static ossa_result import_document(ossa__gltf *g, const uint8_t *data, size_t size, ossa_import_output *out)
 {
     if (!data && size) return ossa__gltf_fail(g, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, "data is NULL");
@@ -268,7 +281,10 @@ static ossa_result import_document(ossa__gltf *g, const uint8_t *data, size_t si
     if ((r = parse_json(g, json, json_size, json_offset, !glb))) return r;
     if ((r = check_asset(g))) return r;
     const cJSON *buffers;
-    if ((r = ossa__gltf_array(g, g->root, "buffers", "", &buffers, &g->buffer_count))) return r;
+    if ((r = ossa__gltf_array(g, g->root, "buffers", "", &buffers, &g->buffer_count)) ||
+        (r = collect(g, "bufferViews", &g->views, &g->view_count)) ||
+        (r = collect(g, "accessors", &g->accessors, &g->accessor_count)))
+        return r;
     if (g->buffer_count) {
         g->buffers = ossa__calloc(g->a, g->buffer_count, sizeof *g->buffers);
         if (!g->buffers) return ossa__gltf_fail(g, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, "out of memory");
@@ -300,6 +316,8 @@ ossa_result ossa_import_gltf(const void *data, size_t size, const ossa_gltf_desc
             ossa_free(g.a, g.buffers[i].owned);
     }
     ossa_free(g.a, g.buffers);
+    ossa_free(g.a, (void *)g.views);
+    ossa_free(g.a, (void *)g.accessors);
     cJSON_Delete(g.root);
     if (r != OSSA_OK) {
         if (diag && diag->code == OSSA_OK) ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "glTF import failed");

@@ -42,6 +42,7 @@ typedef struct anim {
     ossa__gltf *g;
     size_t index;
     const cJSON *samplers;
+    const cJSON **sampler; /* [sampler_count] */
     size_t sampler_count;
     float **times;      /* [sampler_count] inputs, read on first use */
     size_t *time_count; /* [sampler_count] */
@@ -63,7 +64,7 @@ static ossa_result sampler_input(anim *x, size_t i)
     if (x->times[i]) return OSSA_OK;
     char path[64], use[80];
     snprintf(path, sizeof path, "animations[%zu].samplers[%zu]", x->index, i);
-    const cJSON *sm = item(x->samplers, i);
+    const cJSON *sm = x->sampler[i];
     if (!cJSON_IsObject(sm)) return FAIL(x, OSSA_ERROR_PARSE, "%s: expected an object", path);
     size_t input, n;
     const char *mode;
@@ -379,6 +380,14 @@ static ossa_result joint_track(anim *x, ossa_raw_animation *raw, size_t j, const
     return r;
 }
 
+/* The earlier channel that animates the weights of `node` (for the message). */
+static size_t first_weights(const ossa__gltf_channel *parsed, size_t count, size_t node)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (parsed[i].node == node && parsed[i].path == OSSA__GLTF_WEIGHTS) return i;
+    return count;
+}
+
 static ossa_result convert(anim *x, const cJSON *json, ossa_import_output *out)
 {
     ossa__gltf_scene *s = x->s;
@@ -396,11 +405,15 @@ static ossa_result convert(anim *x, const cJSON *json, ossa_import_output *out)
     x->time_count = ossa__calloc(a, x->sampler_count + 1, sizeof *x->time_count);
     x->interp = ossa__calloc(a, x->sampler_count + 1, sizeof *x->interp);
     x->output = ossa__calloc(a, x->sampler_count + 1, sizeof *x->output);
-    if (!parsed || !chan || !x->times || !x->time_count || !x->interp || !x->output) {
+    x->sampler = ossa__calloc(a, x->sampler_count + 1, sizeof *x->sampler);
+    uint8_t *weighted = ossa__calloc(a, s->node_count + 1, 1); /* nodes with a weights channel */
+    if (!parsed || !chan || !x->times || !x->time_count || !x->interp || !x->output || !x->sampler || !weighted) {
         r = FAIL(x, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for %s", path);
         goto done;
     }
     for (size_t i = 0; i < s->joint_count * 3; ++i) chan[i] = SIZE_MAX;
+    size_t n = 0;
+    for (const cJSON *e = x->samplers ? x->samplers->child : NULL; e; e = e->next) x->sampler[n++] = e;
     /* Targets, duplicates (one channel per node and path, spec 3.11) and the duration. */
     size_t c = 0;
     double last = 0;
@@ -408,16 +421,24 @@ static ossa_result convert(anim *x, const cJSON *json, ossa_import_output *out)
         ossa__gltf_channel *ch = &parsed[c];
         if ((r = ossa__gltf_parse_channel(s, x->index, c, e, x->sampler_count, ch))) goto done;
         if (ch->node == SIZE_MAX) continue;
-        for (size_t o = 0; o < c; ++o)
-            if (parsed[o].node == ch->node && parsed[o].path == ch->path) {
-                r = FAIL(x, OSSA_ERROR_CORRUPT, "%s.channels[%zu]: targets the same node %zu and path as channels[%zu]",
-                         path, c, ch->node, o);
-                goto done;
-            }
+        size_t *slot = ch->path <= OSSA__GLTF_SCALE ? &chan[(size_t)s->joint[ch->node] * 3 + (size_t)ch->path] : NULL;
+        if (slot ? *slot != SIZE_MAX : weighted[ch->node]) {
+            r = FAIL(x, OSSA_ERROR_CORRUPT, "%s.channels[%zu]: targets node %zu and path %s as channels[%zu] does",
+                     path, c, ch->node,
+                     ch->path == OSSA__GLTF_WEIGHTS    ? "weights"
+                     : ch->path == OSSA__GLTF_ROTATION ? "rotation"
+                     : ch->path == OSSA__GLTF_SCALE    ? "scale"
+                                                       : "translation",
+                     slot ? *slot : first_weights(parsed, c, ch->node));
+            goto done;
+        }
+        if (slot)
+            *slot = c;
+        else
+            weighted[ch->node] = 1;
         if ((r = sampler_input(x, ch->sampler))) goto done;
         const double end = x->times[ch->sampler][x->time_count[ch->sampler] - 1];
         if (end > last) last = end;
-        if (ch->path <= OSSA__GLTF_SCALE) chan[(size_t)s->joint[ch->node] * 3 + (size_t)ch->path] = c;
     }
     x->duration = last > 0 ? last : 1.0 / 60.0;
     if (s->joint_count) {
@@ -439,6 +460,7 @@ done:
     for (size_t i = 0; x->times && i < x->sampler_count; ++i) ossa_free(a, x->times[i]);
     ossa_free(a, parsed);
     ossa_free(a, chan);
+    ossa_free(a, weighted);
     return r;
 }
 
@@ -451,6 +473,7 @@ ossa_result ossa__gltf_animation(ossa__gltf_scene *s, size_t index, ossa_import_
     ossa_free(s->g->a, x.time_count);
     ossa_free(s->g->a, x.interp);
     ossa_free(s->g->a, x.output);
+    ossa_free(s->g->a, (void *)x.sampler);
     return r;
 }
 

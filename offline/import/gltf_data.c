@@ -261,8 +261,7 @@ static const char *components_name(size_t n)
 static ossa_result view_bytes(ossa__gltf *g, size_t view, size_t offset, size_t count, size_t elem, size_t csize,
                               bool allow_stride, const char *what, const uint8_t **bytes, size_t *stride)
 {
-    const cJSON *views = cJSON_GetObjectItemCaseSensitive(g->root, "bufferViews");
-    const cJSON *bv = ossa__gltf_element(views, view);
+    const cJSON *bv = view < g->view_count ? g->views[view] : NULL;
     char path[48];
     snprintf(path, sizeof path, "bufferViews[%zu]", view);
     if (!cJSON_IsObject(bv))
@@ -325,7 +324,7 @@ typedef struct accessor_info {
 
 static ossa_result accessor_header(ossa__gltf *g, size_t index, accessor_info *info)
 {
-    const cJSON *acc = ossa__gltf_element(cJSON_GetObjectItemCaseSensitive(g->root, "accessors"), index);
+    const cJSON *acc = index < g->accessor_count ? g->accessors[index] : NULL;
     char path[48];
     snprintf(path, sizeof path, "accessors[%zu]", index);
     if (!cJSON_IsObject(acc))

@@ -23,6 +23,8 @@ typedef struct ossa__gltf {
     size_t bin_size, bin_offset;
     ossa__gltf_buffer *buffers; /* [buffer_count] */
     size_t buffer_count;
+    const cJSON **views, **accessors; /* [view_count], [accessor_count]: O(1) lookups */
+    size_t view_count, accessor_count;
     bool quantization; /* KHR_mesh_quantization is used: integer translations and scales */
     size_t keys_left;  /* budget of keys (desc->max_keys) */
     float rate;        /* CUBICSPLINE sample rate */
