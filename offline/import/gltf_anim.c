@@ -437,7 +437,7 @@ static ossa_result convert(anim *x, const cJSON *json, ossa_import_output *out)
         else
             weighted[ch->node] = 1;
         if ((r = sampler_input(x, ch->sampler))) goto done;
-        const double end = x->times[ch->sampler][x->time_count[ch->sampler] - 1];
+        const double end = (double)x->times[ch->sampler][x->time_count[ch->sampler] - 1];
         if (end > last) last = end;
     }
     x->duration = last > 0 ? last : 1.0 / 60.0;
