@@ -609,6 +609,13 @@ static void test_errors(void **state)
     expect_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}],\"skins\":[{\"joints\":[0],"
                  "\"inverseBindMatrices\":7}]}",
                  OSSA_ERROR_CORRUPT, "skins[0].inverseBindMatrices");
+    /* Rest poses beyond the float range. */
+    expect_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"translation\":[0,1e39,0]}],\"skins\":[{"
+                 "\"joints\":[0]}]}",
+                 OSSA_ERROR_INVALID_SKELETON, "nodes[0].translation[1]");
+    expect_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"matrix\":[3e38,3e38,3e38,0,0,1,0,0,0,0,1,0,0,0,0,1]}],"
+                 "\"skins\":[{\"joints\":[0]}]}",
+                 OSSA_ERROR_INVALID_SKELETON, "nodes[0]");
     /* The document. */
     expect_error("{\"asset\":{\"version\":\"1.0\"}}", OSSA_ERROR_UNSUPPORTED_VERSION, "1.0");
     expect_error("{\"nodes\":[]}", OSSA_ERROR_PARSE, "asset");

@@ -198,13 +198,14 @@ static ossa_result curve_keys(anim *x, int interp, const float *times, size_t n,
                 const double s = (double)p / (double)parts, s2 = s * s, s3 = s2 * s;
                 const double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
                 float q[4] = {0.f, 0.f, 0.f, 0.f};
-                for (size_t c = 0; c < width; ++c)
-                    q[c] = (float)(h00 * (double)v0[c] + h10 * dt * (double)b0[c] + h01 * (double)v1[c] +
-                                   h11 * dt * (double)a1[c]);
-                for (size_t c = 0; c < width; ++c)
-                    if (!isfinite(q[c]))
-                        return FAIL(x, OSSA_ERROR_INVALID_KEY, "%s: the spline between keys %zu and %zu overflows",
-                                    what, k - 1, k);
+                for (size_t c = 0; c < width; ++c) {
+                    const double y =
+                        h00 * (double)v0[c] + h10 * dt * (double)b0[c] + h01 * (double)v1[c] + h11 * dt * (double)a1[c];
+                    if (!(fabs(y) <= (double)FLT_MAX)) /* before the conversion, which would be undefined */
+                        return FAIL(x, OSSA_ERROR_INVALID_KEY,
+                                    "%s: the spline between keys %zu and %zu leaves the float range", what, k - 1, k);
+                    q[c] = (float)y;
+                }
                 if (rotation && !normalise(q))
                     return FAIL(x, OSSA_ERROR_INVALID_KEY,
                                 "%s: the spline between keys %zu and %zu passes through "

@@ -90,10 +90,11 @@ static ossa_result read_floats(scene *s, const cJSON *object, const char *key, c
     size_t count = 0;
     for (const cJSON *e = cJSON_IsArray(v) ? v->child : NULL; e && count <= n; e = e->next) {
         if (!cJSON_IsNumber(e)) return FAIL(s, OSSA_ERROR_PARSE, "%s.%s[%zu]: expected a number", path, key, count);
-        if (count < n) out[count] = (float)e->valuedouble;
-        if (count < n && !isfinite(out[count]))
+        /* Checked in double first: converting a double beyond the float range is undefined. */
+        if (count < n && !(fabs(e->valuedouble) <= (double)FLT_MAX))
             return FAIL(s, OSSA_ERROR_INVALID_SKELETON, "%s.%s[%zu]: %g is not a finite float", path, key, count,
                         e->valuedouble);
+        if (count < n) out[count] = (float)e->valuedouble;
         ++count;
     }
     if (!cJSON_IsArray(v) || count != n)
@@ -115,7 +116,9 @@ static ossa_transform decompose(const float m[16])
                        c[2][0] * (c[0][1] * c[1][2] - c[0][2] * c[1][1]);
     const double sign = det < 0 ? -1.0 : 1.0;
     ossa_transform t = {.translation = {m[12], m[13], m[14]}, .rotation = {0.f, 0.f, 0.f, 1.f}};
-    t.scale = (ossa_float3){(float)(sign * len[0]), (float)(sign * len[1]), (float)(sign * len[2])};
+    float scale[3]; /* beyond the float range: infinite, which build_skeleton refuses */
+    for (int i = 0; i < 3; ++i) scale[i] = len[i] <= (double)FLT_MAX ? (float)(sign * len[i]) : (float)sign * INFINITY;
+    t.scale = (ossa_float3){scale[0], scale[1], scale[2]};
     if (!(len[0] > 1e-30 && len[1] > 1e-30 && len[2] > 1e-30)) return t; /* degenerate: no rotation */
     double r[3][3];                                                      /* r[row][column], columns normalised */
     for (int i = 0; i < 3; ++i)
