@@ -25,6 +25,12 @@ enum { INTERP_LINEAR, INTERP_STEP, INTERP_CUBIC };
  * builder's 1e-7 (closer time points merge) and many float steps at any time in the clip. */
 #define STEP_GAP 1e-6
 
+/* CUBICSPLINE resampling: a segment's pieces are halved (at most CUBIC_MAX_DOUBLINGS times)
+ * until every chord's middle is within this fraction of the values' size (at least 1: metres,
+ * scale factors, quaternion components) of the spline. */
+#define CUBIC_TOLERANCE     1e-5
+#define CUBIC_MAX_DOUBLINGS 8
+
 #define FAIL(x, code, ...) ossa__gltf_fail((x)->g, code, SIZE_MAX, __VA_ARGS__)
 
 typedef struct key {
@@ -144,6 +150,38 @@ static void slerp(const float *a, const float *b, double t, float *out)
     normalise(out);
 }
 
+/* The cubic Hermite spline of one segment at s in [0, 1], tangents scaled by the interval dt
+ * (Appendix C). */
+static void hermite(const float *v0, const float *b0, const float *a1, const float *v1, double dt, size_t width,
+                    double s, double *out)
+{
+    const double s2 = s * s, s3 = s2 * s;
+    const double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
+    for (size_t c = 0; c < width; ++c)
+        out[c] = h00 * (double)v0[c] + h10 * dt * (double)b0[c] + h01 * (double)v1[c] + h11 * dt * (double)a1[c];
+}
+
+/* The largest distance, per component and relative to the values' size (at least 1), between
+ * the spline and the chords of `parts` equal pieces, at each chord's middle (normalised for
+ * rotations, as the runtime's nlerp ends there). */
+static double chord_error(const float *v0, const float *b0, const float *a1, const float *v1, double dt, size_t width,
+                          bool rotation, size_t parts)
+{
+    double size = 1, worst = 0, a[4], b[4], m[4];
+    for (size_t c = 0; c < width; ++c) size = fmax(size, fmax(fabs((double)v0[c]), fabs((double)v1[c])));
+    hermite(v0, b0, a1, v1, dt, width, 0.0, a);
+    for (size_t p = 0; p < parts; ++p) {
+        hermite(v0, b0, a1, v1, dt, width, (p + 1.0) / (double)parts, b);
+        hermite(v0, b0, a1, v1, dt, width, (p + .5) / (double)parts, m);
+        double chord[4], nc = 0, nm = 0;
+        for (size_t c = 0; c < width; ++c) chord[c] = (a[c] + b[c]) / 2, nc += chord[c] * chord[c], nm += m[c] * m[c];
+        nc = rotation && nc > 0 ? sqrt(nc) : 1, nm = rotation && nm > 0 ? sqrt(nm) : 1;
+        for (size_t c = 0; c < width; ++c) worst = fmax(worst, fabs(chord[c] / nc - m[c] / nm) / size);
+        memcpy(a, b, sizeof a);
+    }
+    return worst;
+}
+
 /* Keys of one curve: `times` [n], `v` [n x width] (LINEAR, STEP) or [3n x width] (CUBICSPLINE:
  * in-tangent, value, out-tangent per key). `step_keys`: the caller keeps STEP as step keys
  * (raw tracks), so no hold keys are added. `what` names the curve for messages. */
@@ -193,14 +231,19 @@ static ossa_result curve_keys(anim *x, int interp, const float *times, size_t n,
                 return FAIL(x, OSSA_ERROR_INVALID_ANIMATION,
                             "%s: resampling %.9g s at %g Hz needs more keys than the import's budget (max_keys)", what,
                             dt, (double)x->g->rate);
-            const size_t parts = want < 1 ? 1 : (size_t)want;
+            size_t parts = want < 1 ? 1 : (size_t)want;
+            /* Finer while a chord strays from the curve (see CUBIC_TOLERANCE); keys_left bounds it. */
+            for (int round = 0; round < CUBIC_MAX_DOUBLINGS && parts <= x->g->keys_left / 2; ++round) {
+                if (chord_error(v0, b0, a1, v1, dt, width, rotation, parts) <= CUBIC_TOLERANCE) break;
+                parts *= 2;
+            }
             for (size_t p = 1; p < parts; ++p) {
-                const double s = (double)p / (double)parts, s2 = s * s, s3 = s2 * s;
-                const double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
+                const double s = (double)p / (double)parts;
+                double h[4];
+                hermite(v0, b0, a1, v1, dt, width, s, h);
                 float q[4] = {0.f, 0.f, 0.f, 0.f};
                 for (size_t c = 0; c < width; ++c) {
-                    const double y =
-                        h00 * (double)v0[c] + h10 * dt * (double)b0[c] + h01 * (double)v1[c] + h11 * dt * (double)a1[c];
+                    const double y = h[c];
                     if (!(fabs(y) <= (double)FLT_MAX)) /* before the conversion, which would be undefined */
                         return FAIL(x, OSSA_ERROR_INVALID_KEY,
                                     "%s: the spline between keys %zu and %zu leaves the float range", what, k - 1, k);

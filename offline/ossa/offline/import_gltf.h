@@ -27,8 +27,8 @@ typedef struct ossa_gltf_desc {
     ossa_read_file_fn read_file; /* external buffer URIs (percent-decoded, relative to the
                                     file); NULL -> a file with an external buffer fails */
     void *read_file_user;
-    float sample_rate;               /* CUBICSPLINE resampling, samples per second; 0 -> 60;
-                                        finite, in [1, 10000] */
+    float sample_rate;               /* CUBICSPLINE resampling, the least samples per second
+                                        (finer where the curve bends); 0 -> 60; in [1, 10000] */
     size_t max_keys;                 /* keys produced over the whole import; 0 -> 2^24 */
     const ossa_allocator *allocator; /* NULL keeps out->allocator (zero: malloc/free) */
 } ossa_gltf_desc;
@@ -59,8 +59,10 @@ typedef struct ossa_gltf_desc {
  *                before every key (the builder merges time points closer than 1e-7 of the
  *                duration), so the value changes within that instant only.
  *   CUBICSPLINE  evaluated as the cubic Hermite spline with the in/out tangents scaled by the
- *                key interval, at the keys and at sample_rate in between (each segment cut in
- *                ceil(interval x sample_rate) equal parts); rotations normalised.
+ *                key interval, at the keys and in between: each segment is cut in
+ *                ceil(interval x sample_rate) equal parts, halved (at most 8 times) until the
+ *                middle of every chord is within 1e-5 x max(1, |key values|) of the spline;
+ *                rotations normalised.
  * Morph-target weights: each `weights` channel gives one float raw track per morph target,
  * named "<mesh name>.<target name>" (target names from the mesh's extras.targetNames, else
  * the target index; the node's name or "nodes[<i>]" when the mesh has none), prefixed by
