@@ -529,6 +529,37 @@ static void test_weights_tracks(void **state)
     free(json);
 }
 
+/* A CUBICSPLINE weights channel: the spline 3s^2 - 2s^3 (flat tangents), resampled. */
+static void test_cubic_weights(void **state)
+{
+    (void)state;
+    doc d;
+    memset(&d, 0, sizeof d);
+    const float t[2] = {0.f, 1.f}, w[6] = {0.f, 0.f, 0.f, 0.f, 1.f, 0.f}; /* in, value, out per key */
+    const size_t ti = add_floats(&d, t, 2, "SCALAR"), wi = add_floats(&d, w, 6, "SCALAR");
+    char body[512];
+    snprintf(body, sizeof body,
+             "\"meshes\":[{\"primitives\":[{\"attributes\":{},\"targets\":[{}]}]}],\"nodes\":[{\"mesh\":0}],"
+             "\"animations\":[{\"samplers\":[{\"input\":%zu,\"output\":%zu,\"interpolation\":\"CUBICSPLINE\"}],"
+             "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}}]}],",
+             ti, wi);
+    char *json = finish(&d, body, NULL);
+    ossa_import_output out;
+    ossa_diag diag;
+    assert_int_equal(import_text(json, &out, &diag), OSSA_OK);
+    assert_int_equal(out.track_count, 1);
+    assert_string_equal(out.tracks[0].name, "nodes[0].0");
+    assert_true(out.tracks[0].key_count >= 61);
+    for (int i = 0; i <= 100; ++i) {
+        const double s = i / 100.0;
+        float v[4];
+        ossa_raw_track_evaluate(&out.tracks[0], (float)s, v);
+        assert_near((double)v[0], 3 * s * s - 2 * s * s * s, 3e-5);
+    }
+    ossa_import_output_destroy(&out);
+    free(json);
+}
+
 static void test_skin_without_inverse_bind_matrices(void **state)
 {
     (void)state;
@@ -808,6 +839,7 @@ int main(void)
         cmocka_unit_test(test_step_through_builder),
         cmocka_unit_test(test_sparse_and_normalized),
         cmocka_unit_test(test_weights_tracks),
+        cmocka_unit_test(test_cubic_weights),
         cmocka_unit_test(test_skin_without_inverse_bind_matrices),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_detection),
