@@ -560,6 +560,34 @@ static void test_cubic_weights(void **state)
     free(json);
 }
 
+/* Late in a long clip float times are 8 ms apart: samples that round onto a key are dropped,
+ * never the key itself. */
+static void test_keys_survive_coarse_times(void **state)
+{
+    (void)state;
+    doc d;
+    memset(&d, 0, sizeof d);
+    const float t[2] = {80000.f, 80000.5f}, v[18] = {0, 0, 0, 1, 2, 3, 5, 5, 5, -5, -5, -5, 4, 5, 6, 0, 0, 0};
+    const size_t ti = add_floats(&d, t, 2, "SCALAR"), vi = add_floats(&d, v, 6, "VEC3");
+    char body[512];
+    snprintf(body, sizeof body,
+             "\"nodes\":[{}],\"animations\":[{\"samplers\":[{\"input\":%zu,\"output\":%zu,\"interpolation\":"
+             "\"CUBICSPLINE\"}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]}],",
+             ti, vi);
+    char *json = finish(&d, body, NULL);
+    ossa_import_output out;
+    ossa_diag diag;
+    assert_int_equal(import_text(json, &out, &diag), OSSA_OK);
+    const ossa_raw_joint_track *tr = &out.animations[0].tracks[0];
+    assert_true(tr->translation_count > 2);
+    assert_true(tr->translation_count <= 65); /* 0.5 s in float steps of 1/128 s */
+    assert_true(tr->translations[0].time == 80000.f && tr->translations[0].value.x == 1.f);
+    const ossa_raw_float3_key *last = &tr->translations[tr->translation_count - 1];
+    assert_true(last->time == 80000.5f && last->value.x == 4.f && last->value.z == 6.f);
+    ossa_import_output_destroy(&out);
+    free(json);
+}
+
 static void test_skin_without_inverse_bind_matrices(void **state)
 {
     (void)state;
@@ -840,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_sparse_and_normalized),
         cmocka_unit_test(test_weights_tracks),
         cmocka_unit_test(test_cubic_weights),
+        cmocka_unit_test(test_keys_survive_coarse_times),
         cmocka_unit_test(test_skin_without_inverse_bind_matrices),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_detection),

@@ -109,10 +109,13 @@ static ossa_result sampler_input(anim *x, size_t i)
     return OSSA_OK;
 }
 
-static ossa_result push(anim *x, key_list *list, double time, const float *v, size_t width)
+/* Appends a key unless its time, in float, is not after the previous key or not before
+ * `before` (the next source key, which must not be lost to a key inserted in front of it
+ * where float times are coarse; INFINITY for source keys themselves). */
+static ossa_result push(anim *x, key_list *list, double time, const float *v, size_t width, float before)
 {
     const float t = (float)time;
-    if (list->count && !(t > list->keys[list->count - 1].time)) return OSSA_OK; /* a float step too close */
+    if ((list->count && !(t > list->keys[list->count - 1].time)) || !(t < before)) return OSSA_OK;
     if (!x->g->keys_left)
         return FAIL(x, OSSA_ERROR_INVALID_ANIMATION, "animations[%zu]: more keys than the import's budget (max_keys)",
                     x->index);
@@ -202,7 +205,8 @@ static ossa_result curve_keys(anim *x, int interp, const float *times, size_t n,
             return FAIL(x, OSSA_ERROR_INVALID_KEY, "%s: key %zu is a zero quaternion", what, k);
         if (k && interp == INTERP_STEP && !step_keys) {
             const double hold = (double)times[k] - STEP_GAP * x->duration;
-            if ((float)hold > times[k - 1] && (float)hold < times[k] && (r = push(x, list, hold, prev, width)))
+            if ((float)hold > times[k - 1] && (float)hold < times[k] &&
+                (r = push(x, list, hold, prev, width, times[k])))
                 return r;
         }
         if (k && interp == INTERP_LINEAR && rotation) {
@@ -214,7 +218,8 @@ static ossa_result curve_keys(anim *x, int interp, const float *times, size_t n,
                 const double s = (double)p / (double)parts;
                 float q[4];
                 slerp(prev, value, s, q);
-                if ((r = push(x, list, (double)times[k - 1] + s * ((double)times[k] - (double)times[k - 1]), q, width)))
+                if ((r = push(x, list, (double)times[k - 1] + s * ((double)times[k] - (double)times[k - 1]), q, width,
+                              times[k])))
                     return r;
             }
         }
@@ -254,10 +259,10 @@ static ossa_result curve_keys(anim *x, int interp, const float *times, size_t n,
                                 "%s: the spline between keys %zu and %zu passes through "
                                 "a zero quaternion",
                                 what, k - 1, k);
-                if ((r = push(x, list, (double)times[k - 1] + s * dt, q, width))) return r;
+                if ((r = push(x, list, (double)times[k - 1] + s * dt, q, width, times[k]))) return r;
             }
         }
-        if ((r = push(x, list, (double)times[k], value, width))) return r;
+        if ((r = push(x, list, (double)times[k], value, width, INFINITY))) return r;
         memcpy(prev, value, sizeof value);
     }
     return OSSA_OK;
@@ -393,7 +398,7 @@ static ossa_result joint_track(anim *x, ossa_raw_animation *raw, size_t j, const
     for (int p = 0; p < 3 && !r; ++p) {
         const size_t width = p == OSSA__GLTF_ROTATION ? 4 : 3;
         if (chan[p] == SIZE_MAX) {
-            r = push(x, &lists[p], 0.0, rest_v[p], width);
+            r = push(x, &lists[p], 0.0, rest_v[p], width, INFINITY);
             continue;
         }
         const ossa__gltf_channel *ch = &channels[chan[p]];
