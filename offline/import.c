@@ -196,7 +196,7 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
     if (starts_with(data, size, "OSSA")) return OSSA_FORMAT_OSSA;
     /* -- content detection added by later work goes below this line -- */
     if (ossa_maya_anim_detect(data, size)) return OSSA_FORMAT_MAYA_ANIM;
-    if (starts_with(data, size, "glTF")) return OSSA_FORMAT_GLTF; /* GLB header, spec 4.4.2 */
+    if (starts_with(data, size, "glTF")) return OSSA_FORMAT_GLTF; /* GLB header, glTF 2.0 spec section 4 */
     if (size >= 6 && !memcmp(data,
                              "\x05"
                              "AnimX",

@@ -367,7 +367,7 @@ static void test_external_buffer(void **state)
 {
     (void)state;
     doc d;
-    char *json = interpolation_file(&d, "my%20anim.bin"); /* percent-encoded, spec 3.6.1 */
+    char *json = interpolation_file(&d, "my%20anim.bin"); /* percent-encoded, spec 2.8 */
     reader r = {&d, 0};
     ossa_gltf_desc desc = {.read_file = read_bin, .read_file_user = &r};
     ossa_import_output out;
@@ -378,6 +378,31 @@ static void test_external_buffer(void **state)
     ossa_import_output_destroy(&out);
     assert_int_equal(import(json, strlen(json), NULL, &out, &diag), OSSA_ERROR_IO);
     assert_non_null(strstr(diag.message, "buffers[0].uri"));
+    /* Two buffers naming one file, the first declaring only its first 12 bytes (where the
+     * first view lies), the second all of it: one read, and the second buffer gets it all. */
+    char *two = malloc(strlen(json) + 256), *at = strstr(json, "\"buffers\":[{");
+    assert_non_null(at);
+    const char *end = strstr(at, "}]");
+    size_t n = (size_t)(at - json);
+    memcpy(two, json, n);
+    n += (size_t)sprintf(two + n, "\"buffers\":[{\"byteLength\":12,\"uri\":\"my%%20anim.bin\"},%.*s",
+                         (int)(end - at - 11), at + 11);
+    bool seen = false; /* the first view stays on buffer 0, the others move to buffer 1 */
+    for (const char *c = end; *c;) {
+        if (!strncmp(c, "\"buffer\":0,", 11)) {
+            memcpy(two + n, seen ? "\"buffer\":1," : "\"buffer\":0,", 11);
+            n += 11, c += 11, seen = true;
+        } else {
+            two[n++] = *c++;
+        }
+    }
+    two[n] = '\0';
+    r.calls = 0;
+    assert_int_equal(import(two, strlen(two), &desc, &out, &diag), OSSA_OK);
+    assert_int_equal(r.calls, 1);
+    check_interpolation(&out);
+    ossa_import_output_destroy(&out);
+    free(two);
     free(json);
     json = interpolation_file(&d, "other.bin");
     assert_int_equal(import(json, strlen(json), &desc, &out, &diag), OSSA_ERROR_IO);

@@ -124,7 +124,7 @@ static uint32_t u32_at(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* The JSON text of a GLB (spec 4.4): header, then chunks of (length, type, data). */
+/* The JSON text of a GLB (spec section 4): header, then chunks of (length, type, data). */
 static ossa_result open_glb(ossa__gltf *g, const uint8_t *data, size_t size, const char **json, size_t *json_size,
                             size_t *json_offset)
 {
@@ -160,7 +160,7 @@ static ossa_result open_glb(ossa__gltf *g, const uint8_t *data, size_t size, con
         } else if (chunk == 1 && ctype == 0x004E4942u) {
             g->bin = data + at + 8, g->bin_size = clen, g->bin_offset = at + 8;
         }
-        /* Other chunk types are skipped (spec 4.4.3.1); chunks are 4-byte aligned. */
+        /* Other chunk types are skipped (spec section 4); chunks are 4-byte aligned. */
         at += 8 + (size_t)clen;
         at += (4 - at % 4) % 4;
         ++chunk;

@@ -111,7 +111,7 @@ static ossa_result load_buffer(ossa__gltf *g, size_t index)
     const uint8_t *data = NULL;
     size_t size = 0;
     if (!uri) {
-        /* Only the first buffer of a GLB may omit its uri: it is the BIN chunk (spec 4.4.3.3). */
+        /* Only the first buffer of a GLB may omit its uri: it is the BIN chunk (spec 3.6.1.2). */
         if (!g->bin || index != 0)
             return ossa__gltf_fail(g, OSSA_ERROR_CORRUPT, SIZE_MAX,
                                    "%s: has no uri and is not the BIN chunk of a GLB (only buffers[0] of a GLB with a "
@@ -140,7 +140,7 @@ static ossa_result load_buffer(ossa__gltf *g, size_t index)
         for (size_t i = 0; i < index; ++i, other = other->next) {
             const cJSON *u = cJSON_GetObjectItemCaseSensitive(other, "uri");
             if (g->buffers[i].data && cJSON_IsString(u) && !strcmp(u->valuestring, uri)) {
-                data = g->buffers[i].data, size = g->buffers[i].size;
+                data = g->buffers[i].data, size = g->buffers[i].available;
                 break;
             }
         }
@@ -167,6 +167,7 @@ static ossa_result load_buffer(ossa__gltf *g, size_t index)
     }
     b->data = data;
     b->size = length; /* nothing past the declared length is part of the buffer */
+    b->available = size;
     return OSSA_OK;
 }
 

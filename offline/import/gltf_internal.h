@@ -9,7 +9,8 @@
 
 typedef struct ossa__gltf_buffer {
     const uint8_t *data; /* NULL until loaded */
-    size_t size;         /* bytes available (at least the declared byteLength once loaded) */
+    size_t size;         /* the declared byteLength (what accessors may use) */
+    size_t available;    /* bytes behind data (a file two buffers name is read once) */
     void *owned;         /* decoded data: URI or read_file bytes (malloc) */
     bool from_callback;  /* owned came from read_file: released with free() */
 } ossa__gltf_buffer;

@@ -35,7 +35,7 @@ typedef struct ossa_gltf_desc {
 
 /* Imports the joint hierarchy, every animation and the morph-target weights of a glTF 2.0
  * file (`data`, `size` bytes: JSON text, or a GLB container: 12-byte header "glTF", version 2,
- * length; a JSON chunk; an optional BIN chunk; spec section 4.4).
+ * length; a JSON chunk; an optional BIN chunk; spec section 4).
  *
  * Joints: every node a skin lists in `joints`, every node an animation channel moves
  * (translation, rotation, scale), and all their ancestors. They come out depth-first (root
@@ -102,7 +102,7 @@ typedef struct ossa_gltf_desc {
  * failure `out` is destroyed (empty, safe to destroy again). `out` must be empty on entry. Aliasing: none; read_file
  * must not call ossa_import_gltf with the same output. Source: glTF 2.0 specification (Khronos), sections 3.4
  * (units), 3.5 (nodes and hierarchy), 3.6 (buffers, views, accessors, sparse, alignment), 3.7.3 (skins), 3.11
- * (animations), 3.12 (extensions), 4.4 (GLB), Appendix C (interpolation).
+ * (animations), 3.12 (extensions), 4 (GLB), Appendix C (interpolation).
  */
 OSSA_API ossa_result ossa_import_gltf(const void *data, size_t size, const ossa_gltf_desc *desc,
                                       ossa_import_output *out, ossa_diag *diag);
