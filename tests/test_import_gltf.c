@@ -696,6 +696,25 @@ static void test_errors(void **state)
     expect_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}],\"skins\":[{\"joints\":[0],"
                  "\"inverseBindMatrices\":7}]}",
                  OSSA_ERROR_CORRUPT, "skins[0].inverseBindMatrices");
+    /* In a .gltf the error's JSON path gives its line and column; in a GLB its byte offset. */
+    static const char located[] = "{\"asset\":{\"version\":\"2.0\"},\n \"nodes\": [ {},\n  {\"children\": [0 , 7]}]}";
+    assert_int_equal(import_text(located, &out, &diag), OSSA_ERROR_CORRUPT);
+    assert_non_null(strstr(diag.message, "nodes[1].children[1]"));
+    assert_int_equal(diag.line, 3);
+    assert_int_equal(diag.column, 21);
+    assert_int_equal(diag.offset, (size_t)(strchr(located, '7') - located));
+    assert_int_equal(import_text("{\"asset\":\n  {\"version\":\"2.0\"},\n\"nodes\":[{\"mesh\":-1}]}", &out, &diag),
+                     OSSA_ERROR_PARSE);
+    assert_int_equal(diag.line, 3);
+    assert_int_equal(diag.column, 18);
+    doc glb_doc;
+    memset(&glb_doc, 0, sizeof glb_doc);
+    size_t glb_size;
+    uint8_t *glb = make_glb(&glb_doc, located, &glb_size);
+    assert_int_equal(import(glb, glb_size, NULL, &out, &diag), OSSA_ERROR_CORRUPT);
+    assert_int_equal(diag.line, 0);
+    assert_int_equal(diag.offset, 20 + (size_t)(strchr(located, '7') - located));
+    free(glb);
     /* Rest poses beyond the float range. */
     expect_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"translation\":[0,1e39,0]}],\"skins\":[{"
                  "\"joints\":[0]}]}",

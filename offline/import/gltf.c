@@ -16,6 +16,92 @@
 
 #include "gltf_internal.h"
 
+/* 1-based line and column of `offset` in `text`. */
+static void line_column(const char *text, size_t offset, uint32_t *line, uint32_t *column)
+{
+    size_t l = 1, c = 1;
+    for (size_t i = 0; i < offset; ++i) {
+        if (text[i] == '\n')
+            ++l, c = 1;
+        else if (((unsigned char)text[i] & 0xC0) != 0x80)
+            ++c;
+    }
+    *line = (uint32_t)(l < UINT32_MAX ? l : UINT32_MAX);
+    *column = (uint32_t)(c < UINT32_MAX ? c : UINT32_MAX);
+}
+
+/* ---- where a JSON path is in the text ---- */
+
+static size_t skip_space(const char *t, size_t n, size_t i)
+{
+    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\n')) ++i;
+    return i;
+}
+
+/* The index after the JSON value at t[i] (the text was accepted by cJSON, so it is valid). */
+static size_t skip_value(const char *t, size_t n, size_t i)
+{
+    size_t depth = 0;
+    do {
+        if (i >= n) return n;
+        if (t[i] == '"') {
+            for (++i; i < n && t[i] != '"'; ++i)
+                if (t[i] == '\\') ++i;
+            ++i;
+        } else if (t[i] == '{' || t[i] == '[') {
+            ++depth, ++i;
+        } else if (t[i] == '}' || t[i] == ']') {
+            --depth, ++i;
+        } else if (depth &&
+                   (t[i] == ',' || t[i] == ':' || t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\n')) {
+            ++i;
+        } else {
+            while (i < n && !strchr(",:]} \t\r\n", t[i])) ++i;
+        }
+    } while (depth);
+    return i;
+}
+
+/* The offset of the value at the JSON path that starts `message` ("accessors[3].count: ..."),
+ * or of the deepest part of it found; false when not even its first part is a member. */
+static bool locate_path(const char *t, size_t n, const char *message, size_t *offset)
+{
+    size_t i = skip_space(t, n, n >= 3 && !memcmp(t, "\xEF\xBB\xBF", 3) ? 3 : 0);
+    const char *p = message;
+    bool found = false;
+    while (*p && i < n) {
+        if (*p == '[') {
+            char *after;
+            unsigned long k = strtoul(p + 1, &after, 10);
+            if (after == p + 1 || *after != ']' || t[i] != '[') break;
+            i = skip_space(t, n, i + 1);
+            for (; k && i < n && t[i] != ']'; --k) i = skip_space(t, n, skip_space(t, n, skip_value(t, n, i)) + 1);
+            if (k || i >= n || t[i] == ']') break;
+            p = after + 1;
+        } else {
+            if (*p == '.') ++p;
+            const size_t len = strcspn(p, ".[:( ");
+            if (!len || t[i] != '{') break;
+            size_t at = skip_space(t, n, i + 1), value = SIZE_MAX;
+            while (at < n && t[at] == '"' && value == SIZE_MAX) {
+                const size_t key_end = skip_value(t, n, at);
+                const size_t colon = skip_space(t, n, key_end);
+                const size_t start = skip_space(t, n, colon + 1);
+                if (key_end - at == len + 2 && !memcmp(t + at + 1, p, len)) value = start;
+                at = skip_space(t, n, skip_value(t, n, start));
+                if (at < n && t[at] == ',') at = skip_space(t, n, at + 1);
+            }
+            if (value == SIZE_MAX) break;
+            i = value;
+            p += len;
+        }
+        found = true;
+        *offset = i;
+        if (*p != '.' && *p != '[') break;
+    }
+    return found;
+}
+
 ossa_result ossa__gltf_fail(ossa__gltf *g, ossa_result code, size_t offset, const char *fmt, ...)
 {
     if (!g->diag || g->diag->code != OSSA_OK) return code;
@@ -24,7 +110,13 @@ ossa_result ossa__gltf_fail(ossa__gltf *g, ossa_result code, size_t offset, cons
     va_start(args, fmt);
     vsnprintf(text, sizeof text, fmt, args);
     va_end(args);
-    return ossa_diag_set(g->diag, code, offset, 0, 0, "%s", text);
+    uint32_t line = 0, column = 0;
+    size_t at;
+    if (offset == SIZE_MAX && g->json && locate_path(g->json, g->json_size, text, &at)) {
+        offset = g->json_offset + at;
+        if (g->json_is_file) line_column(g->json, at, &line, &column);
+    }
+    return ossa_diag_set(g->diag, code, offset, line, column, "%s", text);
 }
 
 const char *ossa__gltf_kind(const cJSON *v)
@@ -168,20 +260,6 @@ static ossa_result open_glb(ossa__gltf *g, const uint8_t *data, size_t size, con
     return OSSA_OK;
 }
 
-/* 1-based line and column of `offset` in `text`. */
-static void line_column(const char *text, size_t offset, uint32_t *line, uint32_t *column)
-{
-    size_t l = 1, c = 1;
-    for (size_t i = 0; i < offset; ++i) {
-        if (text[i] == '\n')
-            ++l, c = 1;
-        else if (((unsigned char)text[i] & 0xC0) != 0x80)
-            ++c;
-    }
-    *line = (uint32_t)(l < UINT32_MAX ? l : UINT32_MAX);
-    *column = (uint32_t)(c < UINT32_MAX ? c : UINT32_MAX);
-}
-
 static ossa_result parse_json(ossa__gltf *g, const char *json, size_t size, size_t base, bool text_file)
 {
     size_t skip = 0;
@@ -201,6 +279,7 @@ static ossa_result parse_json(ossa__gltf *g, const char *json, size_t size, size
                           base + at);
         return OSSA_ERROR_PARSE;
     }
+    g->json = json, g->json_size = size, g->json_offset = base, g->json_is_file = text_file;
     if (!cJSON_IsObject(g->root))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, base, "glTF: expected a JSON object, found %s",
                                ossa__gltf_kind(g->root));

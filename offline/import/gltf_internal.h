@@ -20,6 +20,9 @@ typedef struct ossa__gltf {
     const ossa_allocator *a;
     ossa_diag *diag;
     cJSON *root;
+    const char *json; /* the JSON text, to locate errors by their JSON path (NULL before parsing) */
+    size_t json_size, json_offset;
+    bool json_is_file;  /* a .gltf: errors get line and column; in a GLB only the byte offset */
     const uint8_t *bin; /* GLB BIN chunk, or NULL */
     size_t bin_size, bin_offset;
     ossa__gltf_buffer *buffers; /* [buffer_count] */

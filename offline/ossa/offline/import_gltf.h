@@ -81,8 +81,10 @@ typedef struct ossa_gltf_desc {
  *
  * Shapes: data [size] bytes, read only. Units: metres, seconds, quaternions x,y,z,w.
  * Errors (the first one; the message says what was expected, what was found and where, as a
- * JSON path "accessors[3].count" or a byte offset in `offset` for the GLB container and
- * buffer data): OSSA_ERROR_NULL_ARGUMENT (out, or data with size > 0);
+ * JSON path "accessors[3].count"; `offset` is where that path's value (or the deepest part of
+ * the path that is in the text) starts in the input, with `line` and `column` for .gltf text,
+ * or the byte of the GLB container at fault; SIZE_MAX when the error has no place, as a
+ * failed allocation): OSSA_ERROR_NULL_ARGUMENT (out, or data with size > 0);
  * OSSA_ERROR_INVALID_ARGUMENT (sample_rate); OSSA_ERROR_PARSE (not JSON, offset and line and
  * column of the error; a property missing or of the wrong JSON type or value, as an unknown
  * componentType or interpolation; input that is neither a GLB, which starts with "glTF", nor
