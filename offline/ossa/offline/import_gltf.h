@@ -52,9 +52,9 @@ typedef struct ossa_gltf_desc {
  * time of the animation's channels (1/60 s when every input ends at 0). Interpolation (spec
  * 3.11 and Appendix C):
  *   LINEAR       translations and scales kept exactly; rotations are spherical in glTF and
- *                normalised-linear in ossa, so each segment turning by more than 4 degrees
+ *                normalised-linear in ossa, so each segment turning by more than 8 degrees
  *                is split with keys on the slerp arc (the remaining difference is below
- *                1.4e-6 radians).
+ *                1.1e-5 radians).
  *   STEP         each value is held: a copy of the previous key is inserted 1e-6 x duration
  *                before every key (the builder merges time points closer than 1e-7 of the
  *                duration), so the value changes within that instant only.
