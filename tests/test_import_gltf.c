@@ -716,6 +716,11 @@ static void test_errors(void **state)
     assert_int_equal(diag.line, 0);
     assert_int_equal(diag.offset, 20 + (size_t)(strchr(located, '7') - located));
     free(glb);
+    /* cJSON takes a NUL between tokens as white space; locating the error must too (the
+     * fuzzer found a scan that stopped moving there). */
+    static const char nul[] = "{\"asset\":{\"version\":\0 4}}";
+    assert_int_equal(import(nul, sizeof nul - 1, NULL, &out, &diag), OSSA_ERROR_UNSUPPORTED_VERSION);
+    assert_int_equal(diag.offset, 22); /* the 4 */
     /* Rest poses beyond the float range. */
     expect_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"translation\":[0,1e39,0]}],\"skins\":[{"
                  "\"joints\":[0]}]}",

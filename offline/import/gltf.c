@@ -32,9 +32,10 @@ static void line_column(const char *text, size_t offset, uint32_t *line, uint32_
 
 /* ---- where a JSON path is in the text ---- */
 
+/* cJSON skips every byte up to 32 between tokens (a NUL too); so does this scan. */
 static size_t skip_space(const char *t, size_t n, size_t i)
 {
-    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\n')) ++i;
+    while (i < n && (unsigned char)t[i] <= 32) ++i;
     return i;
 }
 
@@ -52,11 +53,12 @@ static size_t skip_value(const char *t, size_t n, size_t i)
             ++depth, ++i;
         } else if (t[i] == '}' || t[i] == ']') {
             --depth, ++i;
-        } else if (depth &&
-                   (t[i] == ',' || t[i] == ':' || t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\n')) {
+        } else if (depth && (t[i] == ',' || t[i] == ':' || (unsigned char)t[i] <= 32)) {
             ++i;
         } else {
-            while (i < n && !strchr(",:]} \t\r\n", t[i])) ++i;
+            /* A number or literal: at least one byte, so the scan always moves. */
+            do ++i;
+            while (i < n && (unsigned char)t[i] > 32 && !strchr(",:]}", t[i]));
         }
     } while (depth);
     return i;
@@ -296,9 +298,9 @@ static ossa_result check_asset(ossa__gltf *g)
     const char *version, *min_version;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(asset, "version");
     if (cJSON_IsNumber(v)) /* glTF 1.0 files written as "version": 1 */
-        return ossa__gltf_fail(g, OSSA_ERROR_UNSUPPORTED_VERSION, SIZE_MAX,
-                               "asset.version: expected glTF version \"2.x\", found the number %g (glTF 1.0)",
-                               v->valuedouble);
+        return ossa__gltf_fail(
+            g, OSSA_ERROR_UNSUPPORTED_VERSION, SIZE_MAX,
+            "asset.version: expected glTF version \"2.x\", found the number %g (as in glTF 1.0 files)", v->valuedouble);
     ossa_result r = ossa__gltf_string(g, asset, "version", "asset", &version);
     if (!r) r = ossa__gltf_string(g, asset, "minVersion", "asset", &min_version);
     if (r) return r;
