@@ -54,10 +54,13 @@ static ossa_result load_nodes(scene *s)
             snprintf(where, sizeof where, "%s.children[%zu]", path, c);
             size_t child;
             if ((r = ossa__gltf_index_value(g, e, where, s->node_count, "node", &child))) return r;
-            if (s->parent[child] != SIZE_MAX || child == i)
+            if (child == i)
+                return FAIL(s, OSSA_ERROR_CORRUPT, "%s: node %zu lists itself as a child (spec 3.5.2: no cycles)",
+                            where, i);
+            if (s->parent[child] != SIZE_MAX)
                 return FAIL(s, OSSA_ERROR_CORRUPT,
                             "%s: node %zu already has parent node %zu; a node has at most one parent (spec 3.5.2)",
-                            where, child, child == i ? i : s->parent[child]);
+                            where, child, s->parent[child]);
             s->parent[child] = i;
         }
     }
