@@ -39,7 +39,8 @@ typedef struct ossa_gltf_desc {
  *
  * Joints: every node a skin lists in `joints`, every node an animation channel moves
  * (translation, rotation, scale), and all their ancestors. They come out depth-first (root
- * nodes in index order, children in `children` order), named from `name` or "nodes[<i>]" (as assimp names them).
+ * nodes in index order, children in `children` order), named from `name` or "nodes[<i>]"
+ * (as assimp names them).
  * Rest pose: the node's translation, rotation (normalised) and scale, or its `matrix`
  * decomposed (shear is lost; a negative determinant gives three negative scales). A skin
  * without `inverseBindMatrices` is accepted (identity matrices, spec 3.7.3); when present the
@@ -95,16 +96,19 @@ typedef struct ossa_gltf_desc {
  * byteStride or offset the spec forbids, a component type or count that does not fit its use,
  * sparse indices not increasing, a node with two parents, a cycle in the node graph, two
  * channels on one target, a matrix on an animated node); OSSA_ERROR_INVALID_KEY (sampler
- * times negative, not increasing or not finite, values not finite, a zero quaternion);
+ * times negative, not increasing or not finite, values not finite, a zero quaternion, a
+ * CUBICSPLINE curve leaving the float range);
  * OSSA_ERROR_INVALID_SKELETON (a rest pose not finite in float, a zero rest rotation);
  * OSSA_ERROR_INVALID_ANIMATION (a duration beyond a day, more than max_keys keys);
  * OSSA_ERROR_IO (an external buffer that read_file could not give, or no read_file);
  * OSSA_ERROR_UNSUPPORTED_FORMAT (a required extension, a data URI that is not base64, no
- * joint and no weights animation, a build without cJSON); OSSA_ERROR_TOO_MANY_JOINTS; OSSA_ERROR_OUT_OF_MEMORY. On
- * failure `out` is destroyed (empty, safe to destroy again). `out` must be empty on entry. Aliasing: none; read_file
- * must not call ossa_import_gltf with the same output. Source: glTF 2.0 specification (Khronos), sections 3.4
- * (units), 3.5 (nodes and hierarchy), 3.6 (buffers, views, accessors, sparse, alignment), 3.7.3 (skins), 3.11
- * (animations), 3.12 (extensions), 4 (GLB), Appendix C (interpolation).
+ * joint and no weights animation, a build without cJSON); OSSA_ERROR_TOO_MANY_JOINTS;
+ * OSSA_ERROR_OUT_OF_MEMORY. On failure `out` is destroyed (empty, safe to destroy again).
+ * `out` must be empty on entry.
+ * Aliasing: none; read_file must not call ossa_import_gltf with the same output.
+ * Source: glTF 2.0 specification (Khronos), sections 2.8 (URIs), 3.4 (units), 3.5 (nodes and
+ * hierarchy), 3.6 (buffers, views, accessors, sparse, alignment), 3.7.2.2 (morph targets),
+ * 3.7.3 (skins), 3.11 (animations), 3.12 (extensions), 4 (GLB), Appendix C (interpolation).
  */
 OSSA_API ossa_result ossa_import_gltf(const void *data, size_t size, const ossa_gltf_desc *desc,
                                       ossa_import_output *out, ossa_diag *diag);
