@@ -330,7 +330,7 @@ static void bad_invocations_are_refused(void **state)
     const char *dev_out[] = {bvh, "-o", "/dev/null", "-q"};
     assert_int_equal(run_bake(4, dev_out), 1);
     /* Out-of-range numbers are usage errors (2), infinities too. */
-    const char *args[][2] = {{"--tolerance", "1e30"},   {"--tolerance", "inf"},  {"--tolerance", "0"},
+    const char *args[][2] = {{"--tolerance", "1e30"}, {"--tolerance", "inf"},   {"--tolerance", "0"},
                              {"--unit-scale", "1e-30"}, {"--unit-scale", "inf"}, {"--unit-scale", "nan"},
                              {"--threads", "0"},        {"--threads", ""}};
     for (size_t i = 0; i < sizeof args / sizeof *args; ++i) {
@@ -392,8 +392,8 @@ static void references_stay_inside_the_folder(void **state)
     assert_int_equal(size, 6);
     assert_memory_equal(data, "buffer", 6);
     free(data);
-    const char *refused[] = {"../secret.bin",       "./../secret.bin", "x/../../secret.bin",
-                             path_in("secret.bin"), "..\\secret.bin",  "C:/secret.bin"};
+    const char *refused[] = {"../secret.bin", "./../secret.bin", "x/../../secret.bin", path_in("secret.bin"),
+                             "..\\secret.bin", "C:/secret.bin"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i) {
         data = NULL;
         assert_int_equal(tool_read_relative(refused[i], &data, &size, sub), OSSA_ERROR_IO);

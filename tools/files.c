@@ -128,7 +128,8 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
     /* A file named by the input (a glTF buffer URI) resolves only inside the input's folder:
      * a baking service must not put /etc/passwd or ../secret into an archive. */
     if (!stays_inside(path)) {
-        fprintf(stderr, "ossa: refused to read \"%s\": the input may only reference files inside its folder\n", path);
+        fprintf(stderr, "ossa: refused to read \"%s\": the input may only reference files inside its folder\n",
+                path);
         return OSSA_ERROR_IO;
     }
     if (snprintf(full, sizeof full, "%s/%s", dir && *dir ? dir : ".", path) >= (int)sizeof full) return OSSA_ERROR_IO;
