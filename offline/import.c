@@ -9,6 +9,7 @@
 #include "import/resonite_common.h" /* ossa__animj_sniff */
 #include "internal.h"
 #include "ossa/offline/import_assimp.h"
+#include "ossa/offline/import_gltf.h"
 #include "ossa/offline/import_maya.h"
 #include "ossa/offline/import_metroid.h"
 #include "ossa/offline/import_mrtk.h"
@@ -58,6 +59,8 @@ static bool sniff_mrtk(const uint8_t *d, size_t n) { return starts_with(d, n, "\
 /* ozz-animation: an endianness byte 0 or 1, then the first object's tag "ozz-...". */
 static bool sniff_ozz(const uint8_t *d, size_t n) { return n >= 5 && d[0] <= 1 && !memcmp(d + 1, "ozz-", 4); }
 static bool sniff_bvh(const uint8_t *d, size_t n) { return starts_with(d, n, "HIERARCHY"); }
+/* Binary glTF: the GLB header's magic (glTF 2.0 specification, 4.4). */
+static bool sniff_glb(const uint8_t *d, size_t n) { return starts_with(d, n, "glTF"); }
 
 static bool content_only(const char *ext, const uint8_t *d, size_t n)
 {
@@ -75,9 +78,9 @@ static bool metroid_anim_extension(const char *ext, const uint8_t *d, size_t n)
 static bool assimp_extension(const char *ext, const uint8_t *d, size_t n)
 {
     (void)d, (void)n;
-    static const char *const common[] = {"bvh",     "fbx", "gltf", "glb", "dae", "zae",  "x",   "md5anim",
-                                         "md5mesh", "smd", "ms3d", "b3d", "3ds", "ogex", "irr", "xml",
-                                         "blend",   "iqm", "m3d",  "obj", "ply", "stl"};
+    static const char *const common[] = {"bvh",   "fbx",  "dae", "zae", "x",    "md5anim", "md5mesh",
+                                         "smd",   "ms3d", "b3d", "3ds", "ogex", "irr",     "xml",
+                                         "blend", "iqm",  "m3d", "obj", "ply",  "stl"};
     for (size_t i = 0; i < sizeof common / sizeof *common; ++i)
         if (!strcasecmp(ext, common[i])) return true;
     return *ext && ossa_assimp_reads_extension(ext);
@@ -102,6 +105,7 @@ DEFAULT_IMPORT(import_mrtk, ossa_import_mrtk)
 DEFAULT_IMPORT(import_ozz, ossa_import_ozz)
 DEFAULT_IMPORT(import_metroid_anim, ossa_import_metroid_anim)
 DEFAULT_IMPORT(import_metroid_cinf, ossa_import_metroid_cinf)
+DEFAULT_IMPORT(import_gltf, ossa_import_gltf)
 #undef DEFAULT_IMPORT
 
 /* In detection order: content first (rows with a sniff, top to bottom), then extensions. */
@@ -146,9 +150,14 @@ static const format_row formats[] = {
      NULL,
      NULL,
      import_metroid_cinf},
+    {{OSSA_FORMAT_GLTF, "gltf", "glTF 2.0 (.gltf with external or data-URI buffers, .glb)", "gltf glb",
+      "metres (glTF 2.0, 3.4)", "ossa_import_gltf", false, HAVE_CJSON},
+     sniff_glb,
+     NULL,
+     import_gltf},
     /* -- rows of new formats go above this line: assimp takes every extension it reads -- */
-    {{OSSA_FORMAT_ASSIMP, "assimp", "BVH, FBX, glTF, Collada, LightWave and the rest of assimp's formats", "*",
-      "the file's (FBX, Collada, glTF), else inferred from the rest pose", "ossa_import_assimp", false, HAVE_ASSIMP},
+    {{OSSA_FORMAT_ASSIMP, "assimp", "BVH, FBX, Collada, LightWave and the rest of assimp's formats", "*",
+      "the file's (FBX, Collada), else inferred from the rest pose", "ossa_import_assimp", false, HAVE_ASSIMP},
      sniff_bvh,
      assimp_extension,
      import_assimp},

@@ -7,11 +7,11 @@
 #   tests/sweep.sh build/tools/ossa [FILE...]
 #
 # Without FILE arguments the samples are the small files of Debian's assimp-testmodels
-# (BVH, glTF, Collada, LightWave, FBX), the data directory's when OSSA_SHARED_DATA names one
-# (Maya .anim, AnimJ, ozz), and, when OSSA_SAMPLE_INPUTS names the tests' sample_inputs
-# program, the MRTK, AnimX and Metroid files it writes. Each file gets 16 truncations at
-# evenly spaced lengths and 16 single-bit flips at offsets from a fixed seed, so a failure
-# reproduces.
+# (BVH, glTF, Collada, LightWave, FBX), a GLB of the fuzz corpus, the data directory's when
+# OSSA_SHARED_DATA names one (Maya .anim, AnimJ, ozz, glTF with an external buffer), and, when
+# OSSA_SAMPLE_INPUTS names the tests' sample_inputs program, the MRTK, AnimX and Metroid files
+# it writes. Each file gets 16 truncations at evenly spaced lengths and 16 single-bit flips at
+# offsets from a fixed seed, so a failure reproduces.
 set -u
 ossa=${1:?usage: sweep.sh OSSA [FILE...]}
 shift
@@ -21,7 +21,8 @@ if [ $# -eq 0 ]; then
   set -- "$models/BVH/Boxing_Toes.bvh" "$models/glTF2/simple_skin/simple_skin.gltf" \
     "$models/Collada/box_nested_animation.dae" "$models/LWS/move_xz_spline.lws" \
     "$models/FBX/huesitos.fbx" "$data/maya/example_maya2026.anim" "$data/animj/wiki_example.animj" \
-    "$data/ozz/pab_walk.ozz"
+    "$data/ozz/pab_walk.ozz" "$data/gltf/interpolation_test.gltf" \
+    "$(cd "$(dirname "$0")" && pwd)/fuzz/corpus/gltf/modes.glb"
   defaults=1
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ossa-sweep-XXXXXX") || exit 1

@@ -401,6 +401,43 @@ static void references_stay_inside_the_folder(void **state)
     }
 }
 
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+/* A glTF file's buffer beside it is read through the same confined path: it bakes with the
+ * file's metres, and a buffer URI leaving the folder is refused (exit 1, no archive). */
+static void gltf_buffers_stay_inside_the_folder(void **state)
+{
+    (void)state;
+    const float bin[8] = {0.f, 1.f, 0.f, 0.f, 0.f, .5f, 0.f, 0.f}; /* times, then two translations */
+    write_file(path_in("walk.bin"), bin, sizeof bin);
+    static const char format[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"hips\"}],\"buffers\":[{\"byteLength\":32,"
+        "\"uri\":\"%s\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,"
+        "\"byteLength\":24}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"SCALAR\","
+        "\"count\":2},{\"bufferView\":1,\"componentType\":5126,\"type\":\"VEC3\",\"count\":2}],"
+        "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],\"channels\":[{\"sampler\":0,"
+        "\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}";
+    char json[1024], out[512];
+    snprintf(json, sizeof json, format, "walk.bin");
+    write_file(path_in("walk.gltf"), json, strlen(json));
+    snprintf(out, sizeof out, "%s", path_in("walk.ossa"));
+    const char *good[] = {path_in("walk.gltf"), "-o", out, "-q"};
+    assert_int_equal(run_bake(4, good), 0);
+    char *meta = read_meta(out);
+    assert_non_null(strstr(meta, "\nformat=gltf\n"));
+    assert_non_null(strstr(meta, "\nunit_scale=1\nunit_source=file\n"));
+    free(meta);
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/gltf-sub", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    snprintf(json, sizeof json, format, "../walk.bin");
+    write_file(path_in("gltf-sub/escape.gltf"), json, strlen(json));
+    snprintf(out, sizeof out, "%s", path_in("escape.ossa"));
+    const char *escape[] = {path_in("gltf-sub/escape.gltf"), "-o", out, "-q"};
+    assert_int_equal(run_bake(4, escape), 1);
+    assert_int_equal(access(out, F_OK), -1);
+}
+#endif
+
 /* A source cut so short that nothing is left (the Maya header alone) bakes nothing: an error. */
 static void empty_bake_is_an_error(void **state)
 {
@@ -540,11 +577,19 @@ static void retarget_onto_another_skeleton(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(metroid_bake_with_cinf),         cmocka_unit_test(default_clip_and_info),
-        cmocka_unit_test(unit_scale_in_meta_and_report),  cmocka_unit_test(errors_leave_no_archive),
-        cmocka_unit_test(bad_invocations_are_refused),    cmocka_unit_test(references_stay_inside_the_folder),
-        cmocka_unit_test(clips_are_named_after_the_file), cmocka_unit_test(empty_bake_is_an_error),
-        cmocka_unit_test(maya_clip_binds_to_skeleton),    cmocka_unit_test(root_motion_tracks),
+        cmocka_unit_test(metroid_bake_with_cinf),
+        cmocka_unit_test(default_clip_and_info),
+        cmocka_unit_test(unit_scale_in_meta_and_report),
+        cmocka_unit_test(errors_leave_no_archive),
+        cmocka_unit_test(bad_invocations_are_refused),
+        cmocka_unit_test(references_stay_inside_the_folder),
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+        cmocka_unit_test(gltf_buffers_stay_inside_the_folder),
+#endif
+        cmocka_unit_test(clips_are_named_after_the_file),
+        cmocka_unit_test(empty_bake_is_an_error),
+        cmocka_unit_test(maya_clip_binds_to_skeleton),
+        cmocka_unit_test(root_motion_tracks),
         cmocka_unit_test(retarget_onto_another_skeleton),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "ossa/offline/import_assimp.h"
+#include "ossa/offline/import_gltf.h"
 #include "ossa/offline/import_maya.h"
 #include "ossa/offline/import_metroid.h"
 #include "tools.h"
@@ -183,7 +184,7 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
     } else if (bind) {
         r = ossa_import_maya_anim(data, size, &(ossa_maya_desc){.bind_skeleton = bind}, out, &diag);
     } else if (ossa_import_detect(data, size, path) == OSSA_FORMAT_ASSIMP) {
-        /* External references (glTF buffers) resolve next to the input file. */
+        /* External references (textures, scene objects) resolve next to the input file. */
         char dir[4096];
         folder_of(path, dir, sizeof dir);
         ossa_assimp_desc desc = {.format_hint = assimp_hint(path),
@@ -191,6 +192,12 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
                                  .read_file = tool_read_relative,
                                  .read_file_user = dir};
         r = ossa_import_assimp(data, size, &desc, out, &diag);
+    } else if (ossa_import_detect(data, size, path) == OSSA_FORMAT_GLTF) {
+        /* glTF buffer URIs resolve next to the input file, never outside its folder. */
+        char dir[4096];
+        folder_of(path, dir, sizeof dir);
+        const ossa_gltf_desc desc = {.read_file = tool_read_relative, .read_file_user = dir};
+        r = ossa_import_gltf(data, size, &desc, out, &diag);
     } else {
         r = ossa_import_any(data, size, path, out, &diag);
     }

@@ -67,10 +67,17 @@ OSSA_API ossa_result ossa_import_output_sort_depth_first(ossa_import_output *out
 /* Releases everything and zeroes `out`. NULL is ignored. */
 OSSA_API void ossa_import_output_destroy(ossa_import_output *out);
 
+/* Reads a file a scene refers to (a glTF .bin buffer, a texture); returns OSSA_OK and sets
+ * *data / *size to bytes allocated with malloc (released by ossa with free), or an error.
+ * `path` is the reference as the file spells it, relative to the main file's directory (a glTF
+ * buffer uri "walk.bin" arrives as "walk.bin"). It is called at most once per distinct path
+ * during one import, from the calling thread. Used by ossa_import_assimp and ossa_import_gltf. */
+typedef ossa_result (*ossa_read_file_fn)(const char *path, void **data, size_t *size, void *user);
+
 /* Formats ossa can import. */
 typedef enum ossa_import_format {
     OSSA_FORMAT_UNKNOWN = 0,
-    OSSA_FORMAT_ASSIMP,       /* anything assimp reads: BVH, FBX, glTF, Collada, ... */
+    OSSA_FORMAT_ASSIMP,       /* anything assimp reads: BVH, FBX, Collada, ... (not glTF 2.0) */
     OSSA_FORMAT_OSSA,         /* a .ossa archive */
     OSSA_FORMAT_OZZ,          /* ozz-animation archive */
     OSSA_FORMAT_MAYA_ANIM,    /* Maya ASCII .anim */
@@ -78,7 +85,8 @@ typedef enum ossa_import_format {
     OSSA_FORMAT_ANIMJ,        /* Resonite AnimJ */
     OSSA_FORMAT_ANIMX,        /* Resonite AnimX */
     OSSA_FORMAT_METROID_ANIM, /* Metroid Prime ANIM */
-    OSSA_FORMAT_METROID_CINF  /* Metroid Prime CINF skeleton */
+    OSSA_FORMAT_METROID_CINF, /* Metroid Prime CINF skeleton */
+    OSSA_FORMAT_GLTF          /* glTF 2.0, .gltf (JSON) or .glb (binary) */
 } ossa_import_format;
 
 /* One row of the format registry (what `ossa formats` lists). */

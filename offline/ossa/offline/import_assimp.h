@@ -18,12 +18,7 @@
 extern "C" {
 #endif
 
-/* Reads a file a scene refers to (a glTF .bin buffer, a texture); returns OSSA_OK and sets
- * *data / *size to bytes allocated with malloc (released by ossa with free), or an error.
- * `path` is the reference as assimp spells it, relative to the main file's directory (a glTF
- * buffer uri "walk.bin" arrives as "walk.bin"). It is called at most once per distinct path
- * during one import, from the calling thread. */
-typedef ossa_result (*ossa_read_file_fn)(const char *path, void **data, size_t *size, void *user);
+/* ossa_read_file_fn (external references) is declared in ossa/offline/import.h. */
 
 /* Zero-initialised means the defaults. */
 typedef struct ossa_assimp_desc {
