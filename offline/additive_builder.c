@@ -15,14 +15,14 @@ static ossa_quat conjugate(ossa_quat q) { return (ossa_quat){-q.x, -q.y, -q.z, q
 static ossa_result check_reference(const ossa_transform *ref, size_t track, ossa_diag *diag)
 {
     if (!finite3(ref->translation) || !finite4(ref->rotation) || !finite3(ref->scale))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, track, 0, 0,
-                             "reference of track %zu: values must be finite", track);
+        return ossa__fail_at(diag, OSSA_ERROR_INVALID_ARGUMENT, track, "reference of track %zu: values must be finite",
+                             track);
     const ossa_quat q = ref->rotation;
     if (!(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w > 1e-12f))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, track, 0, 0,
+        return ossa__fail_at(diag, OSSA_ERROR_INVALID_ARGUMENT, track,
                              "reference of track %zu: rotation has zero length", track);
     if (ref->scale.x == 0.f || ref->scale.y == 0.f || ref->scale.z == 0.f)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, track, 0, 0,
+        return ossa__fail_at(diag, OSSA_ERROR_INVALID_ARGUMENT, track,
                              "reference of track %zu: scale (%g, %g, %g) has a zero component", track,
                              (double)ref->scale.x, (double)ref->scale.y, (double)ref->scale.z);
     return OSSA_OK;
@@ -48,7 +48,7 @@ static ossa_result make_deltas(const ossa_raw_joint_track *src, const ossa_trans
         const ossa_float3 v = src->translations[k].value;
         const ossa_float3 d = {v.x - ref->translation.x, v.y - ref->translation.y, v.z - ref->translation.z};
         if (!finite3(d))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, track, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_ARGUMENT, track,
                                  "translation key %zu of track %zu: delta overflows", k, track);
         dst->translations[k] = (ossa_raw_float3_key){src->translations[k].time, d};
     }
@@ -61,7 +61,7 @@ static ossa_result make_deltas(const ossa_raw_joint_track *src, const ossa_trans
         const ossa_float3 v = src->scales[k].value;
         const ossa_float3 d = {v.x / ref->scale.x, v.y / ref->scale.y, v.z / ref->scale.z};
         if (!finite3(d))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, track, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_ARGUMENT, track,
                                  "scale key %zu of track %zu: delta overflows", k, track);
         dst->scales[k] = (ossa_raw_float3_key){src->scales[k].time, d};
     }
@@ -76,14 +76,13 @@ ossa_result ossa_additive_animation_build(const ossa_raw_animation *raw, const o
         memset(out, 0, sizeof *out);
         if (allocator) out->allocator = *allocator;
     }
-    if (!raw || !out)
-        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no raw animation or output");
+    if (!raw || !out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no raw animation or output");
     ossa_result r = ossa_raw_animation_validate(raw, diag);
     if (r != OSSA_OK) return r;
     const size_t n = raw->track_count;
     if (desc && desc->reference && desc->reference_count < n)
-        return ossa_diag_set(diag, OSSA_ERROR_INPUT_TOO_SMALL, SIZE_MAX, 0, 0,
-                             "reference pose has %zu transforms, the animation %zu tracks", desc->reference_count, n);
+        return ossa__fail(diag, OSSA_ERROR_INPUT_TOO_SMALL,
+                          "reference pose has %zu transforms, the animation %zu tracks", desc->reference_count, n);
     for (size_t i = 0; i < n; ++i) {
         const ossa_transform ref = reference_of(&raw->tracks[i], desc, i);
         r = check_reference(&ref, i, diag);
@@ -93,14 +92,14 @@ ossa_result ossa_additive_animation_build(const ossa_raw_animation *raw, const o
     if (r == OSSA_OK) r = ossa_raw_animation_set_name(out, raw->name ? raw->name : "");
     if (r != OSSA_OK) {
         ossa_raw_animation_destroy(out);
-        return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for %zu tracks", n);
+        return ossa__fail(diag, r, "out of memory for %zu tracks", n);
     }
     out->duration = raw->duration;
     for (size_t i = 0; i < n && r == OSSA_OK; ++i) {
         const ossa_raw_joint_track *src = &raw->tracks[i];
         r = ossa_raw_joint_track_resize(out, i, src->translation_count, src->rotation_count, src->scale_count);
         if (r != OSSA_OK) {
-            ossa_diag_set(diag, r, i, 0, 0, "out of memory for the keys of track %zu", i);
+            ossa__fail_at(diag, r, i, "out of memory for the keys of track %zu", i);
             break;
         }
         const ossa_transform ref = reference_of(src, desc, i);

@@ -14,34 +14,31 @@ static ossa_result check_desc(const ossa_raw_animation *raw, const ossa_animatio
     static const char *const names[3] = {"tolerance", "shell_distance", "unit_scale"};
     for (int i = 0; i < 3; ++i)
         if (!isfinite(values[i]) || values[i] < 0.f)
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                                 "%s must be finite and >= 0, not %g", names[i], (double)values[i]);
+            return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "%s must be finite and >= 0, not %g", names[i],
+                              (double)values[i]);
     if (d->override_count && !d->overrides)
-        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "%zu overrides but no array",
-                             d->override_count);
+        return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "%zu overrides but no array", d->override_count);
     if (d->tolerance == 0.f) return OSSA_OK;
     /* The default shell, 3 cm in source units, must be a number: unit_scale 1e-41 would make
      * every distance infinite and every error NaN, which no comparison would catch. */
     if (d->shell_distance == 0.f && d->unit_scale > 0.f && !isfinite(OSSA_BUILD_DEFAULT_SHELL_DISTANCE / d->unit_scale))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "unit_scale %g m per unit is too small: the 3 cm shell would be infinite in source units",
-                             (double)d->unit_scale);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
+                          "unit_scale %g m per unit is too small: the 3 cm shell would be infinite in source units",
+                          (double)d->unit_scale);
     if (!d->skeleton)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "a tolerance needs the skeleton its error is measured on");
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "a tolerance needs the skeleton its error is measured on");
     ossa_result r = ossa_raw_skeleton_validate(d->skeleton, diag);
     if (r != OSSA_OK) return r;
     if (!ossa_raw_skeleton_is_depth_first(d->skeleton))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, SIZE_MAX, 0, 0, "skeleton is not depth-first");
+        return ossa__fail(diag, OSSA_ERROR_INVALID_SKELETON, "skeleton is not depth-first");
     if (d->skeleton->joint_count != raw->track_count)
-        return ossa_diag_set(diag, OSSA_ERROR_JOINT_MISMATCH, SIZE_MAX, 0, 0,
-                             "skeleton has %zu joints, animation %zu tracks", d->skeleton->joint_count,
-                             raw->track_count);
+        return ossa__fail(diag, OSSA_ERROR_JOINT_MISMATCH, "skeleton has %zu joints, animation %zu tracks",
+                          d->skeleton->joint_count, raw->track_count);
     for (size_t i = 0; i < d->override_count; ++i) {
         const ossa_joint_tolerance *o = &d->overrides[i];
         if (o->joint >= raw->track_count || !isfinite(o->tolerance) || o->tolerance < 0.f ||
             !isfinite(o->shell_distance) || o->shell_distance < 0.f)
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, i, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_ARGUMENT, i,
                                  "override %zu: joint %zu of %zu, tolerance %g, shell distance %g", i, o->joint,
                                  raw->track_count, (double)o->tolerance, (double)o->shell_distance);
     }
@@ -57,7 +54,7 @@ static ossa_result build_lossless(const ossa__clip *clip, const char *name, cons
     const bool have_scratch = ossa__encode_scratch_alloc(clip, &scratch, 1);
     ossa_result r = OSSA_OK;
     if (!st || !have_scratch || !ossa__subtracks_alloc(clip, st, count)) {
-        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory encoding keys");
+        r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory encoding keys");
         goto done;
     }
     size_t keys = 0;
@@ -78,7 +75,7 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
                                  ossa_diag *diag)
 {
     if (out) memset(out, 0, sizeof *out);
-    if (!raw || !out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no animation or output");
+    if (!raw || !out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no animation or output");
     const ossa_animation_build_desc defaults = {0};
     if (!desc) desc = &defaults;
     ossa_result r = ossa_raw_animation_validate(raw, diag);

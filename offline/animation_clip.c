@@ -37,7 +37,7 @@ static ossa_result collect_ratios(ossa__clip *clip, const ossa_raw_animation *ra
     }
     if (!ok) {
         ossa_free(clip->allocator, ratios);
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory collecting key times");
+        return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory collecting key times");
     }
     for (size_t i = 0; i < count; ++i) ratios[i] = ratios[i] < 0.f ? 0.f : (ratios[i] > 1.f ? 1.f : ratios[i]);
     qsort(ratios, count, sizeof *ratios, ossa__compare_floats);
@@ -100,8 +100,8 @@ ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, con
     if (!clip->samples || !pose || !clip->own) {
         ossa_free(allocator, pose);
         ossa__clip_destroy(clip);
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0,
-                             "out of memory for %zu joints sampled at %zu time points", raw->track_count, clip->frames);
+        return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for %zu joints sampled at %zu time points",
+                          raw->track_count, clip->frames);
     }
     const size_t F = clip->frames;
     for (size_t f = 0; f < F; ++f) {
@@ -134,7 +134,7 @@ ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, con
 ossa_result ossa__clip_set_rest(ossa__clip *clip, const ossa_raw_skeleton *skeleton, ossa_diag *diag)
 {
     clip->rest = ossa__calloc(clip->allocator, 3 * clip->joints * 4 + 1, sizeof(float));
-    if (!clip->rest) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!clip->rest) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     for (size_t j = 0; j < clip->joints; ++j) {
         const ossa_transform *t = &skeleton->joints[j].rest;
         const ossa_quat q = ossa_quat_normalize(t->rotation);

@@ -512,13 +512,12 @@ ossa_result ossa__animation_search(const ossa__clip *clip, const ossa_raw_animat
     memset(&b, 0, sizeof b);
     ossa_result r = OSSA_OK;
     if (!sample_ratios(&s, raw) || !allocate(&s)) {
-        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0,
-                          "out of memory measuring %zu joints at %zu times", s.J, s.M);
+        r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory measuring %zu joints at %zu times", s.J, s.M);
         goto done;
     }
     if ((r = ossa_skeleton_build(skel, desc->allocator, &s.skeleton_blob, diag)) != OSSA_OK) goto done;
     if ((r = ossa_skeleton_init(&s.skeleton, s.skeleton_blob.data, s.skeleton_blob.size)) != OSSA_OK) {
-        r = ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "skeleton view failed");
+        r = ossa__fail(diag, r, "skeleton view failed");
         goto done;
     }
     s.parents = s.skeleton.parents;

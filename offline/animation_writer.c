@@ -103,7 +103,7 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
     size_t *seg_at = ossa__calloc(allocator, segments + 1, sizeof *seg_at);
     if (!ranged || !seg_at) {
         ossa_free(allocator, ranged), ossa_free(allocator, seg_at);
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory writing");
+        return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory writing");
     }
     for (size_t s = 0; s < S; ++s) {
         if (st[s].kind == OSSA__KIND_CONSTANT) ++constants, const_words += s % 3 == OSSA__CH_ROTATION ? 2 : 3;
@@ -152,14 +152,14 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
     at += name_size;
     ossa_result r = OSSA_OK;
     if (animated > UINT32_MAX || data_size >= OSSA__MAX_DATA_SIZE || keys > UINT32_MAX || F > INT32_MAX) {
-        r = ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                          "animation too large: %zu time points and %zu bytes of keys (at most 2^31 and "
-                          "2^29)",
-                          F, data_size);
+        r = ossa__fail(diag, OSSA_ERROR_INVALID_ANIMATION,
+                       "animation too large: %zu time points and %zu bytes of keys (at most 2^31 and "
+                       "2^29)",
+                       F, data_size);
         goto done;
     }
     if ((r = ossa_blob_create(out, (at + 15) & ~(size_t)15, allocator)) != OSSA_OK) {
-        r = ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte animation", at);
+        r = ossa__fail(diag, r, "out of memory for a %zu-byte animation", at);
         goto done;
     }
     uint8_t *b = out->data;

@@ -8,21 +8,20 @@ ossa_result ossa_archive_write(const ossa_archive_entry *entries, size_t entry_c
                                ossa_blob *out, ossa_diag *diag)
 {
     if (out) memset(out, 0, sizeof *out);
-    if (!out || (!entries && entry_count))
-        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no entries or output");
+    if (!out || (!entries && entry_count)) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no entries or output");
     if (entry_count > UINT32_MAX / OSSA_ARCHIVE_CHUNK_ENTRY_SIZE)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0, "too many chunks");
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "too many chunks");
     size_t at = OSSA_ARCHIVE_HEADER_SIZE + entry_count * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
     for (size_t i = 0; i < entry_count; ++i) {
         if (!entries[i].data && entries[i].size)
-            return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, i, 0, 0, "chunk %zu has no data", i);
+            return ossa__fail_at(diag, OSSA_ERROR_NULL_ARGUMENT, i, "chunk %zu has no data", i);
         at = (at + 15) & ~(size_t)15;
         if (!ossa__add_size(at, entries[i].size, &at))
-            return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, i, 0, 0, "archive size overflows");
+            return ossa__fail_at(diag, OSSA_ERROR_OUT_OF_MEMORY, i, "archive size overflows");
     }
     const size_t size = (at + 15) & ~(size_t)15;
     ossa_result r = ossa_blob_create(out, size, allocator);
-    if (r != OSSA_OK) return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte archive", size);
+    if (r != OSSA_OK) return ossa__fail(diag, r, "out of memory for a %zu-byte archive", size);
     uint8_t *b = out->data;
     memcpy(b + OSSA__ARCHIVE_MAGIC, "OSSA", 4);
     ossa__store_u32(b + OSSA__ARCHIVE_VERSION_FLAGS, OSSA_ARCHIVE_VERSION);

@@ -70,23 +70,21 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
 {
     if (report) memset(report, 0, sizeof *report);
     if (!skeleton || !raw || !built || !report)
-        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "missing skeleton, animation or report");
+        return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "missing skeleton, animation or report");
     const ossa_error_desc defaults = {0};
     if (!desc) desc = &defaults;
     const size_t n = skeleton->joint_count;
     if (raw->track_count != n || built->track_count != n)
-        return ossa_diag_set(diag, OSSA_ERROR_JOINT_MISMATCH, SIZE_MAX, 0, 0,
-                             "skeleton has %zu joints, raw animation %zu tracks, built animation %zu", n,
-                             raw->track_count, built->track_count);
+        return ossa__fail(diag, OSSA_ERROR_JOINT_MISMATCH,
+                          "skeleton has %zu joints, raw animation %zu tracks, built animation %zu", n, raw->track_count,
+                          built->track_count);
     if (!isfinite(desc->sample_rate) || desc->sample_rate < 0.f || !isfinite(desc->shell_distance) ||
         desc->shell_distance < 0.f)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "sample_rate and shell_distance must be finite and >= 0");
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "sample_rate and shell_distance must be finite and >= 0");
     const float duration = raw->duration;
     if (!(duration > 0.f && duration <= OSSA_RAW_ANIMATION_MAX_DURATION))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                             "raw animation duration %g s is outside (0, %g]", (double)duration,
-                             (double)OSSA_RAW_ANIMATION_MAX_DURATION);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ANIMATION, "raw animation duration %g s is outside (0, %g]",
+                          (double)duration, (double)OSSA_RAW_ANIMATION_MAX_DURATION);
     const float rate = ossa__fixed_rate(desc->sample_rate > 0.f ? desc->sample_rate : 60.f, duration);
     const size_t fixed_samples = ossa__fixed_count(rate, duration);
     const size_t points_per_joint = desc->shell_distance > 0.f ? 4 : 1;
@@ -97,14 +95,14 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
         key_times = ossa__source_key_times(raw, a, &key_time_count);
         if (!key_times || !ossa__add_size(fixed_samples, key_time_count, &samples)) {
             ossa_free(a, key_times);
-            return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory listing key times");
+            return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory listing key times");
         }
     }
     const size_t ctx_size = ossa_sampling_context_size(n);
     size_t error_count;
     if (!ossa__mul_size(samples, n * points_per_joint, &error_count)) {
         ossa_free(a, key_times);
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "too many samples");
+        return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "too many samples");
     }
     float *times = ossa__calloc(a, samples + 1, sizeof *times);
     void *ctx_mem = ossa_alloc(a, ctx_size);
@@ -115,7 +113,7 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
     float *errors = ossa__calloc(a, error_count + 1, sizeof *errors);
     ossa_result r = OSSA_OK;
     if (!times || !ctx_mem || !local || !soa || !m_raw || !m_built || !errors) {
-        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory measuring error");
+        r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory measuring error");
         goto done;
     }
     for (size_t s = 0; s < fixed_samples; ++s) times[s] = ossa__fixed_time(s, rate, duration);
@@ -135,7 +133,7 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
             built, ctx, time / duration, soa, skeleton->soa_count, skeleton->rest_pose, skeleton->soa_count};
         const ossa_local_to_model_job ljob = {skeleton, NULL, 0, 0, soa, skeleton->soa_count, m_built, n};
         if ((r = ossa_sampling_job_run(&sjob)) != OSSA_OK || (r = ossa_local_to_model_job_run(&ljob)) != OSSA_OK) {
-            ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "sampling the built animation failed: %s", ossa_result_string(r));
+            ossa__fail(diag, r, "sampling the built animation failed: %s", ossa_result_string(r));
             goto done;
         }
         for (size_t j = 0; j < n; ++j) {

@@ -224,11 +224,11 @@ ossa_import_format ossa_import_detect(const void *data, size_t size, const char 
 
 ossa_result ossa_import_any(const void *data, size_t size, const char *name, ossa_import_output *out, ossa_diag *diag)
 {
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no output");
+    if (!out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no output");
     const ossa_import_format format = ossa_import_detect(data, size, name);
     const format_row *row = row_of(format);
     if (row && row->import) return row->import(data, size, extension_of(name), out, diag);
-    return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, 0, 0, 0, "not a format ossa can import (%s)",
+    return ossa__fail_at(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, 0, "not a format ossa can import (%s)",
                          format == OSSA_FORMAT_UNKNOWN ? "unrecognised content and extension"
                                                        : ossa_import_format_name(format));
 }

@@ -100,21 +100,21 @@ bool ossa_import_output_metadata(const ossa_import_output *out, const char *key,
 
 ossa_result ossa_import_output_sort_depth_first(ossa_import_output *out, ossa_diag *diag)
 {
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no import output");
+    if (!out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no import output");
     size_t n = out->skeleton.joint_count;
     if (n == 0) return OSSA_OK; /* an animation without a skeleton: nothing to order */
     for (size_t a = 0; a < out->animation_count; ++a)
         if (out->animations[a].track_count != n)
-            return ossa_diag_set(diag, OSSA_ERROR_JOINT_MISMATCH, SIZE_MAX, 0, 0,
-                                 "animation %zu has %zu tracks but the skeleton has %zu joints", a,
-                                 out->animations[a].track_count, n);
+            return ossa__fail(diag, OSSA_ERROR_JOINT_MISMATCH,
+                              "animation %zu has %zu tracks but the skeleton has %zu joints", a,
+                              out->animations[a].track_count, n);
     if (n == 0 || ossa_raw_skeleton_is_depth_first(&out->skeleton)) return OSSA_OK;
     size_t *mapping = ossa__calloc(&out->allocator, n, sizeof *mapping);
-    if (!mapping) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!mapping) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     ossa_result r = ossa_raw_skeleton_sort_depth_first(&out->skeleton, mapping, diag);
     for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a) {
         r = ossa_raw_animation_permute_tracks(&out->animations[a], mapping);
-        if (r != OSSA_OK) ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "could not reorder animation %zu", a);
+        if (r != OSSA_OK) ossa__fail(diag, r, "could not reorder animation %zu", a);
     }
     ossa_free(&out->allocator, mapping);
     return r;
@@ -139,12 +139,11 @@ void ossa_import_output_destroy(ossa_import_output *out)
 ossa_result ossa__import_begin(ossa_import_output *out, const void *data, size_t size, const ossa_allocator *allocator,
                                const char *what, ossa_diag *diag)
 {
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no import output");
+    if (!out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no import output");
     ossa_import_output_destroy(out);
     if (allocator) out->allocator = *allocator;
     if (!data && size)
-        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no %s data (NULL with %zu bytes)", what,
-                             size);
+        return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no %s data (NULL with %zu bytes)", what, size);
     return OSSA_OK;
 }
 

@@ -6,6 +6,13 @@
 
 #include "ossa/offline/common.h"
 
+/* The first error of an offline function, recorded in `diag` and returned: ossa__fail when
+ * the input has no position to name, ossa__fail_at with a byte offset into it. Both take a
+ * printf format and its arguments; errors with a line and column go through ossa_diag_set
+ * (ossa/offline/common.h) itself. */
+#define ossa__fail(diag, code, ...)            ossa_diag_set((diag), (code), SIZE_MAX, 0, 0, __VA_ARGS__)
+#define ossa__fail_at(diag, code, offset, ...) ossa_diag_set((diag), (code), (offset), 0, 0, __VA_ARGS__)
+
 /* a * b into *out; false on overflow. */
 static inline bool ossa__mul_size(size_t a, size_t b, size_t *out)
 {

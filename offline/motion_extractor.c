@@ -38,27 +38,26 @@ ossa_result ossa_motion_extract(ossa_raw_animation *animation, const ossa_raw_sk
                                 ossa_raw_track *rotation, ossa_diag *diag)
 {
     if (!animation || !skeleton || !desc || !position || !rotation)
-        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0,
-                             "expected an animation, a skeleton, a "
-                             "desc and two output tracks");
+        return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT,
+                          "expected an animation, a skeleton, a "
+                          "desc and two output tracks");
     if (position == rotation)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0, "position and rotation are one track");
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "position and rotation are one track");
     const ossa_allocator out_alloc = desc->allocator ? *desc->allocator : (ossa_allocator){0};
     ossa_raw_track_destroy(position);
     ossa_raw_track_destroy(rotation);
     ossa_result r = ossa_raw_animation_validate(animation, diag);
     if (r != OSSA_OK) return r;
     if (animation->track_count != skeleton->joint_count)
-        return ossa_diag_set(diag, OSSA_ERROR_JOINT_MISMATCH, SIZE_MAX, 0, 0, "%zu tracks for %zu joints",
-                             animation->track_count, skeleton->joint_count);
+        return ossa__fail(diag, OSSA_ERROR_JOINT_MISMATCH, "%zu tracks for %zu joints", animation->track_count,
+                          skeleton->joint_count);
     const size_t j = desc->joint;
     if (j >= skeleton->joint_count || skeleton->joints[j].parent >= 0)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "joint %zu is not a root of the %zu-joint skeleton; the motion joint must be one", j,
-                             skeleton->joint_count);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
+                          "joint %zu is not a root of the %zu-joint skeleton; the motion joint must be one", j,
+                          skeleton->joint_count);
     if (!desc->position[0] && !desc->position[1] && !desc->position[2] && !desc->yaw)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "nothing to extract: no translation component and no yaw");
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "nothing to extract: no translation component and no yaw");
     const ossa_raw_joint_track *root = &animation->tracks[j];
     const ossa_allocator *a = &animation->allocator;
     const size_t cap = root->translation_count + root->rotation_count + 2;
@@ -68,7 +67,7 @@ ossa_result ossa_motion_extract(ossa_raw_animation *animation, const ossa_raw_sk
     ossa_raw_quat_key *kept_r = ossa__calloc(a, cap, sizeof *kept_r);
     ossa_raw_float3_key *scales = ossa__calloc(a, root->scale_count + 1, sizeof *scales);
     if (!times || !pose || !kept_t || !kept_r || !scales) {
-        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory extracting root motion");
+        r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory extracting root motion");
         goto done;
     }
     const size_t n = root_times(root, animation->duration, times);
@@ -76,7 +75,7 @@ ossa_result ossa_motion_extract(ossa_raw_animation *animation, const ossa_raw_sk
         (r = ossa_raw_track_create(rotation, OSSA_TRACK_QUAT, n, &out_alloc)) != OSSA_OK ||
         (r = ossa_raw_track_set_name(position, "root_motion.position")) != OSSA_OK ||
         (r = ossa_raw_track_set_name(rotation, "root_motion.rotation")) != OSSA_OK) {
-        ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for the motion tracks");
+        ossa__fail(diag, r, "out of memory for the motion tracks");
         goto done;
     }
     position->duration = rotation->duration = animation->duration;
@@ -106,7 +105,7 @@ ossa_result ossa_motion_extract(ossa_raw_animation *animation, const ossa_raw_sk
         const size_t sc = root->scale_count;
         if (sc) memcpy(scales, root->scales, sc * sizeof *scales);
         if ((r = ossa_raw_joint_track_resize(animation, j, n, n, sc)) != OSSA_OK) {
-            ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory baking the root");
+            ossa__fail(diag, r, "out of memory baking the root");
             goto done;
         }
         ossa_raw_joint_track *baked = &animation->tracks[j];

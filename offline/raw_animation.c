@@ -89,7 +89,7 @@ typedef struct channel_view {
 static ossa_result check_channel(const channel_view *c, size_t track, float duration, ossa_diag *diag)
 {
     if (c->count && !c->keys)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, track, 0, 0, "%s keys of track %zu are NULL", c->label,
+        return ossa__fail_at(diag, OSSA_ERROR_INVALID_ANIMATION, track, "%s keys of track %zu are NULL", c->label,
                              track);
     float previous = -INFINITY;
     for (size_t k = 0; k < c->count; ++k) {
@@ -97,23 +97,23 @@ static ossa_result check_channel(const channel_view *c, size_t track, float dura
         memcpy(v, c->keys + k * c->stride, sizeof(float) * (size_t)(1 + c->width));
         const float time = v[0];
         if (!isfinite(time) || time < 0.f || time > duration)
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, track, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_KEY, track,
                                  "%s key %zu of track %zu: time %g is outside [0, duration %g]", c->label, k, track,
                                  (double)time, (double)duration);
         if (!(time > previous))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, track, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_KEY, track,
                                  "%s key %zu of track %zu: time %g is not after previous key's %g", c->label, k, track,
                                  (double)time, (double)previous);
         previous = time;
         float len2 = 0.f;
         for (int i = 1; i <= c->width; ++i) {
             if (!isfinite(v[i]))
-                return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, track, 0, 0,
+                return ossa__fail_at(diag, OSSA_ERROR_INVALID_KEY, track,
                                      "%s key %zu of track %zu: value is not finite", c->label, k, track);
             len2 += v[i] * v[i];
         }
         if (c->width == 4 && !(len2 > 1e-12f))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, track, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_KEY, track,
                                  "%s key %zu of track %zu: quaternion has zero length", c->label, k, track);
     }
     return OSSA_OK;
@@ -121,21 +121,19 @@ static ossa_result check_channel(const channel_view *c, size_t track, float dura
 
 ossa_result ossa_raw_animation_validate(const ossa_raw_animation *animation, ossa_diag *diag)
 {
-    if (!animation) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no animation");
+    if (!animation) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no animation");
     if (!isfinite(animation->duration) || !(animation->duration > 0.f))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                             "duration must be a finite number of seconds above 0, found %g",
-                             (double)animation->duration);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ANIMATION,
+                          "duration must be a finite number of seconds above 0, found %g", (double)animation->duration);
     if (animation->duration > OSSA_RAW_ANIMATION_MAX_DURATION)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                             "duration %g s is longer than a day (%g s): is the source's frame time right?",
-                             (double)animation->duration, (double)OSSA_RAW_ANIMATION_MAX_DURATION);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ANIMATION,
+                          "duration %g s is longer than a day (%g s): is the source's frame time right?",
+                          (double)animation->duration, (double)OSSA_RAW_ANIMATION_MAX_DURATION);
     if (animation->track_count > OSSA_MAX_JOINTS)
-        return ossa_diag_set(diag, OSSA_ERROR_TOO_MANY_JOINTS, SIZE_MAX, 0, 0,
-                             "animation has %zu tracks, at most %d are supported", animation->track_count,
-                             OSSA_MAX_JOINTS);
+        return ossa__fail(diag, OSSA_ERROR_TOO_MANY_JOINTS, "animation has %zu tracks, at most %d are supported",
+                          animation->track_count, OSSA_MAX_JOINTS);
     if (animation->track_count && !animation->tracks)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0, "track array is NULL");
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ANIMATION, "track array is NULL");
     for (size_t i = 0; i < animation->track_count; ++i) {
         const ossa_raw_joint_track *t = &animation->tracks[i];
         const channel_view views[3] = {

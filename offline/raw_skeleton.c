@@ -53,25 +53,24 @@ static bool finite3(ossa_float3 v) { return isfinite(v.x) && isfinite(v.y) && is
 
 ossa_result ossa_raw_skeleton_validate(const ossa_raw_skeleton *skeleton, ossa_diag *diag)
 {
-    if (!skeleton) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no skeleton");
+    if (!skeleton) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no skeleton");
     size_t n = skeleton->joint_count;
     if (n > OSSA_MAX_JOINTS)
-        return ossa_diag_set(diag, OSSA_ERROR_TOO_MANY_JOINTS, SIZE_MAX, 0, 0,
-                             "skeleton has %zu joints, at most %d are supported", n, OSSA_MAX_JOINTS);
-    if (n && !skeleton->joints)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, SIZE_MAX, 0, 0, "joint array is NULL");
+        return ossa__fail(diag, OSSA_ERROR_TOO_MANY_JOINTS, "skeleton has %zu joints, at most %d are supported", n,
+                          OSSA_MAX_JOINTS);
+    if (n && !skeleton->joints) return ossa__fail(diag, OSSA_ERROR_INVALID_SKELETON, "joint array is NULL");
     for (size_t i = 0; i < n; ++i) {
         const ossa_raw_joint *j = &skeleton->joints[i];
-        if (!j->name) return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, i, 0, 0, "joint %zu has no name", i);
+        if (!j->name) return ossa__fail_at(diag, OSSA_ERROR_INVALID_SKELETON, i, "joint %zu has no name", i);
         if (j->parent < -1 || j->parent >= (int32_t)n || j->parent == (int32_t)i)
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, i, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_SKELETON, i,
                                  "joint %zu \"%s\": parent %d is not -1 or another joint index below %zu", i, j->name,
                                  (int)j->parent, n);
         const ossa_quat q = j->rest.rotation;
         const float len2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
         if (!finite3(j->rest.translation) || !finite3(j->rest.scale) || !isfinite(len2) ||
             fabsf(sqrtf(len2) - 1.f) > 1e-3f)
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, i, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_SKELETON, i,
                                  "joint %zu \"%s\": rest pose must be finite with a unit rotation (|q| = %g)", i,
                                  j->name, (double)sqrtf(len2));
     }
@@ -84,8 +83,8 @@ ossa_result ossa_raw_skeleton_validate(const ossa_raw_skeleton *skeleton, ossa_d
             ++steps;
         }
         if (p >= 0)
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, i, 0, 0,
-                                 "joint %zu \"%s\" is part of a parent cycle", i, skeleton->joints[i].name);
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_SKELETON, i, "joint %zu \"%s\" is part of a parent cycle", i,
+                                 skeleton->joints[i].name);
     }
     return OSSA_OK;
 }
@@ -120,7 +119,7 @@ ossa_result ossa_raw_skeleton_sort_depth_first(ossa_raw_skeleton *skeleton, size
     ossa_raw_joint *joints = ossa__calloc(a, n, sizeof *joints);
     if (!order || !mapping || !stack || !joints) {
         ossa_free(a, order), ossa_free(a, mapping), ossa_free(a, stack), ossa_free(a, joints);
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory sorting joints");
+        return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory sorting joints");
     }
     size_t count = 0;
     for (size_t root = 0; root < n; ++root) {
@@ -149,18 +148,18 @@ ossa_result ossa_raw_skeleton_sort_depth_first(ossa_raw_skeleton *skeleton, size
 
 ossa_result ossa_raw_skeleton_rest_height(const ossa_raw_skeleton *skeleton, float *height, ossa_diag *diag)
 {
-    if (!skeleton || !height) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no skeleton");
+    if (!skeleton || !height) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no skeleton");
     *height = 0.f;
     ossa_result r = ossa_raw_skeleton_validate(skeleton, diag);
     if (r != OSSA_OK) return r;
     const size_t n = skeleton->joint_count;
     for (size_t i = 0; i < n; ++i)
         if (skeleton->joints[i].parent >= (int32_t)i)
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, i, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_ARGUMENT, i,
                                  "joint %zu comes before its parent %d: sort the skeleton first", i,
                                  (int)skeleton->joints[i].parent);
     ossa_float4x4 *model = ossa__calloc(&skeleton->allocator, n + 1, sizeof *model);
-    if (!model) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!model) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (size_t i = 0; i < n; ++i) {
         const ossa_raw_joint *j = &skeleton->joints[i];

@@ -49,36 +49,35 @@ void ossa_raw_track_destroy(ossa_raw_track *track)
 
 ossa_result ossa_raw_track_validate(const ossa_raw_track *track, ossa_diag *diag)
 {
-    if (!track) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no track");
+    if (!track) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no track");
     const size_t width = ossa_track_type_width(track->type);
     const char *name = track->name ? track->name : "";
     if (width == 0)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_TRACK, SIZE_MAX, 0, 0, "track \"%s\": unknown type %d", name,
-                             (int)track->type);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_TRACK, "track \"%s\": unknown type %d", name, (int)track->type);
     if (track->key_count && !track->keys)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_TRACK, SIZE_MAX, 0, 0, "track \"%s\": keys are NULL", name);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_TRACK, "track \"%s\": keys are NULL", name);
     float previous = -INFINITY;
     for (size_t k = 0; k < track->key_count; ++k) {
         const ossa_raw_track_key *key = &track->keys[k];
         if (!isfinite(key->ratio) || key->ratio < 0.f || key->ratio > 1.f || !(key->ratio > previous))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, k, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_KEY, k,
                                  "track \"%s\" key %zu: ratio %g must be in [0, 1] and after the previous %g", name, k,
                                  (double)key->ratio, (double)previous);
         previous = key->ratio;
         if (key->interpolation != OSSA_INTERP_STEP && key->interpolation != OSSA_INTERP_LINEAR &&
             !(key->interpolation == OSSA_INTERP_SLERP && track->type == OSSA_TRACK_QUAT))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, k, 0, 0,
-                                 "track \"%s\" key %zu: unknown interpolation %d", name, k, (int)key->interpolation);
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_KEY, k, "track \"%s\" key %zu: unknown interpolation %d",
+                                 name, k, (int)key->interpolation);
         float len2 = 0.f;
         for (size_t c = 0; c < width; ++c) {
             if (!isfinite(key->value[c]))
-                return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, k, 0, 0, "track \"%s\" key %zu: value is not finite",
-                                     name, k);
+                return ossa__fail_at(diag, OSSA_ERROR_INVALID_KEY, k, "track \"%s\" key %zu: value is not finite", name,
+                                     k);
             len2 += key->value[c] * key->value[c];
         }
         if (track->type == OSSA_TRACK_QUAT && !(len2 > 1e-12f))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, k, 0, 0,
-                                 "track \"%s\" key %zu: quaternion has zero length", name, k);
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_KEY, k, "track \"%s\" key %zu: quaternion has zero length",
+                                 name, k);
     }
     return OSSA_OK;
 }

@@ -51,10 +51,9 @@ static ossa_result check_skeleton(const ossa_raw_skeleton *s, const char *which,
     const ossa_result r = ossa_raw_skeleton_validate(s, diag);
     if (r != OSSA_OK) return r;
     if (!ossa_raw_skeleton_is_depth_first(s))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, SIZE_MAX, 0, 0,
-                             "the %s skeleton is not in depth-first order (sort it first)", which);
-    if (!s->joint_count)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, SIZE_MAX, 0, 0, "the %s skeleton has no joint", which);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_SKELETON,
+                          "the %s skeleton is not in depth-first order (sort it first)", which);
+    if (!s->joint_count) return ossa__fail(diag, OSSA_ERROR_INVALID_SKELETON, "the %s skeleton has no joint", which);
     return OSSA_OK;
 }
 
@@ -63,16 +62,16 @@ ossa_result ossa_retarget(const ossa_raw_animation *source, const ossa_raw_skele
 {
     if (out) ossa_raw_animation_destroy(out);
     if (!source || !source_skeleton || !desc || !desc->target || !out || (desc->map_count && !desc->map))
-        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0,
-                             "expected a clip, its skeleton, a target skeleton and an output");
+        return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT,
+                          "expected a clip, its skeleton, a target skeleton and an output");
     const ossa_raw_skeleton *src = source_skeleton, *dst = desc->target;
     ossa_result r;
     if ((r = check_skeleton(src, "source", diag)) != OSSA_OK || (r = check_skeleton(dst, "target", diag)) != OSSA_OK ||
         (r = ossa_raw_animation_validate(source, diag)) != OSSA_OK)
         return r;
     if (source->track_count != src->joint_count)
-        return ossa_diag_set(diag, OSSA_ERROR_JOINT_MISMATCH, SIZE_MAX, 0, 0,
-                             "the clip has %zu tracks for %zu source joints", source->track_count, src->joint_count);
+        return ossa__fail(diag, OSSA_ERROR_JOINT_MISMATCH, "the clip has %zu tracks for %zu source joints",
+                          source->track_count, src->joint_count);
     const size_t S = src->joint_count, T = dst->joint_count;
     const ossa_allocator *a = desc->allocator;
     int *bind = ossa__calloc(a, T, sizeof *bind);
@@ -87,7 +86,7 @@ ossa_result ossa_retarget(const ossa_raw_animation *source, const ossa_raw_skele
     float *times = ossa__source_key_times(source, a, &time_count);
     if (!bind || !src_local || !dst_rest || !src_rest_rot || !src_rot || !dst_rest_rot || !dst_rot || !src_pos ||
         !src_rest_pos || !dst_rest_pos || !scratch || !times) {
-        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory retargeting");
+        r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory retargeting");
         goto done;
     }
     /* Bindings: the same name, then the map. */
@@ -96,10 +95,10 @@ ossa_result ossa_retarget(const ossa_raw_animation *source, const ossa_raw_skele
     for (size_t i = 0; i < desc->map_count; ++i) {
         const int t = find(dst, desc->map[i].target), s = find(src, desc->map[i].source);
         if (t < 0 || s < 0) {
-            r = ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                              "joint map entry %zu: %s joint \"%s\" does not exist", i, t < 0 ? "target" : "source",
-                              t < 0 ? (desc->map[i].target ? desc->map[i].target : "(null)")
-                                    : (desc->map[i].source ? desc->map[i].source : "(null)"));
+            r = ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "joint map entry %zu: %s joint \"%s\" does not exist", i,
+                           t < 0 ? "target" : "source",
+                           t < 0 ? (desc->map[i].target ? desc->map[i].target : "(null)")
+                                 : (desc->map[i].source ? desc->map[i].source : "(null)"));
             goto done;
         }
         bind[t] = s;
@@ -108,9 +107,9 @@ ossa_result ossa_retarget(const ossa_raw_animation *source, const ossa_raw_skele
     if (desc->bound_count) *desc->bound_count = bound;
     const size_t root = 0; /* depth-first: joint 0 is the first root */
     if (bind[root] < 0) {
-        r = ossa_diag_set(diag, OSSA_ERROR_JOINT_MISMATCH, SIZE_MAX, 0, 0,
-                          "the target root \"%s\" is bound to no source joint (same name or --joint-map)",
-                          dst->joints[root].name ? dst->joints[root].name : "");
+        r = ossa__fail(diag, OSSA_ERROR_JOINT_MISMATCH,
+                       "the target root \"%s\" is bound to no source joint (same name or --joint-map)",
+                       dst->joints[root].name ? dst->joints[root].name : "");
         goto done;
     }
     /* Rest poses in model space, and the hip-height ratio that scales the root's travel. */
@@ -125,7 +124,7 @@ ossa_result ossa_retarget(const ossa_raw_animation *source, const ossa_raw_skele
     const float ratio = hs > 0.f && ht > 0.f ? ht / hs : 1.f;
     /* The output clip. */
     if ((r = ossa_raw_animation_create(out, T, a)) != OSSA_OK) {
-        ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for the retargeted clip");
+        ossa__fail(diag, r, "out of memory for the retargeted clip");
         goto done;
     }
     out->duration = source->duration;
@@ -167,7 +166,7 @@ ossa_result ossa_retarget(const ossa_raw_animation *source, const ossa_raw_skele
     r = ossa_raw_animation_validate(out, diag);
     goto done;
 oom:
-    ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for the retargeted clip");
+    ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for the retargeted clip");
 done:
     ossa_free(a, bind), ossa_free(a, src_local), ossa_free(a, dst_rest), ossa_free(a, src_rest_rot);
     ossa_free(a, src_rot), ossa_free(a, dst_rest_rot), ossa_free(a, dst_rot), ossa_free(a, src_pos);

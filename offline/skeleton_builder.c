@@ -9,22 +9,21 @@ ossa_result ossa_skeleton_build(const ossa_raw_skeleton *raw, const ossa_allocat
                                 ossa_diag *diag)
 {
     if (out) memset(out, 0, sizeof *out);
-    if (!raw || !out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no skeleton or output");
+    if (!raw || !out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no skeleton or output");
     ossa_result r = ossa_raw_skeleton_validate(raw, diag);
     if (r != OSSA_OK) return r;
     if (!ossa_raw_skeleton_is_depth_first(raw))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, SIZE_MAX, 0, 0,
-                             "joints are not in depth-first order (use ossa_raw_skeleton_sort_depth_first)");
+        return ossa__fail(diag, OSSA_ERROR_INVALID_SKELETON,
+                          "joints are not in depth-first order (use ossa_raw_skeleton_sort_depth_first)");
     const size_t n = raw->joint_count, soa = (n + 3) / 4;
     size_t names_size = 0;
     for (size_t i = 0; i < n; ++i) names_size += strlen(raw->joints[i].name) + 1;
-    if (names_size > UINT32_MAX)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, SIZE_MAX, 0, 0, "joint names are too long");
+    if (names_size > UINT32_MAX) return ossa__fail(diag, OSSA_ERROR_INVALID_SKELETON, "joint names are too long");
     const size_t rest_at = 16, parents_at = rest_at + soa * sizeof(ossa_soa_transform);
     const size_t offsets_at = parents_at + ((n * 2 + 3) & ~(size_t)3), names_at = offsets_at + n * 4;
     const size_t size = (names_at + names_size + 15) & ~(size_t)15;
     r = ossa_blob_create(out, size, allocator);
-    if (r != OSSA_OK) return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte skeleton", size);
+    if (r != OSSA_OK) return ossa__fail(diag, r, "out of memory for a %zu-byte skeleton", size);
     uint8_t *b = out->data;
     ossa__store_u32(b + OSSA__SKELETON_JOINT_COUNT, (uint32_t)n);
     ossa__store_u32(b + OSSA__SKELETON_NAMES_SIZE, (uint32_t)names_size);

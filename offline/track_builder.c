@@ -62,26 +62,24 @@ ossa_result ossa_track_build(const ossa_raw_track *raw, const ossa_allocator *al
                              ossa_diag *diag)
 {
     if (out) memset(out, 0, sizeof *out);
-    if (!raw || !out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no raw track or output");
+    if (!raw || !out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no raw track or output");
     ossa_result r = ossa_raw_track_validate(raw, diag);
     if (r != OSSA_OK) return r;
     patched p;
     patch(raw, &p);
     if (p.count > OSSA_TRACK_MAX_KEYS)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_TRACK, SIZE_MAX, 0, 0,
-                             "track \"%s\": %zu keys, at most %u fit a runtime track", raw->name ? raw->name : "",
-                             p.count, (unsigned)OSSA_TRACK_MAX_KEYS);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_TRACK, "track \"%s\": %zu keys, at most %u fit a runtime track",
+                          raw->name ? raw->name : "", p.count, (unsigned)OSSA_TRACK_MAX_KEYS);
     const size_t width = ossa_track_type_width(raw->type), n = p.count;
     for (size_t k = 0; k < raw->key_count; ++k)
         for (size_t c = 0; c < width; ++c)
             if (!(fabsf(raw->keys[k].value[c]) <= OSSA_TRACK_MAX_VALUE))
-                return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, k, 0, 0,
+                return ossa__fail_at(diag, OSSA_ERROR_INVALID_KEY, k,
                                      "track \"%s\" key %zu: value %g is beyond the runtime limit 2^127",
                                      raw->name ? raw->name : "", k, (double)raw->keys[k].value[c]);
     const char *name = raw->name ? raw->name : "";
     const size_t name_size = strlen(name) + 1;
-    if (name_size > UINT32_MAX - 64)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_TRACK, SIZE_MAX, 0, 0, "track name is too long");
+    if (name_size > UINT32_MAX - 64) return ossa__fail(diag, OSSA_ERROR_INVALID_TRACK, "track name is too long");
     /* n <= 2^24 and width <= 4: no overflow below for the arrays; the name is bounded. */
     const size_t ratios_at = OSSA_TRACK_HEADER_SIZE;
     const size_t values_at = pad16(ratios_at + n * sizeof(float));
@@ -89,10 +87,10 @@ ossa_result ossa_track_build(const ossa_raw_track *raw, const ossa_allocator *al
     const size_t name_at = pad16(interps_at + n);
     size_t size;
     if (!ossa__add_size(name_at, name_size, &size) || size > SIZE_MAX - 15)
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "track size overflows");
+        return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "track size overflows");
     size = pad16(size);
     r = ossa_blob_create(out, size, allocator);
-    if (r != OSSA_OK) return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for a %zu-byte track", size);
+    if (r != OSSA_OK) return ossa__fail(diag, r, "out of memory for a %zu-byte track", size);
     uint8_t *b = out->data;
     ossa__store_u32(b + OSSA__TRACK_TYPE, (uint32_t)raw->type);
     ossa__store_u32(b + OSSA__TRACK_KEY_COUNT, (uint32_t)n);
@@ -203,19 +201,19 @@ ossa_result ossa_track_optimize(const ossa_raw_track *raw, const ossa_track_opti
         memset(out, 0, sizeof *out);
         if (allocator) out->allocator = *allocator;
     }
-    if (!raw || !out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no raw track or output");
+    if (!raw || !out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no raw track or output");
     ossa_result r = ossa_raw_track_validate(raw, diag);
     if (r != OSSA_OK) return r;
     float tolerance = desc ? desc->tolerance : 0.f;
     if (!(tolerance >= 0.f) || !isfinite(tolerance))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "tolerance %g must be positive and finite (0 for the default 1e-3)", (double)tolerance);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
+                          "tolerance %g must be positive and finite (0 for the default 1e-3)", (double)tolerance);
     if (tolerance == 0.f) tolerance = 1e-3f;
 
     const size_t n = raw->key_count;
     /* kept[i]: indices of the kept keys, at most n. */
     size_t *kept = n ? ossa__calloc(allocator, n, sizeof *kept) : NULL;
-    if (n && !kept) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (n && !kept) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     size_t count = 0;
     if (n) {
         kept[count++] = 0;
@@ -229,7 +227,7 @@ ossa_result ossa_track_optimize(const ossa_raw_track *raw, const ossa_track_opti
     if (r != OSSA_OK) {
         ossa_free(allocator, kept);
         ossa_raw_track_destroy(out);
-        return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory for %zu keys", count);
+        return ossa__fail(diag, r, "out of memory for %zu keys", count);
     }
     out->duration = raw->duration;
     for (size_t i = 0; i < count; ++i) out->keys[i] = raw->keys[kept[i]];

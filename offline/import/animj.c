@@ -395,7 +395,7 @@ static ossa_result import_animj(json *j, const ossa__res_settings *s, ossa__res_
     }
     const size_t len = j->size - j->skip;
     char *text = ossa_alloc(j->a, len + 1);
-    if (!text) return ossa_diag_set(j->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!text) return ossa__fail(j->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     memcpy(text, data + j->skip, len);
     text[len] = '\0';
     lower_literals(text, len);
@@ -417,9 +417,9 @@ static ossa_result import_animj(json *j, const ossa__res_settings *s, ossa__res_
                           "malformed JSON: expected a JSON value or ',' ':' '}' ']' where valid, found %s", found);
     }
     if (r == OSSA_OK && scan_starts(j, text, len) != OSSA_OK)
-        r = ossa_diag_set(j->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+        r = ossa__fail(j->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     if (r == OSSA_OK && !(j->nodes = ossa__calloc(j->a, j->count ? j->count : 1, sizeof *j->nodes)))
-        r = ossa_diag_set(j->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+        r = ossa__fail(j->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     if (r == OSSA_OK) {
         size_t n = 0;
         collect_nodes(j, root, &n);
@@ -473,7 +473,7 @@ ossa_result ossa_import_animj(const void *data, size_t size, const ossa_resonite
     return ossa__import_end(out, r, diag);
 #else
     (void)size;
-    return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
-                         "AnimJ import needs cJSON: rebuild ossa with libcjson-dev installed (-Dcjson=enabled)");
+    return ossa__fail(diag, OSSA_ERROR_UNSUPPORTED_FORMAT,
+                      "AnimJ import needs cJSON: rebuild ossa with libcjson-dev installed (-Dcjson=enabled)");
 #endif
 }

@@ -263,12 +263,12 @@ ossa_result ossa__animx_read_header(const uint8_t *data, size_t size, ossa__anim
     ossa__br_init(&r, data, size, OSSA__BR_LITTLE, diag, NULL);
     memset(h, 0, sizeof *h);
     if (size < 6 || memcmp(data, magic, 6) != 0)
-        return ossa_diag_set(diag, OSSA_ERROR_BAD_MAGIC, 0, 0, 0, "expected the AnimX magic 05 'AnimX', found %s",
+        return ossa__fail_at(diag, OSSA_ERROR_BAD_MAGIC, 0, "expected the AnimX magic 05 'AnimX', found %s",
                              size < 6 ? "a shorter file" : "other bytes");
     r.pos = 6;
     TRY(ossa__br_i32(&r, "version", &h->version));
     if (h->version != 0 && h->version != 1)
-        return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_VERSION, 6, 0, 0,
+        return ossa__fail_at(diag, OSSA_ERROR_UNSUPPORTED_VERSION, 6,
                              "AnimX version %d is not supported (expected 0 or 1)", (int)h->version);
     size_t count;
     TRY(read_count(&r, "track count", &count));
@@ -276,7 +276,7 @@ ossa_result ossa__animx_read_header(const uint8_t *data, size_t size, ossa__anim
     const size_t at = r.pos;
     TRY(ossa__br_f32(&r, "globalDuration", &h->duration));
     if (!isfinite(h->duration) || h->duration < 0.f)
-        return ossa_diag_set(diag, OSSA_ERROR_CORRUPT, at, 0, 0, "globalDuration %g must be finite and >= 0",
+        return ossa__fail_at(diag, OSSA_ERROR_CORRUPT, at, "globalDuration %g must be finite and >= 0",
                              (double)h->duration);
     TRY(read_count(&r, "name length", &h->name_size));
     h->name_offset = r.pos;
@@ -284,7 +284,7 @@ ossa_result ossa__animx_read_header(const uint8_t *data, size_t size, ossa__anim
     TRY(ossa__br_bytes(&r, h->name_size, "name", &name));
     const size_t bad = ossa__res_utf8_invalid(name, h->name_size);
     if (bad != SIZE_MAX)
-        return ossa_diag_set(diag, OSSA_ERROR_PARSE, h->name_offset + bad, 0, 0, "the name is not valid UTF-8");
+        return ossa__fail_at(diag, OSSA_ERROR_PARSE, h->name_offset + bad, "the name is not valid UTF-8");
     uint8_t enc;
     TRY(ossa__br_u8(&r, "encoding", &enc));
     if (enc > 2) return corrupt(&r, r.pos - 1, "unknown encoding (expected 0 raw, 1 LZ4 or 2 LZMA)");
@@ -426,7 +426,7 @@ ossa_result ossa__animx_decompress(int encoding, const uint8_t *data, size_t siz
 #endif
     (void)r, (void)cap;
     if (res == OSSA_ERROR_UNSUPPORTED_FORMAT)
-        return ossa_diag_set(diag, res, start, 0, 0, "the tracks are %s-compressed but ossa was built without %s",
+        return ossa__fail_at(diag, res, start, "the tracks are %s-compressed but ossa was built without %s",
                              encoding == OSSA_ANIMX_LZ4 ? "LZ4" : "LZMA",
                              encoding == OSSA_ANIMX_LZ4 ? "liblz4" : "liblzma");
     if (res != OSSA_OK) {
@@ -447,7 +447,7 @@ static ossa_result import_animx(const uint8_t *data, size_t size, const ossa__re
     anim->version = h.version;
     anim->encoding = h.encoding;
     if (!(anim->name = ossa_alloc(a, h.name_size + 1)))
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, 0, 0, 0, "out of memory");
+        return ossa__fail_at(diag, OSSA_ERROR_OUT_OF_MEMORY, 0, "out of memory");
     memcpy(anim->name, data + h.name_offset, h.name_size);
     anim->name[h.name_size] = '\0';
     uint8_t *payload = NULL;
@@ -465,7 +465,7 @@ static ossa_result import_animx(const uint8_t *data, size_t size, const ossa__re
     }
     ossa_result res = fits(&r, 10, h.track_count, h.version == 0 ? 4 : 5, "track count");
     if (res == OSSA_OK && h.track_count && !(anim->tracks = ossa__calloc(a, h.track_count, sizeof *anim->tracks)))
-        res = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, 10, 0, 0, "out of memory for %u tracks", h.track_count);
+        res = ossa__fail_at(diag, OSSA_ERROR_OUT_OF_MEMORY, 10, "out of memory for %u tracks", h.track_count);
     size_t total = 0;
     for (size_t i = 0; res == OSSA_OK && i < h.track_count; ++i) {
         anim->track_count = i + 1;

@@ -190,9 +190,9 @@ ossa_result ossa__animx_compress(int encoding, const uint8_t *data, size_t size,
         ossa_free(a, b.p);
         const char *lib = encoding == OSSA_ANIMX_LZ4 ? "liblz4" : "liblzma";
         if (r == OSSA_ERROR_UNSUPPORTED_FORMAT)
-            return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "%s encoding needs ossa built with %s",
-                                 encoding == OSSA_ANIMX_LZ4 ? "LZ4" : "LZMA", lib);
-        return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "%s could not compress %zu bytes", lib, size);
+            return ossa__fail(diag, r, "%s encoding needs ossa built with %s",
+                              encoding == OSSA_ANIMX_LZ4 ? "LZ4" : "LZMA", lib);
+        return ossa__fail(diag, r, "%s could not compress %zu bytes", lib, size);
     }
     *out = b.p;
     *out_size = b.n;
@@ -212,8 +212,7 @@ static ossa_result finish(const uint8_t *header, size_t header_size, int encodin
     size_t total;
     ossa_result r = OSSA_OK;
     if (!ossa__add_size(header_size + 1, packed_size, &total) || ossa_blob_create(out, total, a) != OSSA_OK) {
-        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for %zu AnimX bytes",
-                          packed_size);
+        r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for %zu AnimX bytes", packed_size);
     } else {
         uint8_t *p = out->data;
         memcpy(p, header, header_size);
@@ -231,21 +230,20 @@ static size_t channel_count(const ossa_raw_joint_track *t, int channel)
 
 ossa_result ossa_animx_write(const ossa_animx_write_desc *desc, ossa_blob *out, ossa_diag *diag)
 {
-    if (!desc || !out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no desc or output blob");
+    if (!desc || !out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no desc or output blob");
     memset(out, 0, sizeof *out);
     const ossa_raw_animation *anim = desc->animation;
     if ((unsigned)desc->encoding > OSSA_ANIMX_LZMA)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0, "unknown encoding %d (expected 0..2)",
-                             (int)desc->encoding);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "unknown encoding %d (expected 0..2)",
+                          (int)desc->encoding);
     if (!isfinite(desc->duration) || desc->duration < 0.f)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0, "duration %g must be finite and >= 0",
-                             (double)desc->duration);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "duration %g must be finite and >= 0",
+                          (double)desc->duration);
     if (desc->track_count && !desc->tracks)
-        return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "track_count %zu but no tracks",
-                             desc->track_count);
+        return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "track_count %zu but no tracks", desc->track_count);
     if (anim && (!desc->skeleton || desc->skeleton->joint_count != anim->track_count))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "the animation needs a skeleton with one joint per track (%zu tracks)", anim->track_count);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
+                          "the animation needs a skeleton with one joint per track (%zu tracks)", anim->track_count);
     ossa_result r = OSSA_OK;
     for (size_t i = 0; r == OSSA_OK && i < desc->track_count; ++i) r = ossa_raw_track_validate(&desc->tracks[i], diag);
     if (r == OSSA_OK && anim) r = ossa_raw_animation_validate(anim, diag);
@@ -259,7 +257,7 @@ ossa_result ossa_animx_write(const ossa_animx_write_desc *desc, ossa_blob *out, 
     size_t tracks = desc->track_count;
     for (size_t j = 0; anim && j < anim->track_count; ++j)
         for (int ch = 0; ch < 3; ++ch) tracks += channel_count(&anim->tracks[j], ch) > 0;
-    if (tracks > INT32_MAX) return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0, "too many tracks");
+    if (tracks > INT32_MAX) return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "too many tracks");
     const ossa_allocator *a = desc->allocator;
     wbuf head = {NULL, 0, 0, a, false}, body = {NULL, 0, 0, a, false};
     const char *name = desc->name ? desc->name : "";
@@ -280,7 +278,7 @@ ossa_result ossa_animx_write(const ossa_animx_write_desc *desc, ossa_blob *out, 
         if (t->scale_count) put_joint_channel(&body, joint, 2, t->scales, t->scale_count);
     }
     if (head.failed || body.failed)
-        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory writing AnimX");
+        r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory writing AnimX");
     else
         r = finish(head.p, head.n, (int)desc->encoding, body.p, body.n, a, out, diag);
     ossa_free(a, head.p);
@@ -291,11 +289,10 @@ ossa_result ossa_animx_write(const ossa_animx_write_desc *desc, ossa_blob *out, 
 ossa_result ossa_animx_recode(const void *data, size_t size, ossa_animx_encoding encoding, size_t max_decompressed_size,
                               const ossa_allocator *allocator, ossa_blob *out, ossa_diag *diag)
 {
-    if (!data || !out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no input or output blob");
+    if (!data || !out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no input or output blob");
     memset(out, 0, sizeof *out);
     if ((unsigned)encoding > OSSA_ANIMX_LZMA)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0, "unknown encoding %d (expected 0..2)",
-                             (int)encoding);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "unknown encoding %d (expected 0..2)", (int)encoding);
     ossa__animx_header h;
     ossa_result r = ossa__animx_read_header(data, size, &h, diag);
     if (r != OSSA_OK) return r;

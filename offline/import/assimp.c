@@ -11,6 +11,7 @@
 #include "ossa/offline/import_assimp.h"
 
 #include "import_internal.h"
+#include "internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -127,7 +128,7 @@ static ossa_result flatten_nodes(scene_map *map, ossa_diag *diag)
     map->joint = ossa_alloc(map->allocator, count * sizeof *map->joint);
     map->names = ossa_alloc(map->allocator, count * sizeof *map->names);
     if (!map->nodes || !map->parent || !map->flags || !map->joint || !map->names)
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for %zu nodes", count);
+        return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for %zu nodes", count);
     size_t index = 0;
     add_nodes(map, map->scene->mRootNode, SIZE_MAX, &index);
     qsort(map->names, count, sizeof *map->names, compare_entries);
@@ -184,14 +185,13 @@ static ossa_result select_joints(scene_map *map, const ossa_assimp_desc *desc, o
     for (size_t i = 0; i < map->node_count; ++i)
         if (map->flags[i] & NODE_JOINT) ++count;
     if (count > OSSA_MAX_JOINTS)
-        return ossa_diag_set(diag, OSSA_ERROR_TOO_MANY_JOINTS, SIZE_MAX, 0, 0,
-                             "the scene has %zu joints, more than OSSA_MAX_JOINTS (%d)", count, OSSA_MAX_JOINTS);
+        return ossa__fail(diag, OSSA_ERROR_TOO_MANY_JOINTS, "the scene has %zu joints, more than OSSA_MAX_JOINTS (%d)",
+                          count, OSSA_MAX_JOINTS);
     map->joint_count = count;
     if (!count) return OSSA_OK;
     map->joint_node = ossa_alloc(map->allocator, count * sizeof *map->joint_node);
     map->channel = ossa_alloc(map->allocator, count * sizeof *map->channel);
-    if (!map->joint_node || !map->channel)
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!map->joint_node || !map->channel) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     count = 0;
     for (size_t i = 0; i < map->node_count; ++i) {
         if (!(map->flags[i] & NODE_JOINT)) continue;
@@ -273,8 +273,7 @@ static bool transform_finite(const ossa_transform *t)
 static ossa_result build_skeleton(const scene_map *map, ossa_import_output *out, ossa_diag *diag)
 {
     ossa_result r = ossa_raw_skeleton_create(&out->skeleton, map->joint_count, &out->allocator);
-    if (r != OSSA_OK)
-        return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "cannot create a skeleton of %zu joints", map->joint_count);
+    if (r != OSSA_OK) return ossa__fail(diag, r, "cannot create a skeleton of %zu joints", map->joint_count);
     for (size_t j = 0; j < map->joint_count; ++j) {
         size_t node = map->joint_node[j];
         const struct aiNode *n = map->nodes[node];
@@ -283,10 +282,10 @@ static ossa_result build_skeleton(const scene_map *map, ossa_import_output *out,
         joint->parent = parent == SIZE_MAX ? -1 : map->joint[parent];
         joint->rest = decompose(&n->mTransformation);
         if (!transform_finite(&joint->rest))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_SKELETON, SIZE_MAX, 0, 0,
-                                 "node '%.100s' has a non-finite transform", n->mName.data);
+            return ossa__fail(diag, OSSA_ERROR_INVALID_SKELETON, "node '%.100s' has a non-finite transform",
+                              n->mName.data);
         r = ossa_raw_skeleton_set_name(&out->skeleton, j, n->mName.data);
-        if (r != OSSA_OK) return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "cannot name joint %zu", j);
+        if (r != OSSA_OK) return ossa__fail(diag, r, "cannot name joint %zu", j);
     }
     return OSSA_OK;
 }
@@ -347,11 +346,10 @@ static ossa_result sort_and_dedupe(void *keys, size_t *count, size_t elem, const
 static ossa_result key_error(ossa_diag *diag, const anim_info *info, const struct aiNodeAnim *ch, const char *what,
                              size_t key, double ticks)
 {
-    return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, SIZE_MAX, 0, 0,
-                         "animation '%s', node '%.60s': %s key %zu at tick %g has a time or value that is not a "
-                         "finite float%s",
-                         info->name, ch->mNodeName.data, what, key, ticks,
-                         strcmp(what, "rotation") ? "" : ", or is zero");
+    return ossa__fail(diag, OSSA_ERROR_INVALID_KEY,
+                      "animation '%s', node '%.60s': %s key %zu at tick %g has a time or value that is not a "
+                      "finite float%s",
+                      info->name, ch->mNodeName.data, what, key, ticks, strcmp(what, "rotation") ? "" : ", or is zero");
 }
 
 /* Seconds as a float; false when that is not finite (a double beyond FLT_MAX included). */
@@ -386,7 +384,7 @@ static ossa_result fill_track(ossa_raw_animation *raw, size_t j, const ossa_tran
     size_t nr = ch && ch->mRotationKeys ? ch->mNumRotationKeys : 0;
     size_t ns = ch && ch->mScalingKeys ? ch->mNumScalingKeys : 0;
     ossa_result r = ossa_raw_joint_track_resize(raw, j, nt ? nt : 1, nr ? nr : 1, ns ? ns : 1);
-    if (r != OSSA_OK) return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "cannot allocate the keys of track %zu", j);
+    if (r != OSSA_OK) return ossa__fail(diag, r, "cannot allocate the keys of track %zu", j);
     ossa_raw_joint_track *t = &raw->tracks[j];
     /* A channel assimp left empty holds the rest pose, not the identity. */
     if (!nt) t->translations[0] = (ossa_raw_float3_key){0.f, rest->translation};
@@ -405,7 +403,7 @@ static ossa_result fill_track(ossa_raw_animation *raw, size_t j, const ossa_tran
     if ((r = sort_and_dedupe(t->translations, &t->translation_count, sizeof *t->translations, allocator)) ||
         (r = sort_and_dedupe(t->rotations, &t->rotation_count, sizeof *t->rotations, allocator)) ||
         (r = sort_and_dedupe(t->scales, &t->scale_count, sizeof *t->scales, allocator)))
-        return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory sorting the keys of track %zu", j);
+        return ossa__fail(diag, r, "out of memory sorting the keys of track %zu", j);
     return OSSA_OK;
 }
 
@@ -442,10 +440,10 @@ static ossa_result build_animation(scene_map *map, unsigned index, ossa_import_o
         snprintf(info.name, sizeof info.name, "animation%u", index);
     info.tps = anim->mTicksPerSecond == 0 ? 25.0 : anim->mTicksPerSecond;
     if (!(info.tps > 0) || !isfinite(info.tps))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                             "animation '%s': %g ticks per second is not a positive finite rate (a BVH Frame Time "
-                             "of 0 gives an infinite one)",
-                             info.name, anim->mTicksPerSecond);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ANIMATION,
+                          "animation '%s': %g ticks per second is not a positive finite rate (a BVH Frame Time "
+                          "of 0 gives an infinite one)",
+                          info.name, anim->mTicksPerSecond);
     /* The first channel for a node drives it, as assimp's own evaluator finds it first. */
     for (size_t j = 0; j < map->joint_count; ++j) map->channel[j] = -1;
     for (unsigned c = 0; anim->mChannels && c < anim->mNumChannels && c <= INT32_MAX; ++c) {
@@ -456,14 +454,13 @@ static ossa_result build_animation(scene_map *map, unsigned index, ossa_import_o
     }
     double earliest;
     if (!earliest_key(map, &info, &earliest))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, SIZE_MAX, 0, 0, "animation '%s' has a key at a NaN time",
-                             info.name);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_KEY, "animation '%s' has a key at a NaN time", info.name);
     info.offset = -earliest;
     ossa_raw_animation *raw = NULL;
     ossa_result r = ossa_import_output_add_animation(out, map->joint_count, &raw);
-    if (r != OSSA_OK) return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "cannot add animation '%s'", info.name);
+    if (r != OSSA_OK) return ossa__fail(diag, r, "cannot add animation '%s'", info.name);
     if ((r = ossa_raw_animation_set_name(raw, anim->mName.length ? anim->mName.data : info.name)))
-        return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "cannot name animation '%s'", info.name);
+        return ossa__fail(diag, r, "cannot name animation '%s'", info.name);
     float last = 0.f;
     for (size_t j = 0; j < map->joint_count; ++j) {
         const struct aiNodeAnim *ch = map->channel[j] >= 0 ? anim->mChannels[map->channel[j]] : NULL;
@@ -482,9 +479,9 @@ static ossa_result build_animation(scene_map *map, unsigned index, ossa_import_o
     double tick = 1.0 / info.tps;
     if (!(duration > 0.f) && tick <= (double)FLT_MAX) duration = (float)tick;
     if (!(duration > 0.f) || !isfinite(duration))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                             "animation '%s': its keys end at %g s and one tick (1/%g s) is not a positive finite time",
-                             info.name, (double)last, info.tps);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ANIMATION,
+                          "animation '%s': its keys end at %g s and one tick (1/%g s) is not a positive finite time",
+                          info.name, (double)last, info.tps);
     raw->duration = duration;
     return OSSA_OK;
 }
@@ -558,7 +555,7 @@ static const char *unit_name(double metres)
 static ossa_result add_meta(ossa_import_output *out, const char *key, const char *value, ossa_diag *diag)
 {
     ossa_result r = ossa_import_output_add_metadata(out, key, value);
-    if (r != OSSA_OK) return ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "cannot add metadata '%s'", key);
+    if (r != OSSA_OK) return ossa__fail(diag, r, "cannot add metadata '%s'", key);
     return OSSA_OK;
 }
 
@@ -614,13 +611,12 @@ static ossa_result write_metadata(const scene_map *map, const ossa_assimp_desc *
 static ossa_result convert(const struct aiScene *scene, const ossa_assimp_desc *desc, ossa_import_output *out,
                            ossa_diag *diag)
 {
-    if (!scene->mRootNode)
-        return ossa_diag_set(diag, OSSA_ERROR_PARSE, SIZE_MAX, 0, 0, "assimp returned a scene without a root node");
+    if (!scene->mRootNode) return ossa__fail(diag, OSSA_ERROR_PARSE, "assimp returned a scene without a root node");
     if (scene->mNumAnimations && !scene->mAnimations)
-        return ossa_diag_set(diag, OSSA_ERROR_PARSE, SIZE_MAX, 0, 0, "assimp returned animations without data");
+        return ossa__fail(diag, OSSA_ERROR_PARSE, "assimp returned animations without data");
     for (unsigned a = 0; a < scene->mNumAnimations; ++a)
         if (!scene->mAnimations[a])
-            return ossa_diag_set(diag, OSSA_ERROR_PARSE, SIZE_MAX, 0, 0, "assimp returned animation %u as NULL", a);
+            return ossa__fail(diag, OSSA_ERROR_PARSE, "assimp returned animation %u as NULL", a);
     scene_map map = {.scene = scene, .allocator = &out->allocator};
     ossa_result r = flatten_nodes(&map, diag);
     if (!r) r = select_joints(&map, desc, diag);
@@ -633,13 +629,13 @@ static ossa_result convert(const struct aiScene *scene, const ossa_assimp_desc *
         hint = hint ? hint + 1 : desc->format_hint ? desc->format_hint : "";
         const bool vertex_format = !strcasecmp(hint, "md2") || !strcasecmp(hint, "md3") || !strcasecmp(hint, "mdc") ||
                                    !strcasecmp(hint, "mdl") || !strcasecmp(hint, "hmp");
-        r = ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
-                          "no skeleton or animation found: no node of the %zu in the scene is animated or a mesh "
-                          "bone%s",
-                          map.node_count,
-                          vertex_format || morphs ? " (this file animates vertices, not joints: assimp gives the mesh "
-                                                    "frames or morph targets, which are not joint tracks)"
-                                                  : "");
+        r = ossa__fail(diag, OSSA_ERROR_UNSUPPORTED_FORMAT,
+                       "no skeleton or animation found: no node of the %zu in the scene is animated or a mesh "
+                       "bone%s",
+                       map.node_count,
+                       vertex_format || morphs ? " (this file animates vertices, not joints: assimp gives the mesh "
+                                                 "frames or morph targets, which are not joint tracks)"
+                                               : "");
     }
     if (!r) r = build_skeleton(&map, out, diag);
     for (unsigned a = 0; !r && a < scene->mNumAnimations; ++a) r = build_animation(&map, a, out, diag);
@@ -661,10 +657,10 @@ static ossa_result main_name(const char *hint, char *name, size_t size, ossa_dia
         ok = (hint[i] >= 'a' && hint[i] <= 'z') || (hint[i] >= 'A' && hint[i] <= 'Z') ||
              (hint[i] >= '0' && hint[i] <= '9') || (hint[i] == '.' && hint[i + 1] != '.');
     if (!ok)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "format_hint '%.40s' is not a file extension (1 to 31 letters, digits and single "
-                             "inner dots, as \"mesh.xml\")",
-                             hint);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
+                          "format_hint '%.40s' is not a file extension (1 to 31 letters, digits and single "
+                          "inner dots, as \"mesh.xml\")",
+                          hint);
     snprintf(name, size, "ossa-input.%s", hint);
     return OSSA_OK;
 }
@@ -722,10 +718,10 @@ static ossa_result check_gltf_skins(const uint8_t *data, size_t size, ossa_diag 
     for (const cJSON *skin = cJSON_IsArray(skins) ? skins->child : NULL; skin && r == OSSA_OK;
          skin = skin->next, ++index)
         if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(skin, "inverseBindMatrices")))
-            r = ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
-                              "glTF skin %d has no inverseBindMatrices accessor (valid glTF, meaning identity "
-                              "matrices, but assimp 5.2 crashes on it): give the skin its matrices",
-                              index);
+            r = ossa__fail(diag, OSSA_ERROR_UNSUPPORTED_FORMAT,
+                           "glTF skin %d has no inverseBindMatrices accessor (valid glTF, meaning identity "
+                           "matrices, but assimp 5.2 crashes on it): give the skin its matrices",
+                           index);
     cJSON_Delete(root);
     return r;
 }
@@ -784,8 +780,8 @@ static ossa_result check_bvh_motion(const char *data, size_t size, const char *n
 static ossa_result import_scene(const void *data, size_t size, const ossa_assimp_desc *desc, ossa_import_output *out,
                                 ossa_diag *diag)
 {
-    if (!data && size) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "data is NULL");
-    if (!size) return ossa_diag_set(diag, OSSA_ERROR_PARSE, 0, 0, 0, "the input is empty: expected a scene file");
+    if (!data && size) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "data is NULL");
+    if (!size) return ossa__fail_at(diag, OSSA_ERROR_PARSE, 0, "the input is empty: expected a scene file");
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
     ossa_result checked = check_gltf_skins(data, size, diag);
     if (checked != OSSA_OK) return checked;
@@ -802,12 +798,12 @@ static ossa_result import_scene(const void *data, size_t size, const ossa_assimp
     const char *last = strrchr(name, '.');
     for (size_t i = 0; last && i < sizeof static_formats / sizeof *static_formats; ++i)
         if (!strcasecmp(last + 1, static_formats[i]))
-            return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
-                                 "a .%s file holds static geometry only (no joints, no animation): nothing to "
-                                 "import",
-                                 last + 1);
+            return ossa__fail(diag, OSSA_ERROR_UNSUPPORTED_FORMAT,
+                              "a .%s file holds static geometry only (no joints, no animation): nothing to "
+                              "import",
+                              last + 1);
     struct aiPropertyStore *props = aiCreatePropertyStore();
-    if (!props) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!props) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     ossa__assimp_io io;
     ossa__assimp_io_init(&io, data, size, name, desc, &out->allocator);
     /* No generated skeleton meshes (BVH, Collada): their bones would make every node a joint.
@@ -818,7 +814,7 @@ static ossa_result import_scene(const void *data, size_t size, const ossa_assimp
     const struct aiScene *scene = aiImportFileExWithProperties(name, 0, &io.fs, props);
     aiReleasePropertyStore(props);
     if (io.out_of_memory)
-        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory reading files");
+        r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory reading files");
     else if (!scene)
         r = import_error(&io, diag);
     else
@@ -860,8 +856,8 @@ ossa_result ossa_import_assimp(const void *data, size_t size, const ossa_assimp_
 {
     const ossa_result r = ossa__import_begin(out, data, size, desc ? desc->allocator : NULL, "scene", diag);
     if (r != OSSA_OK) return r;
-    return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
-                         "this build of ossa has no assimp support (built without libassimp)");
+    return ossa__fail(diag, OSSA_ERROR_UNSUPPORTED_FORMAT,
+                      "this build of ossa has no assimp support (built without libassimp)");
 }
 
 #endif

@@ -1,5 +1,6 @@
 /* The binary importers' shared cursor; the message format is stated in byte_reader.h. */
 #include "import/byte_reader.h"
+#include "internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,8 +26,7 @@ ossa_result ossa__br_fail(ossa__byte_reader *r, ossa_result code, size_t offset,
     vsnprintf(text, sizeof text, fmt, args);
     va_end(args);
     if (r->code == OSSA_OK) r->code = code;
-    return ossa_diag_set(r->diag, code, offset, 0, 0, "%s%s%s", r->prefix ? r->prefix : "", text,
-                         r->suffix ? r->suffix : "");
+    return ossa__fail_at(r->diag, code, offset, "%s%s%s", r->prefix ? r->prefix : "", text, r->suffix ? r->suffix : "");
 }
 
 static ossa_result truncated(ossa__byte_reader *r, uint64_t count, size_t item_size, size_t at, const char *what)

@@ -385,9 +385,8 @@ ossa_result ossa_import_gltf(const void *data, size_t size, const ossa_gltf_desc
     g.keys_left = desc->max_keys ? desc->max_keys : (size_t)1 << 24;
     g.rate = desc->sample_rate == 0.f ? 60.f : desc->sample_rate;
     if (!(g.rate >= 1.f && g.rate <= 10000.f))
-        r = ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                          "sample_rate: expected 0 or 1 to 10000 samples per second, found %g",
-                          (double)desc->sample_rate);
+        r = ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
+                       "sample_rate: expected 0 or 1 to 10000 samples per second, found %g", (double)desc->sample_rate);
     else
         r = import_document(&g, data, size, out);
     for (size_t i = 0; i < g.buffer_count; ++i) {
@@ -400,7 +399,7 @@ ossa_result ossa_import_gltf(const void *data, size_t size, const ossa_gltf_desc
     ossa_free(g.a, (void *)g.views);
     ossa_free(g.a, (void *)g.accessors);
     cJSON_Delete(g.root);
-    if (r != OSSA_OK && diag && diag->code == OSSA_OK) ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "glTF import failed");
+    if (r != OSSA_OK && diag && diag->code == OSSA_OK) ossa__fail(diag, r, "glTF import failed");
     return ossa__import_end(out, r, diag);
 }
 
@@ -411,8 +410,8 @@ ossa_result ossa_import_gltf(const void *data, size_t size, const ossa_gltf_desc
 {
     const ossa_result r = ossa__import_begin(out, data, size, desc ? desc->allocator : NULL, "glTF", diag);
     if (r != OSSA_OK) return r;
-    return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
-                         "this build of ossa has no glTF support (built without cJSON)");
+    return ossa__fail(diag, OSSA_ERROR_UNSUPPORTED_FORMAT,
+                      "this build of ossa has no glTF support (built without cJSON)");
 }
 
 #endif

@@ -545,10 +545,10 @@ static ossa_result parse_file(parser *p)
 ossa_result ossa_maya_anim_parse(const void *data, size_t size, const ossa_allocator *allocator, ossa_maya_anim *out,
                                  ossa_diag *diag)
 {
-    if (!out) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no output");
+    if (!out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no output");
     memset(out, 0, sizeof *out);
     if (allocator) out->allocator = *allocator;
-    if (!data && size) return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "no input data");
+    if (!data && size) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no input data");
     out->frame_rate = 24.0; /* Maya's default UI units when the header gives none */
     out->linear_scale = 0.01;
     out->angular_scale = PI / 180.0;

@@ -99,10 +99,7 @@ static void quat_to_euler(ossa_quat q, const char *order, double euler[3])
     euler[k] = atan2(parity * m[j][i], m[i][i]);
 }
 
-static ossa_result alloc_fail(context *cx)
-{
-    return ossa_diag_set(cx->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
-}
+static ossa_result alloc_fail(context *cx) { return ossa__fail(cx->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory"); }
 
 /* Samples channel ch (0 translation, 1 rotation, 2 scale) of a joint into cx->kept[ch] as
  * (time, value[4]) rows, one per sample; returns the key count through *count. */
@@ -227,8 +224,8 @@ static ossa_result setup_clip(context *cx)
     cl->start_f = a->has_start_time ? a->start_time : (isfinite(lo) ? lo : 0.0);
     cl->end_f = a->has_end_time ? a->end_time : (isfinite(hi) ? hi : cl->start_f);
     if (cl->end_f < cl->start_f)
-        return ossa_diag_set(cx->diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                             "clip ends (frame %g) before it starts (frame %g)", cl->end_f, cl->start_f);
+        return ossa__fail(cx->diag, OSSA_ERROR_INVALID_ANIMATION, "clip ends (frame %g) before it starts (frame %g)",
+                          cl->end_f, cl->start_f);
     const double desc_rate = (double)cx->desc->sample_rate;
     cl->rate = desc_rate > 0.0 ? desc_rate : (cl->fps >= 15.0 && cl->fps <= 240.0) ? cl->fps : 30.0;
     cl->duration = (cl->end_f - cl->start_f) / cl->fps;
@@ -237,14 +234,14 @@ static ossa_result setup_clip(context *cx)
         cl->end_f = cl->start_f + cl->fps / cl->rate;
     }
     if (cl->duration > (double)OSSA_RAW_ANIMATION_MAX_DURATION)
-        return ossa_diag_set(cx->diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                             "the clip runs from frame %g to %g, %g s; expected at most %g s (a day)", cl->start_f,
-                             cl->end_f, cl->duration, (double)OSSA_RAW_ANIMATION_MAX_DURATION);
+        return ossa__fail(cx->diag, OSSA_ERROR_INVALID_ANIMATION,
+                          "the clip runs from frame %g to %g, %g s; expected at most %g s (a day)", cl->start_f,
+                          cl->end_f, cl->duration, (double)OSSA_RAW_ANIMATION_MAX_DURATION);
     const double intervals = cl->duration * cl->rate;
     if (!(intervals <= (double)(OSSA_MAYA_MAX_SAMPLES - 2)) || !isfinite(cl->end_f))
-        return ossa_diag_set(cx->diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, 0, 0,
-                             "a clip of %g s at %g Hz needs more than %d samples (lower the sample rate)", cl->duration,
-                             cl->rate, OSSA_MAYA_MAX_SAMPLES);
+        return ossa__fail(cx->diag, OSSA_ERROR_INVALID_ANIMATION,
+                          "a clip of %g s at %g Hz needs more than %d samples (lower the sample rate)", cl->duration,
+                          cl->rate, OSSA_MAYA_MAX_SAMPLES);
     const size_t grid = (size_t)floor(intervals + 1e-9) + 1;
     /* The end becomes its own sample unless the last grid time is within 1 % of an interval. */
     cl->count = cl->duration - (double)(grid - 1) / cl->rate > 0.01 / cl->rate ? grid + 1 : grid;
@@ -360,9 +357,9 @@ static ossa_result run(context *cx)
     const ossa_allocator *al = &cx->out->allocator;
     const size_t joints = cx->desc->bind_skeleton ? cx->desc->bind_skeleton->joint_count : a->node_count;
     if (joints > OSSA_MAX_JOINTS)
-        return ossa_diag_set(cx->diag, OSSA_ERROR_TOO_MANY_JOINTS, SIZE_MAX, 0, 0,
-                             "%zu nodes make more joints than OSSA_MAX_JOINTS (%d); bind to a skeleton instead", joints,
-                             OSSA_MAX_JOINTS);
+        return ossa__fail(cx->diag, OSSA_ERROR_TOO_MANY_JOINTS,
+                          "%zu nodes make more joints than OSSA_MAX_JOINTS (%d); bind to a skeleton instead", joints,
+                          OSSA_MAX_JOINTS);
     ossa_result r = setup_clip(cx);
     if (r != OSSA_OK) return r;
     const size_t n = cx->clip.count;
@@ -429,24 +426,24 @@ ossa_result ossa_import_maya_anim(const void *data, size_t size, const ossa_maya
     static const ossa_maya_desc defaults;
     if (!desc) desc = &defaults;
     if (out && desc->bind_skeleton == &out->skeleton)
-        return ossa_diag_set(diag, OSSA_ERROR_ALIASING, SIZE_MAX, 0, 0, "the bind skeleton is the output's skeleton");
+        return ossa__fail(diag, OSSA_ERROR_ALIASING, "the bind skeleton is the output's skeleton");
     ossa_result r = ossa__import_begin(out, data, size, desc->allocator, "Maya .anim", diag);
     if (r != OSSA_OK) return r;
     char order[4] = "xyz";
     if (desc->rotate_order) {
         const char *o = desc->rotate_order;
         if (strlen(o) != 3 || !strchr("xyzXYZ", o[0]) || !strchr("xyzXYZ", o[1]) || !strchr("xyzXYZ", o[2]))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                                 "rotate_order \"%.8s\" is not a permutation of xyz", o);
+            return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "rotate_order \"%.8s\" is not a permutation of xyz",
+                              o);
         for (int i = 0; i < 3; ++i) order[i] = (char)(o[i] | 0x20);
         if (order[0] == order[1] || order[1] == order[2] || order[0] == order[2])
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                                 "rotate_order \"%s\" is not a permutation of xyz", order);
+            return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "rotate_order \"%s\" is not a permutation of xyz",
+                              order);
     }
     const float rate = desc->sample_rate;
     if (!isfinite(rate) || rate < 0.f || (rate > 0.f && rate < 0.001f) || rate > 100000.f)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "sample_rate %g is outside (0.001, 100000] Hz", (double)rate);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "sample_rate %g is outside (0.001, 100000] Hz",
+                          (double)rate);
     if (desc->bind_skeleton && (r = ossa_raw_skeleton_validate(desc->bind_skeleton, diag)) != OSSA_OK) return r;
     ossa_maya_anim anim;
     if ((r = ossa_maya_anim_parse(data, size, &out->allocator, &anim, diag)) != OSSA_OK) return r;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "import_internal.h"
+#include "internal.h"
 #include "metroid.h"
 
 ossa_result ossa__metroid_clip_alloc(ossa__metroid_clip *clip, size_t frame_count, const ossa__byte_reader *r)
@@ -22,8 +23,7 @@ ossa_result ossa__metroid_clip_alloc(ossa__metroid_clip *clip, size_t frame_coun
         if (ok && ch->has_scale) ok = (ch->scales = ossa__calloc(a, frame_count, sizeof *ch->scales)) != NULL;
     }
     if (ok) return OSSA_OK;
-    return ossa_diag_set(r->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for %zu frames",
-                         frame_count);
+    return ossa__fail(r->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for %zu frames", frame_count);
 }
 
 void ossa__metroid_clip_destroy(ossa__metroid_clip *clip)
@@ -266,13 +266,13 @@ static ossa_result decode_any(const uint8_t *p, size_t size, const ossa_metroid_
     if (game == OSSA_METROID_GAME_MP1 || game == OSSA_METROID_GAME_MP2)
         return decode(p, size, game, frame_major, clip, diag);
     if (game != OSSA_METROID_GAME_AUTO)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0, "unknown game %d", (int)game);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "unknown game %d", (int)game);
     const ossa_metroid_game first = guess_game(p, size);
     ossa_diag first_diag = {.offset = SIZE_MAX}, other_diag = {.offset = SIZE_MAX};
     if (decode(p, size, first, frame_major, clip, &first_diag) == OSSA_OK) return OSSA_OK;
     const ossa_metroid_game second = first == OSSA_METROID_GAME_MP1 ? OSSA_METROID_GAME_MP2 : OSSA_METROID_GAME_MP1;
     if (decode(p, size, second, frame_major, clip, &other_diag) == OSSA_OK) return OSSA_OK;
-    return ossa_diag_set(diag, first_diag.code, first_diag.offset, 0, 0, "%s", first_diag.message);
+    return ossa__fail_at(diag, first_diag.code, first_diag.offset, "%s", first_diag.message);
 }
 
 /* ---- binding and output ------------------------------------------------------------------ */
@@ -287,9 +287,9 @@ static ossa_result copy_skeleton(const ossa_raw_skeleton *src, const uint32_t *s
         dst->joints[j].rest = src->joints[j].rest;
         res = ossa_raw_skeleton_set_name(dst, j, src->joints[j].name ? src->joints[j].name : "");
     }
-    if (res != OSSA_OK) return ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "could not copy the %zu-joint skeleton", n);
+    if (res != OSSA_OK) return ossa__fail(diag, res, "could not copy the %zu-joint skeleton", n);
     size_t *new_index = n ? ossa__calloc(&dst->allocator, n, sizeof *new_index) : NULL;
-    if (n && !new_index) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (n && !new_index) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     res = ossa_raw_skeleton_sort_depth_first(dst, new_index, diag);
     for (size_t j = 0; res == OSSA_OK && j < n; ++j) ids[new_index[j]] = src_ids[j];
     ossa_free(&dst->allocator, new_index);
@@ -305,7 +305,7 @@ static ossa_result bind_skeleton(const ossa_metroid_anim_desc *desc, const ossa_
         *ids = ossa__calloc(&out->allocator, OSSA__METROID_MAX_BONES, sizeof **ids);
         if (!cinf || !*ids) {
             ossa_free(&out->allocator, cinf);
-            return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+            return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
         }
         ossa_result res =
             ossa__metroid_cinf_parse(desc->cinf_data, desc->cinf_size, desc->cinf_game, "CINF: ", cinf, diag);
@@ -315,14 +315,12 @@ static ossa_result bind_skeleton(const ossa_metroid_anim_desc *desc, const ossa_
     }
     if (desc && desc->skeleton) {
         *bound = "skeleton";
-        if (!desc->joint_bone_ids)
-            return ossa_diag_set(diag, OSSA_ERROR_NULL_ARGUMENT, SIZE_MAX, 0, 0, "a skeleton needs joint_bone_ids");
+        if (!desc->joint_bone_ids) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "a skeleton needs joint_bone_ids");
         if (desc->skeleton->joint_count > OSSA_MAX_JOINTS)
-            return ossa_diag_set(diag, OSSA_ERROR_TOO_MANY_JOINTS, SIZE_MAX, 0, 0, "skeleton has %zu joints",
-                                 desc->skeleton->joint_count);
+            return ossa__fail(diag, OSSA_ERROR_TOO_MANY_JOINTS, "skeleton has %zu joints", desc->skeleton->joint_count);
         const size_t n = desc->skeleton->joint_count;
         *ids = ossa__calloc(&out->allocator, n ? n : 1, sizeof **ids);
-        if (!*ids) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+        if (!*ids) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
         return copy_skeleton(desc->skeleton, desc->joint_bone_ids, &out->allocator, &out->skeleton, *ids, diag);
     }
     *bound = "flat";
@@ -330,7 +328,7 @@ static ossa_result bind_skeleton(const ossa_metroid_anim_desc *desc, const ossa_
     size_t n = 0;
     for (size_t c = 0; c < clip->channel_count; ++c) animated[clip->channels[c].bone_id] = true;
     *ids = ossa__calloc(&out->allocator, OSSA__METROID_MAX_BONES, sizeof **ids);
-    if (!*ids) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!*ids) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     for (uint32_t id = 0; id < OSSA__METROID_MAX_BONES; ++id)
         if (animated[id]) (*ids)[n++] = id;
     ossa_result res = ossa_raw_skeleton_create(&out->skeleton, n, &out->allocator);
@@ -339,7 +337,7 @@ static ossa_result bind_skeleton(const ossa_metroid_anim_desc *desc, const ossa_
         snprintf(name, sizeof name, "bone_%u", (*ids)[j]);
         res = ossa_raw_skeleton_set_name(&out->skeleton, j, name);
     }
-    if (res != OSSA_OK) return ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "could not create %zu joints", n);
+    if (res != OSSA_OK) return ossa__fail(diag, res, "could not create %zu joints", n);
     return OSSA_OK;
 }
 
@@ -357,13 +355,13 @@ static ossa_result fill_animation(const ossa__metroid_clip *clip, const uint32_t
         bound += (size_t)ch->has_rotation + ch->has_translation + ch->has_scale;
     }
     if (bound && frames > OSSA__METROID_MAX_KEYS / bound)
-        return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, SIZE_MAX, 0, 0,
-                             "%zu frames of %zu bound channels exceed the limit of %zu keys", frames, bound,
-                             OSSA__METROID_MAX_KEYS);
+        return ossa__fail(diag, OSSA_ERROR_UNSUPPORTED_FORMAT,
+                          "%zu frames of %zu bound channels exceed the limit of %zu keys", frames, bound,
+                          OSSA__METROID_MAX_KEYS);
     ossa_raw_animation *anim = NULL;
     ossa_result res = ossa_import_output_add_animation(out, joints, &anim);
     if (res == OSSA_OK) res = ossa_raw_animation_set_name(anim, name ? name : "");
-    if (res != OSSA_OK) return ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "could not create the animation");
+    if (res != OSSA_OK) return ossa__fail(diag, res, "could not create the animation");
     anim->duration = clip->duration;
     for (size_t j = 0; j < joints; ++j) {
         const ossa__metroid_channel *ch = ids[j] < OSSA__METROID_MAX_BONES && channel_of_id[ids[j]] >= 0
@@ -371,7 +369,7 @@ static ossa_result fill_animation(const ossa__metroid_clip *clip, const uint32_t
                                               : NULL;
         const bool has_t = ch && ch->has_translation, has_r = ch && ch->has_rotation, has_s = ch && ch->has_scale;
         res = ossa_raw_joint_track_resize(anim, j, has_t ? frames : 1, has_r ? frames : 1, has_s ? frames : 1);
-        if (res != OSSA_OK) return ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory for track %zu", j);
+        if (res != OSSA_OK) return ossa__fail(diag, res, "out of memory for track %zu", j);
         ossa_raw_joint_track *track = &anim->tracks[j];
         const ossa_transform rest = out->skeleton.joints[j].rest;
         track->translations[0] = (ossa_raw_float3_key){0.f, rest.translation};
@@ -445,10 +443,10 @@ ossa_result ossa_import_metroid_anim(const void *data, size_t size, const ossa_m
     if (ossa__br_u32(&r, "the ANIM version", &version)) return r.code;
     const uint8_t *p = data;
     if (version != 0 && version != 2)
-        return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, 0, 0, 0,
+        return ossa__fail_at(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, 0,
                              "ANIM version %u is not supported (0 uncompressed and 2 compressed are)", version);
     ossa__metroid_clip *clip = ossa__calloc(&out->allocator, 1, sizeof *clip);
-    if (!clip) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!clip) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     clip->allocator = out->allocator;
     uint32_t *ids = NULL;
     const char *bound = "flat";
@@ -457,7 +455,7 @@ ossa_result ossa_import_metroid_anim(const void *data, size_t size, const ossa_m
     if (res == OSSA_OK) res = fill_animation(clip, ids, desc ? desc->name : NULL, out, diag);
     if (res == OSSA_OK) {
         res = add_metadata(clip, ids, bound, out);
-        if (res != OSSA_OK) ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory writing metadata");
+        if (res != OSSA_OK) ossa__fail(diag, res, "out of memory writing metadata");
     }
     ossa__metroid_clip_destroy(clip);
     ossa_free(&out->allocator, clip);

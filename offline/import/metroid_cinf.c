@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "import_internal.h"
+#include "internal.h"
 #include "metroid.h"
 
 /* Donkey Kong Country Returns reuses the extension with another layout. */
@@ -112,7 +113,7 @@ ossa_result ossa__metroid_cinf_parse(const void *data, size_t size, ossa_metroid
     r2.prefix = prefix;
     const ossa_metroid_game second = first == OSSA_METROID_GAME_MP1 ? OSSA_METROID_GAME_MP2 : OSSA_METROID_GAME_MP1;
     if (parse_layout(&r2, second, cinf) == OSSA_OK) return OSSA_OK;
-    return ossa_diag_set(diag, first_diag.code, first_diag.offset, 0, 0, "%s", first_diag.message);
+    return ossa__fail_at(diag, first_diag.code, first_diag.offset, "%s", first_diag.message);
 }
 
 ossa_result ossa__metroid_cinf_skeleton(const ossa__metroid_cinf *cinf, const ossa_allocator *allocator,
@@ -135,7 +136,7 @@ ossa_result ossa__metroid_cinf_skeleton(const ossa__metroid_cinf *cinf, const os
             ++steps;
         }
         if (steps > n)
-            return ossa_diag_set(diag, OSSA_ERROR_CORRUPT, cinf->bones[b].offset, 0, 0,
+            return ossa__fail_at(diag, OSSA_ERROR_CORRUPT, cinf->bones[b].offset,
                                  "CINF bone id %u: its parent chain loops", cinf->bones[b].id);
     }
 
@@ -150,7 +151,7 @@ ossa_result ossa__metroid_cinf_skeleton(const ossa__metroid_cinf *cinf, const os
     for (size_t j = 0; j < n; ++j) joint_of_id[cinf->bones[order[j]].id] = (int32_t)j;
 
     ossa_result res = ossa_raw_skeleton_create(skeleton, n, allocator);
-    if (res != OSSA_OK) return ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "could not allocate %zu joints", n);
+    if (res != OSSA_OK) return ossa__fail(diag, res, "could not allocate %zu joints", n);
     for (size_t j = 0; j < n; ++j) {
         const ossa__metroid_bone *bone = &cinf->bones[order[j]];
         ossa_raw_joint *joint = &skeleton->joints[j];
@@ -162,14 +163,14 @@ ossa_result ossa__metroid_cinf_skeleton(const ossa__metroid_cinf *cinf, const os
             const ossa_float3 p = cinf->bones[bone_of_id[pid]].origin;
             offset = (ossa_float3){offset.x - p.x, offset.y - p.y, offset.z - p.z};
             if (!isfinite(offset.x) || !isfinite(offset.y) || !isfinite(offset.z))
-                return ossa_diag_set(diag, OSSA_ERROR_CORRUPT, bone->offset + 8, 0, 0,
+                return ossa__fail_at(diag, OSSA_ERROR_CORRUPT, bone->offset + 8,
                                      "CINF bone id %u: its offset from the parent's origin overflows", bone->id);
         }
         joint->rest.translation = offset;
         char fallback[16];
         snprintf(fallback, sizeof fallback, "bone_%u", bone->id);
         res = ossa_raw_skeleton_set_name(skeleton, j, bone->name ? bone->name : fallback);
-        if (res != OSSA_OK) return ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory naming joints");
+        if (res != OSSA_OK) return ossa__fail(diag, res, "out of memory naming joints");
     }
     size_t new_index[OSSA__METROID_MAX_BONES];
     res = ossa_raw_skeleton_sort_depth_first(skeleton, new_index, diag);
@@ -203,7 +204,7 @@ ossa_result ossa_import_metroid_cinf(const void *data, size_t size, const ossa_m
     ossa_result res = ossa__import_begin(out, data, size, desc ? desc->allocator : NULL, "CINF", diag);
     if (res != OSSA_OK) return res;
     ossa__metroid_cinf *cinf = ossa_alloc(&out->allocator, sizeof *cinf);
-    if (!cinf) return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!cinf) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     memset(cinf, 0, sizeof *cinf);
     res = ossa__metroid_cinf_parse(data, size, desc ? desc->game : OSSA_METROID_GAME_AUTO, "", cinf, diag);
     uint32_t ids[OSSA__METROID_MAX_BONES];
@@ -217,6 +218,6 @@ ossa_result ossa_import_metroid_cinf(const void *data, size_t size, const ossa_m
     if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "source_units", "metres");
     if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "unit_scale", "1");
     if (res == OSSA_OK) res = ossa__metroid_add_bone_ids(out, "joint_bone_ids", ids, joints);
-    if (res == OSSA_ERROR_OUT_OF_MEMORY) ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory writing the output");
+    if (res == OSSA_ERROR_OUT_OF_MEMORY) ossa__fail(diag, res, "out of memory writing the output");
     return ossa__import_end(out, res, diag);
 }

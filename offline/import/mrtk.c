@@ -253,9 +253,9 @@ static ossa_result resolve_desc(const ossa_mrtk_desc *desc, ossa__mrtk_settings 
     float r[2];
     for (int i = 0; i < 2; ++i) {
         if (!(v[i] >= 0.f && v[i] <= limits[i]))
-            return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                                 "desc %s is %g; expected 0 (default %g) or a value in (0, %g]", names[i], (double)v[i],
-                                 (double)defaults[i], (double)limits[i]);
+            return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
+                              "desc %s is %g; expected 0 (default %g) or a value in (0, %g]", names[i], (double)v[i],
+                              (double)defaults[i], (double)limits[i]);
         r[i] = v[i] > 0.f ? v[i] : defaults[i];
     }
     *set = (ossa__mrtk_settings){r[0], r[1]};

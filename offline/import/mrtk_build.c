@@ -70,7 +70,7 @@ static ossa_result eval_curves(sampler *s, size_t first, size_t count, float tim
         if (!isfinite(v[c])) {
             char name[64];
             ossa__mrtk_curve_name(first + c, name, sizeof name);
-            return ossa_diag_set(s->diag, OSSA_ERROR_INVALID_KEY, s->rec->curves[first + c].offset, 0, 0,
+            return ossa__fail_at(s->diag, OSSA_ERROR_INVALID_KEY, s->rec->curves[first + c].offset,
                                  "curve '%s' evaluates to %g at %g s; expected a finite value (values, tangents "
                                  "or weights too large)",
                                  name, (double)v[c], (double)time);
@@ -119,7 +119,7 @@ static ossa_result build_joint(sampler *s, size_t joint, ossa_import_output *out
             if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z)) {
                 char name[64];
                 ossa__mrtk_curve_name(first, name, sizeof name);
-                return ossa_diag_set(s->diag, OSSA_ERROR_INVALID_KEY, s->rec->curves[first].offset, 0, 0,
+                return ossa__fail_at(s->diag, OSSA_ERROR_INVALID_KEY, s->rec->curves[first].offset,
                                      "curve '%s': the position relative to the parent joint overflows at %g s; "
                                      "expected positions within the float range",
                                      name, (double)s->times[i]);
@@ -150,7 +150,7 @@ static ossa_result build_joint(sampler *s, size_t joint, ossa_import_output *out
         for (size_t i = 0; i < nt; ++i) t->translations[i] = (ossa_raw_float3_key){s->times[i], s->v3[i]};
         for (size_t i = 0; i < nr; ++i) t->rotations[i] = (ossa_raw_quat_key){s->times[i], s->q[i]};
     }
-    if (res != OSSA_OK) return ossa_diag_set(s->diag, res, SIZE_MAX, 0, 0, "out of memory for joint %zu", joint);
+    if (res != OSSA_OK) return ossa__fail(s->diag, res, "out of memory for joint %zu", joint);
     return OSSA_OK;
 }
 
@@ -190,7 +190,7 @@ static ossa_result add_track(ossa_import_output *out, sampler *s, ossa_track_typ
 {
     ossa_result res = ossa_import_output_add_track(out, type, count, track);
     if (res == OSSA_OK) res = ossa_raw_track_set_name(*track, name);
-    if (res != OSSA_OK) return ossa_diag_set(s->diag, res, SIZE_MAX, 0, 0, "could not add track '%s'", name);
+    if (res != OSSA_OK) return ossa__fail(s->diag, res, "could not add track '%s'", name);
     (*track)->duration = s->duration;
     return OSSA_OK;
 }
@@ -241,13 +241,13 @@ static ossa_result add_metadata(ossa_import_output *out, const ossa__mrtk_record
     };
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; ++i)
         if (ossa_import_output_add_metadata(out, pairs[i][0], pairs[i][1]) != OSSA_OK)
-            return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for metadata");
+            return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for metadata");
     /* MRTK's writer always ends with the marker list; the published format page omits it. */
     if (!rec->has_markers &&
         ossa_import_output_add_metadata(out, "warning",
                                         "the file ends after the curves, without the marker list MRTK writes: "
                                         "no events (cut short, or written from the format page?)") != OSSA_OK)
-        return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for metadata");
+        return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for metadata");
     /* MRTK's reader ignores them too, but a count smaller than the data written ends here. */
     if (rec->trailing) {
         char text[160];
@@ -255,7 +255,7 @@ static ossa_result add_metadata(ossa_import_output *out, const ossa__mrtk_record
                  "%zu bytes after the marker list are ignored (a key or marker count smaller than the data?)",
                  rec->trailing);
         if (ossa_import_output_add_metadata(out, "warning", text) != OSSA_OK)
-            return ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for metadata");
+            return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for metadata");
     }
     return OSSA_OK;
 }
@@ -264,7 +264,7 @@ ossa_result ossa__mrtk_build(const ossa__mrtk_recording *rec, const ossa__mrtk_s
                              ossa_import_output *out, ossa_diag *diag)
 {
     if (rec->duration > set->max_duration)
-        return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, rec->duration_offset, 0, 0,
+        return ossa__fail_at(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, rec->duration_offset,
                              "a key at %g s makes the recording longer than max_duration (%g s); expected a "
                              "shorter recording or a larger desc max_duration",
                              (double)rec->duration, (double)set->max_duration);
@@ -272,7 +272,7 @@ ossa_result ossa__mrtk_build(const ossa__mrtk_recording *rec, const ossa__mrtk_s
     s.duration = rec->duration > 0.f ? rec->duration : 1.f / set->rate;
     const float want = ceilf(rec->duration * set->rate) + 1.f;
     if (!(want <= (float)MAX_SAMPLES))
-        return ossa_diag_set(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, rec->duration_offset, 0, 0,
+        return ossa__fail_at(diag, OSSA_ERROR_UNSUPPORTED_FORMAT, rec->duration_offset,
                              "%g s at %g samples per second needs %g samples; expected at most %zu",
                              (double)rec->duration, (double)set->rate, (double)want, MAX_SAMPLES);
     s.n = want < 2.f ? 2 : (size_t)want;
@@ -283,7 +283,7 @@ ossa_result ossa__mrtk_build(const ossa__mrtk_recording *rec, const ossa__mrtk_s
     s.q = ossa__calloc(a, s.n, sizeof *s.q);
     ossa_result res = OSSA_OK;
     if (!s.times || !s.ratios || !s.v3 || !s.q)
-        res = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory for %zu samples", s.n);
+        res = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for %zu samples", s.n);
     for (size_t i = 0; res == OSSA_OK && i < s.n; ++i) {
         s.ratios[i] = i + 1 == s.n ? 1.f : (float)i / (float)(s.n - 1);
         s.times[i] = s.ratios[i] * s.duration;
@@ -305,7 +305,7 @@ ossa_result ossa__mrtk_build(const ossa__mrtk_recording *rec, const ossa__mrtk_s
             }
             res = ossa_raw_skeleton_set_name(&out->skeleton, j, name);
         }
-        if (res != OSSA_OK) res = ossa_diag_set(diag, res, SIZE_MAX, 0, 0, "out of memory for the skeleton");
+        if (res != OSSA_OK) res = ossa__fail(diag, res, "out of memory for the skeleton");
     }
     if (res == OSSA_OK) anim->duration = s.duration;
     for (size_t j = 0; res == OSSA_OK && j < OSSA_MRTK_JOINT_COUNT; ++j) res = build_joint(&s, j, out);
@@ -321,15 +321,14 @@ ossa_result ossa__mrtk_build(const ossa__mrtk_recording *rec, const ossa__mrtk_s
         const ossa__mrtk_marker *m = &rec->markers[i];
         char *name = ossa_alloc(a, m->name_size + 1);
         if (!name) {
-            res =
-                ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, m->name_offset, 0, 0, "out of memory for a marker name");
+            res = ossa__fail_at(diag, OSSA_ERROR_OUT_OF_MEMORY, m->name_offset, "out of memory for a marker name");
             break;
         }
         memcpy(name, data + m->name_offset, m->name_size);
         name[m->name_size] = '\0';
         res = ossa_import_output_add_event(out, m->time, name);
         ossa_free(a, name);
-        if (res != OSSA_OK) res = ossa_diag_set(diag, res, m->name_offset, 0, 0, "out of memory for marker %zu", i);
+        if (res != OSSA_OK) res = ossa__fail_at(diag, res, m->name_offset, "out of memory for marker %zu", i);
     }
     if (res == OSSA_OK) res = add_metadata(out, rec, diag);
     ossa_free(a, s.times);

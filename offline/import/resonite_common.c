@@ -195,9 +195,9 @@ ossa_result ossa__res_settings_get(const ossa_resonite_desc *desc, ossa__res_set
     if (!desc) desc = &defaults;
     memset(s, 0, sizeof *s);
     if (!(desc->sample_rate >= 0.f) || !isfinite(desc->sample_rate))
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ARGUMENT, SIZE_MAX, 0, 0,
-                             "sample_rate must be a finite number >= 0 (0 means 60 Hz), found %g",
-                             (double)desc->sample_rate);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
+                          "sample_rate must be a finite number >= 0 (0 means 60 Hz), found %g",
+                          (double)desc->sample_rate);
     s->rate = desc->sample_rate > 0.f ? (double)desc->sample_rate : 60.0;
     s->max_keys = desc->max_keys ? desc->max_keys : (size_t)1 << 22;
     s->max_decompressed = desc->max_decompressed_size ? desc->max_decompressed_size : (size_t)256 << 20;

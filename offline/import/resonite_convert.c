@@ -451,7 +451,7 @@ static ossa_result bind_joints(ctx *c, const size_t *track_of, const char *const
             out->skeleton.joints[j].parent = bind->joints[j].parent,
             out->skeleton.joints[j].rest = bind->joints[j].rest;
     }
-    if (r != OSSA_OK) return ossa_diag_set(c->diag, r, SIZE_MAX, 0, 0, "out of memory building the skeleton");
+    if (r != OSSA_OK) return ossa__fail(c->diag, r, "out of memory building the skeleton");
     anim->duration = c->duration > 0.0 ? (float)c->duration : (float)(1.0 / c->s->rate);
     keybuf tmp = {NULL, 0, 0, c->s->max_keys, a};
     keybuf b[3] = {{NULL, 0, 0, c->s->max_keys, a}, {NULL, 0, 0, c->s->max_keys, a}, {NULL, 0, 0, c->s->max_keys, a}};
@@ -482,7 +482,7 @@ static ossa_result bind_joints(ctx *c, const size_t *track_of, const char *const
         }
         if (r == OSSA_OK) r = ossa_raw_joint_track_resize(anim, j, n[0], n[1], n[2]);
         if (r != OSSA_OK) {
-            if (!c->diag || !c->diag->code) ossa_diag_set(c->diag, r, SIZE_MAX, 0, 0, "out of memory for joint %zu", j);
+            if (!c->diag || !c->diag->code) ossa__fail(c->diag, r, "out of memory for joint %zu", j);
             break;
         }
         ossa_raw_joint_track *jt = &anim->tracks[j];
@@ -510,7 +510,7 @@ static ossa_result assign_joints(ctx *c, size_t *joint_of, const char **names, s
     size_t count = bind ? bind->joint_count : 0;
     for (size_t j = 0; j < count; ++j) names[j] = bind->joints[j].name;
     *track_of = ossa__calloc(c->s->allocator, 3 * (limit ? limit : 1), sizeof **track_of);
-    if (!*track_of) return ossa_diag_set(c->diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!*track_of) return ossa__fail(c->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     for (size_t j = 0; j < 3 * limit; ++j) (*track_of)[j] = SIZE_MAX;
     for (size_t i = 0; i < anim->track_count; ++i) {
         const ossa__res_track *t = &anim->tracks[i];
@@ -558,8 +558,7 @@ ossa_result ossa__res_convert(const ossa__res_anim *anim, const ossa__res_settin
     }
     c.duration = anim->duration > 0.0 ? anim->duration : end;
     if (c.duration > (double)FLT_MAX)
-        return ossa_diag_set(diag, OSSA_ERROR_INVALID_KEY, SIZE_MAX, 0, 0,
-                             "the animation lasts %g s, beyond the float range", c.duration);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_KEY, "the animation lasts %g s, beyond the float range", c.duration);
     const size_t tracks = anim->track_count ? anim->track_count : 1;
     const size_t name_slots =
         s->bind && s->bind->joint_count > OSSA_MAX_JOINTS ? s->bind->joint_count : OSSA_MAX_JOINTS;
@@ -569,8 +568,7 @@ ossa_result ossa__res_convert(const ossa__res_anim *anim, const ossa__res_settin
     size_t *track_of = NULL, joints = 0;
     keybuf b = {NULL, 0, 0, s->max_keys, a};
     ossa_result r = OSSA_OK;
-    if (!orders || !joint_of || !names)
-        r = ossa_diag_set(diag, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, 0, 0, "out of memory");
+    if (!orders || !joint_of || !names) r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     if (r == OSSA_OK) r = assign_joints(&c, joint_of, names, &joints, &track_of);
     for (size_t i = 0; r == OSSA_OK && i < anim->track_count; ++i) {
         const ossa__res_track *t = &anim->tracks[i];
@@ -613,5 +611,5 @@ ossa_result ossa__res_convert(const ossa__res_anim *anim, const ossa__res_settin
     ossa_import_output_add_metadata(out, "resample_rate", text);
     snprintf(text, sizeof text, "%.9g", c.max_error);
     r = ossa_import_output_add_metadata(out, "resample_error", text);
-    return r == OSSA_OK ? OSSA_OK : ossa_diag_set(diag, r, SIZE_MAX, 0, 0, "out of memory");
+    return r == OSSA_OK ? OSSA_OK : ossa__fail(diag, r, "out of memory");
 }
