@@ -9,9 +9,13 @@
 /* The kernels below are instantiated per influence count and stream set; forcing the
  * inlining lets those constants remove the branches and unroll the influence loops. */
 #if defined(__GNUC__) || defined(__clang__)
-#define KERNEL static inline __attribute__((always_inline))
+#define KERNEL  static inline __attribute__((always_inline))
+#define HIDE(x) __asm__("" : "+r"(x))
+#define UNROLL2 _Pragma("GCC unroll 2")
 #else
-#define KERNEL static inline
+#define UNROLL2
+#define KERNEL  static inline
+#define HIDE(x) ((void)0)
 #endif
 
 /* ---- palette ---------------------------------------------------------------------------- */
@@ -324,12 +328,18 @@ KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
     /* Locals, so the stores (char pointers, which may alias the plan) need no reloads. */
     const char *const idx = p->idx, *const wts = p->w, *const pin = p->pin, *const nin = p->nin, *const tin = p->tin;
     char *const pout = p->pout, *const nout = p->nout, *const tout = p->tout;
-    for (size_t v = begin; v < end; ++v) {
+    size_t o12 = begin * 12;
+    UNROLL2
+    for (size_t v = begin; v < end; ++v, o12 += 12) {
+        /* Packed: one offset for every 12-byte stream. Hidden from the optimiser, which would
+         * otherwise turn each stream into its own pointer and add to each per vertex. */
+        HIDE(o12);
         const uint16_t *ji = (const uint16_t *)(const void *)(idx + v * is);
-        const float *jw = (const float *)(const void *)(wts + v * ws);
-        const v4f pp = load_float3(pin + v * pis, last);
-        const v4f nn = N ? load_float3(nin + v * nis, last) : v4f_zero();
+        const float *jw = (const float *)(const void *)(wts + (packed && K == 4 ? o12 : v * ws));
+        const v4f pp = load_float3(pin + (packed ? o12 : v * pis), last);
+        const v4f nn = N ? load_float3(nin + (packed ? o12 : v * nis), last) : v4f_zero();
         const v4f tt = T ? v4f_loadu((const float *)(const void *)(tin + v * tis)) : v4f_zero();
+        char *const po = pout + (packed ? o12 : v * pos), *const no = nout + (packed ? o12 : v * nos);
         if (!N && !T && K >= 2) {
             /* Positions only: each joint transforms the point, then the results are blended
              * relative to the last joint's (r = r_last + sum w_j (r_j - r_last)), which needs
@@ -343,7 +353,7 @@ KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
                 for (size_t j = 0; j + 1 < K; ++j)
                     acc = v4f_madd(v4f_sub(xform_palette(pal + ji[j], pp), rl), splat_lane(wv, j), acc);
             }
-            store_float3(pout + v * pos, acc, wide);
+            store_float3(po, acc, wide);
             continue;
         }
         v4f c0, c1, c2, c3;
@@ -389,8 +399,8 @@ KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
                 c2 = v4f_madd(v4f_load(m->cols[2]), w, c2), c3 = v4f_madd(v4f_load(m->cols[3]), w, c3);
             }
         }
-        store_float3(pout + v * pos, xform_point(c0, c1, c2, c3, pp), wide);
-        if (N) store_float3(nout + v * nos, xform_vector(c0, c1, c2, nn), wide);
+        store_float3(po, xform_point(c0, c1, c2, c3, pp), wide);
+        if (N) store_float3(no, xform_vector(c0, c1, c2, nn), wide);
         if (T) v4f_storeu((float *)(void *)(tout + v * tos), with_w(xform_vector(c0, c1, c2, tt), tt));
     }
 }
