@@ -147,6 +147,8 @@ static inline v4i v8u16_mullo(v4i a, v4i b) { return simde_mm_mullo_epi16(a, b);
 static inline void v4i_storeu(uint32_t *p, v4i v) { simde_mm_storeu_si128((simde__m128i *)(void *)p, v); }
 static inline v4i v8u16_lo32(v4i a) { return simde_mm_unpacklo_epi16(a, simde_mm_setzero_si128()); }
 static inline v4i v8u16_hi32(v4i a) { return simde_mm_unpackhi_epi16(a, simde_mm_setzero_si128()); }
+/* Four u16 at p (2-byte aligned) in lanes 0..3, lanes 4..7 zero; reads exactly 8 bytes. */
+static inline v4i v8u16_load4(const uint16_t *p) { return simde_mm_loadl_epi64((const simde__m128i *)(const void *)p); }
 static inline v4i v4i_xor(v4i a, v4i b) { return simde_mm_xor_si128(a, b); }
 /* Per-lane signed maximum of 8 x i16. */
 static inline v4i v8i16_max(v4i a, v4i b) { return simde_mm_max_epi16(a, b); }

@@ -167,7 +167,20 @@ static bool indices_out_of_range(const ossa_joint_indices *ji, size_t k, size_t 
         for (; i < total; ++i) max = p[i] > max ? p[i] : max;
         return max >= limit;
     }
-    for (size_t v = 0; v < n; ++v) {
+    size_t v = 0;
+    if (k <= 4 && stride + 2 * k >= 8 && n > 1) {
+        /* Interleaved: 8 bytes per vertex, lanes past the influences masked to 0; an 8-byte
+         * load stays inside the stream's span for every vertex but the last. */
+        static const uint16_t lanes[12] = {0xffff, 0xffff, 0xffff, 0xffff};
+        const v4i keep = v8u16_loadu((const uint8_t *)(lanes + 4 - k)), bias = v8u16_set1(0x8000);
+        v4i m = bias;
+        for (; v + 1 < n; ++v) {
+            const v4i e = v8u16_load4((const uint16_t *)(const void *)((const char *)p + v * stride));
+            m = v8i16_max(m, v4i_xor(v4i_and(e, keep), bias));
+        }
+        if (v8u16_hmax(v4i_xor(m, bias)) >= limit) return true;
+    }
+    for (; v < n; ++v) {
         const uint16_t *e = (const uint16_t *)(const void *)((const char *)p + v * stride);
         for (size_t j = 0; j < k; ++j)
             if (e[j] >= limit) return true;

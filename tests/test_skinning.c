@@ -489,7 +489,7 @@ typedef struct err_fixture {
     OSSA_ALIGNAS(16) ossa_float4x4 pal[4];
     OSSA_ALIGNAS(16) ossa_dual_quat dq[4];
     OSSA_ALIGNAS(16) float pos[3 * 8 + 4], nrm[3 * 8], tan[4 * 8], out[4 * 8 + 4], onrm[3 * 8], otan[4 * 8];
-    uint16_t idx[2 * 8];
+    uint16_t idx[4 * 8];
     float w[8];
     ossa_skinning_job job;
 } err_fixture;
@@ -499,7 +499,7 @@ static void err_setup(err_fixture *f)
     memset(f, 0, sizeof *f);
     for (int j = 0; j < 4; ++j)
         f->pal[j] = ossa_float4x4_identity(), f->dq[j] = ossa_dual_quat_from_float4x4(&f->pal[j]);
-    for (int i = 0; i < 16; ++i) f->idx[i] = (uint16_t)(i % 4);
+    for (int i = 0; i < 32; ++i) f->idx[i] = (uint16_t)(i % 4);
     for (int i = 0; i < 8; ++i) f->w[i] = .5f;
     memset(f->out, SENTINEL, sizeof f->out);
     f->job = (ossa_skinning_job){.vertex_count = 8,
@@ -518,14 +518,16 @@ static void err_setup(err_fixture *f)
                                  .out_tangents = {f->otan, 0, 8}};
 }
 
-static void expect(err_fixture *f, ossa_result code)
+static void expect_at(err_fixture *f, ossa_result code, int line)
 {
-    assert_int_equal(ossa_skinning_job_validate(&f->job), code);
+    const ossa_result got = ossa_skinning_job_validate(&f->job);
+    if (got != code) fail_msg("line %d: %s, expected %s", line, ossa_result_name(got), ossa_result_name(code));
     assert_int_equal(ossa_skinning_job_run(&f->job), code);
     for (size_t i = 0; i < sizeof f->out; ++i)
         if (((const unsigned char *)f->out)[i] != SENTINEL) fail_msg("output written after %s", ossa_result_name(code));
     err_setup(f);
 }
+#define expect(f, code) expect_at(f, code, __LINE__)
 
 static void test_errors(void **state)
 {
@@ -572,7 +574,14 @@ static void test_errors(void **state)
     expect(&f, OSSA_ERROR_ALIASING);
     /* joint indices beyond the palette: packed (SIMD pass) and strided, and the limit's edge */
     f.job.palette_count = 3, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
-    f.job.joint_indices.stride = 4, f.job.palette_count = 3, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
+    f.job.joint_indices.stride = 8, f.job.palette_count = 1, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
+    /* strided (8-byte loads, lanes past the influences ignored; the last vertex alone) */
+    f.job.joint_indices.stride = 8, f.idx[2] = 40000, f.idx[3] = 40000;
+    assert_int_equal(ossa_skinning_job_validate(&f.job), OSSA_OK);
+    f.job.joint_indices.stride = 8, f.idx[4 * 3 + 1] = 40000, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
+    f.job.joint_indices.stride = 8, f.idx[4 * 7 + 1] = 4, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
+    f.job.joint_indices.stride = 6, f.job.influence_count = 3, f.job.joint_weights.stride = 8, f.idx[3 * 2 + 2] = 4,
+    expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
     f.job.method = OSSA_SKINNING_DUAL_QUAT, f.job.dual_quat_count = 3, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
     f.idx[15] = 60000, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
     f.job.palette_count = 0, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
