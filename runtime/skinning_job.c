@@ -314,9 +314,33 @@ KERNEL v4f xform_vector(v4f c0, v4f c1, v4f c2, v4f p)
     return v4f_add(v4f_add(v4f_mul(c0, V4F_SPLAT(p, 0)), v4f_mul(c1, V4F_SPLAT(p, 1))), v4f_mul(c2, V4F_SPLAT(p, 2)));
 }
 
-KERNEL v4f xform_palette(const ossa_float4x4 *m, v4f p)
+/* The palette as four column arrays: column c of matrix i is at c[c] + 64 i. The bases of
+ * columns 1 to 3 are hidden from the optimiser, so each load addresses base + offset rather
+ * than an add per index (pointer to the matrix) followed by displacements. */
+typedef struct columns {
+    const char *c[4];
+} columns;
+
+KERNEL columns palette_columns(const ossa_float4x4 *pal)
 {
-    return xform_point(v4f_load(m->cols[0]), v4f_load(m->cols[1]), v4f_load(m->cols[2]), v4f_load(m->cols[3]), p);
+    columns r = {{(const char *)pal, (const char *)pal + 16, (const char *)pal + 32, (const char *)pal + 48}};
+    HIDE(r.c[1]);
+    HIDE(r.c[2]);
+    HIDE(r.c[3]);
+    return r;
+}
+
+/* Byte offset of matrix `joint`. */
+KERNEL size_t matrix_offset(uint16_t joint) { return (size_t)joint * sizeof(ossa_float4x4); }
+
+KERNEL v4f column(const columns *pc, size_t off, int c)
+{
+    return v4f_load((const float *)(const void *)(pc->c[c] + off));
+}
+
+KERNEL v4f xform_palette(const columns *pc, size_t off, v4f p)
+{
+    return xform_point(column(pc, off, 0), column(pc, off, 1), column(pc, off, 2), column(pc, off, 3), p);
 }
 
 /* The explicit weights of a vertex (K - 1 of them, K constant 3 or 4) in lanes 0..K-2. */
@@ -336,7 +360,7 @@ KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
     const size_t is = packed ? 2 * k : p->is, ws = packed ? 4 * (k - 1) : p->ws;
     const size_t pis = packed ? 12 : p->pis, pos = packed ? 12 : p->pos, nis = packed ? 12 : p->nis,
                  nos = packed ? 12 : p->nos, tis = packed ? 16 : p->tis, tos = packed ? 16 : p->tos;
-    const ossa_float4x4 *pal = p->pal;
+    const columns pc = palette_columns(p->pal);
     const bool wide = packed && !last;
     /* Locals, so the stores (char pointers, which may alias the plan) need no reloads. */
     const char *const idx = p->idx, *const wts = p->w, *const pin = p->pin, *const nin = p->nin, *const tin = p->tin;
@@ -357,48 +381,47 @@ KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
             /* Positions only: each joint transforms the point, then the results are blended
              * relative to the last joint's (r = r_last + sum w_j (r_j - r_last)), which needs
              * no implicit weight and fewer operations than blending 4 matrix columns. */
-            const v4f rl = xform_palette(pal + ji[K - 1], pp);
+            const v4f rl = xform_palette(&pc, matrix_offset(ji[K - 1]), pp);
             v4f acc = rl;
             if (K == 2) {
-                acc = v4f_madd(v4f_sub(xform_palette(pal + ji[0], pp), rl), v4f_set1(jw[0]), acc);
+                acc = v4f_madd(v4f_sub(xform_palette(&pc, matrix_offset(ji[0]), pp), rl), v4f_set1(jw[0]), acc);
             } else {
                 const v4f wv = load_weights(jw, K, last);
                 for (size_t j = 0; j + 1 < K; ++j)
-                    acc = v4f_madd(v4f_sub(xform_palette(pal + ji[j], pp), rl), splat_lane(wv, j), acc);
+                    acc = v4f_madd(v4f_sub(xform_palette(&pc, matrix_offset(ji[j]), pp), rl), splat_lane(wv, j), acc);
             }
             store_float3(po, acc, wide);
             continue;
         }
         v4f c0, c1, c2, c3;
         if (K == 1) {
-            const ossa_float4x4 *m = pal + ji[0];
-            c0 = v4f_load(m->cols[0]), c1 = v4f_load(m->cols[1]), c2 = v4f_load(m->cols[2]), c3 = v4f_load(m->cols[3]);
+            const size_t m = matrix_offset(ji[0]);
+            c0 = column(&pc, m, 0), c1 = column(&pc, m, 1), c2 = column(&pc, m, 2), c3 = column(&pc, m, 3);
         } else if (K == 2) { /* m1 + w0 (m0 - m1) */
-            const ossa_float4x4 *a = pal + ji[0], *b = pal + ji[1];
+            const size_t a = matrix_offset(ji[0]), b = matrix_offset(ji[1]);
             const v4f w = v4f_set1(jw[0]);
-            const v4f b0 = v4f_load(b->cols[0]), b1 = v4f_load(b->cols[1]), b2 = v4f_load(b->cols[2]),
-                      b3 = v4f_load(b->cols[3]);
-            c0 = v4f_madd(v4f_sub(v4f_load(a->cols[0]), b0), w, b0);
-            c1 = v4f_madd(v4f_sub(v4f_load(a->cols[1]), b1), w, b1);
-            c2 = v4f_madd(v4f_sub(v4f_load(a->cols[2]), b2), w, b2);
-            c3 = v4f_madd(v4f_sub(v4f_load(a->cols[3]), b3), w, b3);
+            const v4f b0 = column(&pc, b, 0), b1 = column(&pc, b, 1), b2 = column(&pc, b, 2), b3 = column(&pc, b, 3);
+            c0 = v4f_madd(v4f_sub(column(&pc, a, 0), b0), w, b0);
+            c1 = v4f_madd(v4f_sub(column(&pc, a, 1), b1), w, b1);
+            c2 = v4f_madd(v4f_sub(column(&pc, a, 2), b2), w, b2);
+            c3 = v4f_madd(v4f_sub(column(&pc, a, 3), b3), w, b3);
         } else if (K == 3 || K == 4) {
             const v4f wv = load_weights(jw, K, last);
             v4f wl = v4f_one();
-            const ossa_float4x4 *m = pal + ji[0];
+            size_t m = matrix_offset(ji[0]);
             const v4f w0 = splat_lane(wv, 0);
             wl = v4f_sub(wl, w0);
-            c0 = v4f_mul(v4f_load(m->cols[0]), w0), c1 = v4f_mul(v4f_load(m->cols[1]), w0);
-            c2 = v4f_mul(v4f_load(m->cols[2]), w0), c3 = v4f_mul(v4f_load(m->cols[3]), w0);
+            c0 = v4f_mul(column(&pc, m, 0), w0), c1 = v4f_mul(column(&pc, m, 1), w0);
+            c2 = v4f_mul(column(&pc, m, 2), w0), c3 = v4f_mul(column(&pc, m, 3), w0);
             for (size_t j = 1; j < K; ++j) {
                 v4f w;
                 if (j + 1 < K)
                     w = splat_lane(wv, j), wl = v4f_sub(wl, w);
                 else
                     w = wl;
-                m = pal + ji[j];
-                c0 = v4f_madd(v4f_load(m->cols[0]), w, c0), c1 = v4f_madd(v4f_load(m->cols[1]), w, c1);
-                c2 = v4f_madd(v4f_load(m->cols[2]), w, c2), c3 = v4f_madd(v4f_load(m->cols[3]), w, c3);
+                m = matrix_offset(ji[j]);
+                c0 = v4f_madd(column(&pc, m, 0), w, c0), c1 = v4f_madd(column(&pc, m, 1), w, c1);
+                c2 = v4f_madd(column(&pc, m, 2), w, c2), c3 = v4f_madd(column(&pc, m, 3), w, c3);
             }
         } else { /* any count: weights one by one */
             c0 = c1 = c2 = c3 = v4f_zero();
@@ -407,9 +430,9 @@ KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
                 const float wj = j + 1 < k ? jw[j] : wl;
                 wl -= wj;
                 const v4f w = v4f_set1(wj);
-                const ossa_float4x4 *m = pal + ji[j];
-                c0 = v4f_madd(v4f_load(m->cols[0]), w, c0), c1 = v4f_madd(v4f_load(m->cols[1]), w, c1);
-                c2 = v4f_madd(v4f_load(m->cols[2]), w, c2), c3 = v4f_madd(v4f_load(m->cols[3]), w, c3);
+                const size_t m = matrix_offset(ji[j]);
+                c0 = v4f_madd(column(&pc, m, 0), w, c0), c1 = v4f_madd(column(&pc, m, 1), w, c1);
+                c2 = v4f_madd(column(&pc, m, 2), w, c2), c3 = v4f_madd(column(&pc, m, 3), w, c3);
             }
         }
         store_float3(po, xform_point(c0, c1, c2, c3, pp), wide);
