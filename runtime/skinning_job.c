@@ -376,7 +376,8 @@ KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
         const v4f pp = load_float3(pin + (packed ? o12 : v * pis), last);
         const v4f nn = N ? load_float3(nin + (packed ? o12 : v * nis), last) : v4f_zero();
         const v4f tt = T ? v4f_loadu((const float *)(const void *)(tin + v * tis)) : v4f_zero();
-        char *const po = pout + (packed ? o12 : v * pos), *const no = nout + (packed ? o12 : v * nos);
+        char *const po = pout + (packed ? o12 : v * pos);
+        char *const no = N ? nout + (packed ? o12 : v * nos) : NULL; /* no offset on NULL */
         if (!N && !T && K >= 2) {
             /* Positions only: each joint transforms the point, then the results are blended
              * relative to the last joint's (r = r_last + sum w_j (r_j - r_last)), which needs
@@ -560,7 +561,7 @@ ossa_result ossa_skinning_job_run(const ossa_skinning_job *job)
         .nout = (char *)job->out_normals.data,
         .tout = (char *)job->out_tangents.data,
         .is = stride_or(job->joint_indices.stride, 2 * k),
-        .ws = stride_or(job->joint_weights.stride, 4 * (k - 1)),
+        .ws = k > 1 ? stride_or(job->joint_weights.stride, 4 * (k - 1)) : 0, /* weights may be NULL */
         .pis = stride_or(job->in_positions.stride, 12),
         .pos = stride_or(job->out_positions.stride, 12),
         .nis = stride_or(job->in_normals.stride, 12),
