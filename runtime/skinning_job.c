@@ -350,12 +350,21 @@ KERNEL v4f load_weights(const float *w, size_t K, bool last)
     return last ? v4f_load3(w) : v4f_loadu(w);
 }
 
+/* How the streams of a range are addressed. */
+enum {
+    STRIDED, /* each stream by its own stride */
+    PACKED,  /* default strides and nothing in place: 16-byte stores are safe (the next vertex
+                overwrites the 4th float), and one offset serves every 12-byte stream */
+    SHARED,  /* one interleaved input (every input stream has one stride) and one interleaved
+                output (one stride): two offsets serve every stream */
+};
+
 /* Linear blend skinning of vertices [begin, end). K: the influence count when 1..4, 0 to read
- * it from the plan. N, T: normals, tangents. packed: default strides, no stream in place, so
- * 16-byte stores are safe (the next vertex overwrites the 4th float). last: the range is the
- * job's last vertex, loaded and stored with exact sizes. */
-KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool T, bool packed, bool last)
+ * it from the plan. N, T: normals, tangents. mode: STRIDED, PACKED or SHARED. last: the range
+ * is the job's last vertex, loaded and stored with exact sizes. */
+KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool T, int mode, bool last)
 {
+    const bool packed = mode == PACKED, shared = mode == SHARED;
     const size_t k = K ? K : p->k;
     const size_t is = packed ? 2 * k : p->is, ws = packed ? 4 * (k - 1) : p->ws;
     const size_t pis = packed ? 12 : p->pis, pos = packed ? 12 : p->pos, nis = packed ? 12 : p->nis,
@@ -365,19 +374,27 @@ KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
     /* Locals, so the stores (char pointers, which may alias the plan) need no reloads. */
     const char *const idx = p->idx, *const wts = p->w, *const pin = p->pin, *const nin = p->nin, *const tin = p->tin;
     char *const pout = p->pout, *const nout = p->nout, *const tout = p->tout;
-    size_t o12 = begin * 12;
+    /* Input and output byte offsets (PACKED: the 12-byte streams'; SHARED: the interleaved
+     * buffers'), hidden from the optimiser, which would otherwise turn each stream into its own
+     * pointer and add to each per vertex. */
+    const size_t in_step = packed ? 12 : shared ? pis : 0, out_step = shared ? pos : 0;
+    size_t oi = begin * in_step, oo = begin * out_step;
     UNROLL2
-    for (size_t v = begin; v < end; ++v, o12 += 12) {
-        /* Packed: one offset for every 12-byte stream. Hidden from the optimiser, which would
-         * otherwise turn each stream into its own pointer and add to each per vertex. */
-        HIDE(o12);
-        const uint16_t *ji = (const uint16_t *)(const void *)(idx + v * is);
-        const float *jw = (const float *)(const void *)(wts + (packed && K == 4 ? o12 : v * ws));
-        const v4f pp = load_float3(pin + (packed ? o12 : v * pis), last);
-        const v4f nn = N ? load_float3(nin + (packed ? o12 : v * nis), last) : v4f_zero();
-        const v4f tt = T ? v4f_loadu((const float *)(const void *)(tin + v * tis)) : v4f_zero();
-        char *const po = pout + (packed ? o12 : v * pos);
-        char *const no = N ? nout + (packed ? o12 : v * nos) : NULL; /* no offset on NULL */
+    for (size_t v = begin; v < end; ++v, oi += in_step, oo += out_step) {
+        HIDE(oi);
+        if (shared) HIDE(oo);
+        const size_t o_idx = shared ? oi : v * is, o_w = shared || (packed && K == 4) ? oi : v * ws;
+        const size_t o_pin = packed || shared ? oi : v * pis, o_nin = packed || shared ? oi : v * nis;
+        const size_t o_tin = shared ? oi : v * tis, o_tout = shared ? oo : v * tos;
+        const size_t o_pout = packed ? oi : shared ? oo : v * pos, o_nout = packed ? oi : shared ? oo : v * nos;
+        const uint16_t *ji = (const uint16_t *)(const void *)(idx + o_idx);
+        const float *jw = (const float *)(const void *)(wts + o_w);
+        const v4f pp = load_float3(pin + o_pin, last);
+        const v4f nn = N ? load_float3(nin + o_nin, last) : v4f_zero();
+        const v4f tt = T ? v4f_loadu((const float *)(const void *)(tin + o_tin)) : v4f_zero();
+        char *const po = pout + o_pout;
+        char *const no = N ? nout + o_nout : NULL; /* no offset on NULL */
+        char *const to = T ? tout + o_tout : NULL;
         if (!N && !T && K >= 2) {
             /* Positions only: each joint transforms the point, then the results are blended
              * relative to the last joint's (r = r_last + sum w_j (r_j - r_last)), which needs
@@ -438,7 +455,7 @@ KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
         }
         store_float3(po, xform_point(c0, c1, c2, c3, pp), wide);
         if (N) store_float3(no, xform_vector(c0, c1, c2, nn), wide);
-        if (T) v4f_storeu((float *)(void *)(tout + v * tos), with_w(xform_vector(c0, c1, c2, tt), tt));
+        if (T) v4f_storeu((float *)(void *)to, with_w(xform_vector(c0, c1, c2, tt), tt));
     }
 }
 
@@ -496,17 +513,10 @@ KERNEL void dqs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
 
 typedef void (*kernel_fn)(const plan *p, size_t begin, size_t end);
 
-#define LBS_KERNEL(K, N, T, P)                                                                                         \
-    static void lbs_##K##_##N##T##P(const plan *p, size_t b, size_t e) { lbs(p, b, e, K, N, T, P, false); }
-#define LBS_KERNELS(K)                                                                                                 \
-    LBS_KERNEL(K, 0, 0, 0)                                                                                             \
-    LBS_KERNEL(K, 0, 0, 1)                                                                                             \
-    LBS_KERNEL(K, 0, 1, 0)                                                                                             \
-    LBS_KERNEL(K, 0, 1, 1)                                                                                             \
-    LBS_KERNEL(K, 1, 0, 0)                                                                                             \
-    LBS_KERNEL(K, 1, 0, 1)                                                                                             \
-    LBS_KERNEL(K, 1, 1, 0)                                                                                             \
-    LBS_KERNEL(K, 1, 1, 1)
+#define LBS_KERNEL(K, N, T, M)                                                                                         \
+    static void lbs_##K##_##N##T##_##M(const plan *p, size_t b, size_t e) { lbs(p, b, e, K, N, T, M, false); }
+#define LBS_KERNELS_NT(K, N, T) LBS_KERNEL(K, N, T, STRIDED) LBS_KERNEL(K, N, T, PACKED) LBS_KERNEL(K, N, T, SHARED)
+#define LBS_KERNELS(K)          LBS_KERNELS_NT(K, 0, 0) LBS_KERNELS_NT(K, 0, 1) LBS_KERNELS_NT(K, 1, 0) LBS_KERNELS_NT(K, 1, 1)
 #define DQS_KERNEL(K, N, T)                                                                                            \
     static void dqs_##K##_##N##T(const plan *p, size_t b, size_t e) { dqs(p, b, e, K, N, T, false); }
 #define DQS_KERNELS(K) DQS_KERNEL(K, 0, 0) DQS_KERNEL(K, 0, 1) DQS_KERNEL(K, 1, 0) DQS_KERNEL(K, 1, 1)
@@ -522,15 +532,16 @@ DQS_KERNELS(2)
 DQS_KERNELS(3)
 DQS_KERNELS(4)
 
+#define LBS_MODES(K, N, T)                                                                                             \
+    {                                                                                                                  \
+        lbs_##K##_##N##T##_STRIDED, lbs_##K##_##N##T##_PACKED, lbs_##K##_##N##T##_SHARED                               \
+    }
 #define LBS_ROW(K)                                                                                                     \
     {                                                                                                                  \
-        {{lbs_##K##_000, lbs_##K##_001}, {lbs_##K##_010, lbs_##K##_011}},                                              \
-        {                                                                                                              \
-            {lbs_##K##_100, lbs_##K##_101}, { lbs_##K##_110, lbs_##K##_111 }                                           \
-        }                                                                                                              \
+        {LBS_MODES(K, 0, 0), LBS_MODES(K, 0, 1)}, { LBS_MODES(K, 1, 0), LBS_MODES(K, 1, 1) }                           \
     }
-/* [influences or 0][normals][tangents][packed] */
-static const kernel_fn lbs_kernels[5][2][2][2] = {LBS_ROW(0), LBS_ROW(1), LBS_ROW(2), LBS_ROW(3), LBS_ROW(4)};
+/* [influences or 0][normals][tangents][mode] */
+static const kernel_fn lbs_kernels[5][2][2][3] = {LBS_ROW(0), LBS_ROW(1), LBS_ROW(2), LBS_ROW(3), LBS_ROW(4)};
 #define DQS_ROW(K)                                                                                                     \
     {                                                                                                                  \
         {dqs_##K##_00, dqs_##K##_01}, { dqs_##K##_10, dqs_##K##_11 }                                                   \
@@ -540,7 +551,7 @@ static const kernel_fn dqs_kernels[5][2][2] = {DQS_ROW(0), DQS_ROW(1), DQS_ROW(2
 /* The last vertex (exact-size loads and stores), any influence count and streams. */
 static void lbs_last(const plan *p, size_t b, size_t e)
 {
-    lbs(p, b, e, 0, p->nin != NULL, p->tin != NULL, false, true);
+    lbs(p, b, e, 0, p->nin != NULL, p->tin != NULL, STRIDED, true);
 }
 static void dqs_last(const plan *p, size_t b, size_t e) { dqs(p, b, e, 0, p->nin != NULL, p->tin != NULL, true); }
 
@@ -578,7 +589,11 @@ ossa_result ossa_skinning_job_run(const ossa_skinning_job *job)
         const bool packed = p.is == 2 * k && (k == 1 || p.ws == 4 * (k - 1)) && p.pis == 12 && p.pos == 12 &&
                             p.pin != p.pout && (!normals || (p.nis == 12 && p.nos == 12 && p.nin != p.nout)) &&
                             (!tangents || (p.tis == 16 && p.tos == 16 && p.tin != p.tout));
-        lbs_kernels[K][normals][tangents][packed](&p, 0, n - 1);
+        /* One interleaved input and one interleaved output (in place or not). */
+        const bool shared = p.is == p.pis && (k == 1 || p.ws == p.pis) &&
+                            (!normals || (p.nis == p.pis && p.nos == p.pos)) &&
+                            (!tangents || (p.tis == p.pis && p.tos == p.pos));
+        lbs_kernels[K][normals][tangents][packed ? PACKED : shared ? SHARED : STRIDED](&p, 0, n - 1);
         lbs_last(&p, n - 1, n);
     } else {
         dqs_kernels[K][normals][tangents](&p, 0, n - 1);

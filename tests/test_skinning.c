@@ -250,20 +250,30 @@ static void run_against_reference(ossa_skinning_method method)
     const size_t ks[] = {1, 2, 3, 4, 6}, ns[] = {1, 2, 37, 100};
     for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ++ki)
         for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ++ni)
-            for (int variant = 0; variant < 4; ++variant) {
-                const bool interleaved = variant & 1, nt = variant & 2;
+            for (int variant = 0; variant < 6; ++variant) {
+                /* packed; interleaved; interleaved input into packed outputs (each stream its
+                 * own stride) */
+                const int streams = variant % 3;
+                const bool nt = variant >= 3;
                 mesh m = random_mesh(ns[ni], ks[ki], &s);
                 ossa_skinning_job job = {.method = method,
                                          .palette = pal,
                                          .palette_count = JOINTS,
                                          .dual_quats = dq,
                                          .dual_quat_count = JOINTS};
-                buffers b;
-                layout(&job, &b, &m, interleaved, nt);
+                buffers b, bo;
+                layout(&job, &b, &m, streams > 0, nt);
+                if (streams == 2) {
+                    ossa_skinning_job jo = job;
+                    layout(&jo, &bo, &m, false, nt);
+                    job.out_positions = jo.out_positions, job.out_normals = jo.out_normals;
+                    job.out_tangents = jo.out_tangents;
+                }
                 assert_int_equal(ossa_skinning_job_run(&job), OSSA_OK);
                 check(&job, &m, pal, dq);
-                assert_untouched(&job, &b);
+                assert_untouched(&job, streams == 2 ? &bo : &b);
                 buffers_free(&b);
+                if (streams == 2) buffers_free(&bo);
                 mesh_free(&m);
             }
     free(pal), free(dq);
