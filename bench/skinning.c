@@ -62,6 +62,9 @@ static const measure measures[] = {
 };
 #define MEASURE_COUNT (sizeof measures / sizeof *measures)
 
+/* 16-byte aligned memory; C11's aligned_alloc wants a size that is a multiple of 16. */
+static void *alloc16(size_t size) { return aligned_alloc(16, (size + 15) & ~(size_t)15); }
+
 static uint32_t next_random(uint32_t *s)
 {
     *s ^= *s << 13, *s ^= *s >> 17, *s ^= *s << 5;
@@ -112,10 +115,10 @@ static bool pab_palette(const char *shared, ossa_float4x4 *palette, ossa_dual_qu
          ossa_animation_init(&anim, anim_blob.data, anim_blob.size) == OSSA_OK;
     if (ok) {
         const size_t ctx_size = ossa_sampling_context_size(skel.joint_count);
-        void *ctx_mem = aligned_alloc(16, ctx_size);
-        ossa_soa_transform *pose = aligned_alloc(16, skel.soa_count * sizeof *pose);
-        ossa_float4x4 *model = aligned_alloc(16, JOINTS * sizeof *model);
-        ossa_float4x4 *bind = aligned_alloc(16, JOINTS * sizeof *bind);
+        void *ctx_mem = alloc16(ctx_size);
+        ossa_soa_transform *pose = alloc16(skel.soa_count * sizeof *pose);
+        ossa_float4x4 *model = alloc16(JOINTS * sizeof *model);
+        ossa_float4x4 *bind = alloc16(JOINTS * sizeof *bind);
         ossa_sampling_job sample = {&anim,
                                     ossa_sampling_context_init(ctx_mem, ctx_size, skel.joint_count),
                                     .5f,
@@ -165,12 +168,12 @@ static double run(const measure *me, const ossa_float4x4 *palette, const ossa_du
     /* Interleaved: one vertex buffer {position, normal, tangent, indices, weights}, and one
      * output buffer {position, normal, tangent}. */
     const size_t in_stride = (12 + 12 + 16 + 2 * k + 4 * (k - 1) + 3) & ~(size_t)3, out_stride = 40;
-    char *in = aligned_alloc(16, n * in_stride + 64), *out = aligned_alloc(16, n * out_stride + 64);
-    float *pos = aligned_alloc(16, n * 12 + 16), *nrm = aligned_alloc(16, n * 12 + 16);
-    float *tan = aligned_alloc(16, n * 16), *opos = aligned_alloc(16, n * 12 + 16);
-    float *onrm = aligned_alloc(16, n * 12 + 16), *otan = aligned_alloc(16, n * 16);
-    uint16_t *idx = aligned_alloc(16, n * k * 2 + 16);
-    float *w = aligned_alloc(16, n * 4 * (k - 1) + 16);
+    char *in = alloc16(n * in_stride + 64), *out = alloc16(n * out_stride + 64);
+    float *pos = alloc16(n * 12 + 16), *nrm = alloc16(n * 12 + 16);
+    float *tan = alloc16(n * 16), *opos = alloc16(n * 12 + 16);
+    float *onrm = alloc16(n * 12 + 16), *otan = alloc16(n * 16);
+    uint16_t *idx = alloc16(n * k * 2 + 16);
+    float *w = alloc16(n * 4 * (k - 1) + 16);
     uint32_t s = 12345;
     for (size_t v = 0; v < n; ++v) {
         float *pv = (float *)(void *)(in + v * in_stride);
@@ -256,8 +259,8 @@ int main(int argc, char **argv)
         }
     }
     if (only >= (long)MEASURE_COUNT) return fprintf(stderr, "ossa-bench-skinning: no measure %ld\n", only), 2;
-    ossa_float4x4 *palette = aligned_alloc(16, JOINTS * sizeof *palette);
-    ossa_dual_quat *dqs = aligned_alloc(16, JOINTS * sizeof *dqs);
+    ossa_float4x4 *palette = alloc16(JOINTS * sizeof *palette);
+    ossa_dual_quat *dqs = alloc16(JOINTS * sizeof *dqs);
     if (!pab_palette(shared, palette, dqs)) {
         fprintf(stderr, "ossa-bench-skinning: pab files not found (OSSA_SHARED_DATA or --shared): synthetic "
                         "67-joint palette\n");

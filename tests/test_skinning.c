@@ -14,6 +14,9 @@
 #define JOINTS   13
 #define SENTINEL 0xa5
 
+/* 16-byte aligned memory; C11's aligned_alloc wants a size that is a multiple of 16. */
+static void *alloc16(size_t size) { return aligned_alloc(16, (size + 15) & ~(size_t)15); }
+
 /* ---- random data ---- */
 
 static ossa_float4x4 random_matrix(uint32_t *s, bool rigid)
@@ -148,9 +151,9 @@ static void layout(ossa_skinning_job *job, buffers *b, const mesh *m, bool inter
     if (interleaved) {
         b->w_off = (40 + 2 * k + 3) & ~(size_t)3;
         b->in_stride = b->w_off + 4 * (k - 1) + 4, b->out_stride = 4 + 40 + 8;
-        b->in = aligned_alloc(16, n * b->in_stride + 16);
+        b->in = alloc16(n * b->in_stride + 16);
         b->out_size = n * b->out_stride + 16;
-        b->out = aligned_alloc(16, b->out_size);
+        b->out = alloc16(b->out_size);
         memset(b->out, SENTINEL, b->out_size);
         for (size_t v = 0; v < n; ++v) {
             unsigned char *e = b->in + v * b->in_stride;
@@ -175,7 +178,7 @@ static void layout(ossa_skinning_job *job, buffers *b, const mesh *m, bool inter
     memcpy(b->pos, m->pos, n * 12), memcpy(b->nrm, m->nrm, n * 12), memcpy(b->tan, m->tan, n * 16);
     memcpy(b->w, m->w, n * 4 * (k - 1)), memcpy(b->idx, m->idx, n * 2 * k);
     b->out_size = n * 40 + 3 * 16;
-    b->out = aligned_alloc(16, b->out_size);
+    b->out = alloc16(b->out_size);
     memset(b->out, SENTINEL, b->out_size);
     b->opos = (float *)(void *)b->out, b->onrm = (float *)(void *)(b->out + n * 12 + 16);
     b->otan = (float *)(void *)(b->out + n * 24 + 32);
@@ -241,8 +244,8 @@ static void check(const ossa_skinning_job *job, const mesh *m, const ossa_float4
 static void run_against_reference(ossa_skinning_method method)
 {
     uint32_t s = 99;
-    ossa_float4x4 *pal = aligned_alloc(16, JOINTS * sizeof *pal);
-    ossa_dual_quat *dq = aligned_alloc(16, JOINTS * sizeof *dq);
+    ossa_float4x4 *pal = alloc16(JOINTS * sizeof *pal);
+    ossa_dual_quat *dq = alloc16(JOINTS * sizeof *dq);
     for (size_t j = 0; j < JOINTS; ++j) {
         pal[j] = random_matrix(&s, method == OSSA_SKINNING_DUAL_QUAT);
         dq[j] = ossa_dual_quat_from_float4x4(&pal[j]);
@@ -296,8 +299,8 @@ static void test_in_place(void **state)
 {
     (void)state;
     uint32_t s = 5;
-    ossa_float4x4 *pal = aligned_alloc(16, JOINTS * sizeof *pal);
-    ossa_dual_quat *dq = aligned_alloc(16, JOINTS * sizeof *dq);
+    ossa_float4x4 *pal = alloc16(JOINTS * sizeof *pal);
+    ossa_dual_quat *dq = alloc16(JOINTS * sizeof *dq);
     for (size_t j = 0; j < JOINTS; ++j) pal[j] = random_matrix(&s, true), dq[j] = ossa_dual_quat_from_float4x4(&pal[j]);
     for (int method = 0; method < 2; ++method)
         for (int interleaved = 0; interleaved < 2; ++interleaved) {
