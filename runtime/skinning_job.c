@@ -460,10 +460,18 @@ KERNEL void lbs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
 }
 
 /* p rotated by unit quaternion r (x, y, z, w lanes): p + 2 r.xyz x (r.xyz x p + r.w p). */
-KERNEL v4f rotate(v4f r, v4f rw, v4f p)
+/* a x b (lanes 0..2), with a's lanes (y, z, x, w) precomputed once for several products. */
+KERNEL v4f cross_with(v4f a, v4f a_yzx, v4f b)
 {
-    const v4f t = v4f_add(v4f_cross3(r, p), v4f_mul(rw, p));
-    const v4f c = v4f_cross3(r, t);
+    const v4f c = v4f_sub(v4f_mul(a, V4F_SHUFFLE(b, b, 1, 2, 0, 3)), v4f_mul(a_yzx, b));
+    return V4F_SHUFFLE(c, c, 1, 2, 0, 3);
+}
+
+/* p rotated by unit quaternion r (x, y, z, w lanes): p + 2 r.xyz x (r.xyz x p + r.w p). */
+KERNEL v4f rotate(v4f r, v4f r_yzx, v4f rw, v4f p)
+{
+    const v4f t = v4f_add(cross_with(r, r_yzx, p), v4f_mul(rw, p));
+    const v4f c = cross_with(r, r_yzx, t);
     return v4f_add(p, v4f_add(c, c));
 }
 
@@ -480,6 +488,7 @@ KERNEL void dqs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
     char *const pout = p->pout, *const nout = p->nout, *const tout = p->tout;
     const size_t is = p->is, ws = p->ws, pis = p->pis, pos = p->pos, nis = p->nis, nos = p->nos, tis = p->tis,
                  tos = p->tos;
+    UNROLL2
     for (size_t v = begin; v < end; ++v) {
         const uint16_t *ji = (const uint16_t *)(const void *)(idx + v * is);
         const float *jw = (const float *)(const void *)(wts + v * ws);
@@ -489,25 +498,28 @@ KERNEL void dqs(const plan *p, size_t begin, size_t end, size_t K, bool N, bool 
         const v4f r0 = v4f_load(dq[ji[0]].real), d0 = v4f_load(dq[ji[0]].dual);
         v4f r = r0, d = d0;
         if (k > 1) {
-            float wl = 1.f - jw[0];
-            const v4f w0 = v4f_set1(jw[0]);
+            /* K 3 and 4: the explicit weights in one load, splat per influence. */
+            const bool vec = K == 3 || K == 4;
+            const v4f wv = vec ? load_weights(jw, K, last) : v4f_zero();
+            const v4f w0 = vec ? splat_lane(wv, 0) : v4f_set1(jw[0]);
+            v4f wl = v4f_sub(v4f_one(), w0);
             r = v4f_mul(r0, w0), d = v4f_mul(d0, w0);
             for (size_t j = 1; j < k; ++j) {
-                const float wj = j + 1 < k ? jw[j] : wl;
-                wl -= wj;
+                v4f w = wl;
+                if (j + 1 < k) w = vec ? splat_lane(wv, j) : v4f_set1(jw[j]), wl = v4f_sub(wl, w);
                 const v4f rj = v4f_load(dq[ji[j]].real), dj = v4f_load(dq[ji[j]].dual);
-                const v4f w = v4f_xor(v4f_set1(wj), v4f_and(v4f_dot4(r0, rj), sign_bit));
+                w = v4f_xor(w, v4f_and(v4f_dot4(r0, rj), sign_bit));
                 r = v4f_madd(rj, w, r), d = v4f_madd(dj, w, d);
             }
             const v4f inv = v4f_rsqrt(v4f_dot4(r, r));
             r = v4f_mul(r, inv), d = v4f_mul(d, inv);
         }
-        const v4f rw = V4F_SPLAT(r, 3), dw = V4F_SPLAT(d, 3);
+        const v4f rw = V4F_SPLAT(r, 3), dw = V4F_SPLAT(d, 3), r_yzx = V4F_SHUFFLE(r, r, 1, 2, 0, 3);
         /* translation: 2 (r.w d.xyz - d.w r.xyz + r.xyz x d.xyz) */
-        const v4f t = v4f_add(v4f_sub(v4f_mul(rw, d), v4f_mul(dw, r)), v4f_cross3(r, d));
-        store_float3(pout + v * pos, v4f_add(rotate(r, rw, pp), v4f_add(t, t)), false);
-        if (N) store_float3(nout + v * nos, rotate(r, rw, nn), false);
-        if (T) v4f_storeu((float *)(void *)(tout + v * tos), with_w(rotate(r, rw, tt), tt));
+        const v4f t = v4f_add(v4f_sub(v4f_mul(rw, d), v4f_mul(dw, r)), cross_with(r, r_yzx, d));
+        store_float3(pout + v * pos, v4f_add(rotate(r, r_yzx, rw, pp), v4f_add(t, t)), false);
+        if (N) store_float3(nout + v * nos, rotate(r, r_yzx, rw, nn), false);
+        if (T) v4f_storeu((float *)(void *)(tout + v * tos), with_w(rotate(r, r_yzx, rw, tt), tt));
     }
 }
 
