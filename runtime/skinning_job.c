@@ -123,12 +123,18 @@ static size_t stride_or(size_t stride, size_t packed) { return stride ? stride :
 
 /* Whether two streams over `n` elements share a byte. Streams of one interleaved buffer (the
  * same stride, fields at disjoint offsets within it) do not. */
+/* Bytes from the first element's start to the last one's end, saturated (a count too large
+ * for the address space then overlaps everything rather than wrapping around). */
+static size_t span_bytes(span a, size_t n)
+{
+    if (n - 1 > (SIZE_MAX - a.size) / a.stride) return SIZE_MAX - a.begin;
+    return (n - 1) * a.stride + a.size;
+}
+
 static bool spans_conflict(span a, span b, size_t n)
 {
     if (!a.begin || !b.begin || n == 0) return false;
-    if (!ossa__overlaps((const void *)a.begin, (n - 1) * a.stride + a.size, (const void *)b.begin,
-                        (n - 1) * b.stride + b.size))
-        return false;
+    if (!ossa__overlaps((const void *)a.begin, span_bytes(a, n), (const void *)b.begin, span_bytes(b, n))) return false;
     if (a.stride != b.stride) return true;
     const size_t s = a.stride;
     const size_t r = b.begin >= a.begin ? (b.begin - a.begin) % s : (s - (a.begin - b.begin) % s) % s;
@@ -247,7 +253,7 @@ ossa_result ossa_skinning_job_validate(const ossa_skinning_job *job)
         }
         for (int p = o + 1; p < 3; ++p)
             if (spans_conflict(out[o], out[p], n)) return OSSA_ERROR_ALIASING;
-        if (ossa__overlaps((const void *)out[o].begin, (n - 1) * out[o].stride + out[o].size, palette, palette_bytes))
+        if (ossa__overlaps((const void *)out[o].begin, span_bytes(out[o], n), palette, palette_bytes))
             return OSSA_ERROR_ALIASING;
     }
     if (indices_out_of_range(&job->joint_indices, k, n, linear ? job->palette_count : job->dual_quat_count))

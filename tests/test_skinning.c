@@ -585,6 +585,11 @@ static void test_errors(void **state)
     f.job.out_normals.data = f.out + 3, expect(&f, OSSA_ERROR_ALIASING);
     f.job.palette = (const ossa_float4x4 *)(const void *)f.out, f.job.palette_count = 1,
     expect(&f, OSSA_ERROR_ALIASING);
+    /* a vertex count whose spans would wrap around the address space overlaps everything */
+    f.job.vertex_count = SIZE_MAX / 8, f.job.joint_indices.count = f.job.joint_weights.count = SIZE_MAX;
+    f.job.in_positions.count = f.job.in_normals.count = f.job.in_tangents.count = SIZE_MAX;
+    f.job.out_positions.count = f.job.out_normals.count = f.job.out_tangents.count = SIZE_MAX;
+    expect(&f, OSSA_ERROR_ALIASING);
     /* joint indices beyond the palette: packed (SIMD pass) and strided, and the limit's edge */
     f.job.palette_count = 3, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
     f.job.joint_indices.stride = 8, f.job.palette_count = 1, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
