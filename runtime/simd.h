@@ -67,6 +67,40 @@ static inline void v4f_transpose4(v4f *r0, v4f *r1, v4f *r2, v4f *r3)
     *r3 = simde_mm_movehl_ps(t3, t2);
 }
 
+/* Lanes (a[i0], a[i1], b[i2], b[i3]); indices constant 0..3. */
+#define V4F_SHUFFLE(a, b, i0, i1, i2, i3) simde_mm_shuffle_ps((a), (b), SIMDE_MM_SHUFFLE(i3, i2, i1, i0))
+/* Three floats at p (4-byte aligned) in lanes 0..2, lane 3 zero; reads exactly 12 bytes. */
+static inline v4f v4f_load3(const float *p)
+{
+    return simde_mm_movelh_ps(simde_mm_castsi128_ps(simde_mm_loadl_epi64((const simde__m128i *)(const void *)p)),
+                              simde_mm_load_ss(p + 2));
+}
+/* Two floats at p in lanes 0..1, lanes 2..3 zero; reads exactly 8 bytes. */
+static inline v4f v4f_load2(const float *p)
+{
+    return simde_mm_castsi128_ps(simde_mm_loadl_epi64((const simde__m128i *)(const void *)p));
+}
+/* Lanes 0..2 of v to p (4-byte aligned); writes exactly 12 bytes. */
+static inline void v4f_store3(float *p, v4f v)
+{
+    simde_mm_storel_epi64((simde__m128i *)(void *)p, simde_mm_castps_si128(v));
+    simde_mm_store_ss(p + 2, simde_mm_movehl_ps(v, v));
+}
+/* The dot product of all four lanes, in every lane. */
+static inline v4f v4f_dot4(v4f a, v4f b)
+{
+    const v4f m = v4f_mul(a, b);
+    const v4f s = v4f_add(m, V4F_SHUFFLE(m, m, 1, 0, 3, 2));
+    return v4f_add(s, V4F_SHUFFLE(s, s, 2, 3, 0, 1));
+}
+/* Cross product of lanes 0..2 (lane 3 of the result is 0 for finite inputs). */
+static inline v4f v4f_cross3(v4f a, v4f b)
+{
+    const v4f a_yzx = V4F_SHUFFLE(a, a, 1, 2, 0, 3), b_yzx = V4F_SHUFFLE(b, b, 1, 2, 0, 3);
+    const v4f c = v4f_sub(v4f_mul(a, b_yzx), v4f_mul(a_yzx, b));
+    return V4F_SHUFFLE(c, c, 1, 2, 0, 3);
+}
+
 /* ---- int4 ---- */
 static inline v4i v4i_set(int32_t x, int32_t y, int32_t z, int32_t w) { return simde_mm_setr_epi32(x, y, z, w); }
 static inline v4i v4i_set1(int32_t i) { return simde_mm_set1_epi32(i); }
@@ -115,6 +149,25 @@ static inline v4i v8u16_mullo(v4i a, v4i b) { return simde_mm_mullo_epi16(a, b);
 static inline void v4i_storeu(uint32_t *p, v4i v) { simde_mm_storeu_si128((simde__m128i *)(void *)p, v); }
 static inline v4i v8u16_lo32(v4i a) { return simde_mm_unpacklo_epi16(a, simde_mm_setzero_si128()); }
 static inline v4i v8u16_hi32(v4i a) { return simde_mm_unpackhi_epi16(a, simde_mm_setzero_si128()); }
+/* Four u16 at p (2-byte aligned) in lanes 0..3, lanes 4..7 zero; reads exactly 8 bytes. */
+static inline v4i v8u16_load4(const uint16_t *p) { return simde_mm_loadl_epi64((const simde__m128i *)(const void *)p); }
+static inline v4i v4i_xor(v4i a, v4i b) { return simde_mm_xor_si128(a, b); }
+/* Per-lane signed maximum of 8 x i16. */
+static inline v4i v8i16_max(v4i a, v4i b) { return simde_mm_max_epi16(a, b); }
+/* Per-lane unsigned maximum of 8 x u16 (SSE2 has only the signed one: bias by 0x8000). */
+static inline v4i v8u16_max(v4i a, v4i b)
+{
+    const v4i bias = simde_mm_set1_epi16((int16_t)-32768);
+    return simde_mm_xor_si128(simde_mm_max_epi16(simde_mm_xor_si128(a, bias), simde_mm_xor_si128(b, bias)), bias);
+}
+/* The largest of the 8 u16 lanes. */
+static inline uint32_t v8u16_hmax(v4i a)
+{
+    a = v8u16_max(a, simde_mm_shuffle_epi32(a, SIMDE_MM_SHUFFLE(1, 0, 3, 2)));
+    a = v8u16_max(a, simde_mm_shuffle_epi32(a, SIMDE_MM_SHUFFLE(2, 3, 0, 1)));
+    a = v8u16_max(a, simde_mm_srli_epi32(a, 16));
+    return (uint32_t)simde_mm_cvtsi128_si32(a) & 0xffffu;
+}
 static inline uint32_t v8u16_last(v4i a) { return (uint32_t)simde_mm_extract_epi16(a, 7) & 0xffffu; }
 #define V8U16_SRL(v, n)        simde_mm_srli_epi16((v), (n))
 #define V128_SHIFT_BYTES(v, n) simde_mm_slli_si128((v), (n))

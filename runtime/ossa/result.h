@@ -60,7 +60,13 @@ extern "C" {
     X(ERROR_NO_REST_POSE, "the job has no rest pose, or one with fewer joints than it needs")                          \
     X(ERROR_JOINT_WEIGHTS_TOO_SMALL, "a layer's joint weights cover fewer joints than the rest pose")                  \
     X(ERROR_NO_TRACK, "the job has no track")                                                                          \
-    X(ERROR_TRACK_TYPE_MISMATCH, "the track's value type is not the one the job needs")
+    X(ERROR_TRACK_TYPE_MISMATCH, "the track's value type is not the one the job needs")                                \
+    /* skinning errors */                                                                                              \
+    X(ERROR_NO_PALETTE, "the skinning job has no palette for its method")                                              \
+    X(ERROR_NO_JOINT_DATA, "the skinning job has no joint indices, or no weights for several influences")              \
+    X(ERROR_INVALID_INFLUENCES, "the influence count is 0")                                                            \
+    X(ERROR_INVALID_JOINT_INDEX, "a joint index or remap entry is not below the palette or skeleton size")             \
+    X(ERROR_INVALID_STRIDE, "a stride is smaller than its element or not a multiple of the element's alignment")
 
 /* Result code of every ossa function that can fail. OSSA_OK is 0. */
 typedef enum ossa_result {
