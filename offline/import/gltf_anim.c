@@ -173,7 +173,11 @@ static double chord_error(const float *v0, const float *b0, const float *a1, con
                           bool rotation, size_t parts)
 {
     double size = 1, worst = 0, a[4], b[4], m[4];
-    for (size_t c = 0; c < width; ++c) size = fmax(size, fmax(fabs((double)v0[c]), fabs((double)v1[c])));
+    /* Plain comparisons: GCC 12's AArch64 vectoriser crashes on these as fmax reductions. */
+    for (size_t c = 0; c < width; ++c) {
+        const double e = fabs((double)v0[c]) > fabs((double)v1[c]) ? fabs((double)v0[c]) : fabs((double)v1[c]);
+        if (e > size) size = e;
+    }
     hermite(v0, b0, a1, v1, dt, width, 0.0, a);
     for (size_t p = 0; p < parts; ++p) {
         hermite(v0, b0, a1, v1, dt, width, (p + 1.0) / (double)parts, b);
@@ -181,7 +185,10 @@ static double chord_error(const float *v0, const float *b0, const float *a1, con
         double chord[4], nc = 0, nm = 0;
         for (size_t c = 0; c < width; ++c) chord[c] = (a[c] + b[c]) / 2, nc += chord[c] * chord[c], nm += m[c] * m[c];
         nc = rotation && nc > 0 ? sqrt(nc) : 1, nm = rotation && nm > 0 ? sqrt(nm) : 1;
-        for (size_t c = 0; c < width; ++c) worst = fmax(worst, fabs(chord[c] / nc - m[c] / nm) / size);
+        for (size_t c = 0; c < width; ++c) {
+            const double e = fabs(chord[c] / nc - m[c] / nm) / size;
+            if (e > worst) worst = e;
+        }
         memcpy(a, b, sizeof a);
     }
     return worst;
@@ -345,7 +352,7 @@ static ossa_result weights_tracks(anim *x, const ossa__gltf_channel *ch, size_t 
         ossa_raw_track *t = NULL;
         if (!r && (r = ossa_import_output_add_track(out, OSSA_TRACK_FLOAT, list.count, &t)))
             r = FAIL(x, r, "cannot add a track of %zu keys", list.count);
-        char name[256], prefix[80] = "", base[96], target[96];
+        char name[300], prefix[80] = "", base[96], target[96];
         if (!r) {
             if (x->s->animation_count > 1) {
                 if (cJSON_IsString(anim_name) && anim_name->valuestring[0])
