@@ -127,3 +127,25 @@ ossa_result ossa_archive_animation(const ossa_archive *archive, size_t index, os
     if (chunk.version != OSSA_ANIMATION_BLOB_VERSION) return OSSA_ERROR_UNSUPPORTED_VERSION;
     return ossa_animation_init(animation, chunk.data, chunk.size);
 }
+
+bool ossa_archive_meta(const ossa_archive *archive, const char *key, char *buffer, size_t size)
+{
+    ossa_archive_chunk c;
+    if (!archive || !key || !buffer || !size || ossa_archive_find(archive, OSSA_TAG_META, 0, &c) != OSSA_OK)
+        return false;
+    const char *text = c.data;
+    const size_t klen = strlen(key);
+    for (size_t at = 0; at < c.size;) {
+        const char *line = text + at;
+        const char *end = memchr(line, '\n', c.size - at);
+        const size_t len = end ? (size_t)(end - line) : c.size - at;
+        if (len > klen && !memcmp(line, key, klen) && line[klen] == '=') {
+            const size_t n = len - klen - 1 < size - 1 ? len - klen - 1 : size - 1;
+            memcpy(buffer, line + klen + 1, n);
+            buffer[n] = 0;
+            return true;
+        }
+        at += len + 1;
+    }
+    return false;
+}

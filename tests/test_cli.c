@@ -11,7 +11,9 @@
 
 #include "metroid_writer.h"
 #include "ossa/archive.h"
+#include "ossa/sampling_job.h"
 #include "ossa/offline/error.h"
+#include "ossa/offline/import_gltf.h"
 #include "ossa/offline/import_metroid.h"
 #include "test_util.h"
 #include "tools.h"
@@ -600,6 +602,65 @@ static void retarget_onto_another_skeleton(void **state)
     assert_int_equal(run_bake(5, lonely), 2);
 }
 
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+/* ossa export writes a GLB that the native glTF importer reads back to the same poses: every
+ * joint at every time point of the clip, in metres (the archive's unit applied). */
+static void export_reimports_to_the_same_poses(void **state)
+{
+    (void)state;
+    need_assimp();
+    char in[512], out[512], glb[512];
+    snprintf(in, sizeof in, "%s", tiny_bvh("dance.bvh", "0.1"));
+    snprintf(out, sizeof out, "%s", path_in("dance.ossa"));
+    snprintf(glb, sizeof glb, "%s", path_in("dance.glb"));
+    const char *bake[] = {in, "-o", out, "-q", "--unit-scale", "0.01"};
+    assert_int_equal(run_bake(6, bake), 0);
+    const char *exp[] = {out, "-o", glb};
+    assert_int_equal(tool_export(3, (char **)(uintptr_t)exp), 0);
+    const char *no_out[] = {out};
+    assert_int_equal(tool_export(1, (char **)(uintptr_t)no_out), 2);
+    size_t size = 0, glb_size = 0;
+    void *data = tool_read_file(out, &size), *bytes = tool_read_file(glb, &glb_size);
+    assert_non_null(data);
+    assert_non_null(bytes);
+    ossa_archive ar;
+    ossa_skeleton skel;
+    ossa_animation anim;
+    assert_int_equal(ossa_archive_init(&ar, data, size), OSSA_OK);
+    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+    assert_int_equal(ossa_archive_animation(&ar, 0, &anim), OSSA_OK);
+    ossa_import_output back = {0};
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_import_gltf(bytes, glb_size, NULL, &back, &diag), OSSA_OK);
+    assert_int_equal(back.skeleton.joint_count, skel.joint_count);
+    assert_int_equal(back.animation_count, 1);
+    const size_t J = skel.joint_count, ctx_size = ossa_sampling_context_size(J);
+    void *mem = aligned_alloc(16, (ctx_size + 15) & ~(size_t)15);
+    ossa_soa_transform *pose = aligned_alloc(16, (skel.soa_count + 1) * sizeof *pose);
+    ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, J);
+    ossa_transform raw[16];
+    for (size_t f = 0; f < anim.frame_count; ++f) {
+        const float ratio = anim.timepoints ? anim.timepoints[f] : (float)f / (float)(anim.frame_count - 1);
+        const ossa_sampling_job job = {&anim, ctx, ratio, pose, skel.soa_count, skel.rest_pose, skel.soa_count};
+        assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+        assert_int_equal(ossa_raw_animation_sample(&back.animations[0], ratio * anim.duration, raw, 16), OSSA_OK);
+        for (size_t j = 0; j < J; ++j) {
+            const int k = ossa_skeleton_find_joint(&skel, back.skeleton.joints[j].name);
+            assert_true(k >= 0);
+            const ossa_transform t = ossa_soa_transform_get(&pose[k / 4], k % 4);
+            assert_true(fabsf(raw[j].translation.x - .01f * t.translation.x) < 1e-6f);
+            assert_true(fabsf(raw[j].translation.y - .01f * t.translation.y) < 1e-6f);
+            assert_true(fabsf(raw[j].translation.z - .01f * t.translation.z) < 1e-6f);
+            const float dot = raw[j].rotation.x * t.rotation.x + raw[j].rotation.y * t.rotation.y +
+                              raw[j].rotation.z * t.rotation.z + raw[j].rotation.w * t.rotation.w;
+            assert_true(fabsf(fabsf(dot) - 1.f) < 1e-5f);
+        }
+    }
+    free(mem), free(pose), free(data), free(bytes);
+    ossa_import_output_destroy(&back);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -617,6 +678,9 @@ int main(void)
         cmocka_unit_test(maya_clip_binds_to_skeleton),
         cmocka_unit_test(root_motion_tracks),
         cmocka_unit_test(retarget_onto_another_skeleton),
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+        cmocka_unit_test(export_reimports_to_the_same_poses),
+#endif
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -92,6 +92,9 @@ int tool_compare_doubles(const void *pa, const void *pb);
 double tool_now(void);
 
 int tool_bake(int argc, char **argv);
+/* `ossa export IN.ossa -o OUT.glb`: the skeleton and clips as glTF 2.0 (tools/export.c). */
+int tool_export(int argc, char **argv);
+
 /* `ossa formats`: prints the import format registry; argc/argv after the command. */
 int tool_formats(int argc, char **argv);
 int tool_info(int argc, char **argv);

@@ -92,6 +92,12 @@ OSSA_API uint32_t ossa__archive_table_crc(const uint8_t *archive, uint32_t chunk
  * `*track` is zeroed on error. Implemented in track.c. */
 OSSA_API ossa_result ossa_archive_track(const ossa_archive *archive, size_t index, ossa_track *track);
 
+/* The value of the first "key=value" line of the archive's META chunk whose key is `key`,
+ * copied into `buffer` (`size` bytes, NUL-terminated, cut to fit). Returns false when there
+ * is no META chunk, no such line, or a NULL argument. The META chunk is UTF-8 text written by
+ * the offline tools (docs/archive-format.md); nothing here depends on it. */
+OSSA_API bool ossa_archive_meta(const ossa_archive *archive, const char *key, char *buffer, size_t size);
+
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of `size` bytes, continuing from `crc`
  * (start with 0). */
 OSSA_API uint32_t ossa_crc32(uint32_t crc, const void *data, size_t size);

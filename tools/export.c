@@ -1,0 +1,329 @@
+/* ossa export IN.ossa -o OUT.glb: the skeleton and the baked clips as binary glTF 2.0.
+ *
+ * Every joint becomes a node (name, rest translation / rotation / scale in metres: the
+ * archive's unit_scale applied), children in skeleton order, the roots in the scene, and one
+ * skin over all joints with inverse bind matrices from the rest pose, so tools that build an
+ * armature from a skin (Blender) show it. Every clip becomes an animation: the runtime
+ * sampling job decodes the clip at each of its time points, and each joint gets LINEAR
+ * translation, rotation and scale channels over those times. Between time points glTF players
+ * slerp rotations where ossa's runtime nlerps; at 60 Hz time points the two differ by far less
+ * than the bake's tolerance. User-channel tracks are not exported.
+ * Source: the glTF 2.0 specification (3.5 nodes, 3.6 accessors, 3.7 skins, 3.11 animations,
+ * 4.4 GLB). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossa/archive.h"
+#include "ossa/sampling_job.h"
+#include "tools.h"
+
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+#include <cjson/cJSON.h>
+
+/* The binary chunk, grown as accessors are appended (4-byte aligned views). */
+typedef struct bin {
+    uint8_t *data;
+    size_t size, capacity;
+    cJSON *views, *accessors;
+} bin;
+
+/* Appends `count` elements of `comps` floats as a buffer view and an accessor; returns the
+ * accessor index or -1. `type` is "SCALAR", "VEC3", "VEC4" or "MAT4". With `bounds`, min and
+ * max are written (required for animation inputs). */
+static int add_floats(bin *b, const float *v, size_t count, int comps, const char *type, bool bounds)
+{
+    const size_t bytes = count * (size_t)comps * sizeof(float);
+    if (b->size + bytes > b->capacity) {
+        size_t cap = b->capacity ? b->capacity : 4096;
+        while (cap < b->size + bytes) cap *= 2;
+        uint8_t *grown = realloc(b->data, cap);
+        if (!grown) return -1;
+        b->data = grown, b->capacity = cap;
+    }
+    memcpy(b->data + b->size, v, bytes); /* glTF is little-endian, as the hosts ossa runs on */
+    cJSON *view = cJSON_CreateObject();
+    cJSON_AddNumberToObject(view, "buffer", 0);
+    cJSON_AddNumberToObject(view, "byteOffset", (double)b->size);
+    cJSON_AddNumberToObject(view, "byteLength", (double)bytes);
+    cJSON_AddItemToArray(b->views, view);
+    b->size += bytes;
+    cJSON *acc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(acc, "bufferView", cJSON_GetArraySize(b->views) - 1);
+    cJSON_AddNumberToObject(acc, "componentType", 5126); /* FLOAT */
+    cJSON_AddNumberToObject(acc, "count", (double)count);
+    cJSON_AddStringToObject(acc, "type", type);
+    if (bounds) {
+        double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+        for (size_t i = 0; i < count; ++i)
+            for (int c = 0; c < comps && c < 4; ++c) {
+                lo[c] = fmin(lo[c], (double)v[i * (size_t)comps + (size_t)c]);
+                hi[c] = fmax(hi[c], (double)v[i * (size_t)comps + (size_t)c]);
+            }
+        cJSON_AddItemToObject(acc, "min", cJSON_CreateDoubleArray(lo, comps));
+        cJSON_AddItemToObject(acc, "max", cJSON_CreateDoubleArray(hi, comps));
+    }
+    cJSON_AddItemToArray(b->accessors, acc);
+    return cJSON_GetArraySize(b->accessors) - 1;
+}
+
+static cJSON *float_array(const float *v, int n)
+{
+    double d[16];
+    for (int i = 0; i < n; ++i) d[i] = (double)v[i];
+    return cJSON_CreateDoubleArray(d, n);
+}
+
+/* Inverse of a rigid-with-scale column-major 4x4 (general 4x4 inverse by cofactors). */
+static bool invert4(const float *m, float *out)
+{
+    double inv[16], a[16];
+    for (int i = 0; i < 16; ++i) a[i] = (double)m[i];
+    inv[0] = a[5] * a[10] * a[15] - a[5] * a[11] * a[14] - a[9] * a[6] * a[15] + a[9] * a[7] * a[14] +
+             a[13] * a[6] * a[11] - a[13] * a[7] * a[10];
+    inv[4] = -a[4] * a[10] * a[15] + a[4] * a[11] * a[14] + a[8] * a[6] * a[15] - a[8] * a[7] * a[14] -
+             a[12] * a[6] * a[11] + a[12] * a[7] * a[10];
+    inv[8] = a[4] * a[9] * a[15] - a[4] * a[11] * a[13] - a[8] * a[5] * a[15] + a[8] * a[7] * a[13] +
+             a[12] * a[5] * a[11] - a[12] * a[7] * a[9];
+    inv[12] = -a[4] * a[9] * a[14] + a[4] * a[10] * a[13] + a[8] * a[5] * a[14] - a[8] * a[6] * a[13] -
+              a[12] * a[5] * a[10] + a[12] * a[6] * a[9];
+    inv[1] = -a[1] * a[10] * a[15] + a[1] * a[11] * a[14] + a[9] * a[2] * a[15] - a[9] * a[3] * a[14] -
+             a[13] * a[2] * a[11] + a[13] * a[3] * a[10];
+    inv[5] = a[0] * a[10] * a[15] - a[0] * a[11] * a[14] - a[8] * a[2] * a[15] + a[8] * a[3] * a[14] +
+             a[12] * a[2] * a[11] - a[12] * a[3] * a[10];
+    inv[9] = -a[0] * a[9] * a[15] + a[0] * a[11] * a[13] + a[8] * a[1] * a[15] - a[8] * a[3] * a[13] -
+             a[12] * a[1] * a[11] + a[12] * a[3] * a[9];
+    inv[13] = a[0] * a[9] * a[14] - a[0] * a[10] * a[13] - a[8] * a[1] * a[14] + a[8] * a[2] * a[13] +
+              a[12] * a[1] * a[10] - a[12] * a[2] * a[9];
+    inv[2] = a[1] * a[6] * a[15] - a[1] * a[7] * a[14] - a[5] * a[2] * a[15] + a[5] * a[3] * a[14] +
+             a[13] * a[2] * a[7] - a[13] * a[3] * a[6];
+    inv[6] = -a[0] * a[6] * a[15] + a[0] * a[7] * a[14] + a[4] * a[2] * a[15] - a[4] * a[3] * a[14] -
+             a[12] * a[2] * a[7] + a[12] * a[3] * a[6];
+    inv[10] = a[0] * a[5] * a[15] - a[0] * a[7] * a[13] - a[4] * a[1] * a[15] + a[4] * a[3] * a[13] +
+              a[12] * a[1] * a[7] - a[12] * a[3] * a[5];
+    inv[14] = -a[0] * a[5] * a[14] + a[0] * a[6] * a[13] + a[4] * a[1] * a[14] - a[4] * a[2] * a[13] -
+              a[12] * a[1] * a[6] + a[12] * a[2] * a[5];
+    inv[3] = -a[1] * a[6] * a[11] + a[1] * a[7] * a[10] + a[5] * a[2] * a[11] - a[5] * a[3] * a[10] -
+             a[9] * a[2] * a[7] + a[9] * a[3] * a[6];
+    inv[7] = a[0] * a[6] * a[11] - a[0] * a[7] * a[10] - a[4] * a[2] * a[11] + a[4] * a[3] * a[10] +
+             a[8] * a[2] * a[7] - a[8] * a[3] * a[6];
+    inv[11] = -a[0] * a[5] * a[11] + a[0] * a[7] * a[9] + a[4] * a[1] * a[11] - a[4] * a[3] * a[9] -
+              a[8] * a[1] * a[7] + a[8] * a[3] * a[5];
+    inv[15] = a[0] * a[5] * a[10] - a[0] * a[6] * a[9] - a[4] * a[1] * a[10] + a[4] * a[2] * a[9] + a[8] * a[1] * a[6] -
+              a[8] * a[2] * a[5];
+    const double det = a[0] * inv[0] + a[1] * inv[4] + a[2] * inv[8] + a[3] * inv[12];
+    if (!(fabs(det) > 1e-30)) return false;
+    for (int i = 0; i < 16; ++i) out[i] = (float)(inv[i] / det);
+    return true;
+}
+
+/* Joint j's transform in metres. */
+static ossa_transform in_metres(ossa_transform t, float unit)
+{
+    t.translation.x *= unit, t.translation.y *= unit, t.translation.z *= unit;
+    return t;
+}
+
+static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim, const ossa_skeleton *skel, float unit)
+{
+    const size_t F = anim->frame_count, J = skel->joint_count;
+    float *times = malloc(F * sizeof *times), *tr = malloc(F * J * 3 * sizeof(float));
+    float *rot = malloc(F * J * 4 * sizeof(float)), *sc = malloc(F * J * 3 * sizeof(float));
+    const size_t ctx_size = ossa_sampling_context_size(J);
+    void *ctx_mem = aligned_alloc(16, (ctx_size + 15) & ~(size_t)15);
+    ossa_soa_transform *pose = aligned_alloc(16, (skel->soa_count + 1) * sizeof *pose);
+    bool ok = times && tr && rot && sc && ctx_mem && pose;
+    ossa_sampling_context *ctx = ok ? ossa_sampling_context_init(ctx_mem, ctx_size, J) : NULL;
+    ok = ok && ctx;
+    for (size_t f = 0; ok && f < F; ++f) {
+        const float ratio = anim->timepoints ? anim->timepoints[f] : (float)f / (float)(F - 1);
+        times[f] = ratio * anim->duration;
+        const ossa_sampling_job job = {anim, ctx, ratio, pose, skel->soa_count, skel->rest_pose, skel->soa_count};
+        ok = ossa_sampling_job_run(&job) == OSSA_OK;
+        for (size_t j = 0; ok && j < J; ++j) {
+            const ossa_transform t = in_metres(ossa_soa_transform_get(&pose[j / 4], (int)(j % 4)), unit);
+            ossa_quat q = t.rotation;
+            if (f) { /* one hemisphere from key to key */
+                const float *p = &rot[((f - 1) * J + j) * 4];
+                if (p[0] * q.x + p[1] * q.y + p[2] * q.z + p[3] * q.w < 0.f) q = (ossa_quat){-q.x, -q.y, -q.z, -q.w};
+            }
+            memcpy(&tr[(f * J + j) * 3], &t.translation, 3 * sizeof(float));
+            memcpy(&rot[(f * J + j) * 4], &q, 4 * sizeof(float));
+            memcpy(&sc[(f * J + j) * 3], &t.scale, 3 * sizeof(float));
+        }
+    }
+    cJSON *a = cJSON_CreateObject(), *samplers = cJSON_CreateArray(), *channels = cJSON_CreateArray();
+    cJSON_AddStringToObject(a, "name", anim->name);
+    cJSON_AddItemToObject(a, "samplers", samplers);
+    cJSON_AddItemToObject(a, "channels", channels);
+    cJSON_AddItemToArray(animations, a);
+    const int input = ok ? add_floats(b, times, F, 1, "SCALAR", true) : -1;
+    ok = ok && input >= 0;
+    float *column = ok ? malloc(F * 4 * sizeof(float)) : NULL;
+    ok = ok && column;
+    static const char *const paths[3] = {"translation", "rotation", "scale"};
+    for (size_t j = 0; ok && j < J; ++j)
+        for (int c = 0; ok && c < 3; ++c) {
+            const int comps = c == 1 ? 4 : 3;
+            const float *src = c == 0 ? tr : c == 1 ? rot : sc;
+            for (size_t f = 0; f < F; ++f)
+                memcpy(&column[f * (size_t)comps], &src[(f * J + j) * (size_t)comps], (size_t)comps * sizeof(float));
+            const int output = add_floats(b, column, F, comps, comps == 4 ? "VEC4" : "VEC3", false);
+            ok = output >= 0;
+            cJSON *sampler = cJSON_CreateObject();
+            cJSON_AddNumberToObject(sampler, "input", input);
+            cJSON_AddNumberToObject(sampler, "output", output);
+            cJSON_AddStringToObject(sampler, "interpolation", "LINEAR");
+            cJSON_AddItemToArray(samplers, sampler);
+            cJSON *channel = cJSON_CreateObject(), *target = cJSON_CreateObject();
+            cJSON_AddNumberToObject(channel, "sampler", cJSON_GetArraySize(samplers) - 1);
+            cJSON_AddNumberToObject(target, "node", (double)j);
+            cJSON_AddStringToObject(target, "path", paths[c]);
+            cJSON_AddItemToObject(channel, "target", target);
+            cJSON_AddItemToArray(channels, channel);
+        }
+    free(column), free(times), free(tr), free(rot), free(sc), free(ctx_mem), free(pose);
+    return ok;
+}
+
+/* Writes the GLB of `archive` to `out_path` (temporary file, then rename). */
+static int export_glb(const char *in_path, const void *data, size_t size, const char *out_path)
+{
+    ossa_archive ar;
+    ossa_skeleton skel;
+    ossa_result r = ossa_archive_init(&ar, data, size);
+    if (r == OSSA_OK) r = ossa_archive_skeleton(&ar, &skel);
+    if (r != OSSA_OK) {
+        fprintf(stderr, "ossa: %s: %s (%s)\n", in_path,
+                r == OSSA_ERROR_NOT_FOUND ? "no skeleton to export" : ossa_result_string(r), ossa_result_name(r));
+        return 1;
+    }
+    char text[64];
+    float unit = ossa_archive_meta(&ar, "unit_scale", text, sizeof text) ? strtof(text, NULL) : 1.f;
+    if (!(unit > 0.f) || !isfinite(unit)) unit = 1.f;
+    const size_t J = skel.joint_count;
+    cJSON *root = cJSON_CreateObject(), *asset = cJSON_CreateObject(), *nodes = cJSON_CreateArray();
+    cJSON_AddStringToObject(asset, "version", "2.0");
+    cJSON_AddStringToObject(asset, "generator", "ossa export");
+    cJSON_AddItemToObject(root, "asset", asset);
+    bin b = {NULL, 0, 0, cJSON_CreateArray(), cJSON_CreateArray()};
+    float *inverse_bind = malloc((J + 1) * 16 * sizeof(float));
+    ossa_float4x4 *model = malloc((J + 1) * sizeof *model);
+    bool ok = inverse_bind && model;
+    for (size_t j = 0; ok && j < J; ++j) {
+        const ossa_transform t = in_metres(ossa_skeleton_rest_transform(&skel, j), unit);
+        cJSON *node = cJSON_CreateObject();
+        cJSON_AddStringToObject(node, "name", ossa_skeleton_joint_name(&skel, j));
+        cJSON_AddItemToObject(node, "translation", float_array(&t.translation.x, 3));
+        cJSON_AddItemToObject(node, "rotation", float_array(&t.rotation.x, 4));
+        cJSON_AddItemToObject(node, "scale", float_array(&t.scale.x, 3));
+        cJSON *children = cJSON_CreateArray();
+        for (size_t c = j + 1; c < J; ++c)
+            if (skel.parents[c] == (int16_t)j) cJSON_AddItemToArray(children, cJSON_CreateNumber((double)c));
+        if (cJSON_GetArraySize(children))
+            cJSON_AddItemToObject(node, "children", children);
+        else
+            cJSON_Delete(children);
+        cJSON_AddItemToArray(nodes, node);
+        const ossa_float4x4 local = ossa_float4x4_from_transform(&t);
+        model[j] = skel.parents[j] < 0 ? local : ossa_float4x4_mul(&model[skel.parents[j]], &local);
+        ok = invert4(&model[j].cols[0][0], &inverse_bind[j * 16]);
+        if (!ok) fprintf(stderr, "ossa: %s: joint %zu's rest pose has no inverse (zero scale)\n", in_path, j);
+    }
+    cJSON_AddItemToObject(root, "nodes", nodes);
+    cJSON *scene = cJSON_CreateObject(), *scene_nodes = cJSON_CreateArray(), *joints = cJSON_CreateArray();
+    for (size_t j = 0; j < J; ++j) {
+        if (skel.parents[j] < 0) cJSON_AddItemToArray(scene_nodes, cJSON_CreateNumber((double)j));
+        cJSON_AddItemToArray(joints, cJSON_CreateNumber((double)j));
+    }
+    cJSON_AddItemToObject(scene, "nodes", scene_nodes);
+    cJSON *scenes = cJSON_CreateArray();
+    cJSON_AddItemToArray(scenes, scene);
+    cJSON_AddItemToObject(root, "scenes", scenes);
+    cJSON_AddNumberToObject(root, "scene", 0);
+    cJSON *skin = cJSON_CreateObject(), *skins = cJSON_CreateArray();
+    cJSON_AddItemToObject(skin, "joints", joints);
+    const int ibm = ok ? add_floats(&b, inverse_bind, J, 16, "MAT4", false) : -1;
+    ok = ok && ibm >= 0;
+    cJSON_AddNumberToObject(skin, "inverseBindMatrices", ibm);
+    cJSON_AddItemToArray(skins, skin);
+    cJSON_AddItemToObject(root, "skins", skins);
+    cJSON *animations = cJSON_CreateArray();
+    const size_t anim_count = ossa_archive_count(&ar, OSSA_TAG_ANIMATION);
+    for (size_t a = 0; ok && a < anim_count; ++a) {
+        ossa_animation anim;
+        ok = ossa_archive_animation(&ar, a, &anim) == OSSA_OK && anim.track_count == J &&
+             add_animation(&b, animations, &anim, &skel, unit);
+        if (!ok) fprintf(stderr, "ossa: %s: animation %zu could not be exported\n", in_path, a);
+    }
+    if (anim_count)
+        cJSON_AddItemToObject(root, "animations", animations);
+    else
+        cJSON_Delete(animations);
+    cJSON_AddItemToObject(root, "bufferViews", b.views);
+    cJSON_AddItemToObject(root, "accessors", b.accessors);
+    cJSON *buffers = cJSON_CreateArray(), *buffer = cJSON_CreateObject();
+    const size_t bin_size = (b.size + 3) & ~(size_t)3;
+    cJSON_AddNumberToObject(buffer, "byteLength", (double)bin_size);
+    cJSON_AddItemToArray(buffers, buffer);
+    cJSON_AddItemToObject(root, "buffers", buffers);
+    char *json = ok ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    int status = 1;
+    if (json) {
+        /* GLB: 12-byte header, the JSON chunk padded with spaces, the BIN chunk with zeros. */
+        const size_t json_size = (strlen(json) + 3) & ~(size_t)3;
+        const size_t total = 12 + 8 + json_size + 8 + bin_size;
+        uint8_t *glb = total <= UINT32_MAX ? calloc(1, total) : NULL;
+        if (glb) {
+            const uint32_t header[3] = {0x46546C67u, 2u, (uint32_t)total}; /* "glTF" */
+            const uint32_t json_head[2] = {(uint32_t)json_size, 0x4E4F534Au},
+                           bin_head[2] = {(uint32_t)bin_size, 0x004E4942u};
+            memcpy(glb, header, 12);
+            memcpy(glb + 12, json_head, 8);
+            memset(glb + 20, ' ', json_size);
+            memcpy(glb + 20, json, strlen(json));
+            memcpy(glb + 20 + json_size, bin_head, 8);
+            if (b.size) memcpy(glb + 28 + json_size, b.data, b.size);
+            status = tool_write_file(out_path, glb, total, in_path) ? 0 : 1;
+            free(glb);
+        } else {
+            fprintf(stderr, "ossa: %s: the glTF would exceed 4 GiB\n", out_path);
+        }
+    }
+    free(json), free(b.data), free(inverse_bind), free(model);
+    return status;
+}
+#endif
+
+static const char export_usage[] = "usage: ossa export IN.ossa -o OUT.glb\n";
+
+int tool_export(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            out = argv[++i];
+        else if (argv[i][0] == '-' || in) {
+            fprintf(stderr, "ossa: export: unexpected argument \"%s\"\n%s", argv[i], export_usage);
+            return 2;
+        } else
+            in = argv[i];
+    }
+    if (!in || !out) {
+        fprintf(stderr, "ossa: export: %s\n%s", in ? "no output given (-o OUT.glb)" : "no archive given", export_usage);
+        return 2;
+    }
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+    if (!tool_check_output(out, in)) return 1;
+    size_t size = 0;
+    void *data = tool_read_file(in, &size);
+    if (!data) return 1;
+    const int status = export_glb(in, data, size, out);
+    free(data);
+    return status;
+#else
+    fprintf(stderr, "ossa: export: this build has no cJSON, which glTF export needs\n");
+    return 2;
+#endif
+}
