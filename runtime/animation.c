@@ -240,6 +240,25 @@ int ossa_animation_channel_kind(const ossa_animation *a, size_t joint, int chann
     return (int)ossa__kind(a->kinds, joint * 3 + (size_t)channel);
 }
 
+size_t ossa_animation_keys(const ossa_animation *a, size_t joint, int channel, uint8_t *out, size_t size)
+{
+    if (!a || !a->kinds || !out || joint >= a->track_count || channel < 0 || channel > 2 || size < a->frame_count)
+        return 0;
+    memset(out, 0, a->frame_count);
+    const size_t s = joint * 3 + (size_t)channel;
+    if (ossa__kind(a->kinds, s) != 2) return 0;
+    size_t animated = 0; /* this sub-track's index among the animated ones */
+    for (size_t i = 0; i < s; ++i) animated += ossa__kind(a->kinds, i) == 2;
+    size_t count = 0;
+    for (size_t g = 0; g < a->segment_count; ++g) {
+        const uint8_t *bitmap = a->data + a->segment_offsets[g] + 2 * animated;
+        const unsigned bits = (unsigned)bitmap[0] | (unsigned)bitmap[1] << 8;
+        for (size_t b = 0; b < 16 && g * 16 + b < a->frame_count; ++b)
+            if (bits >> b & 1u) out[g * 16 + b] = 1, ++count;
+    }
+    return count;
+}
+
 void ossa_animation_sizes(const ossa_animation *a, ossa_animation_size_breakdown *out)
 {
     if (!out) return;

@@ -264,6 +264,42 @@ static void test_real_pab(void **state)
 
 /* An error-bounded build stores sub-tracks at the skeleton's rest pose as nothing: the
  * sampling job needs the rest pose then (its own error code without), and returns it. */
+/* ossa_animation_keys reports a lossless sub-track's own key times plus the keys every
+ * segment forces (its first time point and the clip's last): translation keys at frames
+ * 0, 5, 17 and 39 of a 40-time-point clip come back at 0, 5, 16, 17, 32 and 39. */
+static void test_key_positions(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw = {0};
+    assert_int_equal(ossa_raw_animation_create(&raw, 1, NULL), OSSA_OK);
+    raw.duration = 39.f;
+    assert_int_equal(ossa_raw_joint_track_resize(&raw, 0, 4, 40, 0), OSSA_OK);
+    static const int own[4] = {0, 5, 17, 39};
+    for (int k = 0; k < 4; ++k)
+        raw.tracks[0].translations[k] = (ossa_raw_float3_key){(float)own[k], {(float)(k * k), 0.f, 1.f}};
+    for (int f = 0; f < 40; ++f)
+        raw.tracks[0].rotations[f] =
+            (ossa_raw_quat_key){(float)f, {0.f, sinf(.01f * (float)(f * f)), 0.f, cosf(.01f * (float)(f * f))}};
+    ossa_blob blob;
+    ossa_animation anim;
+    build_view(&raw, &(ossa_animation_build_desc){0}, &blob, &anim);
+    assert_int_equal(anim.frame_count, 40);
+    uint8_t keys[40];
+    assert_int_equal(ossa_animation_keys(&anim, 0, 0, keys, sizeof keys), 6);
+    static const int want[6] = {0, 5, 16, 17, 32, 39};
+    for (int i = 0, w = 0; i < 40; ++i) {
+        const bool expected = w < 6 && want[w] == i;
+        assert_int_equal(keys[i], expected);
+        w += expected;
+    }
+    assert_int_equal(ossa_animation_keys(&anim, 0, 1, keys, sizeof keys), 40); /* every rotation sample */
+    assert_int_equal(ossa_animation_keys(&anim, 0, 2, keys, sizeof keys), 0);  /* scale: default */
+    assert_int_equal(ossa_animation_keys(&anim, 0, 0, keys, 39), 0);           /* too small */
+    assert_int_equal(ossa_animation_keys(&anim, 1, 0, keys, sizeof keys), 0);  /* no such joint */
+    ossa_blob_destroy(&blob);
+    ossa_raw_animation_destroy(&raw);
+}
+
 static void test_rest_pose_sub_tracks(void **state)
 {
     (void)state;
@@ -864,6 +900,7 @@ int main(void)
         cmocka_unit_test(test_real_pab),
         cmocka_unit_test(test_threads_same_blob),
         cmocka_unit_test(test_rest_pose_sub_tracks),
+        cmocka_unit_test(test_key_positions),
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
         cmocka_unit_test(test_real_cmu_01_01),
         cmocka_unit_test(test_real_cesium_man),

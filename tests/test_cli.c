@@ -661,6 +661,52 @@ static void export_reimports_to_the_same_poses(void **state)
 }
 #endif
 
+/* Whether `program` is on the PATH. */
+static bool on_path(const char *program)
+{
+    const char *path = getenv("PATH");
+    char candidate[4096];
+    while (path && *path) {
+        const char *end = strchr(path, ':');
+        const size_t len = end ? (size_t)(end - path) : strlen(path);
+        snprintf(candidate, sizeof candidate, "%.*s/%s", (int)len, path, program);
+        if (access(candidate, X_OK) == 0) return true;
+        path = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/* ossa plot: an SVG with the three panels, or a clear usage error. */
+static void plot_draws_an_svg(void **state)
+{
+    (void)state;
+    need_assimp();
+    char in[512], out[512], svg[512];
+    snprintf(in, sizeof in, "%s", tiny_bvh("plotted.bvh", "0.1"));
+    snprintf(out, sizeof out, "%s", path_in("plotted.ossa"));
+    snprintf(svg, sizeof svg, "%s", path_in("plotted.svg"));
+    const char *bake[] = {in, "-o", out, "-q"};
+    assert_int_equal(run_bake(4, bake), 0);
+    const char *no_source[] = {out, "-o", svg};
+    assert_int_equal(tool_plot(3, (char **)(uintptr_t)no_source), 2);
+    const char *bad_joint[] = {out, "--against", in, "-o", svg, "--joint", "NoSuchJoint"};
+    assert_int_equal(tool_plot(7, (char **)(uintptr_t)bad_joint), 2);
+    if (!on_path("gnuplot")) {
+        print_message("skipped the drawing: gnuplot is not installed\n");
+        return;
+    }
+    const char *argv[] = {out, "--against", in, "-o", svg, "--joint", "Spine"};
+    assert_int_equal(tool_plot(7, (char **)(uintptr_t)argv), 0);
+    size_t size = 0;
+    char *text = tool_read_file(svg, &size);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "<svg"));
+    assert_non_null(strstr(text, "rotation (degrees)"));
+    assert_non_null(strstr(text, "error (mm)"));
+    assert_non_null(strstr(text, "Spine"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -678,6 +724,7 @@ int main(void)
         cmocka_unit_test(maya_clip_binds_to_skeleton),
         cmocka_unit_test(root_motion_tracks),
         cmocka_unit_test(retarget_onto_another_skeleton),
+        cmocka_unit_test(plot_draws_an_svg),
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
         cmocka_unit_test(export_reimports_to_the_same_poses),
 #endif

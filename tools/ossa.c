@@ -13,6 +13,8 @@ static void usage(FILE *f)
             "        save OUT.ossa and print its report (ossa bake --help: every option)\n"
             "  ossa info FILE.ossa [--against INPUT [--skeleton FILE]] [--unit-scale METRES]\n"
             "        print joints, duration, key counts, sizes, error against INPUT and sampling time\n"
+            "  ossa plot FILE.ossa --against INPUT -o OUT.svg [--joint NAME] [--skeleton FILE]\n"
+            "        draw a joint's source and baked curves, its keys and every joint's error (gnuplot)\n"
             "  ossa export FILE.ossa -o OUT.glb\n"
             "        write the skeleton and the baked clips as binary glTF 2.0 (metres)\n"
             "  ossa formats\n"
@@ -28,6 +30,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "info")) return tool_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "formats")) return tool_formats(argc - 2, argv + 2);
     if (!strcmp(argv[1], "export")) return tool_export(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "plot")) return tool_plot(argc - 2, argv + 2);
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;

@@ -92,6 +92,9 @@ int tool_compare_doubles(const void *pa, const void *pb);
 double tool_now(void);
 
 int tool_bake(int argc, char **argv);
+/* `ossa plot IN.ossa --against SOURCE -o OUT.svg`: curves and errors through gnuplot (tools/plot.c). */
+int tool_plot(int argc, char **argv);
+
 /* `ossa export IN.ossa -o OUT.glb`: the skeleton and clips as glTF 2.0 (tools/export.c). */
 int tool_export(int argc, char **argv);
 

@@ -147,6 +147,14 @@ OSSA_API void ossa_animation_sizes(const ossa_animation *animation, ossa_animati
  * 1 constant, 2 animated, 3 rest pose; 0 when out of range. */
 OSSA_API int ossa_animation_channel_kind(const ossa_animation *animation, size_t joint, int channel);
 
+/* Which time points hold a key of joint `joint`'s `channel`: out[f] = 1 for a key at time
+ * point f, else 0 (`out` has `size` >= animation->frame_count bytes). Returns the key count,
+ * 0 for a sub-track that is not animated (default, constant, rest pose) and when an argument
+ * is out of range or NULL. For tools that show a clip's keys; the sampling job never needs it.
+ * Cost: O(segments + joints). */
+OSSA_API size_t ossa_animation_keys(const ossa_animation *animation, size_t joint, int channel, uint8_t *out,
+                                    size_t size);
+
 #ifdef __cplusplus
 }
 #endif
