@@ -113,6 +113,9 @@ void tool_progress_clear(tool_progress *p);
 void tool_progress_stop(tool_progress *p);
 
 int tool_bake(int argc, char **argv);
+/* `ossa batch`: bakes every importable file under a folder through ninja; argc/argv after the
+ * command. */
+int tool_batch(int argc, char **argv);
 /* `ossa formats`: prints the import format registry; argc/argv after the command. */
 int tool_formats(int argc, char **argv);
 int tool_info(int argc, char **argv);
