@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ossa/offline/archive_writer.h"
@@ -76,6 +77,24 @@ static bool append_line(char **text, const char *key, const char *value)
     snprintf(grown + have, add + 1, "%s=%s\n", key, value);
     *text = grown;
     return true;
+}
+
+/* True when the regular file `path` holds exactly `size` bytes equal to `data`. */
+static bool same_as_file(const char *path, const void *data, size_t size)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != size) return false;
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    bool same = true;
+    unsigned char chunk[4096];
+    for (size_t at = 0; same && at < size;) {
+        const size_t n = fread(chunk, 1, size - at < sizeof chunk ? size - at : sizeof chunk, f);
+        same = n > 0 && !memcmp(chunk, (const unsigned char *)data + at, n);
+        at += n;
+    }
+    fclose(f);
+    return same;
 }
 
 /* Copies `path` into `at` escaped as ninja and make read depfiles; returns the end. */
@@ -311,7 +330,10 @@ int tool_bake(int argc, char **argv)
     /* The report that follows is not a stage: no bar over it. */
     tool_progress_stop(bar);
     bar = NULL;
-    if (tool_write_file(output, file.data, file.size, input) &&
+    /* Under a build system (--depfile) an identical archive is left as it is: its time stays,
+     * and ninja's restat then stops the rebuild there. */
+    const bool unchanged = depfile && same_as_file(output, file.data, file.size);
+    if ((unchanged || tool_write_file(output, file.data, file.size, input)) &&
         (!depfile || write_depfile(depfile, output, input, skeleton_path))) {
         printf("baked %s -> %s: %zu joints, %zu animations, %zu tracks, %zu events, %zu bytes (import %.1f ms, "
                "build %.1f ms)\n%s",
