@@ -395,6 +395,7 @@ static bool find_stale(const char *ninja, const char *out_dir, const source_list
         close(fds[0]);
         dup2(fds[1], STDOUT_FILENO);
         close(fds[1]);
+        setenv("NINJA_STATUS", "[%f/%t] ", 1); /* the default, whatever the user's */
         char *const argv[] = {(char *)(uintptr_t)ninja, "-C", (char *)(uintptr_t)out_dir, "-n", "-k", "0", NULL};
         execv(ninja, argv);
         _exit(127);
