@@ -216,21 +216,25 @@ static batch_row read_row(const char *src_root, const char *out_dir, const char 
 
 static void print_summary(const batch_row *rows, size_t count)
 {
-    printf("\n%-40s %6s %5s %8s %12s %10s %7s %10s\n", "clip", "joints", "anims", "seconds", "source bytes", "bytes",
-           "ratio", "worst mm");
+    int width = 24; /* the clip column fits the longest path */
+    for (size_t i = 0; i < count; ++i)
+        if (strlen(rows[i].source) > (size_t)width)
+            width = strlen(rows[i].source) < 200 ? (int)strlen(rows[i].source) : 200;
+    printf("\n%-*s %6s %5s %8s %12s %10s %7s %10s\n", width, "clip", "joints", "anims", "seconds", "source bytes",
+           "bytes", "ratio", "worst mm");
     long long source_total = 0, baked_total = 0;
     size_t failed = 0;
     for (size_t i = 0; i < count; ++i) {
         const batch_row *r = &rows[i];
         if (r->bytes < 0) {
-            printf("%-40s %s\n", r->source, "failed (ninja printed why)");
+            printf("%-*s %s\n", width, r->source, "failed (ninja printed why)");
             ++failed;
             continue;
         }
         char ratio[16] = "-", worst[16] = "-";
         if (r->source_bytes > 0) snprintf(ratio, sizeof ratio, "%.2f", (double)r->source_bytes / (double)r->bytes);
         if (r->max_error_mm >= 0.f) snprintf(worst, sizeof worst, "%.4g", (double)r->max_error_mm);
-        printf("%-40s %6zu %5zu %8.2f %12lld %10lld %7s %10s\n", r->source, r->joints, r->animations,
+        printf("%-*s %6zu %5zu %8.2f %12lld %10lld %7s %10s\n", width, r->source, r->joints, r->animations,
                (double)r->duration, r->source_bytes, r->bytes, ratio, worst);
         if (r->source_bytes > 0) source_total += r->source_bytes;
         baked_total += r->bytes;
