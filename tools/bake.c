@@ -1,5 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ossa/offline/archive_writer.h"
 #include "ossa/offline/builders.h"
@@ -14,6 +16,7 @@ static void usage_bake(void)
             "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites] [--root-motion]\n"
             "                 [--retarget FILE [--joint-map MAP]]\n"
             "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
+            "                 [--depfile FILE]\n"
             "  INPUT defaults to %s\n"
             "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation),\n"
             "                      bind to it by joint name (Maya .anim) or with its CINF (Metroid ANIM)\n"
@@ -30,7 +33,8 @@ static void usage_bake(void)
             "  --unit-scale M      metres per source unit (replaces the input's, or the one inferred\n"
             "                      from the rest pose when it states none, as BVH); kept in META\n"
             "  --threads N         encoding threads (default: the online CPUs); the result is the same\n"
-            "  -q, --quiet         print only the one-line summary, not the report\n",
+            "  -q, --quiet         print only the one-line summary, not the report (and no progress bar)\n"
+            "  --depfile FILE      also write a Makefile depfile \"OUT: INPUT SKELETON BUFFERS...\" (for ninja)\n",
             OSSA_DEFAULT_INPUT);
 }
 
@@ -212,15 +216,84 @@ static bool extract_root_motion(const char *input, ossa_import_output *imp)
     return true;
 }
 
+/* Appends "key=value\n" to the heap string *text. False when out of memory (*text unchanged). */
+static bool append_line(char **text, const char *key, const char *value)
+{
+    const size_t have = strlen(*text), add = strlen(key) + strlen(value) + 2;
+    char *grown = realloc(*text, have + add + 1);
+    if (!grown) return false;
+    snprintf(grown + have, add + 1, "%s=%s\n", key, value);
+    *text = grown;
+    return true;
+}
+
+/* True when the regular file `path` holds exactly `size` bytes equal to `data`. */
+static bool same_as_file(const char *path, const void *data, size_t size)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != size) return false;
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    bool same = true;
+    unsigned char chunk[4096];
+    for (size_t at = 0; same && at < size;) {
+        const size_t n = fread(chunk, 1, size - at < sizeof chunk ? size - at : sizeof chunk, f);
+        same = n > 0 && !memcmp(chunk, (const unsigned char *)data + at, n);
+        at += n;
+    }
+    fclose(f);
+    return same;
+}
+
+/* Copies `path` into `at` escaped as ninja and make read depfiles; returns the end. */
+static char *escape_dep(char *at, const char *path, size_t length)
+{
+    for (size_t i = 0; i < length; ++i) {
+        if (path[i] == ' ' || path[i] == '#' || path[i] == '\\') *at++ = '\\';
+        if (path[i] == '$') *at++ = '$';
+        *at++ = path[i];
+    }
+    return at;
+}
+
+/* Writes a Makefile-style depfile "OUT: INPUT [SKELETON] [SIDE...]" (the side inputs of
+ * tool_side_inputs, one a line). */
+static bool write_depfile(const char *depfile, const char *output, const char *input, const char *skeleton_path)
+{
+    const char *side = tool_side_inputs();
+    const size_t size =
+        2 * (strlen(output) + strlen(input) + (skeleton_path ? strlen(skeleton_path) : 0) + strlen(side)) + 8;
+    char *text = malloc(size);
+    if (!text) return false;
+    char *at = escape_dep(text, output, strlen(output));
+    *at++ = ':';
+    *at++ = ' ';
+    at = escape_dep(at, input, strlen(input));
+    if (skeleton_path) *at++ = ' ', at = escape_dep(at, skeleton_path, strlen(skeleton_path));
+    for (const char *line = side; *line;) {
+        const size_t length = strcspn(line, "\n");
+        *at++ = ' ';
+        at = escape_dep(at, line, length);
+        line += length + (line[length] != '\0');
+    }
+    *at++ = '\n';
+    const bool ok = tool_write_file(depfile, text, (size_t)(at - text), input);
+    free(text);
+    return ok;
+}
+
 int tool_bake(int argc, char **argv)
 {
-    const char *input = NULL, *output = NULL, *skeleton_path = NULL, *retarget_path = NULL, *map_path = NULL;
+    const char *input = NULL, *output = NULL, *skeleton_path = NULL, *retarget_path = NULL, *map_path = NULL,
+               *depfile = NULL;
     bool drop_end_sites = false, optimize = true, quiet = false, root_motion = false;
     float tolerance_m = OSSA_BUILD_DEFAULT_TOLERANCE, unit_scale_arg = 0.f;
     unsigned threads = tool_cpu_count();
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             output = argv[++i];
+        else if (!strcmp(argv[i], "--depfile") && i + 1 < argc)
+            depfile = argv[++i];
         else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
             skeleton_path = argv[++i];
         else if (!strcmp(argv[i], "--no-optimize"))
@@ -260,16 +333,28 @@ int tool_bake(int argc, char **argv)
         output = default_out;
     }
     if (!tool_check_output(output, input) || (skeleton_path && !tool_check_output(output, skeleton_path))) return 1;
+    if (depfile && !tool_check_output(depfile, input)) return 1;
     ossa_import_output imp = {0};
     const double t0 = tool_now();
-    if (!tool_import_with_skeleton(input, skeleton_path, drop_end_sites, &imp)) return 1;
+    if (depfile) tool_side_inputs_begin();
+    tool_progress *bar = tool_progress_start(!quiet && isatty(STDERR_FILENO));
+    if (!tool_import_with_skeleton(input, skeleton_path, drop_end_sites, &imp)) {
+        tool_progress_stop(bar);
+        tool_side_inputs_end();
+        return 1;
+    }
+    tool_progress_clear(bar);
     if (imp.skeleton.joint_count == 0 && imp.animation_count == 0 && imp.track_count == 0 && imp.event_count == 0) {
+        tool_progress_stop(bar);
+        tool_side_inputs_end();
         fprintf(stderr, "ossa: %s: nothing to bake: no joint, animation, track or event in this file (cut short?)\n",
                 input);
         ossa_import_output_destroy(&imp);
         return 1;
     }
     if (imp.skeleton.joint_count == 0 && imp.animation_count > 0) {
+        tool_progress_stop(bar);
+        tool_side_inputs_end();
         fprintf(stderr, "ossa: %s: animation without a skeleton (give a file that has one)\n", input);
         ossa_import_output_destroy(&imp);
         return 1;
@@ -316,6 +401,7 @@ int tool_bake(int argc, char **argv)
     }
     if (imp.skeleton.joint_count) {
         if (ossa_skeleton_build(&imp.skeleton, NULL, &blobs[0], &diag) != OSSA_OK) {
+            tool_progress_clear(bar);
             tool_print_diag("skeleton", &diag);
             goto done;
         }
@@ -323,7 +409,9 @@ int tool_bake(int argc, char **argv)
             (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
     }
     const float unit_scale = unit.scale;
+    float worst_mm = -1.f; /* over the error-bounded builds; -1 when there is none */
     for (size_t a = 0; a < imp.animation_count; ++a) {
+        tool_progress_stage(bar, "build animation", a + 1, imp.animation_count);
         const ossa_raw_animation *source = &imp.animations[a];
         ossa_animation_build_stats stats = {0};
         const bool bounded = optimize && imp.skeleton.joint_count == source->track_count;
@@ -335,16 +423,21 @@ int tool_bake(int argc, char **argv)
         /* Long clips: say what the build will take before it starts. */
         const size_t need = ossa_animation_build_memory(source, &build);
         if (need >= TOOL_MEMORY_NOTE_BYTES)
-            fprintf(stderr, "ossa: building animation \"%s\" (%.0f s, %zu joints) needs about %.0f MB of memory\n",
-                    source->name, (double)source->duration, source->track_count, (double)need / 1e6);
+            tool_progress_clear(bar),
+                fprintf(stderr, "ossa: building animation \"%s\" (%.0f s, %zu joints) needs about %.0f MB of memory\n",
+                        source->name, (double)source->duration, source->track_count, (double)need / 1e6);
         const double b0 = tool_now();
         const ossa_result built = ossa_animation_build(source, &build, &blobs[a + 1], &diag);
         if (built != OSSA_OK) {
+            tool_progress_clear(bar);
             char what[300];
             snprintf(what, sizeof what, "animation \"%s\"", imp.animations[a].name);
             tool_print_diag(what, &diag);
             goto done;
         }
+        const float error_mm = stats.max_error * unit_scale * 1e3f;
+        if (bounded && error_mm > worst_mm) worst_mm = error_mm;
+        if (bounded && (stats.error_ratio > 1.f || !quiet)) tool_progress_clear(bar);
         if (bounded && stats.error_ratio > 1.f)
             fprintf(stderr,
                     "ossa: warning: animation \"%s\": no encoding reached the tolerance; the closest measures "
@@ -367,6 +460,7 @@ int tool_bake(int argc, char **argv)
         const ossa_raw_track *source = &imp.tracks[i];
         if (optimize) {
             if (ossa_track_optimize(source, NULL, &small, &diag) != OSSA_OK) {
+                tool_progress_clear(bar);
                 tool_print_diag("track optimiser", &diag);
                 goto done;
             }
@@ -377,19 +471,37 @@ int tool_bake(int argc, char **argv)
         if (built != OSSA_OK) {
             char what[300];
             snprintf(what, sizeof what, "track \"%s\"", imp.tracks[i].name);
+            tool_progress_clear(bar);
             tool_print_diag(what, &diag);
             goto done;
         }
         entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_TRACK, OSSA_TRACK_BLOB_VERSION, blob->data, blob->size};
     }
+    tool_progress_stage(bar, "write", 0, 0);
+    /* The worst measured error, for `ossa batch`'s summary (no re-import needed to report it). */
+    char worst_text[32];
+    tool_format_float(worst_text, sizeof worst_text, worst_mm);
+    if (worst_mm >= 0.f && !append_line(&meta, "max_error_mm", worst_text)) {
+        tool_progress_clear(bar);
+        fprintf(stderr, "ossa: out of memory\n");
+        goto done;
+    }
     entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_META, 1, meta, strlen(meta)};
     ossa_blob file = {0};
     if (ossa_archive_write(entries, entry_count, NULL, &file, &diag) != OSSA_OK) {
+        tool_progress_clear(bar);
         tool_print_diag("archive", &diag);
         goto done;
     }
     const double t2 = tool_now();
-    if (tool_write_file(output, file.data, file.size, input)) {
+    /* The report that follows is not a stage: no bar over it. */
+    tool_progress_stop(bar);
+    bar = NULL;
+    /* Under a build system (--depfile) an identical archive is left as it is: its time stays,
+     * and ninja's restat then stops the rebuild there. */
+    const bool unchanged = depfile && same_as_file(output, file.data, file.size);
+    if ((unchanged || tool_write_file(output, file.data, file.size, input)) &&
+        (!depfile || write_depfile(depfile, output, input, skeleton_path))) {
         printf("baked %s -> %s: %zu joints, %zu animations, %zu tracks, %zu events, %zu bytes (import %.1f ms, "
                "build %.1f ms)\n%s",
                input, output, imp.skeleton.joint_count, imp.animation_count, imp.track_count, imp.event_count,
@@ -398,6 +510,8 @@ int tool_bake(int argc, char **argv)
     }
     ossa_blob_destroy(&file);
 done:
+    tool_progress_stop(bar);
+    tool_side_inputs_end();
     for (size_t i = 0; blobs && i < blob_count; ++i) ossa_blob_destroy(&blobs[i]);
     free(blobs);
     free(entries);

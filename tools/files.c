@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -123,6 +124,44 @@ static bool stays_inside(const char *path)
     return true;
 }
 
+/* The side-input log of tool_side_inputs_begin: full paths, one a line. */
+static char *side_log;
+static size_t side_length, side_capacity;
+static bool side_logging;
+
+void tool_side_inputs_begin(void)
+{
+    tool_side_inputs_end();
+    side_logging = true;
+}
+
+const char *tool_side_inputs(void) { return side_log ? side_log : ""; }
+
+void tool_side_inputs_end(void)
+{
+    free(side_log);
+    side_log = NULL;
+    side_length = side_capacity = 0;
+    side_logging = false;
+}
+
+static void log_side_input(const char *path)
+{
+    const size_t length = strlen(path);
+    if (!side_logging || length + 2 > SIZE_MAX - side_length) return;
+    if (side_length + length + 2 > side_capacity) {
+        const size_t capacity = (side_length + length + 2) * 2;
+        char *grown = realloc(side_log, capacity);
+        if (!grown) return;
+        side_log = grown;
+        side_capacity = capacity;
+    }
+    memcpy(side_log + side_length, path, length);
+    side_length += length;
+    side_log[side_length++] = '\n';
+    side_log[side_length] = '\0';
+}
+
 ossa_result tool_read_relative(const char *path, void **data, size_t *size, void *user)
 {
     char full[4096];
@@ -138,6 +177,7 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
     if (!f) return OSSA_ERROR_IO;
     fclose(f);
     *data = tool_read_file(full, size);
+    if (*data) log_side_input(full);
     return *data ? OSSA_OK : OSSA_ERROR_IO;
 }
 

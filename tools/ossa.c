@@ -11,6 +11,9 @@ static void usage(FILE *f)
             "            [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
             "        import INPUT (any format of `ossa formats`), build the skeleton and animations,\n"
             "        save OUT.ossa and print its report (ossa bake --help: every option)\n"
+            "  ossa batch SRC_DIR -o OUT_DIR [bake options] [-j N] [--shard I/N] [--json FILE]\n"
+            "        bake every importable file under SRC_DIR into OUT_DIR through ninja (incremental,\n"
+            "        parallel) and print a summary (ossa batch --help: every option)\n"
             "  ossa info FILE.ossa [--against INPUT [--skeleton FILE]] [--unit-scale METRES]\n"
             "        print joints, duration, key counts, sizes, error against INPUT and sampling time\n"
             "  ossa plot FILE.ossa --against INPUT -o OUT.svg [--joint NAME] [--skeleton FILE]\n"
@@ -27,6 +30,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) return tool_bake(0, NULL);
     if (!strcmp(argv[1], "bake")) return tool_bake(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "batch")) return tool_batch(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return tool_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "formats")) return tool_formats(argc - 2, argv + 2);
     if (!strcmp(argv[1], "export")) return tool_export(argc - 2, argv + 2);

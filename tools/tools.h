@@ -26,6 +26,14 @@ bool tool_write_file(const char *path, const void *data, size_t size, const char
 /* ossa_read_file_fn for importers: paths relative to the directory in `user` (a char *). */
 ossa_result tool_read_relative(const char *path, void **data, size_t *size, void *user);
 
+/* Records, until tool_side_inputs_end, the full path of every file tool_read_relative reads
+ * (a glTF's external buffers): the side inputs a depfile lists besides the input. */
+void tool_side_inputs_begin(void);
+/* The paths recorded since tool_side_inputs_begin, one a line ("" when none). */
+const char *tool_side_inputs(void);
+/* Stops recording and frees the record. */
+void tool_side_inputs_end(void);
+
 /* The part of `path` after its last '/'. */
 const char *tool_base_name(const char *path);
 
@@ -91,6 +99,19 @@ int tool_compare_doubles(const void *pa, const void *pb);
 /* Monotonic seconds. */
 double tool_now(void);
 
+/* A progress bar on stderr, drawn in place with \r once the work has taken a second: the stage
+ * ("import", "build animation" i of n, "write"), the share done and the seconds elapsed. */
+typedef struct tool_progress tool_progress;
+/* Starts the clock (and a redraw thread where POSIX threads are available); NULL when
+ * `enabled` is false (stderr is not a terminal, -q). Every function accepts NULL. */
+tool_progress *tool_progress_start(bool enabled);
+/* Enters `stage` (static text; index/count 1-based, count 0 when it has none). */
+void tool_progress_stage(tool_progress *p, const char *stage, size_t index, size_t count);
+/* Erases the bar before something else is printed (it is redrawn at the next tick). */
+void tool_progress_clear(tool_progress *p);
+/* Erases the bar and releases it. */
+void tool_progress_stop(tool_progress *p);
+
 int tool_bake(int argc, char **argv);
 /* `ossa plot IN.ossa --against SOURCE -o OUT.svg`: curves and errors through gnuplot (tools/plot.c). */
 int tool_plot(int argc, char **argv);
@@ -98,6 +119,9 @@ int tool_plot(int argc, char **argv);
 /* `ossa export IN.ossa -o OUT.glb`: the skeleton and clips as glTF 2.0 (tools/export.c). */
 int tool_export(int argc, char **argv);
 
+/* `ossa batch`: bakes every importable file under a folder through ninja; argc/argv after the
+ * command. */
+int tool_batch(int argc, char **argv);
 /* `ossa formats`: prints the import format registry; argc/argv after the command. */
 int tool_formats(int argc, char **argv);
 int tool_info(int argc, char **argv);
