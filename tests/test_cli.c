@@ -9,6 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(OSSA_HAVE_CJSON)
+#include <cjson/cJSON.h>
+#endif
+
 #include "metroid_writer.h"
 #include "ossa/archive.h"
 #include "ossa/offline/error.h"
@@ -330,7 +334,7 @@ static void bad_invocations_are_refused(void **state)
     const char *dev_out[] = {bvh, "-o", "/dev/null", "-q"};
     assert_int_equal(run_bake(4, dev_out), 1);
     /* Out-of-range numbers are usage errors (2), infinities too. */
-    const char *args[][2] = {{"--tolerance", "1e30"}, {"--tolerance", "inf"},   {"--tolerance", "0"},
+    const char *args[][2] = {{"--tolerance", "1e30"},   {"--tolerance", "inf"},  {"--tolerance", "0"},
                              {"--unit-scale", "1e-30"}, {"--unit-scale", "inf"}, {"--unit-scale", "nan"},
                              {"--threads", "0"},        {"--threads", ""}};
     for (size_t i = 0; i < sizeof args / sizeof *args; ++i) {
@@ -392,8 +396,8 @@ static void references_stay_inside_the_folder(void **state)
     assert_int_equal(size, 6);
     assert_memory_equal(data, "buffer", 6);
     free(data);
-    const char *refused[] = {"../secret.bin", "./../secret.bin", "x/../../secret.bin", path_in("secret.bin"),
-                             "..\\secret.bin", "C:/secret.bin"};
+    const char *refused[] = {"../secret.bin",       "./../secret.bin", "x/../../secret.bin",
+                             path_in("secret.bin"), "..\\secret.bin",  "C:/secret.bin"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i) {
         data = NULL;
         assert_int_equal(tool_read_relative(refused[i], &data, &size, sub), OSSA_ERROR_IO);
@@ -470,18 +474,188 @@ static void maya_clip_binds_to_skeleton(void **state)
     free(meta);
 }
 
+#if defined(OSSA_HAVE_CJSON)
+/* The number after `label` ("error", "vertex error") and "max", "p99" or "mean" in the text
+ * report, in mm. */
+static double text_mm(const char *text, const char *label, const char *what)
+{
+    char pattern[128];
+    snprintf(pattern, sizeof pattern, "^%s +max [^\n]*", label);
+    regex_t re;
+    regmatch_t m[1];
+    assert_int_equal(regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE), 0);
+    const int found = regexec(&re, text, 1, m, 0);
+    regfree(&re);
+    assert_int_equal(found, 0);
+    char key[16];
+    snprintf(key, sizeof key, "%s ", what);
+    const char *at = strstr(text + m[0].rm_so, key);
+    assert_non_null(at);
+    assert_true(at < text + m[0].rm_eo);
+    return strtod(at + strlen(key), NULL);
+}
+
+static double number_at(const cJSON *object, const char *name)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, name);
+    if (!cJSON_IsNumber(item)) fail_msg("JSON member \"%s\" is not a number", name);
+    return item->valuedouble;
+}
+#endif
+
+/* `info --json` against the source: one JSON document whose figures are the archive's (bytes,
+ * joints, time points, keys), the error module's (maximum error in mm, and the per-joint
+ * maxima of which it is the largest) and the text report's (mm to its 4 digits). */
+static void info_json_matches_text(void **state)
+{
+    (void)state;
+    mw_canim a = mw_fixture_compressed(2);
+    mw_buf anim = {0}, cinf = {0};
+    assert_true(mw_write_compressed(&anim, &a, NULL));
+    mw_fixture_cinf(&cinf, 2, NULL);
+    char anim_path[512], cinf_path[512], out_path[512];
+    snprintf(anim_path, sizeof anim_path, "%s", path_in("json.anim"));
+    snprintf(cinf_path, sizeof cinf_path, "%s", path_in("json.cinf"));
+    snprintf(out_path, sizeof out_path, "%s", path_in("json.ossa"));
+    write_file(anim_path, anim.data, anim.size);
+    write_file(cinf_path, cinf.data, cinf.size);
+    const char *bake[] = {anim_path,      "--skeleton", cinf_path, "-o",        out_path,
+                          "--unit-scale", "0.05",       "-q",      "--threads", "1"};
+    assert_int_equal(run_bake(10, bake), 0);
+    int status = -1;
+    const char *json_args[] = {out_path, "--against", anim_path, "--skeleton", cinf_path, "--json"};
+#if !defined(OSSA_HAVE_CJSON)
+    free(run_captured(tool_info, 6, json_args, &status));
+    assert_int_equal(status, 2); /* a usage error: this build cannot write JSON */
+#else
+    char *json_text = run_captured(tool_info, 6, json_args, &status);
+    assert_non_null(json_text);
+    assert_int_equal(status, 0);
+    cJSON *doc = cJSON_Parse(json_text);
+    if (!doc) fail_msg("ossa info --json printed no JSON document:\n%s", json_text);
+    char *text = run_captured(tool_info, 5, json_args, &status);
+    assert_non_null(text);
+    assert_int_equal(status, 0);
+
+    size_t size = 0;
+    void *bytes = ossa_test_read_file(out_path, &size);
+    assert_non_null(bytes);
+    ossa_archive ar;
+    ossa_skeleton skel;
+    ossa_animation built;
+    ossa_archive_chunk chunk;
+    assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+    assert_int_equal(ossa_archive_animation(&ar, 0, &built), OSSA_OK);
+    assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_ANIMATION, 0, &chunk), OSSA_OK);
+
+    const cJSON *archive = cJSON_GetObjectItemCaseSensitive(doc, "archive");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(archive, "path")), out_path);
+    assert_true(number_at(archive, "bytes") == (double)size);
+    assert_true(number_at(archive, "chunks") == (double)ar.chunk_count);
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "meta");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "unit_scale")), "0.05");
+    assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "events")));
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(doc, "unit");
+    assert_true(number_at(unit, "metres_per_unit") == 0.05);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(unit, "source")), "user");
+    const cJSON *skeleton = cJSON_GetObjectItemCaseSensitive(doc, "skeleton");
+    assert_true(number_at(skeleton, "joints") == (double)skel.joint_count);
+    assert_true(number_at(skeleton, "soa_groups") == (double)skel.soa_count);
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(skeleton, "names");
+    assert_int_equal(cJSON_GetArraySize(names), (int)skel.joint_count);
+    for (size_t j = 0; j < skel.joint_count; ++j)
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(names, (int)j)),
+                            ossa_skeleton_joint_name(&skel, j));
+
+    const cJSON *animations = cJSON_GetObjectItemCaseSensitive(doc, "animations");
+    assert_int_equal(cJSON_GetArraySize(animations), 1);
+    const cJSON *a0 = cJSON_GetArrayItem(animations, 0);
+    assert_true(number_at(a0, "tracks") == (double)skel.joint_count);
+    assert_true(number_at(a0, "time_points") == (double)built.frame_count);
+    assert_true(number_at(a0, "keys") == (double)built.key_count);
+    assert_true(number_at(a0, "baked_bytes") == (double)chunk.size);
+    assert_true(number_at(cJSON_GetObjectItemCaseSensitive(a0, "bytes"), "total") == (double)chunk.size);
+    assert_true(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(a0, "uniform")));
+
+    /* The source as the tool imports it, measured here through the error module. */
+    const ossa_metroid_anim_desc desc = {.cinf_data = cinf.data, .cinf_size = cinf.size};
+    ossa_import_output raw = {0};
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_import_metroid_anim(anim.data, anim.size, &desc, &raw, &diag), OSSA_OK);
+    assert_int_equal(ossa_import_output_sort_depth_first(&raw, &diag), OSSA_OK);
+    assert_true(number_at(a0, "raw_bytes") == (double)ossa_raw_animation_size(&raw.animations[0]));
+
+    const cJSON *errors = cJSON_GetObjectItemCaseSensitive(a0, "errors");
+    const char *const kinds[2] = {"joints", "vertices"}, *const labels[2] = {"error", "vertex error"};
+    for (int k = 0; k < 2; ++k) {
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(errors, kinds[k]);
+        assert_non_null(e);
+        const double max = number_at(e, "max_mm");
+        const ossa_error_desc measure = {.shell_distance = k ? .03f / .05f : 0.f, .source_times = 1};
+        ossa_error_report rep;
+        assert_int_equal(ossa_measure_error(&skel, &raw.animations[0], &built, &measure, &rep, &diag), OSSA_OK);
+        /* The tool's conversion: metres per unit (a float, as parsed) x 1000. */
+        assert_true(max == (double)rep.max * ((double).05f * 1e3));
+        assert_true(max > 0.);
+        /* The per-joint maxima: none above the maximum, the largest equal to it, at the worst joint. */
+        const cJSON *per_joint = cJSON_GetObjectItemCaseSensitive(e, "joint_max_mm");
+        assert_int_equal(cJSON_GetArraySize(per_joint), (int)skel.joint_count);
+        double largest = 0.;
+        for (size_t j = 0; j < skel.joint_count; ++j) {
+            const double v = cJSON_GetArrayItem(per_joint, (int)j)->valuedouble;
+            assert_true(v >= 0. && v <= max);
+            largest = v > largest ? v : largest;
+        }
+        assert_true(largest == max);
+        const size_t worst = (size_t)number_at(e, "worst_joint");
+        assert_int_equal(worst, rep.worst_joint);
+        assert_true(cJSON_GetArrayItem(per_joint, (int)worst)->valuedouble == max);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "worst_joint_name")),
+                            ossa_skeleton_joint_name(&skel, worst));
+        /* The text report prints the same figures to 4 significant digits. */
+        const char *const figures[3][2] = {{"max", "max_mm"}, {"p99", "p99_mm"}, {"mean", "mean_mm"}};
+        for (int f = 0; f < 3; ++f) {
+            const double printed = text_mm(text, labels[k], figures[f][0]), exact = number_at(e, figures[f][1]);
+            if (fabs(printed - exact) > 5e-4 * exact)
+                fail_msg("%s %s: text %g mm, JSON %g mm", labels[k], figures[f][0], printed, exact);
+        }
+    }
+    const cJSON *sampling = cJSON_GetObjectItemCaseSensitive(a0, "sampling");
+    assert_true(number_at(sampling, "ns_per_call") > 0.);
+    assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "tracks")));
+
+    /* Without --against: no source figures. */
+    const char *alone[] = {out_path, "--json"};
+    char *alone_text = run_captured(tool_info, 2, alone, &status);
+    assert_int_equal(status, 0);
+    cJSON *alone_doc = cJSON_Parse(alone_text);
+    assert_non_null(alone_doc);
+    const cJSON *alone_a0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(alone_doc, "animations"), 0);
+    assert_null(cJSON_GetObjectItemCaseSensitive(alone_a0, "errors"));
+    assert_null(cJSON_GetObjectItemCaseSensitive(alone_a0, "raw_bytes"));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(alone_doc, "against")));
+    cJSON_Delete(alone_doc);
+    free(alone_text);
+
+    ossa_import_output_destroy(&raw);
+    free(bytes);
+    free(text);
+    cJSON_Delete(doc);
+    free(json_text);
+#endif
+    mw_buf_free(&anim);
+    mw_buf_free(&cinf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(metroid_bake_with_cinf),
-        cmocka_unit_test(default_clip_and_info),
-        cmocka_unit_test(unit_scale_in_meta_and_report),
-        cmocka_unit_test(errors_leave_no_archive),
-        cmocka_unit_test(bad_invocations_are_refused),
-        cmocka_unit_test(references_stay_inside_the_folder),
-        cmocka_unit_test(clips_are_named_after_the_file),
-        cmocka_unit_test(empty_bake_is_an_error),
-        cmocka_unit_test(maya_clip_binds_to_skeleton),
+        cmocka_unit_test(metroid_bake_with_cinf),         cmocka_unit_test(default_clip_and_info),
+        cmocka_unit_test(unit_scale_in_meta_and_report),  cmocka_unit_test(errors_leave_no_archive),
+        cmocka_unit_test(bad_invocations_are_refused),    cmocka_unit_test(references_stay_inside_the_folder),
+        cmocka_unit_test(clips_are_named_after_the_file), cmocka_unit_test(empty_bake_is_an_error),
+        cmocka_unit_test(maya_clip_binds_to_skeleton),    cmocka_unit_test(info_json_matches_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

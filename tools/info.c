@@ -334,12 +334,12 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
 }
 
 static const char info_usage[] =
-    "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]] [--unit-scale M]\n";
+    "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]] [--unit-scale M] [--json]\n";
 
 int tool_info(int argc, char **argv)
 {
     const char *path = NULL, *against = NULL, *skeleton_path = NULL;
-    bool drop_end_sites = false;
+    bool drop_end_sites = false, json = false;
     float unit_scale = 0.f;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--against") && i + 1 < argc)
@@ -354,6 +354,8 @@ int tool_info(int argc, char **argv)
             skeleton_path = argv[++i];
         else if (!strcmp(argv[i], "--drop-end-sites"))
             drop_end_sites = true;
+        else if (!strcmp(argv[i], "--json"))
+            json = true;
         else if (argv[i][0] == '-' || path) {
             fprintf(stderr, "ossa: info: unexpected argument \"%s\"\n%s", argv[i], info_usage);
             return 2;
@@ -362,6 +364,11 @@ int tool_info(int argc, char **argv)
     }
     if (!path) {
         fprintf(stderr, "ossa: info: no archive given\n%s", info_usage);
+        return 2;
+    }
+    if (json && !info_json_available()) {
+        fprintf(stderr, "ossa: info: --json needs cJSON, and this ossa was built without it (install libcjson-dev "
+                        "and reconfigure)\n");
         return 2;
     }
     size_t size = 0;
@@ -373,7 +380,16 @@ int tool_info(int argc, char **argv)
         return 1;
     }
     const tool_unit unit = info_unit(data, size, against ? &imp : NULL, unit_scale);
-    const int status = tool_report(path, data, size, against ? &imp : NULL, against, unit);
+    int status;
+    if (json) {
+        /* The document is written only when everything was read and measured. */
+        info_report rep;
+        status = info_measure(&rep, path, data, size, against ? &imp : NULL, against, unit);
+        if (status == 0) status = info_print_json(&rep);
+        info_report_free(&rep);
+    } else {
+        status = tool_report(path, data, size, against ? &imp : NULL, against, unit);
+    }
     ossa_import_output_destroy(&imp);
     free(data);
     return status;

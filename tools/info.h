@@ -1,5 +1,5 @@
 /* What `ossa info` (and `ossa bake`'s report) measures of an archive: one pass that both the
- * text report (info.c) prints. */
+ * text report (info.c) and the JSON document (info_json.c) print. */
 #ifndef OSSA_TOOLS_INFO_H
 #define OSSA_TOOLS_INFO_H
 
@@ -65,5 +65,12 @@ void info_report_free(info_report *report);
 
 /* The META chunk's lines, one per call from *at = 0 (without the '\n'); false after the last. */
 bool info_meta_line(const ossa_archive *archive, size_t *at, const char **line, size_t *length);
+
+/* True when this build writes JSON (it was built with cJSON). */
+bool info_json_available(void);
+
+/* Writes `report` to stdout as one JSON document (docs/info-json.md). Returns 0, 1 when out
+ * of memory, 2 when this build has no cJSON. */
+int info_print_json(const info_report *report);
 
 #endif

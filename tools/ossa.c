@@ -11,8 +11,9 @@ static void usage(FILE *f)
             "            [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
             "        import INPUT (any format of `ossa formats`), build the skeleton and animations,\n"
             "        save OUT.ossa and print its report (ossa bake --help: every option)\n"
-            "  ossa info FILE.ossa [--against INPUT [--skeleton FILE]] [--unit-scale METRES]\n"
+            "  ossa info FILE.ossa [--against INPUT [--skeleton FILE]] [--unit-scale METRES] [--json]\n"
             "        print joints, duration, key counts, sizes, error against INPUT and sampling time\n"
+            "        (--json: the same figures and each joint's error as one JSON document)\n"
             "  ossa formats\n"
             "        list the import formats: detection, skeleton, whether built in, unit\n"
             "  ossa            same as `ossa bake` on %s\n",
