@@ -3,7 +3,8 @@
 # as a project outside this tree would: tests/consumers/consumer.cpp through CMake
 # (find_package(ossa CONFIG) and ossa::offline), and consumer.c (C11) and consumer.cpp (C++17)
 # with `pkg-config --cflags --libs ossa-offline`. Each program bakes, loads and samples a
-# small clip and exits 0 when the sampled pose is right.
+# small clip and exits 0 when the sampled pose is right. Then every installed header is
+# compiled on its own as C11 and as C++17.
 #
 # Usage: tests/consumers.sh BUILD_DIR
 # The install goes to a --destdir, so the CMake package is found away from the prefix it was
@@ -70,4 +71,21 @@ step "pkg-config: $flags"
 # shellcheck disable=SC2086
 "$cxx" -std=c++17 -Wall -Wextra -Wpedantic -Werror -o "$tmp/consumer_cpp" "$src/consumer.cpp" $flags
 "$tmp/consumer_cpp"
+
+# Every installed header on its own, as C11 and as C++17 (the consumers include only some).
+include=$root$prefix/include
+headers=$(cd "$include" && find ossa -name '*.h' | sort)
+step "each of $(wc -w <<<"$headers") installed headers alone, as C11 and C++17"
+for header in $headers; do
+  printf '#include <%s>\n' "$header" >"$tmp/one.c"
+  "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only "-I$include" "$tmp/one.c" ||
+    { echo "error: $header does not compile as C11 on its own" >&2; exit 1; }
+  "$cxx" -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only "-I$include" -x c++ "$tmp/one.c" ||
+    { echo "error: $header does not compile as C++17 on its own" >&2; exit 1; }
+  # C linkage for what it declares: a header without it compiles as C++ but does not link.
+  if grep -q '^OSSA_API ' "$include/$header" && ! grep -q 'extern "C"' "$include/$header"; then
+    echo "error: $header declares functions without extern \"C\" for C++" >&2
+    exit 1
+  fi
+done
 step "ok"
