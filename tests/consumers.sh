@@ -44,7 +44,7 @@ if [[ -z $config || -z $pc || ! -f $(dirname "$config")/ossaConfigVersion.cmake 
   exit 1
 fi
 libdir=$(dirname "$(dirname "$pc")")
-# The prefix inside the destdir: ossaConfig.cmake sits in <prefix>/<libdir>/cmake/ossa.
+# The configured prefix (as ossa-offline.pc records it): the install is at $root$prefix.
 prefix=$(sed -n 's/^prefix=//p' "$pc")
 export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
@@ -62,7 +62,8 @@ if [[ $found != "$(dirname "$config")" ]]; then
 fi
 "$tmp/cmake/consumer"
 
-export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$root
+PKG_CONFIG_PATH=$(dirname "$pc")
+export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR=$root
 flags=$(pkg-config --cflags --libs ossa-offline)
 step "pkg-config: $flags"
 # shellcheck disable=SC2086 # flags are words on purpose
