@@ -15,6 +15,7 @@
 
 #include "metroid_writer.h"
 #include "ossa/archive.h"
+#include "ossa/offline/archive_writer.h"
 #include "ossa/offline/error.h"
 #include "ossa/offline/import_metroid.h"
 #include "test_util.h"
@@ -637,6 +638,45 @@ static void info_json_matches_text(void **state)
     assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(alone_doc, "against")));
     cJSON_Delete(alone_doc);
     free(alone_text);
+
+    /* META as an object (a repeated key keeps its first value) and its events as an array:
+     * the archive again, with another META chunk. */
+    static const char meta_text[] = "input=clip.bvh\nformat=first\nevent=0.5 left foot down\nformat=second\n"
+                                    "event=1.25 jump\nunit_scale=0.05\n";
+    ossa_archive_entry entries[8];
+    size_t entry_count = 0;
+    for (size_t c = 0; c < ar.chunk_count && entry_count < 7; ++c) {
+        ossa_archive_chunk ch;
+        assert_int_equal(ossa_archive_chunk_at(&ar, c, &ch), OSSA_OK);
+        if (ch.tag != OSSA_TAG_META)
+            entries[entry_count++] = (ossa_archive_entry){ch.tag, ch.version, ch.data, ch.size};
+    }
+    entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_META, 1, meta_text, sizeof meta_text - 1};
+    ossa_blob file = {0};
+    assert_int_equal(ossa_archive_write(entries, entry_count, NULL, &file, NULL), OSSA_OK);
+    char meta_path[512];
+    snprintf(meta_path, sizeof meta_path, "%s", path_in("meta.ossa"));
+    write_file(meta_path, file.data, file.size);
+    ossa_blob_destroy(&file);
+    const char *meta_args[] = {meta_path, "--json"};
+    char *meta_json = run_captured(tool_info, 2, meta_args, &status);
+    assert_int_equal(status, 0);
+    cJSON *meta_doc = cJSON_Parse(meta_json);
+    assert_non_null(meta_doc);
+    const cJSON *meta2 = cJSON_GetObjectItemCaseSensitive(meta_doc, "meta");
+    assert_int_equal(cJSON_GetArraySize(meta2), 3); /* input, format, unit_scale */
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta2, "format")), "first");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta2, "input")), "clip.bvh");
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(meta_doc, "events");
+    assert_int_equal(cJSON_GetArraySize(events), 2);
+    assert_true(number_at(cJSON_GetArrayItem(events, 0), "time_s") == 0.5);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(events, 0), "name")),
+                        "left foot down");
+    assert_true(number_at(cJSON_GetArrayItem(events, 1), "time_s") == 1.25);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(events, 1), "name")),
+                        "jump");
+    cJSON_Delete(meta_doc);
+    free(meta_json);
 
     ossa_import_output_destroy(&raw);
     free(bytes);

@@ -42,15 +42,21 @@ static void add_meta(cJSON *root, const ossa_archive *ar)
     cJSON *events = cJSON_AddArrayToObject(root, "events");
     const char *line;
     size_t len;
-    char key[128], value[1024];
     for (size_t at = 0; info_meta_line(ar, &at, &line, &len);) {
         const char *eq = memchr(line, '=', len);
-        if (!eq || eq == line || (size_t)(eq - line) >= sizeof key) continue;
-        snprintf(key, sizeof key, "%.*s", (int)(eq - line), line);
-        snprintf(value, sizeof value, "%.*s", (int)(len - (size_t)(eq - line) - 1), eq + 1);
+        if (!eq || eq == line) continue; /* not a key=value line */
+        char *key = malloc(len + 1);
+        if (!key) {
+            allocation_failed = true;
+            continue;
+        }
+        memcpy(key, line, len);
+        key[len] = '\0';
+        key[eq - line] = '\0';
+        char *value = key + (eq - line) + 1;
         if (!strcmp(key, "event")) {
             /* "event=<seconds> <name>" (ossa bake) */
-            char *name = strchr(value, ' ');
+            const char *name = strchr(value, ' ');
             cJSON *event = cJSON_CreateObject();
             cJSON_AddNumberToObject(event, "time_s", strtod(value, NULL));
             cJSON_AddStringToObject(event, "name", name ? name + 1 : "");
@@ -58,6 +64,7 @@ static void add_meta(cJSON *root, const ossa_archive *ar)
         } else if (!cJSON_GetObjectItemCaseSensitive(meta, key)) {
             cJSON_AddStringToObject(meta, key, value);
         }
+        free(key);
     }
 }
 
