@@ -120,18 +120,19 @@ static int measure_tracks(info_report *rep)
 }
 
 /* Joint positions, then ACL's virtual vertices 3 cm away (in source units), at 60 Hz and at
- * every source key time: the whole skeleton's figures and each joint's maximum, in mm. */
-static int measure_errors(const info_report *rep, const ossa_raw_animation *raw, info_animation *ia)
+ * every source key time: the whole skeleton's figures and, with joint_errors, each joint's
+ * maximum, in mm. */
+static int measure_errors(const info_report *rep, const ossa_raw_animation *raw, info_animation *ia, bool joint_errors)
 {
     const ossa_error_desc descs[INFO_ERROR_COUNT] = {
         {.source_times = 1}, {.shell_distance = INFO_SHELL_METRES / rep->unit.scale, .source_times = 1}};
     const double mm = (double)rep->unit.scale * 1e3;
     const size_t n = rep->skeleton.joint_count;
-    float *joint_max = malloc((n + 1) * sizeof *joint_max);
+    float *joint_max = joint_errors ? malloc((n + 1) * sizeof *joint_max) : NULL;
     for (int d = 0; d < INFO_ERROR_COUNT; ++d) {
         info_error *e = &ia->errors[d];
-        e->joint_max_mm = calloc(n + 1, sizeof *e->joint_max_mm);
-        if (!joint_max || !e->joint_max_mm) {
+        e->joint_max_mm = joint_errors ? calloc(n + 1, sizeof *e->joint_max_mm) : NULL;
+        if (joint_errors && (!joint_max || !e->joint_max_mm)) {
             fprintf(stderr, "ossa: %s: out of memory\n", rep->path);
             free(joint_max);
             return 1;
@@ -140,7 +141,8 @@ static int measure_errors(const info_report *rep, const ossa_raw_animation *raw,
         ossa_diag diag;
         ossa_diag_clear(&diag);
         if (ossa_measure_error(&rep->skeleton, raw, &ia->anim, &descs[d], &er, &diag) != OSSA_OK ||
-            ossa_measure_joint_errors(&rep->skeleton, raw, &ia->anim, &descs[d], joint_max, n, &diag) != OSSA_OK) {
+            (joint_errors &&
+             ossa_measure_joint_errors(&rep->skeleton, raw, &ia->anim, &descs[d], joint_max, n, &diag) != OSSA_OK)) {
             tool_print_diag("error measurement", &diag);
             free(joint_max);
             return 1;
@@ -150,7 +152,7 @@ static int measure_errors(const info_report *rep, const ossa_raw_animation *raw,
         e->mean_mm = (double)er.mean * mm;
         e->worst_joint = er.worst_joint;
         e->worst_time = (double)er.worst_time;
-        for (size_t j = 0; j < n; ++j) e->joint_max_mm[j] = (double)joint_max[j] * mm;
+        for (size_t j = 0; joint_errors && j < n; ++j) e->joint_max_mm[j] = (double)joint_max[j] * mm;
     }
     free(joint_max);
     ia->measured = true;
@@ -158,7 +160,7 @@ static int measure_errors(const info_report *rep, const ossa_raw_animation *raw,
 }
 
 int info_measure(info_report *rep, const char *archive_path, const void *archive, size_t size,
-                 const ossa_import_output *against, const char *against_path, tool_unit unit)
+                 const ossa_import_output *against, const char *against_path, tool_unit unit, bool joint_errors)
 {
     *rep = (info_report){.path = archive_path, .size = size, .unit = unit, .against_path = against_path};
     ossa_result r = ossa_archive_init(&rep->archive, archive, size);
@@ -208,7 +210,7 @@ int info_measure(info_report *rep, const char *archive_path, const void *archive
                     against_path, a, archive_path, anim->track_count, skel->joint_count,
                     raw ? "" : "no animation, the source has ", raw ? raw->track_count : against->animation_count);
             status = 1;
-        } else if (raw && measure_errors(rep, raw, ia) != 0) {
+        } else if (raw && measure_errors(rep, raw, ia, joint_errors) != 0) {
             /* The animation's other figures are still reported. */
             status = 1;
         }
@@ -327,7 +329,7 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
                 const char *against_path, tool_unit unit)
 {
     info_report rep;
-    const int status = info_measure(&rep, archive_path, archive, size, against, against_path, unit);
+    const int status = info_measure(&rep, archive_path, archive, size, against, against_path, unit, false);
     if (rep.loaded) print_text(&rep, status == 0);
     info_report_free(&rep);
     return status;
@@ -384,7 +386,7 @@ int tool_info(int argc, char **argv)
     if (json) {
         /* The document is written only when everything was read and measured. */
         info_report rep;
-        status = info_measure(&rep, path, data, size, against ? &imp : NULL, against, unit);
+        status = info_measure(&rep, path, data, size, against ? &imp : NULL, against, unit, true);
         if (status == 0) status = info_print_json(&rep);
         info_report_free(&rep);
     } else {

@@ -20,7 +20,8 @@ typedef struct info_error {
     double max_mm, p99_mm, mean_mm;
     size_t worst_joint;
     double worst_time;    /* seconds */
-    double *joint_max_mm; /* [skeleton joint_count] the largest error of each joint's points */
+    double *joint_max_mm; /* [skeleton joint_count] the largest error of each joint's points; NULL
+                             unless info_measure was asked for it */
 } info_error;
 
 typedef struct info_animation {
@@ -57,10 +58,11 @@ typedef struct info_report {
     size_t track_count;
 } info_report;
 
-/* Reads and measures everything; prints errors to stderr. Returns 0, or 1 after an error,
+/* Reads and measures everything (each joint's largest error too when `joint_errors`: that
+ * doubles the time the errors take); prints errors to stderr. Returns 0, or 1 after an error,
  * with what was measured before it in `report` (free with info_report_free either way). */
 int info_measure(info_report *report, const char *archive_path, const void *archive, size_t size,
-                 const ossa_import_output *against, const char *against_path, tool_unit unit);
+                 const ossa_import_output *against, const char *against_path, tool_unit unit, bool joint_errors);
 void info_report_free(info_report *report);
 
 /* The META chunk's lines, one per call from *at = 0 (without the '\n'); false after the last. */
