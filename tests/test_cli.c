@@ -9,9 +9,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(OSSA_HAVE_CJSON)
+#include <cjson/cJSON.h>
+#endif
+
 #include "metroid_writer.h"
 #include "ossa/archive.h"
 #include "ossa/sampling_job.h"
+#include "ossa/offline/archive_writer.h"
 #include "ossa/offline/error.h"
 #include "ossa/offline/import_gltf.h"
 #include "ossa/offline/import_metroid.h"
@@ -708,6 +713,219 @@ static void plot_draws_an_svg(void **state)
     free(text);
 }
 
+#if defined(OSSA_HAVE_CJSON)
+/* The number after `label` ("error", "vertex error") and "max", "p99" or "mean" in the text
+ * report, in mm. */
+static double text_mm(const char *text, const char *label, const char *what)
+{
+    char pattern[128];
+    snprintf(pattern, sizeof pattern, "^%s +max [^\n]*", label);
+    regex_t re;
+    regmatch_t m[1];
+    assert_int_equal(regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE), 0);
+    const int found = regexec(&re, text, 1, m, 0);
+    regfree(&re);
+    assert_int_equal(found, 0);
+    char key[16];
+    snprintf(key, sizeof key, "%s ", what);
+    const char *at = strstr(text + m[0].rm_so, key);
+    assert_non_null(at);
+    assert_true(at < text + m[0].rm_eo);
+    return strtod(at + strlen(key), NULL);
+}
+
+static double number_at(const cJSON *object, const char *name)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, name);
+    if (!cJSON_IsNumber(item)) fail_msg("JSON member \"%s\" is not a number", name);
+    return item->valuedouble;
+}
+#endif
+
+/* `info --json` against the source: one JSON document whose figures are the archive's (bytes,
+ * joints, time points, keys), the error module's (maximum error in mm, and the per-joint
+ * maxima of which it is the largest) and the text report's (mm to its 4 digits). */
+static void info_json_matches_text(void **state)
+{
+    (void)state;
+    mw_canim a = mw_fixture_compressed(2);
+    mw_buf anim = {0}, cinf = {0};
+    assert_true(mw_write_compressed(&anim, &a, NULL));
+    mw_fixture_cinf(&cinf, 2, NULL);
+    char anim_path[512], cinf_path[512], out_path[512];
+    snprintf(anim_path, sizeof anim_path, "%s", path_in("json.anim"));
+    snprintf(cinf_path, sizeof cinf_path, "%s", path_in("json.cinf"));
+    snprintf(out_path, sizeof out_path, "%s", path_in("json.ossa"));
+    write_file(anim_path, anim.data, anim.size);
+    write_file(cinf_path, cinf.data, cinf.size);
+    const char *bake[] = {anim_path,      "--skeleton", cinf_path, "-o",        out_path,
+                          "--unit-scale", "0.05",       "-q",      "--threads", "1"};
+    assert_int_equal(run_bake(10, bake), 0);
+    int status = -1;
+    const char *json_args[] = {out_path, "--against", anim_path, "--skeleton", cinf_path, "--json"};
+#if !defined(OSSA_HAVE_CJSON)
+    free(run_captured(tool_info, 6, json_args, &status));
+    assert_int_equal(status, 2); /* a usage error: this build cannot write JSON */
+#else
+    char *json_text = run_captured(tool_info, 6, json_args, &status);
+    assert_non_null(json_text);
+    assert_int_equal(status, 0);
+    cJSON *doc = cJSON_Parse(json_text);
+    if (!doc) fail_msg("ossa info --json printed no JSON document:\n%s", json_text);
+    char *text = run_captured(tool_info, 5, json_args, &status);
+    assert_non_null(text);
+    assert_int_equal(status, 0);
+
+    size_t size = 0;
+    void *bytes = ossa_test_read_file(out_path, &size);
+    assert_non_null(bytes);
+    ossa_archive ar;
+    ossa_skeleton skel;
+    ossa_animation built;
+    ossa_archive_chunk chunk;
+    assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+    assert_int_equal(ossa_archive_animation(&ar, 0, &built), OSSA_OK);
+    assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_ANIMATION, 0, &chunk), OSSA_OK);
+
+    const cJSON *archive = cJSON_GetObjectItemCaseSensitive(doc, "archive");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(archive, "path")), out_path);
+    assert_true(number_at(archive, "bytes") == (double)size);
+    assert_true(number_at(archive, "chunks") == (double)ar.chunk_count);
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "meta");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "unit_scale")), "0.05");
+    assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "events")));
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(doc, "unit");
+    assert_true(number_at(unit, "metres_per_unit") == 0.05);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(unit, "source")), "user");
+    const cJSON *skeleton = cJSON_GetObjectItemCaseSensitive(doc, "skeleton");
+    assert_true(number_at(skeleton, "joints") == (double)skel.joint_count);
+    assert_true(number_at(skeleton, "soa_groups") == (double)skel.soa_count);
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(skeleton, "names");
+    assert_int_equal(cJSON_GetArraySize(names), (int)skel.joint_count);
+    for (size_t j = 0; j < skel.joint_count; ++j)
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(names, (int)j)),
+                            ossa_skeleton_joint_name(&skel, j));
+
+    const cJSON *animations = cJSON_GetObjectItemCaseSensitive(doc, "animations");
+    assert_int_equal(cJSON_GetArraySize(animations), 1);
+    const cJSON *a0 = cJSON_GetArrayItem(animations, 0);
+    assert_true(number_at(a0, "tracks") == (double)skel.joint_count);
+    assert_true(number_at(a0, "time_points") == (double)built.frame_count);
+    assert_true(number_at(a0, "keys") == (double)built.key_count);
+    assert_true(number_at(a0, "baked_bytes") == (double)chunk.size);
+    assert_true(number_at(cJSON_GetObjectItemCaseSensitive(a0, "bytes"), "total") == (double)chunk.size);
+    assert_true(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(a0, "uniform")));
+
+    /* The source as the tool imports it, measured here through the error module. */
+    const ossa_metroid_anim_desc desc = {.cinf_data = cinf.data, .cinf_size = cinf.size};
+    ossa_import_output raw = {0};
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_import_metroid_anim(anim.data, anim.size, &desc, &raw, &diag), OSSA_OK);
+    assert_int_equal(ossa_import_output_sort_depth_first(&raw, &diag), OSSA_OK);
+    assert_true(number_at(a0, "raw_bytes") == (double)ossa_raw_animation_size(&raw.animations[0]));
+
+    const cJSON *errors = cJSON_GetObjectItemCaseSensitive(a0, "errors");
+    const char *const kinds[2] = {"joints", "vertices"}, *const labels[2] = {"error", "vertex error"};
+    for (int k = 0; k < 2; ++k) {
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(errors, kinds[k]);
+        assert_non_null(e);
+        const double max = number_at(e, "max_mm");
+        const ossa_error_desc measure = {.shell_distance = k ? .03f / .05f : 0.f, .source_times = 1};
+        ossa_error_report rep;
+        assert_int_equal(ossa_measure_error(&skel, &raw.animations[0], &built, &measure, &rep, &diag), OSSA_OK);
+        /* The tool's conversion: metres per unit (a float, as parsed) x 1000. */
+        assert_true(max == (double)rep.max * ((double).05f * 1e3));
+        assert_true(max > 0.);
+        /* The per-joint maxima: none above the maximum, the largest equal to it, at the worst joint. */
+        const cJSON *per_joint = cJSON_GetObjectItemCaseSensitive(e, "joint_max_mm");
+        assert_int_equal(cJSON_GetArraySize(per_joint), (int)skel.joint_count);
+        double largest = 0.;
+        for (size_t j = 0; j < skel.joint_count; ++j) {
+            const double v = cJSON_GetArrayItem(per_joint, (int)j)->valuedouble;
+            assert_true(v >= 0. && v <= max);
+            largest = v > largest ? v : largest;
+        }
+        assert_true(largest == max);
+        const size_t worst = (size_t)number_at(e, "worst_joint");
+        assert_int_equal(worst, rep.worst_joint);
+        assert_true(cJSON_GetArrayItem(per_joint, (int)worst)->valuedouble == max);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "worst_joint_name")),
+                            ossa_skeleton_joint_name(&skel, worst));
+        /* The text report prints the same figures to 4 significant digits. */
+        const char *const figures[3][2] = {{"max", "max_mm"}, {"p99", "p99_mm"}, {"mean", "mean_mm"}};
+        for (int f = 0; f < 3; ++f) {
+            const double printed = text_mm(text, labels[k], figures[f][0]), exact = number_at(e, figures[f][1]);
+            if (fabs(printed - exact) > 5e-4 * exact)
+                fail_msg("%s %s: text %g mm, JSON %g mm", labels[k], figures[f][0], printed, exact);
+        }
+    }
+    const cJSON *sampling = cJSON_GetObjectItemCaseSensitive(a0, "sampling");
+    assert_true(number_at(sampling, "ns_per_call") > 0.);
+    assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "tracks")));
+
+    /* Without --against: no source figures. */
+    const char *alone[] = {out_path, "--json"};
+    char *alone_text = run_captured(tool_info, 2, alone, &status);
+    assert_int_equal(status, 0);
+    cJSON *alone_doc = cJSON_Parse(alone_text);
+    assert_non_null(alone_doc);
+    const cJSON *alone_a0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(alone_doc, "animations"), 0);
+    assert_null(cJSON_GetObjectItemCaseSensitive(alone_a0, "errors"));
+    assert_null(cJSON_GetObjectItemCaseSensitive(alone_a0, "raw_bytes"));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(alone_doc, "against")));
+    cJSON_Delete(alone_doc);
+    free(alone_text);
+
+    /* META as an object (a repeated key keeps its first value) and its events as an array:
+     * the archive again, with another META chunk. */
+    static const char meta_text[] = "input=clip.bvh\nformat=first\nevent=0.5 left foot down\nformat=second\n"
+                                    "event=1.25 jump\nunit_scale=0.05\n";
+    ossa_archive_entry entries[8];
+    size_t entry_count = 0;
+    for (size_t c = 0; c < ar.chunk_count && entry_count < 7; ++c) {
+        ossa_archive_chunk ch;
+        assert_int_equal(ossa_archive_chunk_at(&ar, c, &ch), OSSA_OK);
+        if (ch.tag != OSSA_TAG_META)
+            entries[entry_count++] = (ossa_archive_entry){ch.tag, ch.version, ch.data, ch.size};
+    }
+    entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_META, 1, meta_text, sizeof meta_text - 1};
+    ossa_blob file = {0};
+    assert_int_equal(ossa_archive_write(entries, entry_count, NULL, &file, NULL), OSSA_OK);
+    char meta_path[512];
+    snprintf(meta_path, sizeof meta_path, "%s", path_in("meta.ossa"));
+    write_file(meta_path, file.data, file.size);
+    ossa_blob_destroy(&file);
+    const char *meta_args[] = {meta_path, "--json"};
+    char *meta_json = run_captured(tool_info, 2, meta_args, &status);
+    assert_int_equal(status, 0);
+    cJSON *meta_doc = cJSON_Parse(meta_json);
+    assert_non_null(meta_doc);
+    const cJSON *meta2 = cJSON_GetObjectItemCaseSensitive(meta_doc, "meta");
+    assert_int_equal(cJSON_GetArraySize(meta2), 3); /* input, format, unit_scale */
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta2, "format")), "first");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta2, "input")), "clip.bvh");
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(meta_doc, "events");
+    assert_int_equal(cJSON_GetArraySize(events), 2);
+    assert_true(number_at(cJSON_GetArrayItem(events, 0), "time_s") == 0.5);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(events, 0), "name")),
+                        "left foot down");
+    assert_true(number_at(cJSON_GetArrayItem(events, 1), "time_s") == 1.25);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(events, 1), "name")),
+                        "jump");
+    cJSON_Delete(meta_doc);
+    free(meta_json);
+
+    ossa_import_output_destroy(&raw);
+    free(bytes);
+    free(text);
+    cJSON_Delete(doc);
+    free(json_text);
+#endif
+    mw_buf_free(&anim);
+    mw_buf_free(&cinf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -729,6 +947,7 @@ int main(void)
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
         cmocka_unit_test(export_reimports_to_the_same_poses),
 #endif
+        cmocka_unit_test(info_json_matches_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,7 @@
 /* Error measurement (ossa_measure_error): which times it samples. A two-joint clip with a
  * one-key spike between two 60 Hz samples is measured against the same clip built without
- * the spike: only sampling at the source key times sees it. */
+ * the spike: only sampling at the source key times sees it. Per joint
+ * (ossa_measure_joint_errors): the same samples, so the largest joint is the maximum. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "ossa/animation.h"
 #include "ossa/offline/builders.h"
 #include "ossa/offline/error.h"
+#include "ossa/offline/error_joints.h"
 #include "ossa/skeleton.h"
 #include "test_util.h"
 
@@ -159,12 +161,57 @@ static void test_errors(void **state)
     }
 }
 
+/* Each joint's largest error over the measure's samples and points: the largest of them is
+ * ossa_measure_error's maximum, bit for bit, at its worst joint, for every desc. */
+static void test_joint_errors(void **state)
+{
+    fixture *f = *state;
+    const ossa_error_desc descs[] = {
+        {0}, {.shell_distance = .03f}, {.source_times = 1}, {.shell_distance = .03f, .source_times = 1}};
+    for (size_t d = 0; d < sizeof descs / sizeof *descs; ++d) {
+        ossa_error_report rep;
+        float joint_max[3] = {-1.f, -1.f, -1.f};
+        assert_int_equal(ossa_measure_error(&f->skel, &f->source, &f->built, &descs[d], &rep, NULL), OSSA_OK);
+        assert_int_equal(ossa_measure_joint_errors(&f->skel, &f->source, &f->built, &descs[d], joint_max, 3, NULL),
+                         OSSA_OK);
+        assert_true(joint_max[2] == -1.f); /* past the joint count: untouched */
+        const size_t worst = joint_max[1] > joint_max[0] ? 1 : 0;
+        assert_true(joint_max[worst] == rep.max);
+        assert_int_equal(worst, rep.worst_joint);
+        /* The spike moves the root, and so both joints, by 0.25: seen at the source key time only. */
+        for (size_t j = 0; j < 2; ++j) {
+            if (descs[d].source_times)
+                assert_float_equal(joint_max[j], .25f, 1e-3f);
+            else
+                assert_true(joint_max[j] < 1e-3f);
+        }
+    }
+    /* Errors: the output checks first, then those of ossa_measure_error (the output zeroed). */
+    float joint_max[2] = {7.f, 7.f};
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_measure_joint_errors(&f->skel, &f->source, &f->built, NULL, NULL, 2, &diag),
+                     OSSA_ERROR_NULL_ARGUMENT);
+    assert_int_equal(ossa_measure_joint_errors(&f->skel, &f->source, &f->built, NULL, joint_max, 1, NULL),
+                     OSSA_ERROR_OUTPUT_TOO_SMALL);
+    assert_true(joint_max[0] == 7.f && joint_max[1] == 7.f);
+    const ossa_error_desc negative = {.shell_distance = -1.f};
+    assert_int_equal(ossa_measure_joint_errors(&f->skel, &f->source, &f->built, &negative, joint_max, 2, NULL),
+                     OSSA_ERROR_INVALID_ARGUMENT);
+    assert_true(joint_max[0] == 0.f && joint_max[1] == 0.f);
+    const size_t kept = f->source.track_count;
+    f->source.track_count = 1;
+    assert_int_equal(ossa_measure_joint_errors(&f->skel, &f->source, &f->built, NULL, joint_max, 2, NULL),
+                     OSSA_ERROR_JOINT_MISMATCH);
+    f->source.track_count = kept;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample_count),
         cmocka_unit_test(test_spike_between_samples),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_joint_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

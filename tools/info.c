@@ -3,10 +3,11 @@
 #include <string.h>
 
 #include "ossa/local_to_model_job.h"
+#include "info.h"
 #include "ossa/offline/error.h"
+#include "ossa/offline/error_joints.h"
 #include "ossa/sampling_job.h"
 #include "ossa/track_jobs.h"
-#include "tools.h"
 
 /* Median over 7 repetitions of forward playback at 60 Hz over the whole clip, looping. */
 static double time_sampling(const ossa_animation *anim, const ossa_skeleton *skel, ossa_sampling_context *ctx,
@@ -35,30 +36,21 @@ static double time_sampling(const ossa_animation *anim, const ossa_skeleton *ske
     return reps[3];
 }
 
-/* The value of the first META line with `key`; false when there is none. */
-static bool meta_value(const ossa_archive *ar, const char *key, char *buffer, size_t size)
+bool info_meta_line(const ossa_archive *archive, size_t *at, const char **line, size_t *length)
 {
     ossa_archive_chunk c;
-    if (ossa_archive_find(ar, OSSA_TAG_META, 0, &c) != OSSA_OK) return false;
-    const char *text = c.data;
-    const size_t klen = strlen(key);
-    for (size_t at = 0; at < c.size;) {
-        const char *line = text + at;
-        const char *end = memchr(line, '\n', c.size - at);
-        const size_t len = end ? (size_t)(end - line) : c.size - at;
-        if (len > klen && !strncmp(line, key, klen) && line[klen] == '=') {
-            snprintf(buffer, size, "%.*s", (int)(len - klen - 1), line + klen + 1);
-            return true;
-        }
-        at += len + 1;
-    }
-    return false;
+    if (ossa_archive_find(archive, OSSA_TAG_META, 0, &c) != OSSA_OK || *at >= c.size) return false;
+    *line = (const char *)c.data + *at;
+    const char *end = memchr(*line, '\n', c.size - *at);
+    *length = end ? (size_t)(end - *line) : c.size - *at;
+    *at += *length + 1;
+    return true;
 }
 
 static void print_meta(const ossa_archive *ar, const char *key, const char *label)
 {
     char value[512];
-    if (meta_value(ar, key, value, sizeof value)) printf("%-16s %s\n", label, value);
+    if (ossa_archive_meta(ar, key, value, sizeof value)) printf("%-16s %s\n", label, value);
 }
 
 /* The unit of `ossa info`: --unit-scale, else the unit the archive's META records (unless
@@ -68,10 +60,10 @@ static tool_unit info_unit(const void *data, size_t size, const ossa_import_outp
     if (user_scale > 0.f) return (tool_unit){user_scale, "user", 0.f};
     ossa_archive ar;
     char scale[64] = "", source[32] = "", units[64] = "";
-    if (ossa_archive_init(&ar, data, size) == OSSA_OK && meta_value(&ar, "unit_scale", scale, sizeof scale)) {
+    if (ossa_archive_init(&ar, data, size) == OSSA_OK && ossa_archive_meta(&ar, "unit_scale", scale, sizeof scale)) {
         const float value = strtof(scale, NULL);
-        meta_value(&ar, "unit_source", source, sizeof source);
-        meta_value(&ar, "source_units", units, sizeof units);
+        ossa_archive_meta(&ar, "unit_source", source, sizeof source);
+        ossa_archive_meta(&ar, "source_units", units, sizeof units);
         /* Archives from before unit_source: a unit the source did not state was a default. */
         const bool by_default = !strcmp(source, "default") || (!source[0] && !strcmp(units, "unknown"));
         if (value > 0.f && isfinite(value) && !by_default)
@@ -84,18 +76,21 @@ static tool_unit info_unit(const void *data, size_t size, const ossa_import_outp
     return against ? tool_unit_of_import(against, 0.f) : (tool_unit){1.f, "default", 0.f};
 }
 
-/* User-channel tracks (name, type, keys, range of values) and the events kept in META. */
-static int report_tracks_and_events(const ossa_archive *ar, const char *archive_path)
+/* User-channel tracks: name, type, keys and range of values. */
+static int measure_tracks(info_report *rep)
 {
     static const char *const type_names[] = {"?", "float", "float2", "float3", "float4", "quaternion"};
-    const size_t count = ossa_archive_count(ar, OSSA_TAG_TRACK);
-    if (count) printf("\n%-16s %zu\n", "tracks", count);
+    const size_t count = ossa_archive_count(&rep->archive, OSSA_TAG_TRACK);
+    rep->tracks = count ? calloc(count, sizeof *rep->tracks) : NULL;
+    if (count && !rep->tracks) {
+        fprintf(stderr, "ossa: %s: out of memory\n", rep->path);
+        return 1;
+    }
     for (size_t i = 0; i < count; ++i) {
         ossa_track track;
-        const ossa_result r = ossa_archive_track(ar, i, &track);
+        const ossa_result r = ossa_archive_track(&rep->archive, i, &track);
         if (r != OSSA_OK) {
-            fprintf(stderr, "ossa: %s: track %zu: %s (%s)\n", archive_path, i, ossa_result_string(r),
-                    ossa_result_name(r));
+            fprintf(stderr, "ossa: %s: track %zu: %s (%s)\n", rep->path, i, ossa_result_string(r), ossa_result_name(r));
             return 1;
         }
         float lo = track.values[0], hi = track.values[0];
@@ -103,32 +98,132 @@ static int report_tracks_and_events(const ossa_archive *ar, const char *archive_
             lo = track.values[k] < lo ? track.values[k] : lo;
             hi = track.values[k] > hi ? track.values[k] : hi;
         }
-        printf("  %-32s %-10s %zu keys, values in [%g, %g]\n", track.name, type_names[track.type <= 5 ? track.type : 0],
-               track.key_count, (double)lo, (double)hi);
-    }
-    ossa_archive_chunk c;
-    if (ossa_archive_find(ar, OSSA_TAG_META, 0, &c) != OSSA_OK) return 0;
-    const char *text = c.data;
-    size_t events = 0;
-    for (size_t at = 0; at < c.size;) {
-        const char *line = text + at;
-        const char *end = memchr(line, '\n', c.size - at);
-        const size_t len = end ? (size_t)(end - line) : c.size - at;
-        if (len > 6 && !strncmp(line, "event=", 6)) {
-            if (events++ == 0) printf("\n%-16s (seconds, name)\n", "events");
-            printf("  %.*s\n", (int)(len - 6), line + 6);
-        }
-        at += len + 1;
+        rep->tracks[rep->track_count++] =
+            (info_track){track.name, type_names[track.type <= 5 ? track.type : 0], track.key_count, lo, hi};
     }
     return 0;
 }
 
-/* Sub-track kinds, keys and where the bytes go (ossa_animation_sizes). */
-static void print_animation_layout(const ossa_animation *anim)
+/* Joint positions, then ACL's virtual vertices 3 cm away (in source units), at 60 Hz and at
+ * every source key time: the whole skeleton's figures and, with joint_errors, each joint's
+ * maximum, in mm. */
+static int measure_errors(const info_report *rep, const ossa_raw_animation *raw, info_animation *ia, bool joint_errors)
 {
-    size_t kinds[3][4] = {{0}};
-    for (size_t j = 0; j < anim->track_count; ++j)
-        for (int c = 0; c < 3; ++c) kinds[c][ossa_animation_channel_kind(anim, j, c)]++;
+    const ossa_error_desc descs[INFO_ERROR_COUNT] = {
+        {.source_times = 1}, {.shell_distance = INFO_SHELL_METRES / rep->unit.scale, .source_times = 1}};
+    const double mm = (double)rep->unit.scale * 1e3;
+    const size_t n = rep->skeleton.joint_count;
+    float *joint_max = joint_errors ? malloc((n + 1) * sizeof *joint_max) : NULL;
+    for (int d = 0; d < INFO_ERROR_COUNT; ++d) {
+        info_error *e = &ia->errors[d];
+        e->joint_max_mm = joint_errors ? calloc(n + 1, sizeof *e->joint_max_mm) : NULL;
+        if (joint_errors && (!joint_max || !e->joint_max_mm)) {
+            fprintf(stderr, "ossa: %s: out of memory\n", rep->path);
+            free(joint_max);
+            return 1;
+        }
+        ossa_error_report er;
+        ossa_diag diag;
+        ossa_diag_clear(&diag);
+        if (ossa_measure_error(&rep->skeleton, raw, &ia->anim, &descs[d], &er, &diag) != OSSA_OK ||
+            (joint_errors &&
+             ossa_measure_joint_errors(&rep->skeleton, raw, &ia->anim, &descs[d], joint_max, n, &diag) != OSSA_OK)) {
+            tool_print_diag("error measurement", &diag);
+            free(joint_max);
+            return 1;
+        }
+        e->max_mm = (double)er.max * mm;
+        e->p99_mm = (double)er.p99 * mm;
+        e->mean_mm = (double)er.mean * mm;
+        e->worst_joint = er.worst_joint;
+        e->worst_time = (double)er.worst_time;
+        for (size_t j = 0; joint_errors && j < n; ++j) e->joint_max_mm[j] = (double)joint_max[j] * mm;
+    }
+    free(joint_max);
+    ia->measured = true;
+    return 0;
+}
+
+int info_measure(info_report *rep, const char *archive_path, const void *archive, size_t size,
+                 const ossa_import_output *against, const char *against_path, tool_unit unit, bool joint_errors)
+{
+    *rep = (info_report){.path = archive_path, .size = size, .unit = unit, .against_path = against_path};
+    ossa_result r = ossa_archive_init(&rep->archive, archive, size);
+    if (r != OSSA_OK) {
+        fprintf(stderr, "ossa: %s: %s (%s)\n", archive_path, ossa_result_string(r), ossa_result_name(r));
+        return 1;
+    }
+    if ((r = ossa_archive_skeleton(&rep->archive, &rep->skeleton)) != OSSA_OK && r != OSSA_ERROR_NOT_FOUND) {
+        fprintf(stderr, "ossa: %s: skeleton: %s (%s)\n", archive_path, ossa_result_string(r), ossa_result_name(r));
+        return 1;
+    }
+    rep->loaded = true;
+    const ossa_skeleton *skel = &rep->skeleton;
+    const size_t anim_count = ossa_archive_count(&rep->archive, OSSA_TAG_ANIMATION);
+    const size_t ctx_size = ossa_sampling_context_size(skel->joint_count);
+    void *ctx_mem = aligned_alloc(16, ctx_size);
+    ossa_soa_transform *pose = aligned_alloc(16, (skel->soa_count + 1) * sizeof *pose);
+    ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, skel->joint_count);
+    rep->animations = calloc(anim_count + 1, sizeof *rep->animations);
+    int status = 0;
+    if (!ctx || !pose || !rep->animations) {
+        fprintf(stderr, "ossa: %s: out of memory\n", archive_path);
+        status = 1;
+    }
+    for (size_t a = 0; a < anim_count && status == 0; ++a) {
+        info_animation *ia = &rep->animations[a];
+        if ((r = ossa_archive_animation(&rep->archive, a, &ia->anim)) != OSSA_OK) {
+            fprintf(stderr, "ossa: %s: animation %zu: %s (%s)\n", archive_path, a, ossa_result_string(r),
+                    ossa_result_name(r));
+            status = 1;
+            break;
+        }
+        rep->animation_count = a + 1;
+        const ossa_animation *anim = &ia->anim;
+        ossa_archive_chunk chunk;
+        ossa_archive_find(&rep->archive, OSSA_TAG_ANIMATION, a, &chunk);
+        ia->baked_bytes = chunk.size;
+        for (size_t j = 0; j < anim->track_count; ++j)
+            for (int c = 0; c < 3; ++c) ia->kinds[c][ossa_animation_channel_kind(anim, j, c)]++;
+        ossa_animation_sizes(anim, &ia->sizes);
+        const ossa_raw_animation *raw = against && a < against->animation_count ? &against->animations[a] : NULL;
+        ia->has_source = raw != NULL;
+        ia->raw_bytes = raw ? ossa_raw_animation_size(raw) : 0;
+        if (against && (!raw || raw->track_count != anim->track_count || anim->track_count != skel->joint_count)) {
+            fprintf(stderr,
+                    "ossa: %s does not match animation %zu of %s: expected %zu tracks for %zu joints, found %s%zu\n",
+                    against_path, a, archive_path, anim->track_count, skel->joint_count,
+                    raw ? "" : "no animation, the source has ", raw ? raw->track_count : against->animation_count);
+            status = 1;
+        } else if (raw && measure_errors(rep, raw, ia, joint_errors) != 0) {
+            /* The animation's other figures are still reported. */
+            status = 1;
+        }
+        if (anim->track_count <= skel->joint_count) {
+            ia->timed = true;
+            ia->ns_per_call = time_sampling(anim, skel, ctx, pose) * 1e9;
+        }
+    }
+    free(ctx_mem);
+    free(pose);
+    if (status == 0) status = measure_tracks(rep);
+    return status;
+}
+
+void info_report_free(info_report *rep)
+{
+    for (size_t a = 0; rep->animations && a < rep->animation_count; ++a)
+        for (int d = 0; d < INFO_ERROR_COUNT; ++d) free(rep->animations[a].errors[d].joint_max_mm);
+    free(rep->animations);
+    free(rep->tracks);
+    *rep = (info_report){0};
+}
+
+/* Sub-track kinds, keys and where the bytes go (ossa_animation_sizes). */
+static void print_animation_layout(const info_animation *ia)
+{
+    const ossa_animation *anim = &ia->anim;
+    const size_t(*kinds)[4] = ia->kinds;
     printf("%-16s %zu time points (%s), %zu segments\n", "time points", anim->frame_count,
            anim->timepoints ? "table" : "uniform", anim->segment_count);
     printf("%-16s animated / constant / rest pose / default: translation %zu/%zu/%zu/%zu, rotation "
@@ -138,127 +233,102 @@ static void print_animation_layout(const ossa_animation *anim)
     const size_t samples = anim->animated_count * anim->frame_count;
     printf("%-16s %zu (%.1f %% of the animated sub-tracks' samples)\n", "keys", anim->key_count,
            samples ? 100.0 * (double)anim->key_count / (double)samples : 0.0);
-    ossa_animation_size_breakdown b;
-    ossa_animation_sizes(anim, &b);
+    const ossa_animation_size_breakdown *b = &ia->sizes;
     printf("%-16s header %zu, time points %zu, kinds %zu, constants %zu, descriptors %zu, ranges %zu,\n", "bytes",
-           b.header, b.timepoints, b.kinds, b.constants, b.descriptors, b.ranges);
-    printf("%-16s segment table %zu, key bitmaps %zu, segment ranges %zu,\n", "", b.segment_table, b.bitmaps,
-           b.segment_ranges);
-    printf("%-16s values: translation %zu, rotation %zu, scale %zu;\n", "", b.translation_values, b.rotation_values,
-           b.scale_values);
-    printf("%-16s name %zu, padding %zu\n", "", b.name, b.padding);
+           b->header, b->timepoints, b->kinds, b->constants, b->descriptors, b->ranges);
+    printf("%-16s segment table %zu, key bitmaps %zu, segment ranges %zu,\n", "", b->segment_table, b->bitmaps,
+           b->segment_ranges);
+    printf("%-16s values: translation %zu, rotation %zu, scale %zu;\n", "", b->translation_values, b->rotation_values,
+           b->scale_values);
+    printf("%-16s name %zu, padding %zu\n", "", b->name, b->padding);
+}
+
+static void print_animation(const info_report *rep, size_t a)
+{
+    const info_animation *ia = &rep->animations[a];
+    const ossa_animation *anim = &ia->anim;
+    printf("\nanimation %zu       \"%s\"\n", a, anim->name);
+    printf("%-16s %.4g s, %zu tracks\n", "duration", (double)anim->duration, anim->track_count);
+    print_animation_layout(ia);
+    if (ia->has_source) {
+        printf("%-16s %zu\n", "raw bytes", ia->raw_bytes);
+        printf("%-16s %zu (ratio %.2f; %.2f by ACL's definition, 10 floats x 4 B x joints x samples)\n", "baked bytes",
+               ia->baked_bytes, (double)ia->raw_bytes / (double)ia->baked_bytes,
+               40.0 * (double)anim->track_count * (double)anim->frame_count / (double)ia->baked_bytes);
+    } else {
+        printf("%-16s %zu\n", "baked bytes", ia->baked_bytes);
+    }
+    for (int d = 0; d < INFO_ERROR_COUNT && ia->measured; ++d) {
+        const info_error *e = &ia->errors[d];
+        if (d == INFO_ERROR_JOINTS)
+            printf("%-16s max %.4g mm / p99 %.4g mm / mean %.4g mm at joints (model space, every source sample "
+                   "and 60 Hz, vs %s)\n",
+                   "error", e->max_mm, e->p99_mm, e->mean_mm, rep->against_path);
+        else
+            printf("%-16s max %.4g mm / p99 %.4g mm / mean %.4g mm (0.03 m virtual vertices, every source "
+                   "sample and 60 Hz)\n",
+                   "vertex error", e->max_mm, e->p99_mm, e->mean_mm);
+        printf("%-16s joint %zu \"%s\" at %.3f s\n", "  worst", e->worst_joint,
+               ossa_skeleton_joint_name(&rep->skeleton, e->worst_joint), e->worst_time);
+    }
+    if (ia->timed)
+        printf("%-16s %.0f ns/call, %.1f ns/joint (forward playback at 60 Hz, median of 7)\n", "sampling",
+               ia->ns_per_call, ia->ns_per_call / (double)(anim->track_count ? anim->track_count : 1));
+}
+
+/* The text report of what info_measure read, in the order it was read. */
+static void print_text(const info_report *rep, bool with_tracks)
+{
+    const ossa_archive *ar = &rep->archive;
+    printf("%-16s %s (%zu bytes, %zu chunks)\n", "archive", rep->path, rep->size, ar->chunk_count);
+    print_meta(ar, "input", "source");
+    print_meta(ar, "format", "format");
+    print_meta(ar, "source_units", "source units");
+    print_meta(ar, "retarget", "retargeted to");
+    print_meta(ar, "retarget_bound_joints", "bound joints");
+    char scale_text[32];
+    tool_format_float(scale_text, sizeof scale_text, rep->unit.scale);
+    printf("%-16s %s (%s)\n", "metres per unit", scale_text,
+           !strcmp(rep->unit.source, "user")       ? "--unit-scale"
+           : !strcmp(rep->unit.source, "file")     ? "source metadata"
+           : !strcmp(rep->unit.source, "inferred") ? "inferred from the rest pose's extent, a 1.7 m human"
+                                                   : "assumed");
+    printf("%-16s %zu joints (%zu SoA groups)\n", "skeleton", rep->skeleton.joint_count, rep->skeleton.soa_count);
+    for (size_t a = 0; a < rep->animation_count; ++a) print_animation(rep, a);
+    if (!with_tracks) return;
+    if (rep->track_count) printf("\n%-16s %zu\n", "tracks", rep->track_count);
+    for (size_t i = 0; i < rep->track_count; ++i) {
+        const info_track *t = &rep->tracks[i];
+        printf("  %-32s %-10s %zu keys, values in [%g, %g]\n", t->name, t->type, t->keys, (double)t->min,
+               (double)t->max);
+    }
+    const char *line;
+    size_t len, events = 0;
+    for (size_t at = 0; info_meta_line(ar, &at, &line, &len);) {
+        if (len > 6 && !strncmp(line, "event=", 6)) {
+            if (events++ == 0) printf("\n%-16s (seconds, name)\n", "events");
+            printf("  %.*s\n", (int)(len - 6), line + 6);
+        }
+    }
 }
 
 int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,
                 const char *against_path, tool_unit unit)
 {
-    ossa_archive ar;
-    ossa_result r = ossa_archive_init(&ar, archive, size);
-    if (r != OSSA_OK) {
-        fprintf(stderr, "ossa: %s: %s (%s)\n", archive_path, ossa_result_string(r), ossa_result_name(r));
-        return 1;
-    }
-    ossa_skeleton skel;
-    if ((r = ossa_archive_skeleton(&ar, &skel)) != OSSA_OK && r != OSSA_ERROR_NOT_FOUND) {
-        fprintf(stderr, "ossa: %s: skeleton: %s (%s)\n", archive_path, ossa_result_string(r), ossa_result_name(r));
-        return 1;
-    }
-    printf("%-16s %s (%zu bytes, %zu chunks)\n", "archive", archive_path, size, ar.chunk_count);
-    print_meta(&ar, "input", "source");
-    print_meta(&ar, "format", "format");
-    print_meta(&ar, "source_units", "source units");
-    print_meta(&ar, "retarget", "retargeted to");
-    print_meta(&ar, "retarget_bound_joints", "bound joints");
-    char scale_text[32];
-    tool_format_float(scale_text, sizeof scale_text, unit.scale);
-    printf("%-16s %s (%s)\n", "metres per unit", scale_text,
-           !strcmp(unit.source, "user")       ? "--unit-scale"
-           : !strcmp(unit.source, "file")     ? "source metadata"
-           : !strcmp(unit.source, "inferred") ? "inferred from the rest pose's extent, a 1.7 m human"
-                                              : "assumed");
-    printf("%-16s %zu joints (%zu SoA groups)\n", "skeleton", skel.joint_count, skel.soa_count);
-    const size_t anim_count = ossa_archive_count(&ar, OSSA_TAG_ANIMATION);
-    const size_t ctx_size = ossa_sampling_context_size(skel.joint_count);
-    void *ctx_mem = aligned_alloc(16, ctx_size);
-    ossa_soa_transform *pose = aligned_alloc(16, (skel.soa_count + 1) * sizeof *pose);
-    ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, skel.joint_count);
-    int status = 0;
-    for (size_t a = 0; a < anim_count && ctx && pose; ++a) {
-        ossa_animation anim;
-        if ((r = ossa_archive_animation(&ar, a, &anim)) != OSSA_OK) {
-            fprintf(stderr, "ossa: %s: animation %zu: %s (%s)\n", archive_path, a, ossa_result_string(r),
-                    ossa_result_name(r));
-            status = 1;
-            break;
-        }
-        ossa_archive_chunk chunk;
-        ossa_archive_find(&ar, OSSA_TAG_ANIMATION, a, &chunk);
-        printf("\nanimation %zu       \"%s\"\n", a, anim.name);
-        printf("%-16s %.4g s, %zu tracks\n", "duration", (double)anim.duration, anim.track_count);
-        print_animation_layout(&anim);
-        const ossa_raw_animation *raw = against && a < against->animation_count ? &against->animations[a] : NULL;
-        if (raw) {
-            const size_t raw_bytes = ossa_raw_animation_size(raw);
-            printf("%-16s %zu\n", "raw bytes", raw_bytes);
-            printf("%-16s %zu (ratio %.2f; %.2f by ACL's definition, 10 floats x 4 B x joints x samples)\n",
-                   "baked bytes", chunk.size, (double)raw_bytes / (double)chunk.size,
-                   40.0 * (double)anim.track_count * (double)anim.frame_count / (double)chunk.size);
-        } else {
-            printf("%-16s %zu\n", "baked bytes", chunk.size);
-        }
-        if (against && (!raw || raw->track_count != anim.track_count || anim.track_count != skel.joint_count)) {
-            fprintf(stderr,
-                    "ossa: %s does not match animation %zu of %s: expected %zu tracks for %zu joints, found %s%zu\n",
-                    against_path, a, archive_path, anim.track_count, skel.joint_count,
-                    raw ? "" : "no animation, the source has ", raw ? raw->track_count : against->animation_count);
-            status = 1;
-        } else if (raw) {
-            /* Joint positions, then ACL's virtual vertices 3 cm away (in source units), at 60 Hz
-             * and at every source key time; printed in millimetres. */
-            const ossa_error_desc descs[2] = {{.source_times = 1},
-                                              {.shell_distance = .03f / unit.scale, .source_times = 1}};
-            const double mm = (double)unit.scale * 1e3;
-            for (int d = 0; d < 2; ++d) {
-                ossa_error_report rep;
-                ossa_diag diag;
-                ossa_diag_clear(&diag);
-                if (ossa_measure_error(&skel, raw, &anim, &descs[d], &rep, &diag) != OSSA_OK) {
-                    tool_print_diag("error measurement", &diag);
-                    status = 1;
-                    break;
-                }
-                const double max = (double)rep.max * mm, p99 = (double)rep.p99 * mm, mean = (double)rep.mean * mm;
-                if (d == 0)
-                    printf("%-16s max %.4g mm / p99 %.4g mm / mean %.4g mm at joints (model space, every source sample "
-                           "and 60 Hz, vs %s)\n",
-                           "error", max, p99, mean, against_path);
-                else
-                    printf("%-16s max %.4g mm / p99 %.4g mm / mean %.4g mm (0.03 m virtual vertices, every source "
-                           "sample and 60 Hz)\n",
-                           "vertex error", max, p99, mean);
-                printf("%-16s joint %zu \"%s\" at %.3f s\n", "  worst", rep.worst_joint,
-                       ossa_skeleton_joint_name(&skel, rep.worst_joint), (double)rep.worst_time);
-            }
-        }
-        if (anim.track_count <= skel.joint_count) {
-            const double per_call = time_sampling(&anim, &skel, ctx, pose);
-            printf("%-16s %.0f ns/call, %.1f ns/joint (forward playback at 60 Hz, median of 7)\n", "sampling",
-                   per_call * 1e9, per_call * 1e9 / (double)(anim.track_count ? anim.track_count : 1));
-        }
-    }
-    free(ctx_mem);
-    free(pose);
-    if (status == 0) status = report_tracks_and_events(&ar, archive_path);
+    info_report rep;
+    const int status = info_measure(&rep, archive_path, archive, size, against, against_path, unit, false);
+    if (rep.loaded) print_text(&rep, status == 0);
+    info_report_free(&rep);
     return status;
 }
 
 static const char info_usage[] =
-    "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]] [--unit-scale M]\n";
+    "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]] [--unit-scale M] [--json]\n";
 
 int tool_info(int argc, char **argv)
 {
     const char *path = NULL, *against = NULL, *skeleton_path = NULL;
-    bool drop_end_sites = false;
+    bool drop_end_sites = false, json = false;
     float unit_scale = 0.f;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--against") && i + 1 < argc)
@@ -273,6 +343,8 @@ int tool_info(int argc, char **argv)
             skeleton_path = argv[++i];
         else if (!strcmp(argv[i], "--drop-end-sites"))
             drop_end_sites = true;
+        else if (!strcmp(argv[i], "--json"))
+            json = true;
         else if (argv[i][0] == '-' || path) {
             fprintf(stderr, "ossa: info: unexpected argument \"%s\"\n%s", argv[i], info_usage);
             return 2;
@@ -281,6 +353,11 @@ int tool_info(int argc, char **argv)
     }
     if (!path) {
         fprintf(stderr, "ossa: info: no archive given\n%s", info_usage);
+        return 2;
+    }
+    if (json && !info_json_available()) {
+        fprintf(stderr, "ossa: info: --json needs cJSON, and this ossa was built without it (install libcjson-dev "
+                        "and reconfigure)\n");
         return 2;
     }
     size_t size = 0;
@@ -292,7 +369,16 @@ int tool_info(int argc, char **argv)
         return 1;
     }
     const tool_unit unit = info_unit(data, size, against ? &imp : NULL, unit_scale);
-    const int status = tool_report(path, data, size, against ? &imp : NULL, against, unit);
+    int status;
+    if (json) {
+        /* The document is written only when everything was read and measured. */
+        info_report rep;
+        status = info_measure(&rep, path, data, size, against ? &imp : NULL, against, unit, true);
+        if (status == 0) status = info_print_json(&rep);
+        info_report_free(&rep);
+    } else {
+        status = tool_report(path, data, size, against ? &imp : NULL, against, unit);
+    }
     ossa_import_output_destroy(&imp);
     free(data);
     return status;
