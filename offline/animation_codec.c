@@ -101,7 +101,7 @@ static float local_error(int channel, const float *ref, const float *value, floa
 static float mid_error(const ossa__clip *clip, size_t s, size_t a, size_t b, const float *va, const float *vb, size_t f,
                        float radius)
 {
-    if (s % 3 != OSSA__CH_ROTATION || f + 1 >= clip->frames) return 0.f;
+    if (!clip->midpoints || s % 3 != OSSA__CH_ROTATION || f + 1 >= clip->frames) return 0.f;
     const float *ref = ossa__clip_samples(clip, s);
     const float mid = .5f * (clip->ratios[f] + clip->ratios[f + 1]);
     float want[4], got[4];

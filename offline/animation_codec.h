@@ -24,6 +24,8 @@ typedef struct ossa__clip {
                      normalised as the skeleton builder does); NULL without a skeleton */
     uint8_t *own; /* [3 * joints * frames]: 1 where the sub-track has a key of its own (and at
                      the first and last time points); lossless builds keep exactly these */
+    bool midpoints; /* rotation keys are also checked half-way between time points (the
+                       search's second pass, when no encoding passed without it) */
 } ossa__clip;
 
 /* One sub-track's encoding. */
@@ -83,7 +85,7 @@ ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *
 /* Error-driven search (animation_search.c): encodes every sub-track of `clip` so that the
  * model-space error measured on the blob the runtime decodes stays within the desc's
  * tolerances, and writes that blob to `out`. */
-ossa_result ossa__animation_search(const ossa__clip *clip, const ossa_raw_animation *raw,
+ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *raw,
                                    const ossa_raw_skeleton *skeleton, const ossa_animation_build_desc *desc,
                                    const char *name, ossa_blob *out, ossa_diag *diag);
 

@@ -501,7 +501,7 @@ static ossa_result search_k(search *s, best *b)
     return r;
 }
 
-ossa_result ossa__animation_search(const ossa__clip *clip, const ossa_raw_animation *raw, const ossa_raw_skeleton *skel,
+ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_raw_skeleton *skel,
                                    const ossa_animation_build_desc *desc, const char *name, ossa_blob *out,
                                    ossa_diag *diag)
 {
@@ -524,6 +524,13 @@ ossa_result ossa__animation_search(const ossa__clip *clip, const ossa_raw_animat
     joint_figures(&s);
     reference(&s, raw);
     if ((r = search_k(&s, &b)) != OSSA_OK) goto done;
+    if (!b.blob.data) {
+        /* Nothing passed: the local checks at the time points may have dropped rotation keys
+         * whose removal bends the curve between them (two nlerps agree at the points and part
+         * in between). Search again with those checks half-way between time points too. */
+        clip->midpoints = true;
+        if ((r = search_k(&s, &b)) != OSSA_OK) goto done;
+    }
     if (b.blob.data) {
         if ((r = loosen(&s, &b)) != OSSA_OK) goto done;
     } else {
