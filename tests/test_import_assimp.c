@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ossa/offline/import_assimp.h"
+#include "ossa/offline/import_gltf.h"
 #include "test_util.h"
 
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
@@ -516,6 +517,54 @@ static char *skinned_gltf(const float *times, int key_count)
     return json;
 }
 
+/* Reads files beside AnimatedMorphCube.gltf (the read_file callback). */
+static ossa_result read_beside_model(const char *path, void **data, size_t *size, void *user)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "%s/%s", (const char *)user, path);
+    *data = ossa_test_read_file(full, size);
+    return *data ? OSSA_OK : OSSA_ERROR_IO;
+}
+
+/* Morph-target weights through assimp (the path FBX blend-shape channels take): a glTF with
+ * weights only becomes one float track per target, with no skeleton, and equals the native
+ * glTF importer's tracks at every ratio. */
+static void test_morph_weights(void **state)
+{
+    (void)state;
+    size_t size;
+    char *text = read_model("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf", &size);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", ossa_test_assimp_path("glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF"));
+    ossa_import_output out = {0}, native = {0};
+    ossa_diag diag = {0};
+    const ossa_assimp_desc desc = {.format_hint = "gltf", .read_file = read_beside_model, .read_file_user = dir};
+    assert_int_equal(import(text, size, &desc, &out, &diag), OSSA_OK);
+    assert_int_equal(out.skeleton.joint_count, 0);
+    assert_int_equal(out.animation_count, 0);
+    assert_int_equal(out.track_count, 2);
+    assert_string_equal(out.tracks[0].name, "Cube.0");
+    assert_string_equal(out.tracks[1].name, "Cube.1");
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+    const ossa_gltf_desc gdesc = {.read_file = read_beside_model, .read_file_user = dir};
+    assert_int_equal(ossa_import_gltf(text, size, &gdesc, &native, &diag), OSSA_OK);
+    assert_int_equal(native.track_count, 2);
+    for (size_t t = 0; t < 2; ++t) {
+        assert_string_equal(native.tracks[t].name, out.tracks[t].name);
+        assert_float_equal(native.tracks[t].duration, out.tracks[t].duration, 1e-6);
+        for (int i = 0; i <= 200; ++i) {
+            float a[4], b[4];
+            ossa_raw_track_evaluate(&out.tracks[t], (float)i / 200.f, a);
+            ossa_raw_track_evaluate(&native.tracks[t], (float)i / 200.f, b);
+            assert_float_equal(a[0], b[0], 1e-6);
+        }
+    }
+    ossa_import_output_destroy(&native);
+#endif
+    ossa_import_output_destroy(&out);
+    free(text);
+}
+
 static void test_gltf_generated(void **state)
 {
     (void)state;
@@ -927,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_gltf_external_buffer),
         cmocka_unit_test(test_gltf_generated),
         cmocka_unit_test(test_fbx),
+        cmocka_unit_test(test_morph_weights),
         cmocka_unit_test(test_collada),
         cmocka_unit_test(test_lightwave_scene),
         cmocka_unit_test(test_bad_input),

@@ -52,6 +52,7 @@ typedef struct scene_map {
     size_t joint_count;
     size_t *joint_node; /* [joint_count] node of each joint */
     int32_t *channel;   /* [joint_count] scratch: channel of each joint or -1 */
+    double offset;      /* seconds the last built animation's keys were shifted by */
 } scene_map;
 
 static int compare_names(const struct aiString *a, const struct aiString *b)
@@ -456,6 +457,7 @@ static ossa_result build_animation(scene_map *map, unsigned index, ossa_import_o
     if (!earliest_key(map, &info, &earliest))
         return ossa__fail(diag, OSSA_ERROR_INVALID_KEY, "animation '%s' has a key at a NaN time", info.name);
     info.offset = -earliest;
+    map->offset = info.offset;
     ossa_raw_animation *raw = NULL;
     ossa_result r = ossa_import_output_add_animation(out, map->joint_count, &raw);
     if (r != OSSA_OK) return ossa__fail(diag, r, "cannot add animation '%s'", info.name);
@@ -483,6 +485,107 @@ static ossa_result build_animation(scene_map *map, unsigned index, ossa_import_o
                           "animation '%s': its keys end at %g s and one tick (1/%g s) is not a positive finite time",
                           info.name, (double)last, info.tps);
     raw->duration = duration;
+    return OSSA_OK;
+}
+
+/* ---- morph-target weights ---- */
+
+static bool same_name(const struct aiString *a, const struct aiString *b)
+{
+    return a->length == b->length && !memcmp(a->data, b->data, a->length);
+}
+
+/* The node named `name` under `node` (depth first), or NULL. */
+static const struct aiNode *node_named(const struct aiNode *node, const struct aiString *name, int depth)
+{
+    if (!node || depth > 1024) return NULL;
+    if (same_name(&node->mName, name)) return node;
+    for (unsigned c = 0; node->mChildren && c < node->mNumChildren; ++c) {
+        const struct aiNode *found = node_named(node->mChildren[c], name, depth + 1);
+        if (found) return found;
+    }
+    return NULL;
+}
+
+/* The mesh a morph channel animates: the mesh of that name, else the first mesh of the node of
+ * that name (assimp's glTF loader names the node); NULL when neither exists. */
+static const struct aiMesh *morph_mesh(const struct aiScene *scene, const struct aiString *name)
+{
+    for (unsigned m = 0; m < scene->mNumMeshes; ++m)
+        if (scene->mMeshes[m] && same_name(&scene->mMeshes[m]->mName, name)) return scene->mMeshes[m];
+    const struct aiNode *node = node_named(scene->mRootNode, name, 0);
+    if (node && node->mMeshes && node->mNumMeshes && node->mMeshes[0] < scene->mNumMeshes)
+        return scene->mMeshes[node->mMeshes[0]];
+    return NULL;
+}
+
+/* Morph channels of animation `index` as float tracks, one per morph target: the weight of
+ * target k at each key (0 where the key does not list k), named "MESH.TARGET" (the target's
+ * anim-mesh name, else its index), prefixed "ANIMATION/" when the scene has several
+ * animations. Times are shifted as the joint clip's (`offset`) and over `duration` seconds
+ * (the joint clip's; or, with no joints, the channel's own span). */
+static ossa_result build_morph_tracks(const struct aiScene *scene, unsigned index, double offset, double duration,
+                                      bool own_timing, ossa_import_output *out, ossa_diag *diag)
+{
+    const struct aiAnimation *anim = scene->mAnimations[index];
+    const double tps = anim->mTicksPerSecond == 0 ? 25.0 : anim->mTicksPerSecond;
+    for (unsigned c = 0; anim->mMorphMeshChannels && c < anim->mNumMorphMeshChannels; ++c) {
+        const struct aiMeshMorphAnim *ch = anim->mMorphMeshChannels[c];
+        if (!ch || !ch->mKeys || !ch->mNumKeys) continue;
+        unsigned targets = 0;
+        double first = HUGE_VAL, last = -HUGE_VAL;
+        for (unsigned k = 0; k < ch->mNumKeys; ++k) {
+            const struct aiMeshMorphKey *key = &ch->mKeys[k];
+            if (!isfinite(key->mTime))
+                return ossa__fail(diag, OSSA_ERROR_INVALID_KEY, "morph channel %u: key %u at a time that is not finite",
+                                  c, k);
+            first = fmin(first, key->mTime / tps), last = fmax(last, key->mTime / tps);
+            for (unsigned v = 0; key->mValues && key->mWeights && v < key->mNumValuesAndWeights; ++v) {
+                if (!isfinite(key->mWeights[v]))
+                    return ossa__fail(diag, OSSA_ERROR_INVALID_KEY,
+                                      "morph channel %u: key %u has a weight that is not finite", c, k);
+                if (key->mValues[v] < 65536 && key->mValues[v] + 1 > targets) targets = key->mValues[v] + 1;
+            }
+        }
+        const double shift = own_timing ? -first : offset;
+        const double span = own_timing ? last - first : duration;
+        const struct aiMesh *mesh = morph_mesh(scene, &ch->mName);
+        for (unsigned t = 0; t < targets; ++t) {
+            char name[300], target[96];
+            const struct aiAnimMesh *am =
+                mesh && mesh->mAnimMeshes && t < mesh->mNumAnimMeshes ? mesh->mAnimMeshes[t] : NULL;
+            if (am && am->mName.length)
+                snprintf(target, sizeof target, "%.90s", am->mName.data);
+            else
+                snprintf(target, sizeof target, "%u", t);
+            const char *base = mesh && mesh->mName.length ? mesh->mName.data : ch->mName.data;
+            if (scene->mNumAnimations > 1)
+                snprintf(name, sizeof name, "%.90s/%.90s.%s", anim->mName.length ? anim->mName.data : "animation", base,
+                         target);
+            else
+                snprintf(name, sizeof name, "%.90s.%s", base, target);
+            ossa_raw_track *track = NULL;
+            ossa_result r = ossa_import_output_add_track(out, OSSA_TRACK_FLOAT, ch->mNumKeys, &track);
+            if (!r) r = ossa_raw_track_set_name(track, name);
+            if (r) return ossa__fail(diag, r, "out of memory for morph track '%s'", name);
+            size_t n = 0;
+            for (unsigned k = 0; k < ch->mNumKeys; ++k) {
+                const struct aiMeshMorphKey *key = &ch->mKeys[k];
+                double ratio = span > 0 ? (key->mTime / tps + shift) / span : 0.0;
+                ratio = ratio < 0 ? 0 : (ratio > 1 ? 1 : ratio);
+                float weight = 0.f;
+                for (unsigned v = 0; key->mValues && key->mWeights && v < key->mNumValuesAndWeights; ++v)
+                    if (key->mValues[v] == t) weight = (float)key->mWeights[v];
+                if (n && (float)ratio <= track->keys[n - 1].ratio) { /* same time: the later key wins */
+                    track->keys[n - 1].value[0] = weight;
+                    continue;
+                }
+                track->keys[n++] = (ossa_raw_track_key){(float)ratio, OSSA_INTERP_LINEAR, {weight, 0.f, 0.f, 0.f}};
+            }
+            track->key_count = n;
+            track->duration = (float)span;
+        }
+    }
     return OSSA_OK;
 }
 
@@ -620,6 +723,17 @@ static ossa_result convert(const struct aiScene *scene, const ossa_assimp_desc *
     scene_map map = {.scene = scene, .allocator = &out->allocator};
     ossa_result r = flatten_nodes(&map, diag);
     if (!r) r = select_joints(&map, desc, diag);
+    unsigned morph_channels = 0;
+    for (unsigned a = 0; a < scene->mNumAnimations; ++a)
+        morph_channels += scene->mAnimations[a]->mMorphMeshChannels ? scene->mAnimations[a]->mNumMorphMeshChannels : 0;
+    if (!r && !map.joint_count && morph_channels) {
+        /* Morph-target weights only (a blend-shape clip): user tracks, no skeleton. */
+        for (unsigned a = 0; !r && a < scene->mNumAnimations; ++a)
+            r = build_morph_tracks(scene, a, 0, 0, true, out, diag);
+        if (!r) r = write_metadata(&map, desc, out, diag);
+        scene_map_free(&map);
+        return r;
+    }
     if (!r && !map.joint_count) {
         /* Vertex (morph) animation formats load as a static mesh: say so rather than "empty". */
         unsigned morphs = 0;
@@ -638,7 +752,11 @@ static ossa_result convert(const struct aiScene *scene, const ossa_assimp_desc *
                                                : "");
     }
     if (!r) r = build_skeleton(&map, out, diag);
-    for (unsigned a = 0; !r && a < scene->mNumAnimations; ++a) r = build_animation(&map, a, out, diag);
+    for (unsigned a = 0; !r && a < scene->mNumAnimations; ++a) {
+        r = build_animation(&map, a, out, diag);
+        const ossa_raw_animation *clip = r ? NULL : &out->animations[out->animation_count - 1];
+        if (!r) r = build_morph_tracks(scene, a, map.offset, clip->duration, false, out, diag);
+    }
     if (!r) r = write_metadata(&map, desc, out, diag);
     scene_map_free(&map);
     return r;

@@ -53,7 +53,11 @@ typedef struct ossa_assimp_desc {
  * Duration: the last key time, or mDuration when that is later by less than a day (assimp's
  * BVH loader declares 2^32-1 ticks for 0 frames); one tick for a single pose. assimp 5.2 keeps
  * no interpolation mode: glTF STEP keys arrive as linear keys and CUBICSPLINE keys as their
- * values without tangents. Mesh and morph channels are ignored.
+ * values without tangents. Morph-target (blend-shape) channels (FBX blend shape channels, glTF `weights`) become
+ * OSSA_TRACK_FLOAT user tracks, one per target, named "MESH.TARGET" (the anim mesh's name, else
+ * its index; "ANIMATION/" first when the scene has several animations), linear, over the joint
+ * clip's time (or their own span in a file with no joints, which then imports as tracks
+ * alone). Vertex (mesh) channels are ignored.
  *
  * Metadata ("key=value" lines of out->metadata):
  *   format=assimp:<ext>     the first extension of the loader that read the file ("bvh",
