@@ -755,7 +755,7 @@ static ossa_result convert(const struct aiScene *scene, const ossa_assimp_desc *
     for (unsigned a = 0; !r && a < scene->mNumAnimations; ++a) {
         r = build_animation(&map, a, out, diag);
         const ossa_raw_animation *clip = r ? NULL : &out->animations[out->animation_count - 1];
-        if (!r) r = build_morph_tracks(scene, a, map.offset, clip->duration, false, out, diag);
+        if (!r) r = build_morph_tracks(scene, a, map.offset, (double)clip->duration, false, out, diag);
     }
     if (!r) r = write_metadata(&map, desc, out, diag);
     scene_map_free(&map);
@@ -850,7 +850,7 @@ static ossa_result check_gltf_skins(const uint8_t *data, size_t size, ossa_diag 
 static double bvh_number(const char *data, size_t size, size_t at, const char *label)
 {
     const size_t n = strlen(label);
-    if (size - at < n || memcmp(data + at, label, n)) return NAN;
+    if (size - at < n || memcmp(data + at, label, n)) return (double)NAN;
     char copy[64];
     size_t k = 0;
     for (at += n; at < size && k + 1 < sizeof copy && data[at] != '\n' && data[at] != '\r'; ++at) copy[k++] = data[at];
@@ -868,7 +868,7 @@ static ossa_result check_bvh_motion(const char *data, size_t size, const char *n
     const char *last = strrchr(name, '.');
     const bool bvh = (last && !strcasecmp(last + 1, "bvh")) || (size >= 9 && !memcmp(data, "HIERARCHY", 9));
     if (!bvh) return OSSA_OK;
-    double frames = NAN, frame_time = NAN;
+    double frames = (double)NAN, frame_time = (double)NAN;
     size_t line = 1, frames_line = 0, time_line = 0;
     bool motion = false;
     for (size_t at = 0; at < size; ++line) {
