@@ -104,11 +104,15 @@ int tool_plot(int argc, char **argv)
     float *err = NULL;
     void *ctx_mem = NULL;
     ossa_soa_transform *pose = NULL;
+    const char *step = "archive";
     ossa_result r = ossa_archive_init(&ar, data, size);
-    if (r == OSSA_OK) r = ossa_archive_skeleton(&ar, &skel);
-    if (r == OSSA_OK) r = ossa_archive_animation(&ar, 0, &anim);
+    if (r == OSSA_OK) step = "skeleton", r = ossa_archive_skeleton(&ar, &skel);
+    if (r == OSSA_OK) step = "animation", r = ossa_archive_animation(&ar, 0, &anim);
     if (r != OSSA_OK) {
-        fprintf(stderr, "ossa: %s: %s (%s)\n", in, ossa_result_string(r), ossa_result_name(r));
+        if (r == OSSA_ERROR_NOT_FOUND)
+            fprintf(stderr, "ossa: %s: no %s to plot (plot needs a skeleton and a clip)\n", in, step);
+        else
+            fprintf(stderr, "ossa: %s: %s: %s (%s)\n", in, step, ossa_result_string(r), ossa_result_name(r));
         goto done;
     }
     if (!tool_import_with_skeleton(against, skeleton_path, false, &src)) goto done;
