@@ -222,7 +222,7 @@ static void import_ozz_file(const char *name, ossa_import_output *out)
 {
     char relative[64], shown[96];
     snprintf(relative, sizeof relative, "ozz/%s", name);
-    snprintf(shown, sizeof shown, "../shared/data/ozz/%s", name);
+    snprintf(shown, sizeof shown, "DATA/ozz/%s", name);
     size_t size;
     void *data = ossa_test_read_or_skip(ossa_test_shared_path(relative), shown, &size);
     ossa_diag diag = {0};
@@ -415,7 +415,7 @@ static void test_real_cesium_man(void **state)
 {
     (void)state;
     ossa_import_output out = {0};
-    import_assimp_file(ossa_test_shared_path("gltf/cesium_man.gltf"), "../shared/data/gltf/cesium_man.gltf", "gltf",
+    import_assimp_file(ossa_test_shared_path("gltf/cesium_man.gltf"), "DATA/gltf/cesium_man.gltf", "gltf",
                        &out);
     const bool ok = bake_clip("cesium_man", &out.skeleton, &out.animations[0], 1.f, all_tolerances, 3);
     ossa_import_output_destroy(&out);

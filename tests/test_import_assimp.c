@@ -366,7 +366,7 @@ static void test_gltf_cesium_man(void **state)
     (void)state;
     size_t size;
     char *text = ossa_test_read_or_skip(ossa_test_shared_path("gltf/cesium_man.gltf"),
-                                        "../shared/data/gltf/cesium_man.gltf", &size);
+                                        "DATA/gltf/cesium_man.gltf", &size);
     ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(text, size, &(ossa_assimp_desc){.format_hint = "gltf"}, &out, &diag), OSSA_OK);
@@ -422,7 +422,7 @@ static void test_gltf_external_buffer(void **state)
     (void)state;
     size_t size;
     char *text = ossa_test_read_or_skip(ossa_test_shared_path("gltf/interpolation_test.gltf"),
-                                        "../shared/data/gltf/interpolation_test.gltf", &size);
+                                        "DATA/gltf/interpolation_test.gltf", &size);
     ossa_import_output out = {0};
     ossa_diag diag;
     read_log log = {0};

@@ -1,4 +1,4 @@
-/* Maya .anim import: real Maya 2026 exports and converter output from ../shared/data/maya,
+/* Maya .anim import: real Maya 2026 exports and converter output from the data directory's maya/,
  * synthetic files for units, binding, rotate order, resampling error and every rejected input
  * (code and line:column worked out by hand from the text). */
 #include <math.h>
@@ -37,7 +37,7 @@ static void *read_shared(const char *name, size_t *size)
 {
     char rel[128], shown[160];
     snprintf(rel, sizeof rel, "maya/%s", name);
-    snprintf(shown, sizeof shown, "../shared/data/maya/%s", name);
+    snprintf(shown, sizeof shown, "DATA/maya/%s", name);
     return ossa_test_read_or_skip(ossa_test_shared_path(rel), shown, size);
 }
 

@@ -1,6 +1,6 @@
 /* ozz-animation archive importer tests. Small archives are written here field by field (both
  * byte orders) from the layout in ozz's archive sources, so expected values and offsets are
- * known by construction; the real archives in ../shared/data/ozz/ are checked against each
+ * known by construction; the real archives in the data directory's ozz/ are checked against each
  * other (little vs big endian, raw vs runtime skeleton) and against numbers derived from
  * their sizes and frame rate. */
 #include <math.h>
@@ -642,7 +642,7 @@ static uint8_t *load(const char *name, size_t *size)
 {
     char relative[128], shown[160];
     snprintf(relative, sizeof relative, "ozz/%s", name);
-    snprintf(shown, sizeof shown, "../shared/data/ozz/%s", name);
+    snprintf(shown, sizeof shown, "DATA/ozz/%s", name);
     return ossa_test_read_or_skip(ossa_test_shared_path(relative), shown, size);
 }
 

@@ -130,7 +130,7 @@ static void test_wiki_example(void **state)
     (void)state;
     size_t size;
     void *data = ossa_test_read_or_skip(ossa_test_shared_path("animj/wiki_example.animj"),
-                                        "../shared/data/animj/wiki_example.animj", &size);
+                                        "DATA/animj/wiki_example.animj", &size);
     ossa_import_output out = {0}, typical = {0};
     ossa_diag diag;
     ossa_diag_clear(&diag);

@@ -42,7 +42,7 @@ static const char *join(const char *env, const char *fallback, const char *relat
     return buffer;
 }
 
-const char *ossa_test_shared_path(const char *relative) { return join("OSSA_SHARED_DATA", "../shared/data", relative); }
+const char *ossa_test_shared_path(const char *relative) { return join("OSSA_SHARED_DATA", "data", relative); }
 
 const char *ossa_test_assimp_path(const char *relative)
 {

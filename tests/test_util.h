@@ -11,7 +11,8 @@
 /* Reads a whole file into 16-byte aligned memory (free with free()); NULL if unreadable. */
 void *ossa_test_read_file(const char *path, size_t *size);
 
-/* Path of `relative` under ../shared/data (env OSSA_SHARED_DATA) in a static buffer. */
+/* Path of `relative` under the data directory (env OSSA_SHARED_DATA, set by meson from the
+ * data_dir option; shown as DATA/ in messages) in a static buffer. */
 const char *ossa_test_shared_path(const char *relative);
 
 /* Path of `relative` under Debian's assimp-testmodels (env OSSA_ASSIMP_MODELS). */
