@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "ossa/local_to_model_job.h"
 #include "ossa/offline/error.h"
+#include "ossa/offline/error_joints.h"
 #include "ossa/sampling_job.h"
 
 void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transform *local, ossa_float4x4 *model)
@@ -64,16 +65,21 @@ size_t ossa__fixed_count(float rate, float duration) { return (size_t)ceil((doub
 
 float ossa__fixed_time(size_t i, float rate, float duration) { return clamp_time((float)i / rate, duration); }
 
-ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
-                               const ossa_animation *built, const ossa_error_desc *desc, ossa_error_report *report,
-                               ossa_diag *diag)
+/* The one sampling pass behind ossa_measure_error and ossa_measure_joint_errors
+ * (ossa/offline/error_joints.h): checks the inputs, samples source and built animation at
+ * the same times and measures every point.
+ * With `report`, fills it (max, worst joint and time, mean, p99 over a sorted copy of all
+ * errors); with `joint_max`, the largest error of each joint ([joint_count], zeroed first).
+ * Either may be NULL; the caller has checked that skeleton, raw and built are not. On error,
+ * both outputs are left zeroed. */
+static ossa_result measure_points(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
+                                  const ossa_animation *built, const ossa_error_desc *desc, ossa_error_report *report,
+                                  float *joint_max, ossa_diag *diag)
 {
-    if (report) memset(report, 0, sizeof *report);
-    if (!skeleton || !raw || !built || !report)
-        return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "missing skeleton, animation or report");
     const ossa_error_desc defaults = {0};
     if (!desc) desc = &defaults;
     const size_t n = skeleton->joint_count;
+    if (joint_max) memset(joint_max, 0, n * sizeof *joint_max);
     if (raw->track_count != n || built->track_count != n)
         return ossa__fail(diag, OSSA_ERROR_JOINT_MISMATCH,
                           "skeleton has %zu joints, raw animation %zu tracks, built animation %zu", n, raw->track_count,
@@ -99,8 +105,9 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
         }
     }
     const size_t ctx_size = ossa_sampling_context_size(n);
-    size_t error_count;
-    if (!ossa__mul_size(samples, n * points_per_joint, &error_count)) {
+    /* Every error is kept only for the report's percentile. */
+    size_t error_count = 0;
+    if (report && !ossa__mul_size(samples, n * points_per_joint, &error_count)) {
         ossa_free(a, key_times);
         return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "too many samples");
     }
@@ -110,9 +117,9 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
     ossa_soa_transform *soa = ossa__calloc(a, skeleton->soa_count + 1, sizeof *soa);
     ossa_float4x4 *m_raw = ossa__calloc(a, n + 1, sizeof *m_raw);
     ossa_float4x4 *m_built = ossa__calloc(a, n + 1, sizeof *m_built);
-    float *errors = ossa__calloc(a, error_count + 1, sizeof *errors);
+    float *errors = report ? ossa__calloc(a, error_count + 1, sizeof *errors) : NULL;
     ossa_result r = OSSA_OK;
-    if (!times || !ctx_mem || !local || !soa || !m_raw || !m_built || !errors) {
+    if (!times || !ctx_mem || !local || !soa || !m_raw || !m_built || (report && !errors)) {
         r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory measuring error");
         goto done;
     }
@@ -123,12 +130,13 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
     ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, n);
     double sum = 0.;
     size_t count = 0;
+    float max = 0.f;
     const float d = desc->shell_distance;
     const ossa_float3 offsets[4] = {{0.f, 0.f, 0.f}, {d, 0.f, 0.f}, {0.f, d, 0.f}, {0.f, 0.f, d}};
     for (size_t s = 0; s < samples; ++s) {
         const float time = times[s];
         ossa_raw_animation_sample(raw, time, local, n);
-        ossa__raw_to_model(skeleton->parents, skeleton->joint_count, local, m_raw);
+        ossa__raw_to_model(skeleton->parents, n, local, m_raw);
         const ossa_sampling_job sjob = {
             built, ctx, time / duration, soa, skeleton->soa_count, skeleton->rest_pose, skeleton->soa_count};
         const ossa_local_to_model_job ljob = {skeleton, NULL, 0, 0, soa, skeleton->soa_count, m_built, n};
@@ -140,25 +148,53 @@ ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_ani
             for (size_t p = 0; p < points_per_joint; ++p) {
                 const float e = ossa__point_distance(ossa__transform_point(&m_raw[j], offsets[p]),
                                                      ossa__transform_point(&m_built[j], offsets[p]));
+                if (joint_max && e > joint_max[j]) joint_max[j] = e;
+                if (!report) continue;
                 errors[count++] = e;
                 sum += (double)e;
-                if (e > report->max || (s == 0 && j == 0 && p == 0)) {
-                    report->max = e;
+                if (e > max || (s == 0 && j == 0 && p == 0)) {
+                    max = e;
                     report->worst_joint = j;
                     report->worst_time = time;
                 }
             }
         }
     }
-    qsort(errors, count, sizeof *errors, ossa__compare_floats);
-    report->sample_count = samples;
-    report->source_sample_count = key_time_count;
-    report->point_count = count;
-    report->mean = count ? (float)(sum / (double)count) : 0.f;
-    report->p99 = count ? errors[(size_t)((double)(count - 1) * 0.99)] : 0.f;
+    if (report) {
+        qsort(errors, count, sizeof *errors, ossa__compare_floats);
+        report->max = max;
+        report->sample_count = samples;
+        report->source_sample_count = key_time_count;
+        report->point_count = count;
+        report->mean = count ? (float)(sum / (double)count) : 0.f;
+        report->p99 = count ? errors[(size_t)((double)(count - 1) * 0.99)] : 0.f;
+    }
 done:
     ossa_free(a, ctx_mem), ossa_free(a, local), ossa_free(a, soa), ossa_free(a, m_raw), ossa_free(a, m_built);
     ossa_free(a, errors), ossa_free(a, times), ossa_free(a, key_times);
-    if (r != OSSA_OK) memset(report, 0, sizeof *report);
+    if (r != OSSA_OK && report) memset(report, 0, sizeof *report);
+    if (r != OSSA_OK && joint_max) memset(joint_max, 0, n * sizeof *joint_max);
     return r;
+}
+
+ossa_result ossa_measure_error(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
+                               const ossa_animation *built, const ossa_error_desc *desc, ossa_error_report *report,
+                               ossa_diag *diag)
+{
+    if (report) memset(report, 0, sizeof *report);
+    if (!skeleton || !raw || !built || !report)
+        return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "missing skeleton, animation or report");
+    return measure_points(skeleton, raw, built, desc, report, NULL, diag);
+}
+
+ossa_result ossa_measure_joint_errors(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
+                                      const ossa_animation *built, const ossa_error_desc *desc, float *joint_max,
+                                      size_t joint_max_count, ossa_diag *diag)
+{
+    if (!skeleton || !raw || !built || !joint_max)
+        return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "missing skeleton, animation or per-joint output");
+    if (joint_max_count < skeleton->joint_count)
+        return ossa__fail(diag, OSSA_ERROR_OUTPUT_TOO_SMALL, "per-joint output holds %zu joints, the skeleton has %zu",
+                          joint_max_count, skeleton->joint_count);
+    return measure_points(skeleton, raw, built, desc, NULL, joint_max, diag);
 }
