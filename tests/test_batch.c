@@ -21,33 +21,6 @@
 #include "test_util.h"
 #include "tools.h"
 
-static char dir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "%s/ossa-batch-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* dir/name in one of 8 rotating buffers. */
-static const char *path_in(const char *name)
-{
-    static char paths[8][1024];
-    static int next;
-    char *p = paths[next++ & 7];
-    snprintf(p, 1024, "%s/%s", dir, name);
-    return p;
-}
-
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
@@ -84,32 +57,6 @@ static void write_bvh(const char *path)
                      "Frame Time: 0.0333333\n0 30 0 0 0 0 0 0 0\n1 30 0 10 0 0 5 0 0\n2 30 0 20 0 0 10 0 0\n");
 }
 
-/* Runs `tool` with stdout (and the ninja it starts) going to a file; returns what was printed
- * (free with free()). */
-static char *run_captured(int (*tool)(int, char **), int argc, const char **argv, int *status)
-{
-    const char *out_path = path_in("stdout.txt");
-    fflush(stdout);
-    const int saved = dup(STDOUT_FILENO);
-    FILE *f = fopen(out_path, "wb");
-    assert_true(saved >= 0 && f);
-    dup2(fileno(f), STDOUT_FILENO);
-    *status = tool(argc, (char **)(uintptr_t)argv);
-    fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
-    fclose(f);
-    size_t size = 0;
-    char *bytes = ossa_test_read_file(out_path, &size);
-    assert_non_null(bytes);
-    char *text = malloc(size + 1);
-    assert_non_null(text);
-    memcpy(text, bytes, size);
-    text[size] = '\0';
-    free(bytes);
-    return text;
-}
-
 static bool same_bytes(const char *a, const char *b)
 {
     size_t size_a = 0, size_b = 0;
@@ -130,10 +77,10 @@ static void bakes_are_deterministic(void **state)
 {
     (void)state;
     char input[1024], first[1024], second[1024], threaded[1024];
-    snprintf(input, sizeof input, "%s", path_in("clip.anim"));
-    snprintf(first, sizeof first, "%s", path_in("first.ossa"));
-    snprintf(second, sizeof second, "%s", path_in("second.ossa"));
-    snprintf(threaded, sizeof threaded, "%s", path_in("threaded.ossa"));
+    snprintf(input, sizeof input, "%s", ossa_test_scratch_path("clip.anim"));
+    snprintf(first, sizeof first, "%s", ossa_test_scratch_path("first.ossa"));
+    snprintf(second, sizeof second, "%s", ossa_test_scratch_path("second.ossa"));
+    snprintf(threaded, sizeof threaded, "%s", ossa_test_scratch_path("threaded.ossa"));
     write_maya(input, 12, 3);
     const char *one[] = {input, "-o", first, "-q", "--threads", "1"};
     assert_int_equal(bake(6, one), 0);
@@ -199,26 +146,26 @@ static size_t source_count;
  * batch must pass over: a text file, a hidden clip, an archive. */
 static void make_sources(void)
 {
-    assert_int_equal(mkdir(path_in("src"), 0700), 0);
-    assert_int_equal(mkdir(path_in("src/sub"), 0700), 0);
-    assert_int_equal(mkdir(path_in("src/sub/deeper"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("src"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("src/sub"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("src/sub/deeper"), 0700), 0);
     source_count = 0;
     static const char *maya[] = {"a.anim", "sub/b.anim", "sub/deeper/c.anim"};
     char name[256];
     for (int i = 0; i < 3; ++i) {
         snprintf(name, sizeof name, "src/%s", maya[i]);
-        write_maya(path_in(name), 3 + i, i);
+        write_maya(ossa_test_scratch_path(name), 3 + i, i);
         sources[source_count++] = maya[i];
     }
 #ifdef OSSA_HAVE_ASSIMP
-    write_bvh(path_in("src/sub/walk.bvh"));
+    write_bvh(ossa_test_scratch_path("src/sub/walk.bvh"));
     sources[source_count++] = "sub/walk.bvh";
 #else
     (void)write_bvh;
 #endif
-    write_text(path_in("src/notes.txt"), "not a clip\n");
-    write_maya(path_in("src/.hidden.anim"), 2, 0);
-    write_text(path_in("src/sub/old.ossa"), "OSSA");
+    write_text(ossa_test_scratch_path("src/notes.txt"), "not a clip\n");
+    write_maya(ossa_test_scratch_path("src/.hidden.anim"), 2, 0);
+    write_text(ossa_test_scratch_path("src/sub/old.ossa"), "OSSA");
 }
 
 /* out/<source>.ossa */
@@ -226,17 +173,17 @@ static const char *output_of(const char *out, const char *source)
 {
     char name[300];
     snprintf(name, sizeof name, "%s/%s.ossa", out, source);
-    return path_in(name);
+    return ossa_test_scratch_path(name);
 }
 
 static int batch(const char *out, const char *extra1, const char *extra2, char **printed)
 {
     char src[1024], out_dir[1024];
-    snprintf(src, sizeof src, "%s", path_in("src"));
-    snprintf(out_dir, sizeof out_dir, "%s", path_in(out));
+    snprintf(src, sizeof src, "%s", ossa_test_scratch_path("src"));
+    snprintf(out_dir, sizeof out_dir, "%s", ossa_test_scratch_path(out));
     const char *argv[] = {src, "-o", out_dir, "--ossa", getenv("OSSA_EXE"), "-j", "2", extra1, extra2};
     int status = -1;
-    char *text = run_captured(tool_batch, 7 + (extra1 != NULL) + (extra2 != NULL), argv, &status);
+    char *text = ossa_test_run_captured(tool_batch, 7 + (extra1 != NULL) + (extra2 != NULL), argv, &status);
     if (printed)
         *printed = text;
     else
@@ -321,7 +268,7 @@ static void batch_bakes_incrementally(void **state)
     /* A source touched but not changed: its edge runs, the identical archive is left as it
      * was (restat), and the next run has nothing to do. */
     const long long before = mtime_of(output_of("out", "a.anim"));
-    assert_int_equal(utimensat(AT_FDCWD, path_in("src/a.anim"), NULL, 0), 0);
+    assert_int_equal(utimensat(AT_FDCWD, ossa_test_scratch_path("src/a.anim"), NULL, 0), 0);
     assert_int_equal(batch("out", "--tolerance", "0.001", &text), 0);
     assert_non_null(strstr(text, "[1/1] bake a.anim\n"));
     free(text);
@@ -331,7 +278,7 @@ static void batch_bakes_incrementally(void **state)
     free(text);
 
     /* A changed source is baked again (its edge alone). */
-    write_maya(path_in("src/a.anim"), 3, 9);
+    write_maya(ossa_test_scratch_path("src/a.anim"), 3, 9);
     assert_int_equal(batch("out", "--tolerance", "0.001", &text), 0);
     assert_non_null(strstr(text, "[1/1] bake a.anim\n"));
     free(text);
@@ -342,7 +289,7 @@ static void shards_cover_the_set_once(void **state)
 {
     (void)state;
     skip_without_ninja();
-    if (access(path_in("src"), F_OK) != 0) make_sources();
+    if (access(ossa_test_scratch_path("src"), F_OK) != 0) make_sources();
     char *text = NULL;
     assert_int_equal(batch("shard1", "--shard", "1/2", NULL), 0);
     assert_int_equal(batch("shard2", "--shard", "2/2", NULL), 0);
@@ -359,7 +306,7 @@ static void shards_cover_the_set_once(void **state)
     free(text);
     assert_int_equal(batch("never", "--shard", "0/2", &text), 2);
     free(text);
-    assert_int_equal(access(path_in("never"), F_OK), -1);
+    assert_int_equal(access(ossa_test_scratch_path("never"), F_OK), -1);
 }
 
 /* --json writes the summary as JSON: one object per source. */
@@ -370,9 +317,9 @@ static void json_summary(void **state)
 #ifndef OSSA_HAVE_CJSON
     skip();
 #else
-    if (access(path_in("src"), F_OK) != 0) make_sources();
+    if (access(ossa_test_scratch_path("src"), F_OK) != 0) make_sources();
     char json[1024];
-    snprintf(json, sizeof json, "%s", path_in("summary.json"));
+    snprintf(json, sizeof json, "%s", ossa_test_scratch_path("summary.json"));
     assert_int_equal(batch("out_json", "--json", json, NULL), 0);
     size_t size = 0;
     char *bytes = ossa_test_read_file(json, &size);
@@ -389,6 +336,18 @@ static void json_summary(void **state)
     cJSON_Delete(root);
     free(bytes);
 #endif
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return ossa_test_scratch_create("ossa-batch");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return ossa_test_scratch_remove();
 }
 
 int main(void)

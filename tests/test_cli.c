@@ -23,40 +23,6 @@
 #include "test_util.h"
 #include "tools.h"
 
-static char dir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "%s/ossa-cli-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *path_in(const char *name)
-{
-    static char paths[4][512];
-    static int next;
-    char *p = paths[next++ & 3];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
-
-static void write_file(const char *path, const void *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, size, f), size);
-    assert_int_equal(fclose(f), 0);
-}
-
 /* ossa bake in process, on one encoding thread unless the test asks for more: the AArch64
  * tests run under qemu-user, whose threads can hang. */
 static int run_bake(int argc, const char **argv)
@@ -90,11 +56,11 @@ static void metroid_bake_with_cinf(void **state)
         mw_buf anim = {0}, cinf = {0};
         assert_true(mw_write_compressed(&anim, &a, NULL));
         mw_fixture_cinf(&cinf, game, NULL);
-        const char *anim_path = path_in(game == 1 ? "mp1.anim" : "mp2.anim");
-        const char *cinf_path = path_in(game == 1 ? "mp1.cinf" : "mp2.cinf");
-        const char *out_path = path_in("metroid.ossa");
-        write_file(anim_path, anim.data, anim.size);
-        write_file(cinf_path, cinf.data, cinf.size);
+        const char *anim_path = ossa_test_scratch_path(game == 1 ? "mp1.anim" : "mp2.anim");
+        const char *cinf_path = ossa_test_scratch_path(game == 1 ? "mp1.cinf" : "mp2.cinf");
+        const char *out_path = ossa_test_scratch_path("metroid.ossa");
+        ossa_test_write_file(anim_path, anim.data, anim.size);
+        ossa_test_write_file(cinf_path, cinf.data, cinf.size);
         const char *argv[] = {anim_path, "--skeleton", cinf_path, "-o", out_path, "--no-optimize", "-q"};
         assert_int_equal(run_bake(7, argv), 0);
 
@@ -123,28 +89,6 @@ static void metroid_bake_with_cinf(void **state)
         mw_buf_free(&anim);
         mw_buf_free(&cinf);
     }
-}
-
-/* Runs `tool` with stdout going to a file; returns what it printed (free with free()). */
-static char *run_captured(int (*tool)(int, char **), int argc, const char **argv, int *status)
-{
-    const char *out_path = path_in("stdout.txt");
-    fflush(stdout);
-    const int saved = dup(STDOUT_FILENO);
-    FILE *f = fopen(out_path, "wb");
-    if (saved < 0 || !f) return NULL;
-    dup2(fileno(f), STDOUT_FILENO);
-    *status = tool(argc, (char **)(uintptr_t)argv);
-    fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
-    fclose(f);
-    size_t size = 0;
-    char *bytes = ossa_test_read_file(out_path, &size);
-    char *text = bytes ? malloc(size + 1) : NULL;
-    if (text) memcpy(text, bytes, size), text[size] = '\0';
-    free(bytes);
-    return text;
 }
 
 /* The META chunk of the archive at `path` as a NUL-terminated string (free with free()). */
@@ -184,10 +128,10 @@ static void unit_scale_in_meta_and_report(void **state)
     mw_buf anim = {0}, cinf = {0};
     assert_true(mw_write_compressed(&anim, &a, NULL));
     mw_fixture_cinf(&cinf, 1, NULL);
-    const char *anim_path = path_in("unit.anim"), *cinf_path = path_in("unit.cinf");
-    const char *out_path = path_in("unit.ossa");
-    write_file(anim_path, anim.data, anim.size);
-    write_file(cinf_path, cinf.data, cinf.size);
+    const char *anim_path = ossa_test_scratch_path("unit.anim"), *cinf_path = ossa_test_scratch_path("unit.cinf");
+    const char *out_path = ossa_test_scratch_path("unit.ossa");
+    ossa_test_write_file(anim_path, anim.data, anim.size);
+    ossa_test_write_file(cinf_path, cinf.data, cinf.size);
 
     /* One encoding thread: the AArch64 tests run under qemu-user, whose threads hang here. */
     const char *file_unit[] = {anim_path, "--skeleton", cinf_path, "-o", out_path, "-q", "--threads", "1"};
@@ -210,7 +154,7 @@ static void unit_scale_in_meta_and_report(void **state)
 
     int status = -1;
     const char *info[] = {out_path, "--against", anim_path, "--skeleton", cinf_path};
-    char *text = run_captured(tool_info, 5, info, &status);
+    char *text = ossa_test_run_captured(tool_info, 5, info, &status);
     assert_non_null(text);
     assert_int_equal(status, 0);
     assert_non_null(strstr(text, "metres per unit  0.05 (--unit-scale)\n"));
@@ -246,7 +190,7 @@ static void unit_scale_in_meta_and_report(void **state)
 
     /* info without --against and without --unit-scale: the unit comes from META. */
     const char *alone[] = {out_path};
-    text = run_captured(tool_info, 1, alone, &status);
+    text = ossa_test_run_captured(tool_info, 1, alone, &status);
     assert_non_null(text);
     assert_int_equal(status, 0);
     assert_non_null(strstr(text, "metres per unit  0.05 (--unit-scale)\n"));
@@ -264,7 +208,7 @@ static void default_clip_and_info(void **state)
     size_t size = 0;
     void *probe = ossa_test_read_or_skip(OSSA_DEFAULT_INPUT, OSSA_DEFAULT_INPUT, &size);
     free(probe);
-    const char *out_path = path_in("01_01.ossa");
+    const char *out_path = ossa_test_scratch_path("01_01.ossa");
     /* CMU's unit (BVH states none): the default 0.1 mm tolerance is then 1.8e-3 units. */
     const char *bake[] = {"-o", out_path, "--unit-scale", "0.05644", "-q", "--threads", "1"};
     assert_int_equal(run_bake(7, bake), 0);
@@ -279,7 +223,7 @@ static void default_clip_and_info(void **state)
     free(bytes);
     /* Without --unit-scale the unit is inferred from the rest pose: within 3 % of CMU's
      * 1/0.45 inch, recorded as inferred. */
-    const char *inferred_path = path_in("01_01_inferred.ossa");
+    const char *inferred_path = ossa_test_scratch_path("01_01_inferred.ossa");
     const char *bake_inferred[] = {"-o", inferred_path, "-q", "--threads", "1"};
     assert_int_equal(run_bake(5, bake_inferred), 0);
     char *meta = read_meta(inferred_path);
@@ -294,18 +238,18 @@ static void default_clip_and_info(void **state)
 static void errors_leave_no_archive(void **state)
 {
     (void)state;
-    const char *out_path = path_in("never.ossa");
-    const char *missing[] = {path_in("missing.bvh"), "-o", out_path, "-q"};
+    const char *out_path = ossa_test_scratch_path("never.ossa");
+    const char *missing[] = {ossa_test_scratch_path("missing.bvh"), "-o", out_path, "-q"};
     assert_int_not_equal(run_bake(4, missing), 0);
-    const char *junk_path = path_in("junk.xyz");
-    write_file(junk_path, "not an animation", 16);
+    const char *junk_path = ossa_test_scratch_path("junk.xyz");
+    ossa_test_write_file(junk_path, "not an animation", 16);
     const char *junk[] = {junk_path, "-o", out_path, "-q"};
     assert_int_not_equal(run_bake(4, junk), 0);
     const char *bad_flag[] = {"--tolerance", "-1"};
     assert_int_not_equal(run_bake(2, bad_flag), 0);
     /* A corrupted archive is reported by info, not loaded. */
-    const char *corrupt_path = path_in("corrupt.ossa");
-    write_file(corrupt_path, "OSSA\x01\x00\x00\x00\x09\x00\x00\x00\x00\x00\x00\x00", 16);
+    const char *corrupt_path = ossa_test_scratch_path("corrupt.ossa");
+    ossa_test_write_file(corrupt_path, "OSSA\x01\x00\x00\x00\x09\x00\x00\x00\x00\x00\x00\x00", 16);
     const char *info[] = {corrupt_path};
     assert_int_not_equal(tool_info(1, (char **)(uintptr_t)info), 0);
     assert_int_equal(access(out_path, F_OK), -1);
@@ -321,8 +265,8 @@ static const char *tiny_bvh(const char *name, const char *frame_time)
                            "Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 10 0\n  }\n }\n}\nMOTION\nFrames: 3\n"
                            "Frame Time: %s\n0 30 0 0 0 0 0 0 0\n1 30 0 10 0 0 5 0 0\n2 30 0 20 0 0 10 0 0\n",
                            frame_time);
-    const char *path = path_in(name);
-    write_file(path, text, (size_t)n);
+    const char *path = ossa_test_scratch_path(name);
+    ossa_test_write_file(path, text, (size_t)n);
     return path;
 }
 
@@ -344,7 +288,7 @@ static void bad_invocations_are_refused(void **state)
     /* path_in's buffers are reused: keep copies of the names used throughout. */
     char bvh[512], out[512];
     snprintf(bvh, sizeof bvh, "%s", tiny_bvh("tiny.bvh", "0.0333333"));
-    snprintf(out, sizeof out, "%s", path_in("tiny.ossa"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("tiny.ossa"));
     const char *ok[] = {bvh, "-o", out, "-q", "--threads", "1"};
     assert_int_equal(run_bake(6, ok), 0);
     assert_true(file_size(out) > 0);
@@ -354,9 +298,9 @@ static void bad_invocations_are_refused(void **state)
     assert_int_equal(run_bake(4, self), 1);
     assert_int_equal(file_size(bvh), bvh_size);
     /* A directory as input; a device as output. */
-    const char *dir_in[] = {dir, "-o", path_in("dir.ossa"), "-q"};
+    const char *dir_in[] = {ossa_test_scratch_dir(), "-o", ossa_test_scratch_path("dir.ossa"), "-q"};
     assert_int_equal(run_bake(4, dir_in), 1);
-    assert_int_equal(access(path_in("dir.ossa"), F_OK), -1);
+    assert_int_equal(access(ossa_test_scratch_path("dir.ossa"), F_OK), -1);
     const char *dev_out[] = {bvh, "-o", "/dev/null", "-q"};
     assert_int_equal(run_bake(4, dev_out), 1);
     /* Out-of-range numbers are usage errors (2), infinities too. */
@@ -364,21 +308,21 @@ static void bad_invocations_are_refused(void **state)
                              {"--unit-scale", "1e-30"}, {"--unit-scale", "inf"}, {"--unit-scale", "nan"},
                              {"--threads", "0"},        {"--threads", ""}};
     for (size_t i = 0; i < sizeof args / sizeof *args; ++i) {
-        const char *argv[] = {bvh, "-o", path_in("never.ossa"), args[i][0], args[i][1], "-q"};
+        const char *argv[] = {bvh, "-o", ossa_test_scratch_path("never.ossa"), args[i][0], args[i][1], "-q"};
         assert_int_equal(run_bake(6, argv), 2);
     }
-    assert_int_equal(access(path_in("never.ossa"), F_OK), -1);
+    assert_int_equal(access(ossa_test_scratch_path("never.ossa"), F_OK), -1);
     /* An absurd frame time is refused at import (the clip would last 2.8 days). */
-    const char *slow[] = {tiny_bvh("slow.bvh", "100000"), "-o", path_in("slow.ossa"), "-q"};
+    const char *slow[] = {tiny_bvh("slow.bvh", "100000"), "-o", ossa_test_scratch_path("slow.ossa"), "-q"};
     assert_int_equal(run_bake(4, slow), 1);
-    assert_int_equal(access(path_in("slow.ossa"), F_OK), -1);
+    assert_int_equal(access(ossa_test_scratch_path("slow.ossa"), F_OK), -1);
     /* A dot inside the stem is no format hint: walk.take_2.bvh is read as BVH. */
     char dotted[512];
-    snprintf(dotted, sizeof dotted, "%s", path_in("walk.take_2.bvh"));
-    write_file(dotted, "", 0);
+    snprintf(dotted, sizeof dotted, "%s", ossa_test_scratch_path("walk.take_2.bvh"));
+    ossa_test_write_file(dotted, "", 0);
     assert_int_equal(rename(bvh, dotted), 0);
     char dotted_out[512];
-    snprintf(dotted_out, sizeof dotted_out, "%s", path_in("walk.take_2.ossa"));
+    snprintf(dotted_out, sizeof dotted_out, "%s", ossa_test_scratch_path("walk.take_2.ossa"));
     const char *dotted_bake[] = {dotted, "-o", dotted_out, "-q", "--threads", "1"};
     assert_int_equal(run_bake(6, dotted_bake), 0);
     assert_int_equal(rename(dotted, bvh), 0);
@@ -386,22 +330,22 @@ static void bad_invocations_are_refused(void **state)
     char long_name[251];
     memset(long_name, 'a', 245);
     memcpy(long_name + 245, ".ossa", 6);
-    const char *long_out = path_in(long_name);
+    const char *long_out = ossa_test_scratch_path(long_name);
     const char *longer[] = {bvh, "-o", long_out, "-q", "--threads", "1"};
     assert_int_equal(run_bake(6, longer), 0);
     assert_int_equal(file_size(long_out), file_size(out));
     /* info against a source of another skeleton: an error, exit 1. */
-    const char *other_path = path_in("other.bvh");
+    const char *other_path = ossa_test_scratch_path("other.bvh");
     static const char other[] = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition "
                                 "Zrotation Xrotation Yrotation\n End Site\n {\n  OFFSET 0 10 0\n }\n}\nMOTION\n"
                                 "Frames: 2\nFrame Time: 0.1\n0 0 0 0 0 0\n1 0 0 0 0 0\n";
-    write_file(other_path, other, sizeof other - 1);
+    ossa_test_write_file(other_path, other, sizeof other - 1);
     int status = -1;
     const char *wrong[] = {out, "--against", other_path};
-    free(run_captured(tool_info, 3, wrong, &status));
+    free(ossa_test_run_captured(tool_info, 3, wrong, &status));
     assert_int_equal(status, 1);
     const char *right[] = {out, "--against", bvh};
-    free(run_captured(tool_info, 3, right, &status));
+    free(ossa_test_run_captured(tool_info, 3, right, &status));
     assert_int_equal(status, 0);
     const char *info_bad[] = {out, "--unit-scale", "inf"};
     assert_int_equal(tool_info(3, (char **)(uintptr_t)info_bad), 2);
@@ -412,18 +356,19 @@ static void references_stay_inside_the_folder(void **state)
 {
     (void)state;
     char sub[512];
-    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(sub, sizeof sub, "%s/sub", ossa_test_scratch_dir());
     assert_int_equal(mkdir(sub, 0700), 0);
-    write_file(path_in("secret.bin"), "secret", 6);
-    write_file(path_in("sub/buffer.bin"), "buffer", 6);
+    ossa_test_write_file(ossa_test_scratch_path("secret.bin"), "secret", 6);
+    ossa_test_write_file(ossa_test_scratch_path("sub/buffer.bin"), "buffer", 6);
     void *data = NULL;
     size_t size = 0;
     assert_int_equal(tool_read_relative("buffer.bin", &data, &size, sub), OSSA_OK);
     assert_int_equal(size, 6);
     assert_memory_equal(data, "buffer", 6);
     free(data);
-    const char *refused[] = {"../secret.bin",       "./../secret.bin", "x/../../secret.bin",
-                             path_in("secret.bin"), "..\\secret.bin",  "C:/secret.bin"};
+    const char *refused[] = {"../secret.bin",      "./../secret.bin",
+                             "x/../../secret.bin", ossa_test_scratch_path("secret.bin"),
+                             "..\\secret.bin",     "C:/secret.bin"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i) {
         data = NULL;
         assert_int_equal(tool_read_relative(refused[i], &data, &size, sub), OSSA_ERROR_IO);
@@ -438,7 +383,7 @@ static void gltf_buffers_stay_inside_the_folder(void **state)
 {
     (void)state;
     const float bin[8] = {0.f, 1.f, 0.f, 0.f, 0.f, .5f, 0.f, 0.f}; /* times, then two translations */
-    write_file(path_in("walk.bin"), bin, sizeof bin);
+    ossa_test_write_file(ossa_test_scratch_path("walk.bin"), bin, sizeof bin);
     static const char format[] =
         "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"hips\"}],\"buffers\":[{\"byteLength\":32,"
         "\"uri\":\"%s\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,"
@@ -448,21 +393,21 @@ static void gltf_buffers_stay_inside_the_folder(void **state)
         "\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}";
     char json[1024], out[512];
     snprintf(json, sizeof json, format, "walk.bin");
-    write_file(path_in("walk.gltf"), json, strlen(json));
-    snprintf(out, sizeof out, "%s", path_in("walk.ossa"));
-    const char *good[] = {path_in("walk.gltf"), "-o", out, "-q"};
+    ossa_test_write_file(ossa_test_scratch_path("walk.gltf"), json, strlen(json));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("walk.ossa"));
+    const char *good[] = {ossa_test_scratch_path("walk.gltf"), "-o", out, "-q"};
     assert_int_equal(run_bake(4, good), 0);
     char *meta = read_meta(out);
     assert_non_null(strstr(meta, "\nformat=gltf\n"));
     assert_non_null(strstr(meta, "\nunit_scale=1\nunit_source=file\n"));
     free(meta);
     char sub[512];
-    snprintf(sub, sizeof sub, "%s/gltf-sub", dir);
+    snprintf(sub, sizeof sub, "%s/gltf-sub", ossa_test_scratch_dir());
     assert_int_equal(mkdir(sub, 0700), 0);
     snprintf(json, sizeof json, format, "../walk.bin");
-    write_file(path_in("gltf-sub/escape.gltf"), json, strlen(json));
-    snprintf(out, sizeof out, "%s", path_in("escape.ossa"));
-    const char *escape[] = {path_in("gltf-sub/escape.gltf"), "-o", out, "-q"};
+    ossa_test_write_file(ossa_test_scratch_path("gltf-sub/escape.gltf"), json, strlen(json));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("escape.ossa"));
+    const char *escape[] = {ossa_test_scratch_path("gltf-sub/escape.gltf"), "-o", out, "-q"};
     assert_int_equal(run_bake(4, escape), 1);
     assert_int_equal(access(out, F_OK), -1);
 }
@@ -473,10 +418,10 @@ static void empty_bake_is_an_error(void **state)
 {
     (void)state;
     static const char header[] = "animVersion 1.1;\nmayaVersion 2026;\ntimeUnit film;\n";
-    const char *path = path_in("cut.anim");
-    write_file(path, header, sizeof header - 1);
+    const char *path = ossa_test_scratch_path("cut.anim");
+    ossa_test_write_file(path, header, sizeof header - 1);
     char out[512];
-    snprintf(out, sizeof out, "%s", path_in("cut.ossa"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("cut.ossa"));
     const char *argv[] = {path, "-o", out, "-q"};
     assert_int_equal(run_bake(4, argv), 1);
     assert_int_equal(access(out, F_OK), -1);
@@ -491,8 +436,8 @@ static void clips_are_named_after_the_file(void **state)
                                "angularUnit deg;\nstartTime 0;\nendTime 10;\n"
                                "anim translate.translateX translateX j1 0 1 0;\nanimData {\n  keys {\n"
                                "    0 0 linear linear 1 1 0;\n    10 5 linear linear 1 1 0;\n  }\n}\n";
-    const char *path = path_in("wave.take2.anim");
-    write_file(path, anim, sizeof anim - 1);
+    const char *path = ossa_test_scratch_path("wave.take2.anim");
+    ossa_test_write_file(path, anim, sizeof anim - 1);
     ossa_import_output out = {0};
     assert_true(tool_import(path, false, &out));
     assert_int_equal(out.animation_count, 1);
@@ -513,11 +458,11 @@ static void maya_clip_binds_to_skeleton(void **state)
                                "    0 0 linear linear 1 1 0;\n    10 45 linear linear 1 1 0;\n  }\n}\n"
                                "anim translate.translateY translateY Hips 0 0 1;\nanimData {\n  keys {\n"
                                "    0 90 linear linear 1 1 0;\n    10 100 linear linear 1 1 0;\n  }\n}\n";
-    const char *anim_path = path_in("bound.anim");
-    write_file(anim_path, anim, sizeof anim - 1);
+    const char *anim_path = ossa_test_scratch_path("bound.anim");
+    ossa_test_write_file(anim_path, anim, sizeof anim - 1);
     char skel_path[512], out_path[512];
     snprintf(skel_path, sizeof skel_path, "%s", tiny_bvh("bind.bvh", "0.1"));
-    snprintf(out_path, sizeof out_path, "%s", path_in("bound.ossa"));
+    snprintf(out_path, sizeof out_path, "%s", ossa_test_scratch_path("bound.ossa"));
     ossa_import_output out = {0};
     assert_true(tool_import_with_skeleton(anim_path, skel_path, false, &out));
     /* The BVH's three joints (Hips, Spine, its end site), animated by name. */
@@ -547,7 +492,7 @@ static void root_motion_tracks(void **state)
     need_assimp();
     char in[512], out[512];
     snprintf(in, sizeof in, "%s", tiny_bvh("walk.bvh", "0.1"));
-    snprintf(out, sizeof out, "%s", path_in("walk.ossa"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("walk.ossa"));
     const char *argv[] = {in, "--root-motion", "-o", out, "-q", "--threads", "1"};
     assert_int_equal(run_bake(7, argv), 0);
     size_t size = 0;
@@ -581,12 +526,12 @@ static void retarget_onto_another_skeleton(void **state)
         "Frames: 1\nFrame Time: 0.1\n0 20 0 0 0 0 0 0 0\n";
     char src[512], tgt[512], map[512], out[512];
     snprintf(src, sizeof src, "%s", tiny_bvh("mover.bvh", "0.1"));
-    snprintf(tgt, sizeof tgt, "%s", path_in("target.bvh"));
-    write_file(tgt, target, sizeof target - 1);
-    snprintf(map, sizeof map, "%s", path_in("map.txt"));
+    snprintf(tgt, sizeof tgt, "%s", ossa_test_scratch_path("target.bvh"));
+    ossa_test_write_file(tgt, target, sizeof target - 1);
+    snprintf(map, sizeof map, "%s", ossa_test_scratch_path("map.txt"));
     static const char pairs[] = "# target source\npelvis Hips\n\nchest Spine\n";
-    write_file(map, pairs, sizeof pairs - 1);
-    snprintf(out, sizeof out, "%s", path_in("moved.ossa"));
+    ossa_test_write_file(map, pairs, sizeof pairs - 1);
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("moved.ossa"));
     const char *argv[] = {src, "--retarget", tgt, "--joint-map", map, "-o", out, "-q", "--threads", "1"};
     assert_int_equal(run_bake(10, argv), 0);
     size_t size = 0;
@@ -602,7 +547,7 @@ static void retarget_onto_another_skeleton(void **state)
     assert_non_null(strstr(meta, "\nretarget_bound_joints=2 of 3\n"));
     free(meta);
     static const char broken[] = "pelvis Hips\nchest\n";
-    write_file(map, broken, sizeof broken - 1);
+    ossa_test_write_file(map, broken, sizeof broken - 1);
     assert_int_equal(run_bake(10, argv), 1);
     const char *lonely[] = {src, "--joint-map", map, "-o", out};
     assert_int_equal(run_bake(5, lonely), 2);
@@ -617,8 +562,8 @@ static void export_reimports_to_the_same_poses(void **state)
     need_assimp();
     char in[512], out[512], glb[512];
     snprintf(in, sizeof in, "%s", tiny_bvh("dance.bvh", "0.1"));
-    snprintf(out, sizeof out, "%s", path_in("dance.ossa"));
-    snprintf(glb, sizeof glb, "%s", path_in("dance.glb"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("dance.ossa"));
+    snprintf(glb, sizeof glb, "%s", ossa_test_scratch_path("dance.glb"));
     const char *bake[] = {in, "-o", out, "-q", "--unit-scale", "0.01"};
     assert_int_equal(run_bake(6, bake), 0);
     const char *exp[] = {out, "-o", glb};
@@ -689,8 +634,8 @@ static void plot_draws_an_svg(void **state)
     need_assimp();
     char in[512], out[512], svg[512];
     snprintf(in, sizeof in, "%s", tiny_bvh("plotted.bvh", "0.1"));
-    snprintf(out, sizeof out, "%s", path_in("plotted.ossa"));
-    snprintf(svg, sizeof svg, "%s", path_in("plotted.svg"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("plotted.ossa"));
+    snprintf(svg, sizeof svg, "%s", ossa_test_scratch_path("plotted.svg"));
     const char *bake[] = {in, "-o", out, "-q"};
     assert_int_equal(run_bake(4, bake), 0);
     const char *no_source[] = {out, "-o", svg};
@@ -753,26 +698,26 @@ static void info_json_matches_text(void **state)
     assert_true(mw_write_compressed(&anim, &a, NULL));
     mw_fixture_cinf(&cinf, 2, NULL);
     char anim_path[512], cinf_path[512], out_path[512];
-    snprintf(anim_path, sizeof anim_path, "%s", path_in("json.anim"));
-    snprintf(cinf_path, sizeof cinf_path, "%s", path_in("json.cinf"));
-    snprintf(out_path, sizeof out_path, "%s", path_in("json.ossa"));
-    write_file(anim_path, anim.data, anim.size);
-    write_file(cinf_path, cinf.data, cinf.size);
+    snprintf(anim_path, sizeof anim_path, "%s", ossa_test_scratch_path("json.anim"));
+    snprintf(cinf_path, sizeof cinf_path, "%s", ossa_test_scratch_path("json.cinf"));
+    snprintf(out_path, sizeof out_path, "%s", ossa_test_scratch_path("json.ossa"));
+    ossa_test_write_file(anim_path, anim.data, anim.size);
+    ossa_test_write_file(cinf_path, cinf.data, cinf.size);
     const char *bake[] = {anim_path,      "--skeleton", cinf_path, "-o",        out_path,
                           "--unit-scale", "0.05",       "-q",      "--threads", "1"};
     assert_int_equal(run_bake(10, bake), 0);
     int status = -1;
     const char *json_args[] = {out_path, "--against", anim_path, "--skeleton", cinf_path, "--json"};
 #if !defined(OSSA_HAVE_CJSON)
-    free(run_captured(tool_info, 6, json_args, &status));
+    free(ossa_test_run_captured(tool_info, 6, json_args, &status));
     assert_int_equal(status, 2); /* a usage error: this build cannot write JSON */
 #else
-    char *json_text = run_captured(tool_info, 6, json_args, &status);
+    char *json_text = ossa_test_run_captured(tool_info, 6, json_args, &status);
     assert_non_null(json_text);
     assert_int_equal(status, 0);
     cJSON *doc = cJSON_Parse(json_text);
     if (!doc) fail_msg("ossa info --json printed no JSON document:\n%s", json_text);
-    char *text = run_captured(tool_info, 5, json_args, &status);
+    char *text = ossa_test_run_captured(tool_info, 5, json_args, &status);
     assert_non_null(text);
     assert_int_equal(status, 0);
 
@@ -866,7 +811,7 @@ static void info_json_matches_text(void **state)
 
     /* Without --against: no source figures. */
     const char *alone[] = {out_path, "--json"};
-    char *alone_text = run_captured(tool_info, 2, alone, &status);
+    char *alone_text = ossa_test_run_captured(tool_info, 2, alone, &status);
     assert_int_equal(status, 0);
     cJSON *alone_doc = cJSON_Parse(alone_text);
     assert_non_null(alone_doc);
@@ -893,11 +838,11 @@ static void info_json_matches_text(void **state)
     ossa_blob file = {0};
     assert_int_equal(ossa_archive_write(entries, entry_count, NULL, &file, NULL), OSSA_OK);
     char meta_path[512];
-    snprintf(meta_path, sizeof meta_path, "%s", path_in("meta.ossa"));
-    write_file(meta_path, file.data, file.size);
+    snprintf(meta_path, sizeof meta_path, "%s", ossa_test_scratch_path("meta.ossa"));
+    ossa_test_write_file(meta_path, file.data, file.size);
     ossa_blob_destroy(&file);
     const char *meta_args[] = {meta_path, "--json"};
-    char *meta_json = run_captured(tool_info, 2, meta_args, &status);
+    char *meta_json = ossa_test_run_captured(tool_info, 2, meta_args, &status);
     assert_int_equal(status, 0);
     cJSON *meta_doc = cJSON_Parse(meta_json);
     assert_non_null(meta_doc);
@@ -924,6 +869,18 @@ static void info_json_matches_text(void **state)
 #endif
     mw_buf_free(&anim);
     mw_buf_free(&cinf);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return ossa_test_scratch_create("ossa-cli");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return ossa_test_scratch_remove();
 }
 
 int main(void)

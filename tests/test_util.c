@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void *ossa_test_read_file(const char *path, size_t *size)
 {
@@ -72,4 +73,63 @@ void *ossa_test_read_or_skip(const char *path, const char *shown, size_t *size)
         skip();
     }
     return data;
+}
+
+static char scratch[256];
+
+int ossa_test_scratch_create(const char *prefix)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(scratch, sizeof scratch, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    return mkdtemp(scratch) ? 0 : -1;
+}
+
+int ossa_test_scratch_remove(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+const char *ossa_test_scratch_dir(void) { return scratch; }
+
+const char *ossa_test_scratch_path(const char *name)
+{
+    static char paths[8][1024];
+    static unsigned next;
+    char *p = paths[next++ & 7];
+    snprintf(p, sizeof paths[0], "%s/%s", scratch, name);
+    return p;
+}
+
+void ossa_test_write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+}
+
+char *ossa_test_run_captured(int (*tool)(int, char **), int argc, const char **argv, int *status)
+{
+    const char *out_path = ossa_test_scratch_path("stdout.txt");
+    fflush(stdout);
+    const int saved = dup(STDOUT_FILENO);
+    FILE *f = fopen(out_path, "wb");
+    assert_true(saved >= 0 && f);
+    dup2(fileno(f), STDOUT_FILENO);
+    *status = tool(argc, (char **)(uintptr_t)argv);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    fclose(f);
+    size_t size = 0;
+    char *bytes = ossa_test_read_file(out_path, &size);
+    assert_non_null(bytes);
+    char *text = malloc(size + 1);
+    assert_non_null(text);
+    memcpy(text, bytes, size);
+    text[size] = '\0';
+    free(bytes);
+    return text;
 }

@@ -22,6 +22,21 @@ const char *ossa_test_assimp_path(const char *relative);
  * "skipped: <shown> not found" and skips the current cmocka test (never returns then). */
 void *ossa_test_read_or_skip(const char *path, const char *shown, size_t *size);
 
+/* A scratch folder for tests that write files: ossa_test_scratch_create makes a fresh
+ * $TMPDIR/<prefix>-XXXXXX (or under /tmp) and ossa_test_scratch_remove deletes it with all it
+ * holds; both return 0 on success, as cmocka group setup and teardown expect. */
+int ossa_test_scratch_create(const char *prefix);
+int ossa_test_scratch_remove(void);
+/* The scratch folder, and <scratch folder>/name in one of 8 rotating static buffers. */
+const char *ossa_test_scratch_dir(void);
+const char *ossa_test_scratch_path(const char *name);
+/* Writes `size` bytes to `path`, failing the current test if it cannot. */
+void ossa_test_write_file(const char *path, const void *data, size_t size);
+/* Runs a command-line tool in process with stdout (and any child it starts) going to a file in
+ * the scratch folder; returns what it printed, NUL-terminated (free with free()), and its exit
+ * status in *status. Fails the current test if the output cannot be captured. */
+char *ossa_test_run_captured(int (*tool)(int, char **), int argc, const char **argv, int *status);
+
 /* Deterministic xorshift PRNG for reproducible random tests. */
 uint32_t ossa_test_rand(uint32_t *state);
 /* Uniform float in [lo, hi). */
