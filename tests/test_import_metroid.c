@@ -367,17 +367,24 @@ static void check_compressed_fixture(const ossa_import_output *out, bool with_ci
     }
 }
 
+/* The compressed MP1 fixture and its CINF, written into anim and cinf and imported into out
+ * (which the caller destroys, with both buffers). */
+static void import_mp1_fixture(mw_buf *anim, mw_buf *cinf, ossa_import_output *out, ossa_diag *diag)
+{
+    mw_canim a = mw_fixture_compressed(1);
+    assert_true(mw_write_compressed(anim, &a, NULL));
+    mw_fixture_cinf(cinf, 1, NULL);
+    ossa_metroid_anim_desc desc = {.cinf_data = cinf->data, .cinf_size = cinf->size};
+    assert_int_equal(import_anim(anim, &desc, out, diag), OSSA_OK);
+}
+
 static void compressed_mp1(void **state)
 {
     (void)state;
-    mw_canim a = mw_fixture_compressed(1);
     mw_buf anim = {0}, cinf = {0};
-    assert_true(mw_write_compressed(&anim, &a, NULL));
-    mw_fixture_cinf(&cinf, 1, NULL);
-    ossa_metroid_anim_desc desc = {.cinf_data = cinf.data, .cinf_size = cinf.size};
     ossa_import_output out = {0};
     ossa_diag diag;
-    assert_int_equal(import_anim(&anim, &desc, &out, &diag), OSSA_OK);
+    import_mp1_fixture(&anim, &cinf, &out, &diag);
     assert_metadata(&out, "format", "metroid-anim-mp1-compressed");
     assert_metadata(&out, "evnt_asset_id", "0x12345678");
     assert_metadata(&out, "looping", "1");
@@ -726,22 +733,16 @@ static void compressed_errors(void **state)
     mw_buf_free(&b);
 }
 
-/* Runtime blobs built from the import must sample like the raw animation, within the
- * builder's documented quantisation (half floats, 15-bit quaternion components). */
 /* The fixture's arm rotates along an arc whose keys lie on the chord of their neighbours at
  * the time points: dropping one costs nothing there yet bends the curve between them (about
  * 2 mm at the hand). An error-bounded bake must keep the bound everywhere it is measured. */
 static void bounded_bake_holds_between_keys(void **state)
 {
     (void)state;
-    mw_canim a = mw_fixture_compressed(1);
     mw_buf anim = {0}, cinf = {0};
-    assert_true(mw_write_compressed(&anim, &a, NULL));
-    mw_fixture_cinf(&cinf, 1, NULL);
-    ossa_metroid_anim_desc desc = {.cinf_data = cinf.data, .cinf_size = cinf.size};
     ossa_import_output out = {0};
     ossa_diag diag;
-    assert_int_equal(import_anim(&anim, &desc, &out, &diag), OSSA_OK);
+    import_mp1_fixture(&anim, &cinf, &out, &diag);
     assert_int_equal(ossa_import_output_sort_depth_first(&out, &diag), OSSA_OK);
     ossa_animation_build_stats stats = {0};
     const ossa_animation_build_desc build = {.skeleton = &out.skeleton, .tolerance = 1e-4f, .stats = &stats};
@@ -765,17 +766,15 @@ static void bounded_bake_holds_between_keys(void **state)
     mw_buf_free(&cinf);
 }
 
+/* Runtime blobs built from the import must sample like the raw animation, within the
+ * builder's documented quantisation (half floats, 15-bit quaternion components). */
 static void bake_matches_raw(void **state)
 {
     (void)state;
-    mw_canim a = mw_fixture_compressed(1);
     mw_buf anim = {0}, cinf = {0};
-    assert_true(mw_write_compressed(&anim, &a, NULL));
-    mw_fixture_cinf(&cinf, 1, NULL);
-    ossa_metroid_anim_desc desc = {.cinf_data = cinf.data, .cinf_size = cinf.size};
     ossa_import_output out = {0};
     ossa_diag diag;
-    assert_int_equal(import_anim(&anim, &desc, &out, &diag), OSSA_OK);
+    import_mp1_fixture(&anim, &cinf, &out, &diag);
     ossa_blob sblob = {0}, ablob = {0};
     assert_int_equal(ossa_skeleton_build(&out.skeleton, NULL, &sblob, &diag), OSSA_OK);
     assert_int_equal(ossa_animation_build(&out.animations[0], NULL, &ablob, &diag), OSSA_OK);
