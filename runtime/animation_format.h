@@ -1,7 +1,7 @@
 /* Private: the animation blob layout (version 2) and the pieces of decoding shared by the
  * runtime (validation, sampling job) and the offline builder, which encodes with the same
- * constants and mirrors the job's time-point lookup and dequantisation to measure its error. Not installed. The layout is documented in
- * ossa/animation.h and docs/animation-format.md. */
+ * constants and mirrors the job's time-point lookup and dequantisation to measure its error.
+ * Not installed. The layout is documented in ossa/animation.h and docs/animation-format.md. */
 #ifndef OSSA_RUNTIME_ANIMATION_FORMAT_H
 #define OSSA_RUNTIME_ANIMATION_FORMAT_H
 
@@ -82,10 +82,14 @@ static inline uint32_t ossa__read_bits(const uint8_t *data, size_t at, unsigned 
     return (uint32_t)(word >> (at & 7)) & (uint32_t)((1ull << width) - 1u);
 }
 
-/* Count of set bits of a 16-bit value: two lookups (the baseline x86-64 target has no
- * popcnt instruction, and the bit-twiddling form costs a dozen). */
+/* Count of set bits of a 16-bit value: the popcnt instruction where the target has one,
+ * otherwise two lookups (the baseline x86-64 target has no popcnt instruction, and the
+ * bit-twiddling form costs a dozen). */
 static inline unsigned ossa__popcount16(uint32_t v)
 {
+#if defined(__POPCNT__) || defined(__ARM_NEON)
+    return (unsigned)__builtin_popcount(v & 0xffffu);
+#else
     static const uint8_t bits[256] = {
 #define OSSA__B2(n) n, n + 1, n + 1, n + 2
 #define OSSA__B4(n) OSSA__B2(n), OSSA__B2(n + 1), OSSA__B2(n + 1), OSSA__B2(n + 2)
@@ -96,6 +100,7 @@ static inline unsigned ossa__popcount16(uint32_t v)
 #undef OSSA__B2
     };
     return (unsigned)bits[v & 0xffu] + bits[(v >> 8) & 0xffu];
+#endif
 }
 
 /* A rotation from its stored components `c` (3, or 4 for OSSA__ROT_FULL). */

@@ -407,6 +407,11 @@ static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, u
     ctx->segment = segment;
 }
 
+/* Component c of a key whose components start at bit 0 of `word` (widths w): one bzhi
+ * instruction where the target has BMI2, a table lookup and an AND otherwise. */
+#if defined(__BMI2__)
+#define TAKE(word, width) ((uint32_t)((word) & ((1ull << (width)) - 1u)))
+#else
 /* The low `width` bits set, for every width a blob may have (validated: at most
  * OSSA__MAX_BITS): one AND with a table entry instead of building the mask with a shift. */
 static const uint32_t low_mask[OSSA__MAX_BITS + 1] = {
@@ -415,8 +420,8 @@ static const uint32_t low_mask[OSSA__MAX_BITS + 1] = {
     0x3ffffu, 0x7ffffu, 0xfffffu, 0x1fffffu, 0x3fffffu, 0x7fffffu, 0xffffffu,
 };
 
-/* Component c of a key whose components start at bit 0 of `word` (widths w). */
 #define TAKE(word, width) ((uint32_t)(word)&low_mask[(width)])
+#endif
 
 /* Stores the integers of a key whose components start at bit `at` of the data (widths wd, each
  * plus its segment range base) as key `key` of lane l; one 8-byte load when the key fits in
