@@ -46,6 +46,7 @@ struct ossa_sampling_context {
     size_t bound_keys, bound_data_size;   /* its key count and key data size */
     size_t group_count;
     uint32_t segment;                              /* segment whose bit offsets are in rest_at; UINT32_MAX when none */
+    const uint8_t *segment_data;                   /* its bitmaps, then its segment ranges */
     float segment_ratio[OSSA__SEGMENT_FRAMES + 1]; /* ratios of the segment's time points and
                                                       the next segment's first */
     /* Per animated sub-track (blob order), in the current segment: */
@@ -401,6 +402,7 @@ static inline float frame_ratio(const ossa_animation *a, uint32_t frame)
 static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, uint32_t segment)
 {
     segment_setup(a, ctx, segment);
+    ctx->segment_data = a->data + a->segment_offsets[segment];
     const uint32_t first = segment * OSSA__SEGMENT_FRAMES, last = (uint32_t)a->frame_count - 1;
     for (uint32_t f = 0; f <= OSSA__SEGMENT_FRAMES; ++f)
         ctx->segment_ratio[f] = first + f <= last ? frame_ratio(a, first + f) : 1.f;
@@ -423,68 +425,59 @@ static const uint32_t low_mask[OSSA__MAX_BITS + 1] = {
 #define TAKE(word, width) ((uint32_t)(word)&low_mask[(width)])
 #endif
 
-/* Stores the integers of a key whose components start at bit `at` of the data (widths wd, each
- * plus its segment range base) as key `key` of lane l; one 8-byte load when the key fits in
- * its 57 usable bits. */
+/* Stores the integers of a key with n (3 or 4, a constant) components that start at bit `at`
+ * of the data (widths wd, each plus its segment range base when `ranged`) as key `key` of lane
+ * l; one 8-byte load when the key fits in its 57 usable bits. */
 OSSA__INLINE void store_key(const ossa_animation *a, sub_group *g, size_t l, int key, size_t at, unsigned bits,
-                            const uint32_t wd[4], const uint32_t base[4])
+                            const uint32_t wd[4], const uint32_t base[4], int n, bool ranged)
 {
     uint32_t q[4];
     if (bits <= 57) {
         uint64_t word;
         memcpy(&word, a->data + (at >> 3), sizeof word);
         word >>= at & 7;
-        q[0] = TAKE(word, wd[0]), word >>= wd[0];
-        q[1] = TAKE(word, wd[1]), word >>= wd[1];
-        q[2] = TAKE(word, wd[2]), word >>= wd[2];
-        q[3] = TAKE(word, wd[3]);
+        for (int c = 0; c < n; ++c) q[c] = TAKE(word, wd[c]), word >>= wd[c];
     } else {
-        q[0] = ossa__read_bits(a->data, at, wd[0]), at += wd[0];
-        q[1] = ossa__read_bits(a->data, at, wd[1]), at += wd[1];
-        q[2] = ossa__read_bits(a->data, at, wd[2]), at += wd[2];
-        q[3] = ossa__read_bits(a->data, at, wd[3]);
+        for (int c = 0; c < n; ++c) q[c] = ossa__read_bits(a->data, at, wd[c]), at += wd[c];
     }
-    for (int c = 0; c < 4; ++c) g->q[key][c][l] = (int32_t)(q[c] + base[c]);
+    for (int c = 0; c < n; ++c) g->q[key][c][l] = (int32_t)(ranged ? q[c] + base[c] : q[c]);
 }
 
-/* The integers of key `bit` (0..15) of `segment`'s bitmap `bm` into key `key` of lane l: a
- * first key from the first-key block at the clip widths, another after it, with the segment
- * ranges when the sub-track has them (segment must then be the current one). The two
- * store_key calls are inlined apart, so keys without segment ranges add no zero bases. */
+/* The integers of sub-track i's key `index` (0 = the first, in the first-key block) of the
+ * current segment, or with `next` the first key of the next segment, into key `key` of lane l:
+ * at the clip widths, or at the segment's when the sub-track has segment ranges. n is the
+ * group's component count (3 or 4, a constant at each call). */
 OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l, int key,
-                           uint32_t segment, uint32_t bm, unsigned bit)
+                           uint32_t segment, unsigned index, bool next, int n)
 {
     const size_t i = g->sub[l];
     const uint8_t *w = &a->bits[4 * i];
-    size_t at;
-    unsigned bits;
-    if (bit == 0) {
-        at = block_at(a, ctx, segment) + ctx->first_at[i];
-        bits = ctx->first_bits[i];
-    } else {
-        bits = ctx->key_bits[i];
-        at = ctx->rest_at[i] + (ossa__popcount16(bm & ((1u << bit) - 1u)) - 1u) * bits;
-        if (ctx->entry_at[i] != UINT16_MAX) {
-            /* The lane keeps the ranges of the segment it last read: forward and backward
-             * playback read them once per segment. */
-            if (g->entry_segment[l] != segment) {
-                const uint8_t *e = a->data + a->segment_offsets[segment] + 2 * a->animated_count + ctx->entry_at[i];
-                const bool four = g->format[l] == OSSA__ROT_FULL;
-                for (int c = 0; c < 4; ++c) {
-                    const bool stored = c < 3 || four;
-                    g->width[c][l] = stored ? e[2 * c + 1] : 0;
-                    g->qbase[c][l] = stored ? (uint32_t)e[2 * c] << ossa__segment_shift(w[c]) : 0u;
-                }
-                g->entry_segment[l] = segment;
-            }
-            const uint32_t wd[4] = {g->width[0][l], g->width[1][l], g->width[2][l], g->width[3][l]};
-            const uint32_t base[4] = {g->qbase[0][l], g->qbase[1][l], g->qbase[2][l], g->qbase[3][l]};
-            store_key(a, g, l, key, at, bits, wd, base);
-            return;
-        }
+    const uint32_t clip[4] = {w[0], w[1], w[2], w[n == 4 ? 3 : 2]};
+    if (next || index == 0) {
+        const size_t at = block_at(a, ctx, segment + next) + ctx->first_at[i];
+        store_key(a, g, l, key, at, ctx->first_bits[i], clip, clip, n, false);
+        return;
     }
-    const uint32_t wd[4] = {w[0], w[1], w[2], w[3]}, zero[4] = {0, 0, 0, 0};
-    store_key(a, g, l, key, at, bits, wd, zero);
+    const unsigned bits = ctx->key_bits[i];
+    const size_t at = ctx->rest_at[i] + (index - 1u) * bits;
+    if (ctx->entry_at[i] == UINT16_MAX) {
+        store_key(a, g, l, key, at, bits, clip, clip, n, false);
+        return;
+    }
+    /* The lane keeps the ranges of the segment it last read: forward and backward playback
+     * read them once per segment. */
+    if (g->entry_segment[l] != segment) {
+        const uint8_t *e = ctx->segment_data + 2 * a->animated_count + ctx->entry_at[i];
+        for (int c = 0; c < 4; ++c) {
+            const bool stored = c < n;
+            g->width[c][l] = stored ? e[2 * c + 1] : 0;
+            g->qbase[c][l] = stored ? (uint32_t)e[2 * c] << ossa__segment_shift(w[c]) : 0u;
+        }
+        g->entry_segment[l] = segment;
+    }
+    const uint32_t wd[4] = {g->width[0][l], g->width[1][l], g->width[2][l], g->width[3][l]};
+    const uint32_t base[4] = {g->qbase[0][l], g->qbase[1][l], g->qbase[2][l], g->qbase[3][l]};
+    store_key(a, g, l, key, at, bits, wd, base, n, true);
 }
 
 /* Copies key `from` of lane l (integers, values, ratio) to key `to`. */
@@ -496,18 +489,19 @@ OSSA__INLINE void move_key(sub_group *g, size_t l, int from, int to)
 
 /* New left and right keys of lane l around time point `frame` (in the current `segment`); a
  * key already cached (the old right key becomes the left one in forward playback, the old
- * left the right one backward) is moved, not read again. A right key past the segment is the
- * next segment's first key. */
-static unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l,
-                             uint32_t frame, uint32_t segment)
+ * left the right one backward) is moved, not read again. The left key is key number
+ * popcount(bits up to the frame) - 1 of the segment, the right one the next, or past the
+ * segment the next segment's first key. n: see read_key. */
+OSSA__INLINE unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l,
+                                   uint32_t frame, uint32_t segment, int n)
 {
     const size_t i = g->sub[l];
     const uint32_t first = segment * OSSA__SEGMENT_FRAMES;
-    const uint8_t *p = a->data + a->segment_offsets[segment] + 2 * i;
+    const uint8_t *p = ctx->segment_data + 2 * i;
     const uint32_t bm = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
-    const uint32_t upto = (2u << (frame - first)) - 1u;
-    const unsigned lb = highest_bit(bm & upto);
-    const unsigned rb = bm & ~upto ? lowest_bit(bm & ~upto) : OSSA__SEGMENT_FRAMES;
+    const uint32_t upto = (2u << (frame - first)) - 1u, below = bm & upto, above = bm & ~upto;
+    const unsigned lb = highest_bit(below), rb = above ? lowest_bit(above) : OSSA__SEGMENT_FRAMES;
+    const unsigned index = ossa__popcount16(below) - 1u; /* bit 0 is set in every bitmap */
     const uint32_t left_frame = first + lb, right_frame = first + rb;
     uint32_t have_left = g->frame[0][l], have_right = g->frame[1][l];
     /* Constant key indices in each branch: the moves compile to plain loads and stores. */
@@ -521,19 +515,31 @@ static unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_contex
     unsigned read = 0;
     if (have_left != left_frame) {
         read |= 1u;
-        read_key(a, ctx, g, l, 0, segment, bm, lb);
+        read_key(a, ctx, g, l, 0, segment, index, false, n);
         g->ratio[0][l] = ctx->segment_ratio[lb];
     }
     if (have_right != right_frame) {
         read |= 2u;
-        if (rb < OSSA__SEGMENT_FRAMES)
-            read_key(a, ctx, g, l, 1, segment, bm, rb);
-        else
-            read_key(a, ctx, g, l, 1, segment + 1, 1u, 0);
+        read_key(a, ctx, g, l, 1, segment, index + 1u, rb == OSSA__SEGMENT_FRAMES, n);
         g->ratio[1][l] = ctx->segment_ratio[rb];
     }
     g->frame[0][l] = left_frame, g->frame[1][l] = right_frame;
     return read;
+}
+
+/* Refreshes the lanes of g in `mask` (bits) and dequantises the keys read. */
+static void refresh_group(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, unsigned mask,
+                          uint32_t frame, uint32_t segment)
+{
+    /* Moved keys keep their values: only the keys read are dequantised (in forward playback,
+     * the right ones). */
+    unsigned read = 0;
+    if (g->components == 4) {
+        for (; mask; mask &= mask - 1) read |= refresh_lane(a, ctx, g, lowest_bit(mask), frame, segment, 4);
+    } else {
+        for (; mask; mask &= mask - 1) read |= refresh_lane(a, ctx, g, lowest_bit(mask), frame, segment, 3);
+    }
+    dequantise(g, read);
 }
 
 /* Interpolation factor of each lane; a span is at least the smallest normal float, so two
@@ -610,11 +616,7 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
                 segment = frame / OSSA__SEGMENT_FRAMES;
                 if (ctx->segment != segment) enter_segment(a, ctx, segment);
             }
-            /* Moved keys keep their values: only the keys read are dequantised (in forward
-             * playback, the right ones). */
-            unsigned read = 0;
-            for (; mask; mask &= mask - 1) read |= refresh_lane(a, ctx, g, lowest_bit(mask), frame, segment);
-            dequantise(g, read);
+            refresh_group(a, ctx, g, mask, frame, segment);
         }
         interpolate(g, vratio, job->output);
     }
