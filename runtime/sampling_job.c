@@ -446,7 +446,9 @@ OSSA__INLINE void store_key(const ossa_animation *a, sub_group *g, size_t l, int
 /* The integers of sub-track i's key `index` (0 = the first, in the first-key block) of the
  * current segment, or with `next` the first key of the next segment, into key `key` of lane l:
  * at the clip widths, or at the segment's when the sub-track has segment ranges. n is the
- * group's component count (3 or 4, a constant at each call). */
+ * lane's stored component count (4 for OSSA__ROT_FULL rotations, 3 otherwise; a constant at
+ * each call): a rotation's dropped component keeps a stale integer that dequantise() never
+ * selects. */
 OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l, int key,
                            uint32_t segment, unsigned index, bool next, int n)
 {
@@ -534,10 +536,12 @@ static void refresh_group(const ossa_animation *a, const ossa_sampling_context *
     /* Moved keys keep their values: only the keys read are dequantised (in forward playback,
      * the right ones). */
     unsigned read = 0;
-    if (g->components == 4) {
-        for (; mask; mask &= mask - 1) read |= refresh_lane(a, ctx, g, lowest_bit(mask), frame, segment, 4);
-    } else {
-        for (; mask; mask &= mask - 1) read |= refresh_lane(a, ctx, g, lowest_bit(mask), frame, segment, 3);
+    for (; mask; mask &= mask - 1) {
+        const unsigned l = lowest_bit(mask);
+        if (g->format[l] == OSSA__ROT_FULL)
+            read |= refresh_lane(a, ctx, g, l, frame, segment, 4);
+        else
+            read |= refresh_lane(a, ctx, g, l, frame, segment, 3);
     }
     dequantise(g, read);
 }
