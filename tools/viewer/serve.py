@@ -24,8 +24,9 @@ TYPES = {
     ".wasm": "application/wasm",
     ".json": "application/json",
     ".ossa": "application/octet-stream",
-    ".png": "image/png",
 }
+# The viewer's own files (the rest of its folder is not served).
+VIEWER_FILES = {"index.html", "viewer.js", "ossa_viewer.js", "ossa_viewer.wasm"}
 
 
 def make_handler(root, files):
@@ -58,8 +59,7 @@ def make_handler(root, files):
                 target = files.get(path[len("/files/"):])
             else:
                 name = path[1:]
-                # Only plain file names of the viewer's folder: no subfolders, no dot files.
-                ok = name and "/" not in name and not name.startswith(".") and name in TYPES_ALLOWED
+                ok = name in VIEWER_FILES
                 target = os.path.join(root, name) if ok else None
             if target is None:
                 self.send_error(404, "not found")
@@ -73,9 +73,6 @@ def make_handler(root, files):
             self.route(True)
 
     return Handler
-
-
-TYPES_ALLOWED = {"index.html", "viewer.js", "ossa_viewer.js", "ossa_viewer.wasm", "favicon.ico"}
 
 
 def main():

@@ -33,6 +33,7 @@
 
   const S = {
     module: null,
+    archives: [], // names, in the order opened
     joints: [], // {name, parent}
     clips: [], // {name, duration, archive}
     clip: -1,
@@ -44,7 +45,7 @@
     playing: true,
     positions: null, // Float32Array [3 * joints]
     errors: null, // {clips: [{index, joint_max_mm, max_mm}], ...} for the first archive
-    camera: { yaw: 0.6, pitch: 0.25, distance: 3, target: [0, 1, 0], framed: false },
+    camera: { yaw: 0.6, pitch: 0.25, distance: 3, target: [0, 1, 0], framed: false, follow: true },
     mvp: null,
     lastFrame: null,
   };
@@ -83,7 +84,9 @@
     const first = S.joints.length === 0;
     refreshScene();
     if (first) S.camera.framed = false;
-    setStatus(`${name || "archive"}: ${added} clip${added === 1 ? "" : "s"}, ${S.joints.length} joints`, false);
+    S.archives.push(name || "archive");
+    const plural = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
+    setStatus(`${S.archives.join(", ")}: ${plural(S.clips.length, "clip")}, ${plural(S.joints.length, "joint")}`, false);
     evaluate();
     return added;
   }
@@ -95,7 +98,7 @@
 
   function reset() {
     if (M()) M()._ossa_viewer_reset();
-    Object.assign(S, { joints: [], clips: [], clip: -1, blendClip: -1, weight: 0, time: 0, timeB: 0, positions: null, errors: null });
+    Object.assign(S, { archives: [], joints: [], clips: [], clip: -1, blendClip: -1, weight: 0, time: 0, timeB: 0, positions: null, errors: null });
     $("weight").value = 0;
     showErrorsLegend();
     fillClipLists();
@@ -291,7 +294,7 @@
       }
     const radius = Math.max(Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2, 1e-3);
     S.camera.target = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2];
-    S.camera.distance = radius / Math.sin((20 * Math.PI) / 180) * 1.1;
+    S.camera.distance = (radius / Math.sin((20 * Math.PI) / 180)) * 1.25;
     S.camera.ground = lo[1];
     S.camera.radius = radius;
     S.camera.framed = true;
@@ -317,12 +320,23 @@
     S.mvp = cameraMatrix(canvas.width / canvas.height);
     const v = []; // x y z r g b
     const push = (p, c) => v.push(p[0], p[1], p[2], c[0], c[1], c[2]);
-    // Ground grid under the skeleton, 20 cells over four times its size.
-    const cam = S.camera, half = 2 * cam.radius, step = half / 10, y = cam.ground;
-    for (let i = -10; i <= 10; ++i) {
-      const a = cam.target[0] + i * step, b = cam.target[2] + i * step;
-      push([a, y, cam.target[2] - half], GRID); push([a, y, cam.target[2] + half], GRID);
-      push([cam.target[0] - half, y, b], GRID); push([cam.target[0] + half, y, b], GRID);
+    // The camera follows the skeleton over the ground (a walk moves forward).
+    const cam = S.camera;
+    if (cam.follow) {
+      const n = S.joints.length;
+      let x = 0, z = 0;
+      for (let j = 0; j < n; ++j) { x += S.positions[3 * j]; z += S.positions[3 * j + 2]; }
+      cam.target[0] = x / n;
+      cam.target[2] = z / n;
+    }
+    // Ground grid under the skeleton, fixed in the world (it scrolls as the skeleton moves),
+    // about four times the skeleton's size.
+    const step = Math.pow(10, Math.round(Math.log10(cam.radius / 5))), half = 20 * step, y = cam.ground;
+    const x0 = Math.round(cam.target[0] / step) * step, z0 = Math.round(cam.target[2] / step) * step;
+    for (let i = -20; i <= 20; ++i) {
+      const a = x0 + i * step, b = z0 + i * step;
+      push([a, y, z0 - half], GRID); push([a, y, z0 + half], GRID);
+      push([x0 - half, y, b], GRID); push([x0 + half, y, b], GRID);
     }
     const gridCount = v.length / 6;
     const errors = $("show-errors").checked ? clipErrors() : null;
@@ -375,6 +389,7 @@
   });
   canvas.addEventListener("wheel", (e) => { e.preventDefault(); S.camera.distance *= Math.exp(e.deltaY * 0.001); }, { passive: false });
   canvas.addEventListener("dblclick", () => frame());
+  $("follow").onchange = (e) => { S.camera.follow = e.target.checked; };
 
   // --- API --------------------------------------------------------------------------------------
   Object.assign(api, {

@@ -182,6 +182,8 @@ async function main() {
     });
     const errShot = await canvas.screenshot();
     fs.writeFileSync(path.join(args.viewer, "viewer-test-errors.png"), errShot);
+    await page.setViewportSize({ width: 1000, height: 860 });
+    fs.writeFileSync(path.join(args.viewer, "viewer-test-page.png"), await page.screenshot());
     const jm = err.doc.clips[0].joint_max_mm;
     const expected = `${Math.max(...jm).toPrecision(3)} mm`;
     const pxErr = await skeletonPixels(page, errShot, 8);

@@ -4,7 +4,8 @@
 # headless Chromium through playwright-core (viewer_test.mjs): it must load the archives, play,
 # draw the skeleton where its joints project, match the native runtime's joint positions within
 # 1e-5 (viewer_positions), blend, colour by error and report a bad file. The screenshots go to
-# VIEWER_DIR/viewer-test.png (skeleton colours) and viewer-test-errors.png (error colours).
+# VIEWER_DIR/viewer-test.png (skeleton colours), viewer-test-errors.png (error colours) and
+# viewer-test-page.png (the whole page, as in the README).
 #
 # Usage: tools/viewer/test/viewer_test.sh OSSA_EXE VIEWER_POSITIONS_EXE VIEWER_DIR
 # Environment: OSSA_SHARED_DATA (the data directory, docs/benchmarks.md), OSSA_CHROMIUM
