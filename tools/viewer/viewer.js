@@ -1,7 +1,8 @@
 // The ossa browser viewer: opens .ossa archives with the runtime compiled to WebAssembly
 // (viewer.c through ossa_viewer.js), draws the skeleton with WebGL, plays, scrubs, blends two
 // clips and colours joints by their error against the source (an errors JSON that
-// `ossa view --against` serves, or one opened by hand). No framework, no build step.
+// `ossa view --against` serves, or an `ossa info --json` document opened by hand). No framework,
+// no build step.
 //
 // window.ossaViewer, for scripts and the headless test (tools/viewer/test/):
 //   ready                       Promise, resolved once the WebAssembly module runs
@@ -185,9 +186,22 @@
   });
 
   // --- Errors -----------------------------------------------------------------------------------
+  // `json`: the errors document of `ossa view --against` ({clips: [{index, joint_max_mm}]}),
+  // or an `ossa info --against --json` document (its animations' errors.vertices).
   function loadErrors(json) {
-    const doc = typeof json === "string" ? JSON.parse(json) : json;
-    if (!doc || !Array.isArray(doc.clips)) throw failure("errors: not an errors document (no clips array)");
+    let doc;
+    try {
+      doc = typeof json === "string" ? JSON.parse(json) : json;
+    } catch (e) {
+      throw failure(`errors: not JSON (${e.message})`);
+    }
+    if (doc && Array.isArray(doc.animations))
+      doc = {
+        against: "the source",
+        measure: "virtual vertices 0.03 m from each joint (ossa info --json)",
+        clips: doc.animations.map((a, i) => ({ index: i, name: a.name, ...((a.errors && a.errors.vertices) || {}) })),
+      };
+    if (!doc || !Array.isArray(doc.clips)) throw failure("errors: neither an errors document of ossa view nor one of ossa info --json");
     S.errors = doc;
     showErrorsLegend();
     draw();

@@ -8,9 +8,9 @@
 //     alone and blended with the jog clip
 //   - a screenshot shows the skeleton: skeleton-coloured pixels near the joints' projections
 //     and none outside their box
-//   - the error colours and legend follow the errors document
-//   - a bad file is refused with the loader's message; `ossa view` refuses a missing file, a
-//     non-archive and a busy port with one clear line
+//   - the error colours and legend follow the errors document (and an ossa info --json one)
+//   - a bad file is refused with the loader's message, the file picker opens a file
+//   - `ossa view` refuses a missing file, a non-archive and a busy port with one clear line
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -190,12 +190,24 @@ async function main() {
     check(err.shown !== "none" && jm.length === 67 && err.legend === expected && pxErr.inside < px.inside / 4,
       "joints are coloured by their error against the source", `legend ${err.legend} (document ${expected}), max ${err.doc.clips[0].max_mm} mm, ${pxErr.inside} plain-coloured pixels left`);
 
+    // The same colours from an `ossa info --json` document opened by hand.
+    const infoDoc = execFileSync(args.ossa, ["info", walk, "--against", args.source, "--skeleton", args.skeleton, "--json"], { encoding: "utf8" });
+    const infoLegend = await page.evaluate((doc) => { window.ossaViewer.loadErrors(doc); return document.getElementById("errors-max").textContent; }, infoDoc);
+    check(infoLegend === expected, "an ossa info --json document colours the joints too", `legend ${infoLegend}`);
+
     // A bad file is refused with the archive loader's message, and the scene is kept.
     const bad = await page.evaluate(async () => {
       try { await window.ossaViewer.load(new Uint8Array(64), "zeros.ossa"); return "loaded"; } catch (e) { return e.message; }
     });
     const after = await page.evaluate(() => window.ossaViewer.clips().length);
     check(/^zeros\.ossa: not a valid \.ossa archive: /.test(bad) && after === 2, "a bad file is refused with the loader's error", bad);
+
+    // The file picker: close everything, open walk.ossa through the <input type=file>.
+    await page.evaluate(() => window.ossaViewer.reset());
+    await page.setInputFiles("#file", walk);
+    await page.waitForFunction(() => window.ossaViewer.clips().length === 1, null, { timeout: 10000 }).catch(() => {});
+    const picked = await page.evaluate(() => ({ clips: window.ossaViewer.clips(), status: document.getElementById("status").textContent }));
+    check(picked.clips.length === 1 && picked.clips[0].name === "walk", "the file picker opens an archive", picked.status);
     check(consoleErrors.length === 0, "no script errors", consoleErrors.join("; "));
   } finally {
     await browser.close();
