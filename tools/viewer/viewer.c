@@ -1,16 +1,4 @@
-/* The browser viewer's binding: the runtime compiled to WebAssembly with this file
- * (tools/viewer/meson.build), called from viewer.js. One scene per page: the archives the
- * user opened, the skeleton of the first one, the clips of all of them, and the model-space
- * joint positions of the last evaluated pose.
- *
- *   uint8_t *bytes = ossa_viewer_alloc(size);     // JS copies the file in
- *   if (ossa_viewer_add(bytes, size) < 0) puts(ossa_viewer_error());
- *   ossa_viewer_evaluate(0, 0.5f, -1, 0.f, 0.f);  // clip 0 at 0.5 s
- *   const float *xyz = ossa_viewer_positions();   // [3 * ossa_viewer_joint_count()]
- *
- * Every function reports failure through its return value and ossa_viewer_error(); none
- * aborts on a bad file (the archive loader validates every byte it will read). Single
- * threaded, like the page. */
+/* The browser viewer's binding: see viewer.h. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,18 +9,7 @@
 #include "ossa/blending_job.h"
 #include "ossa/local_to_model_job.h"
 #include "ossa/sampling_job.h"
-
-#if defined(__EMSCRIPTEN__)
-#include <emscripten.h>
-#define VIEWER_API EMSCRIPTEN_KEEPALIVE
-#else
-#define VIEWER_API
-#endif
-
-/* Archives a page may open at once (each holds any number of clips). */
-#define VIEWER_MAX_ARCHIVES 16
-/* Clips over all archives. */
-#define VIEWER_MAX_CLIPS 256
+#include "viewer.h"
 
 typedef struct viewer_clip {
     ossa_animation anim;
@@ -57,7 +34,11 @@ typedef struct viewer_scene {
 static viewer_scene scene;
 
 /* Records the error text; returns -1. */
-static int fail(const char *format, ...)
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static int
+fail(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -66,11 +47,8 @@ static int fail(const char *format, ...)
     return -1;
 }
 
-/* Text of the last failure ("" when the last call succeeded). */
 VIEWER_API const char *ossa_viewer_error(void) { return scene.error; }
 
-/* `size` bytes, 16-byte aligned (what ossa_archive_init needs), or NULL. Free with
- * ossa_viewer_free unless ossa_viewer_add took them. */
 VIEWER_API void *ossa_viewer_alloc(size_t size)
 {
     const size_t rounded = (size + 15) & ~(size_t)15; /* aligned_alloc wants a multiple */
@@ -79,7 +57,6 @@ VIEWER_API void *ossa_viewer_alloc(size_t size)
 
 VIEWER_API void ossa_viewer_free(void *p) { free(p); }
 
-/* Forgets every archive and clip and frees their memory. */
 VIEWER_API void ossa_viewer_reset(void)
 {
     for (size_t i = 0; i < scene.archive_count; ++i) free(scene.bytes[i]);
@@ -116,12 +93,6 @@ static bool same_hierarchy(const ossa_skeleton *a, const ossa_skeleton *b)
     return a->joint_count == b->joint_count && !memcmp(a->parents, b->parents, a->joint_count * sizeof(int16_t));
 }
 
-/* Adds the archive in `bytes` (from ossa_viewer_alloc, `size` bytes). On success the scene
- * owns the bytes and the return value is the number of clips added (0 or more): the first
- * archive gives the skeleton, later ones must have a skeleton of the same hierarchy, or none.
- * On error (not an archive, corrupt, no skeleton in the first one, another hierarchy, a clip
- * whose track count is not the skeleton's joint count, too many archives or clips) the scene
- * is unchanged, the bytes are freed and -1 is returned; ossa_viewer_error says why. */
 VIEWER_API int ossa_viewer_add(void *bytes, size_t size)
 {
     scene.error[0] = '\0';
@@ -188,8 +159,6 @@ done:
     return status;
 }
 
-/* The scene's skeleton: joint count (0 before the first archive), a joint's name ("" out of
- * range) and parent index (-1 for a root or out of range). */
 VIEWER_API int ossa_viewer_joint_count(void) { return (int)scene.skeleton.joint_count; }
 
 VIEWER_API const char *ossa_viewer_joint_name(int joint)
@@ -202,8 +171,6 @@ VIEWER_API int ossa_viewer_joint_parent(int joint)
     return joint < 0 || (size_t)joint >= scene.skeleton.joint_count ? -1 : scene.skeleton.parents[joint];
 }
 
-/* Clips over every archive, in the order they were added: count, name ("" out of range),
- * duration in seconds (0 out of range), index of the archive holding it (-1 out of range). */
 VIEWER_API int ossa_viewer_clip_count(void) { return (int)scene.clip_count; }
 
 VIEWER_API const char *ossa_viewer_clip_name(int clip)
@@ -235,12 +202,6 @@ static ossa_result sample(int slot, int clip, float time)
     return ossa_sampling_job_run(&job);
 }
 
-/* Poses the skeleton: clip `clip_a` at `time_a` seconds, blended with clip `clip_b` at
- * `time_b` seconds with weight `weight_b` in [0, 1] (clip_a gets 1 - weight_b; clip_b < 0 or
- * weight_b <= 0: clip_a alone, exactly as sampled), then local-to-model. Times are clamped
- * to each clip's [0, duration] (ratio = time / duration, in float, as a native caller would
- * compute it). Returns 0, or -1 (bad clip index, non-finite time or weight, no skeleton, a
- * job error) with ossa_viewer_error set; the positions then keep the previous pose. */
 VIEWER_API int ossa_viewer_evaluate(int clip_a, float time_a, int clip_b, float time_b, float weight_b)
 {
     scene.error[0] = '\0';
@@ -281,7 +242,4 @@ VIEWER_API int ossa_viewer_evaluate(int clip_a, float time_a, int clip_b, float 
     return 0;
 }
 
-/* Model-space joint positions of the last ossa_viewer_evaluate: [3 * joint_count] floats
- * (x, y, z of joint 0, then joint 1, ...), in the skeleton's units; NULL before the first
- * archive. */
 VIEWER_API const float *ossa_viewer_positions(void) { return scene.positions; }
