@@ -9,7 +9,7 @@
 //   - a screenshot shows the skeleton: skeleton-coloured pixels near the joints' projections
 //     and none outside their box
 //   - the error colours and legend follow the errors document (and an ossa info --json one)
-//   - a bad file is refused with the loader's message, the file picker opens a file
+//   - a bad file is refused with the loader's message, the file picker and a drop open files
 //   - `ossa view` refuses a missing file, a non-archive and a busy port with one clear line
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -208,6 +208,16 @@ async function main() {
     await page.waitForFunction(() => window.ossaViewer.clips().length === 1, null, { timeout: 10000 }).catch(() => {});
     const picked = await page.evaluate(() => ({ clips: window.ossaViewer.clips(), status: document.getElementById("status").textContent }));
     check(picked.clips.length === 1 && picked.clips[0].name === "walk", "the file picker opens an archive", picked.status);
+    // Drag and drop: jog.ossa dropped on the view adds its clip.
+    const dropped = await page.evaluate(async (b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], "jog.ossa"));
+      document.getElementById("stage").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+      for (let i = 0; i < 100 && window.ossaViewer.clips().length < 2; ++i) await new Promise((r) => setTimeout(r, 50));
+      return window.ossaViewer.clips().map((c) => c.name);
+    }, fs.readFileSync(jog).toString("base64"));
+    check(dropped.join() === "walk,jog", "a dropped archive adds its clips", dropped.join(", "));
     check(consoleErrors.length === 0, "no script errors", consoleErrors.join("; "));
   } finally {
     await browser.close();
