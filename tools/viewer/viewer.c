@@ -110,6 +110,10 @@ VIEWER_API int ossa_viewer_add(void *bytes, size_t size)
     }
     r = ossa_archive_skeleton(&ar, &skel);
     if (r == OSSA_OK) {
+        if (!skel.joint_count) {
+            fail("the archive's skeleton has no joints");
+            goto done;
+        }
         if (scene.skeleton.joint_count && !same_hierarchy(&scene.skeleton, &skel)) {
             fail("its skeleton is not the first archive's (%zu joints, or other parents; the first has %zu)",
                  skel.joint_count, scene.skeleton.joint_count);

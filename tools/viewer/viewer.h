@@ -44,7 +44,7 @@ VIEWER_API void ossa_viewer_reset(void);
  * archive gives the skeleton, later ones must have a skeleton with the same joint count and
  * parents, or none. Errors (-1, the scene unchanged, the bytes freed, ossa_viewer_error says
  * which): not a valid archive (the loader's message: truncated, bad magic, checksum, ...),
- * no skeleton in the first archive, another hierarchy, a clip whose track count is not the
+ * no skeleton in the first archive, a skeleton without joints, another hierarchy, a clip whose track count is not the
  * skeleton's joint count, more than VIEWER_MAX_ARCHIVES archives or VIEWER_MAX_CLIPS clips,
  * out of memory. */
 VIEWER_API int ossa_viewer_add(void *bytes, size_t size);
