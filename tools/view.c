@@ -259,12 +259,13 @@ int tool_view(int argc, char **argv)
             free(data);
     }
 
-    /* Served names: the base names, made unique with a "-N" prefix. */
+    /* Served names: the base names, made unique with an "N-" prefix (also from errors.json). */
     char names[VIEW_MAX_FILES][96];
     for (size_t i = 0; i < file_count; ++i) {
         snprintf(names[i], sizeof names[i], "%s", tool_base_name(files[i]));
-        for (size_t k = 0; k < i; ++k)
-            if (!strcmp(names[i], names[k])) snprintf(names[i], sizeof names[i], "%zu-%s", i, tool_base_name(files[i]));
+        bool taken = !strcmp(names[i], "errors.json");
+        for (size_t k = 0; k < i; ++k) taken = taken || !strcmp(names[i], names[k]);
+        if (taken) snprintf(names[i], sizeof names[i], "%zu-%s", i, tool_base_name(files[i]));
     }
 
     char tmp[PATH_MAX] = "", errors_path[PATH_MAX + 16] = "";
@@ -305,9 +306,9 @@ int tool_view(int argc, char **argv)
             snprintf(file_args[i], sizeof file_args[i], "%s=%s", name, path);
             args[n++] = "--file";
             args[n++] = file_args[i];
-            /* Names are base names: the query keeps them as they are but for '&', '#', '%', '+'
-             * and spaces, which it escapes. */
-            /* (17 names of at most 95 bytes, 3 each when escaped, fit in the 8 KiB.) */
+            /* The query keeps the names as they are but for the bytes that mean something in
+             * a query (& # % + space ? =), percent-escaped: 17 names of at most 95 bytes, 3
+             * each when escaped, fit in its 8 KiB. */
             used += (size_t)snprintf(query + used, sizeof query - used, "%s%s=files/", used ? "&" : "",
                                      errors ? "errors" : "file");
             for (const unsigned char *c = (const unsigned char *)name; *c; ++c)
