@@ -53,9 +53,7 @@ static void print_meta(const ossa_archive *ar, const char *key, const char *labe
     if (ossa_archive_meta(ar, key, value, sizeof value)) printf("%-16s %s\n", label, value);
 }
 
-/* The unit of `ossa info`: --unit-scale, else the unit the archive's META records (unless
- * that was a default), else the source's metadata, else 1. */
-static tool_unit info_unit(const void *data, size_t size, const ossa_import_output *against, float user_scale)
+tool_unit info_unit(const void *data, size_t size, const ossa_import_output *against, float user_scale)
 {
     if (user_scale > 0.f) return (tool_unit){user_scale, "user", 0.f};
     ossa_archive ar;

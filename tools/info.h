@@ -58,6 +58,11 @@ typedef struct info_report {
     size_t track_count;
 } info_report;
 
+/* The unit of `ossa info` (and `ossa view --against`): `user_scale` when > 0 (--unit-scale),
+ * else the unit the archive's META records (unless that was a default), else the source's
+ * metadata (`against` may be NULL), else 1. */
+tool_unit info_unit(const void *data, size_t size, const ossa_import_output *against, float user_scale);
+
 /* Reads and measures everything (each joint's largest error too when `joint_errors`: that
  * doubles the time the errors take); prints errors to stderr. Returns 0, or 1 after an error,
  * with what was measured before it in `report` (free with info_report_free either way). */

@@ -21,6 +21,9 @@ static void usage(FILE *f)
             "        draw a joint's source and baked curves, its keys and every joint's error (gnuplot)\n"
             "  ossa export FILE.ossa -o OUT.glb\n"
             "        write the skeleton and the baked clips as binary glTF 2.0 (metres)\n"
+            "  ossa view FILE.ossa [MORE.ossa...] [--port N] [--against INPUT [--skeleton FILE]]\n"
+            "        serve the browser viewer (WebGL: play, scrub, blend two clips, per-joint error\n"
+            "        against INPUT) on 127.0.0.1 and print its URL; runs until Ctrl-C\n"
             "  ossa formats\n"
             "        list the import formats: detection, skeleton, whether built in, unit\n"
             "  ossa            same as `ossa bake` on %s\n",
@@ -36,6 +39,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "formats")) return tool_formats(argc - 2, argv + 2);
     if (!strcmp(argv[1], "export")) return tool_export(argc - 2, argv + 2);
     if (!strcmp(argv[1], "plot")) return tool_plot(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "view")) return tool_view(argc - 2, argv + 2);
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;

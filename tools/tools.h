@@ -126,6 +126,10 @@ int tool_batch(int argc, char **argv);
 int tool_formats(int argc, char **argv);
 int tool_info(int argc, char **argv);
 
+/* `ossa view FILE.ossa...`: serves the browser viewer and the archives on 127.0.0.1
+ * (tools/view.c, the viewer in tools/viewer/). */
+int tool_view(int argc, char **argv);
+
 /* Prints the inspection table of an archive in memory; against may be NULL. Errors against
  * the source are printed in millimetres, converted from source units with `unit`. */
 int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,

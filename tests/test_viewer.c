@@ -1,0 +1,195 @@
+/* The browser viewer's binding (tools/viewer/viewer.c), compiled natively: the scene, poses
+ * equal to the runtime jobs' own, and bad archives (every truncation, every byte's bit flips,
+ * other skeletons) refused with a message and the scene kept, under the sanitizers in CI. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossa/archive.h"
+#include "ossa/local_to_model_job.h"
+#include "ossa/offline/archive_writer.h"
+#include "ossa/offline/builders.h"
+#include "ossa/sampling_job.h"
+#include "test_util.h"
+#include "viewer/viewer.h"
+
+/* An archive of a chain of `joints` joints (the last named "tip") with a 2 s clip "wave";
+ * without the skeleton chunk when `with_skeleton` is false. */
+static ossa_blob make_archive(size_t joints, bool with_skeleton)
+{
+    ossa_blob skel_blob = {0}, anim_blob = {0}, file = {0};
+    ossa_raw_skeleton rs;
+    assert_int_equal(ossa_raw_skeleton_create(&rs, joints, NULL), OSSA_OK);
+    for (size_t i = 1; i < joints; ++i) rs.joints[i].parent = (int)i - 1;
+    assert_int_equal(ossa_raw_skeleton_set_name(&rs, joints - 1, "tip"), OSSA_OK);
+    assert_int_equal(ossa_skeleton_build(&rs, NULL, &skel_blob, NULL), OSSA_OK);
+    ossa_raw_skeleton_destroy(&rs);
+    ossa_raw_animation ra;
+    assert_int_equal(ossa_raw_animation_create(&ra, joints, NULL), OSSA_OK);
+    assert_int_equal(ossa_raw_animation_set_name(&ra, "wave"), OSSA_OK);
+    ra.duration = 2.f;
+    for (size_t t = 0; t < joints; ++t) {
+        assert_int_equal(ossa_raw_joint_track_resize(&ra, t, 3, 2, 0), OSSA_OK);
+        for (int k = 0; k < 3; ++k)
+            ra.tracks[t].translations[k] = (ossa_raw_float3_key){(float)k, {(float)t, (float)k, .5f}};
+        ra.tracks[t].rotations[0] = (ossa_raw_quat_key){0.f, {0.f, 0.f, 0.f, 1.f}};
+        ra.tracks[t].rotations[1] = (ossa_raw_quat_key){1.5f, {0.f, .6f, 0.f, .8f}};
+    }
+    assert_int_equal(ossa_animation_build(&ra, NULL, &anim_blob, NULL), OSSA_OK);
+    ossa_raw_animation_destroy(&ra);
+    const ossa_archive_entry entries[] = {
+        {OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, skel_blob.data, skel_blob.size},
+        {OSSA_TAG_ANIMATION, OSSA_ANIMATION_BLOB_VERSION, anim_blob.data, anim_blob.size},
+    };
+    assert_int_equal(
+        ossa_archive_write(with_skeleton ? entries : entries + 1, with_skeleton ? 2 : 1, NULL, &file, NULL), OSSA_OK);
+    ossa_blob_destroy(&skel_blob);
+    ossa_blob_destroy(&anim_blob);
+    return file;
+}
+
+/* Copies `size` bytes of `data` into viewer memory and adds them. */
+static int add(const void *data, size_t size)
+{
+    void *bytes = ossa_viewer_alloc(size ? size : 1);
+    assert_non_null(bytes);
+    memcpy(bytes, data, size);
+    return ossa_viewer_add(bytes, size);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ossa_viewer_reset();
+    return 0;
+}
+
+static void test_scene(void **state)
+{
+    (void)state;
+    assert_int_equal(ossa_viewer_joint_count(), 0);
+    assert_int_equal(ossa_viewer_evaluate(0, 0.f, -1, 0.f, 0.f), -1);
+    assert_string_equal(ossa_viewer_error(), "no archive is open");
+    ossa_blob file = make_archive(5, true);
+    assert_int_equal(add(file.data, file.size), 1);
+    assert_string_equal(ossa_viewer_error(), "");
+    assert_int_equal(ossa_viewer_joint_count(), 5);
+    assert_string_equal(ossa_viewer_joint_name(4), "tip");
+    assert_string_equal(ossa_viewer_joint_name(5), "");
+    assert_int_equal(ossa_viewer_joint_parent(0), -1);
+    assert_int_equal(ossa_viewer_joint_parent(3), 2);
+    assert_int_equal(ossa_viewer_joint_parent(-1), -1);
+    assert_int_equal(ossa_viewer_clip_count(), 1);
+    assert_string_equal(ossa_viewer_clip_name(0), "wave");
+    assert_true(ossa_viewer_clip_duration(0) == 2.f);
+    assert_int_equal(ossa_viewer_clip_archive(0), 0);
+    assert_int_equal(ossa_viewer_clip_archive(1), -1);
+    /* A second archive of the same skeleton, and one with the clip alone, add their clips. */
+    assert_int_equal(add(file.data, file.size), 1);
+    ossa_blob clip_only = make_archive(5, false);
+    assert_int_equal(add(clip_only.data, clip_only.size), 1);
+    assert_int_equal(ossa_viewer_clip_count(), 3);
+    assert_int_equal(ossa_viewer_clip_archive(2), 2);
+    /* Another hierarchy is refused and changes nothing. */
+    ossa_blob other = make_archive(6, true);
+    assert_int_equal(add(other.data, other.size), -1);
+    assert_non_null(strstr(ossa_viewer_error(), "skeleton is not the first archive's"));
+    assert_int_equal(ossa_viewer_clip_count(), 3);
+    ossa_viewer_reset();
+    /* The first archive needs a skeleton. */
+    assert_int_equal(add(clip_only.data, clip_only.size), -1);
+    assert_non_null(strstr(ossa_viewer_error(), "no skeleton"));
+    assert_int_equal(ossa_viewer_joint_count(), 0);
+    ossa_blob_destroy(&file);
+    ossa_blob_destroy(&clip_only);
+    ossa_blob_destroy(&other);
+}
+
+/* The positions are those of the runtime's sampling and local-to-model jobs, bit for bit, and
+ * a blend of a clip with itself stays on it. */
+static void test_pose(void **state)
+{
+    (void)state;
+    ossa_blob file = make_archive(5, true);
+    assert_int_equal(add(file.data, file.size), 1);
+    ossa_archive ar;
+    ossa_skeleton skel;
+    ossa_animation anim;
+    assert_int_equal(ossa_archive_init(&ar, file.data, file.size), OSSA_OK);
+    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+    assert_int_equal(ossa_archive_animation(&ar, 0, &anim), OSSA_OK);
+    const size_t ctx_size = ossa_sampling_context_size(skel.joint_count);
+    void *ctx_mem = aligned_alloc(16, ctx_size);
+    ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, skel.joint_count);
+    ossa_soa_transform *pose = aligned_alloc(16, skel.soa_count * sizeof *pose);
+    ossa_float4x4 *models = aligned_alloc(16, skel.joint_count * sizeof *models);
+    const float times[] = {0.f, 0.7f, 1.5f, 2.f, 5.f, -1.f};
+    for (size_t i = 0; i < sizeof times / sizeof *times; ++i) {
+        const float ratio = fminf(fmaxf(times[i] / anim.duration, 0.f), 1.f);
+        const ossa_sampling_job sampling = {&anim, ctx, ratio, pose, skel.soa_count, skel.rest_pose, skel.soa_count};
+        const ossa_local_to_model_job l2m = {.skeleton = &skel,
+                                             .input = pose,
+                                             .input_count = skel.soa_count,
+                                             .output = models,
+                                             .output_count = skel.joint_count};
+        assert_int_equal(ossa_sampling_job_run(&sampling), OSSA_OK);
+        assert_int_equal(ossa_local_to_model_job_run(&l2m), OSSA_OK);
+        assert_int_equal(ossa_viewer_evaluate(0, times[i], -1, 0.f, 0.f), 0);
+        const float *p = ossa_viewer_positions();
+        for (size_t j = 0; j < skel.joint_count; ++j)
+            for (int c = 0; c < 3; ++c) assert_true(p[3 * j + (size_t)c] == models[j].cols[3][c]);
+        assert_int_equal(ossa_viewer_evaluate(0, times[i], 0, times[i], 0.5f), 0);
+        for (size_t j = 0; j < skel.joint_count; ++j)
+            for (int c = 0; c < 3; ++c) assert_true(fabsf(p[3 * j + (size_t)c] - models[j].cols[3][c]) < 1e-5f);
+    }
+    /* Bad arguments keep the last pose. */
+    assert_int_equal(ossa_viewer_evaluate(1, 0.f, -1, 0.f, 0.f), -1);
+    assert_string_equal(ossa_viewer_error(), "no such clip");
+    assert_int_equal(ossa_viewer_evaluate(0, NAN, -1, 0.f, 0.f), -1);
+    assert_int_equal(ossa_viewer_evaluate(0, 0.f, 0, 0.f, INFINITY), -1);
+    free(ctx_mem);
+    free(pose);
+    free(models);
+    ossa_blob_destroy(&file);
+}
+
+/* Every truncation and every single-bit flip of an archive is refused with a message (a flip
+ * in zero padding may still load) and never reads out of bounds; the scene keeps its clip. */
+static void test_bad_archives(void **state)
+{
+    (void)state;
+    ossa_blob file = make_archive(5, true);
+    assert_int_equal(add(file.data, file.size), 1);
+    for (size_t size = 0; size < file.size; ++size) {
+        assert_int_equal(add(file.data, size), -1);
+        assert_true(ossa_viewer_error()[0] != '\0');
+    }
+    uint8_t *copy = malloc(file.size);
+    assert_non_null(copy);
+    size_t refused = 0;
+    for (size_t at = 0; at < file.size; ++at)
+        for (int bit = 0; bit < 8; ++bit) {
+            memcpy(copy, file.data, file.size);
+            copy[at] ^= (uint8_t)(1u << bit);
+            const int r = add(copy, file.size);
+            if (r < 0) {
+                assert_true(ossa_viewer_error()[0] != '\0');
+                ++refused;
+            }
+        }
+    assert_true(refused > 0);
+    assert_int_equal(ossa_viewer_joint_count(), 5);
+    assert_int_equal(ossa_viewer_evaluate(0, 1.f, -1, 0.f, 0.f), 0);
+    free(copy);
+    ossa_blob_destroy(&file);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_scene, teardown),
+        cmocka_unit_test_teardown(test_pose, teardown),
+        cmocka_unit_test_teardown(test_bad_archives, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,326 @@
+/* ossa view FILE.ossa [MORE.ossa...] [--against SOURCE] [--port N]: serves the browser viewer
+ * (tools/viewer/) and the archives on 127.0.0.1 and prints the page's URL.
+ *
+ * The archives are checked here first (readable, a valid archive, the first with a skeleton),
+ * so that a bad file is an error on the terminal rather than in the page. With --against, each
+ * joint's largest error against the source (ossa_measure_joint_errors at the virtual vertices,
+ * as `ossa info --json` reports it) is written to errors.json in a temporary folder and served
+ * with the archives; the page colours the joints with it. The web server is the viewer's
+ * serve.py (Python's http.server), run as a child process until Ctrl-C or SIGTERM. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "info.h"
+#include "tools.h"
+
+#define VIEW_DEFAULT_PORT 8123
+/* Archives one page opens (the viewer's own limit, tools/viewer/viewer.c). */
+#define VIEW_MAX_FILES 16
+
+static const char view_usage[] =
+    "usage: ossa view FILE.ossa [MORE.ossa...] [--port N] [--against INPUT [--skeleton FILE] [--unit-scale M]]\n"
+    "  serves the browser viewer and the archives on 127.0.0.1, prints the URL and runs until Ctrl-C;\n"
+    "  --port 0 takes any free port (default 8123); --against colours each joint of the first\n"
+    "  archive's clips by its largest error against INPUT\n";
+
+/* The files every viewer folder has (tools/viewer/meson.build puts them there). */
+static const char *const viewer_files[] = {"index.html", "viewer.js", "ossa_viewer.js", "ossa_viewer.wasm", "serve.py"};
+
+static bool is_viewer_dir(const char *dir)
+{
+    for (size_t i = 0; i < sizeof viewer_files / sizeof *viewer_files; ++i) {
+        char path[PATH_MAX];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, viewer_files[i]) >= (int)sizeof path) return false;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    }
+    return true;
+}
+
+/* The viewer's folder into `dir`: $OSSA_VIEWER_DIR, else viewer/ beside this executable (the
+ * build tree: build/tools/viewer), else the install's share/ossa/viewer (where meson installs
+ * it, then relative to the executable's bin/ for a moved install). False, after saying where
+ * it looked, when none holds the viewer. */
+static bool find_viewer(char *dir, size_t size)
+{
+    const char *env = getenv("OSSA_VIEWER_DIR");
+    if (env && *env) {
+        if (snprintf(dir, size, "%s", env) < (int)size && is_viewer_dir(dir)) return true;
+        fprintf(stderr, "ossa: view: OSSA_VIEWER_DIR=%s does not hold the built viewer (%s, %s, %s, %s, %s)\n", env,
+                viewer_files[0], viewer_files[1], viewer_files[2], viewer_files[3], viewer_files[4]);
+        return false;
+    }
+    char exe[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = '\0';
+        if (snprintf(dir, size, "%s/viewer", exe) < (int)size && is_viewer_dir(dir)) return true;
+    }
+#ifdef OSSA_VIEWER_INSTALL_DIR
+    if (snprintf(dir, size, "%s", OSSA_VIEWER_INSTALL_DIR) < (int)size && is_viewer_dir(dir)) return true;
+#endif
+    if (n > 0 && snprintf(dir, size, "%s/../share/ossa/viewer", exe) < (int)size && is_viewer_dir(dir)) return true;
+    fprintf(stderr,
+            "ossa: view: the browser viewer is not built: configure with -Dviewer=enabled (it needs emcc, Debian's "
+            "emscripten package), build, and run this ossa from the build folder or after meson install; or set "
+            "OSSA_VIEWER_DIR to a folder holding it\n");
+    return false;
+}
+
+/* Reads `path` and checks it is an archive the viewer can open (`first`: with a skeleton).
+ * Prints the error and returns NULL otherwise. */
+static void *read_archive(const char *path, bool first, size_t *size)
+{
+    void *data = tool_read_file(path, size);
+    if (!data) return NULL;
+    ossa_archive ar;
+    ossa_skeleton skel;
+    ossa_result r = ossa_archive_init(&ar, data, *size);
+    if (r != OSSA_OK) {
+        fprintf(stderr, "ossa: view: %s is not a valid .ossa archive: %s\n", path, ossa_result_string(r));
+    } else if ((r = ossa_archive_skeleton(&ar, &skel)) != OSSA_OK && (first || r != OSSA_ERROR_NOT_FOUND)) {
+        fprintf(stderr, "ossa: view: %s: %s\n", path,
+                r == OSSA_ERROR_NOT_FOUND ? "the archive has no skeleton (the first one given needs one)"
+                                          : ossa_result_string(r));
+    } else {
+        return data;
+    }
+    free(data);
+    return NULL;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* Measures the first archive against `against` and writes errors.json (schema in
+ * docs/viewer.md) to `out`. Returns 0, or 1 after printing the error. */
+static int write_errors(const char *out, const char *archive_path, const void *archive, size_t size,
+                        const char *against, const char *skeleton_path, float unit_scale)
+{
+    ossa_import_output imp = {0};
+    if (!tool_import_with_skeleton(against, skeleton_path, false, &imp)) return 1;
+    const tool_unit unit = info_unit(archive, size, &imp, unit_scale);
+    info_report rep;
+    int status = info_measure(&rep, archive_path, archive, size, &imp, against, unit, true);
+    FILE *f = status == 0 ? fopen(out, "w") : NULL;
+    if (status == 0 && !f) {
+        fprintf(stderr, "ossa: view: cannot write %s: %s\n", out, strerror(errno));
+        status = 1;
+    }
+    if (f) {
+        fprintf(f, "{\"against\": ");
+        json_string(f, tool_base_name(against));
+        fprintf(f, ", \"archive\": ");
+        json_string(f, tool_base_name(archive_path));
+        fprintf(f, ", \"measure\": \"virtual vertices %g m from each joint\", \"unit\": \"mm\",\n \"clips\": [",
+                (double)INFO_SHELL_METRES);
+        for (size_t a = 0; a < rep.animation_count; ++a) {
+            const info_animation *ia = &rep.animations[a];
+            const info_error *e = &ia->errors[INFO_ERROR_VERTICES];
+            fprintf(f, "%s\n  {\"index\": %zu, \"name\": ", a ? "," : "", a);
+            json_string(f, ia->anim.name);
+            fprintf(f, ", \"max_mm\": %.6g, \"worst_joint\": %zu, \"joint_max_mm\": [", e->max_mm, e->worst_joint);
+            for (size_t j = 0; e->joint_max_mm && j < rep.skeleton.joint_count; ++j)
+                fprintf(f, "%s%.6g", j ? ", " : "", e->joint_max_mm[j]);
+            fprintf(f, "]}");
+        }
+        fprintf(f, "\n]}\n");
+        if (fclose(f) != 0) {
+            fprintf(stderr, "ossa: view: cannot write %s: %s\n", out, strerror(errno));
+            status = 1;
+        }
+    }
+    info_report_free(&rep);
+    ossa_import_output_destroy(&imp);
+    return status;
+}
+
+static volatile sig_atomic_t server_pid;
+
+/* SIGTERM and SIGHUP stop the server too (Ctrl-C reaches it with the terminal's group). */
+static void forward_signal(int sig)
+{
+    if (server_pid > 0) kill((pid_t)server_pid, sig);
+}
+
+/* Runs python3 serve.py with `argv` (NULL-terminated, argv[0] "python3") until it exits;
+ * its exit status, or 1 when it could not run. */
+static int run_server(char **argv)
+{
+    fflush(stdout);
+    fflush(stderr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "ossa: view: cannot start the server: %s\n", strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        execvp(argv[0], argv);
+        fprintf(stderr, "ossa: view: cannot run %s: %s (the server needs Python 3)\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    server_pid = pid;
+    struct sigaction sa = {0}, ignore = {0};
+    sa.sa_handler = forward_signal;
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGINT, &ignore, NULL); /* the server gets it and stops; then we clean up */
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return 1;
+    server_pid = 0;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM) ? 0 : 1;
+}
+
+int tool_view(int argc, char **argv)
+{
+    const char *files[VIEW_MAX_FILES], *against = NULL, *skeleton_path = NULL;
+    size_t file_count = 0;
+    long port = VIEW_DEFAULT_PORT;
+    float unit_scale = 0.f;
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(view_usage, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            port = strtol(argv[++i], &end, 10);
+            if (errno || end == argv[i] || *end || port < 0 || port > 65535)
+                return fprintf(stderr, "ossa: view: --port needs a number from 0 to 65535 (found \"%s\")\n%s", argv[i],
+                               view_usage),
+                       2;
+        } else if (!strcmp(argv[i], "--against") && i + 1 < argc) {
+            against = argv[++i];
+        } else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc) {
+            skeleton_path = argv[++i];
+        } else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
+            if (!tool_parse_metres(argv[++i], TOOL_UNIT_SCALE_MIN, TOOL_UNIT_SCALE_MAX, &unit_scale))
+                return fprintf(stderr,
+                               "ossa: view: --unit-scale needs metres per unit from 1e-6 to 1e4 (found \"%s\")\n%s",
+                               argv[i], view_usage),
+                       2;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "ossa: view: unexpected argument \"%s\"\n%s", argv[i], view_usage);
+            return 2;
+        } else if (file_count == VIEW_MAX_FILES) {
+            fprintf(stderr, "ossa: view: at most %d archives at once\n", VIEW_MAX_FILES);
+            return 2;
+        } else {
+            files[file_count++] = argv[i];
+        }
+    }
+    if (!file_count) {
+        fprintf(stderr, "ossa: view: no archive given\n%s", view_usage);
+        return 2;
+    }
+    if (skeleton_path && !against) {
+        fprintf(stderr, "ossa: view: --skeleton goes with --against\n%s", view_usage);
+        return 2;
+    }
+    char viewer[PATH_MAX];
+    if (!find_viewer(viewer, sizeof viewer)) return 1;
+
+    /* Every archive is read once here to check it; the server reads them again per request. */
+    void *first = NULL;
+    size_t first_size = 0;
+    for (size_t i = 0; i < file_count; ++i) {
+        size_t size;
+        void *data = read_archive(files[i], i == 0, &size);
+        if (!data) {
+            free(first);
+            return 1;
+        }
+        if (i == 0)
+            first = data, first_size = size;
+        else
+            free(data);
+    }
+
+    /* Served names: the base names, made unique with an "N-" prefix (also from errors.json). */
+    char names[VIEW_MAX_FILES][96];
+    for (size_t i = 0; i < file_count; ++i) {
+        snprintf(names[i], sizeof names[i], "%s", tool_base_name(files[i]));
+        bool taken = !strcmp(names[i], "errors.json");
+        for (size_t k = 0; k < i; ++k) taken = taken || !strcmp(names[i], names[k]);
+        if (taken) snprintf(names[i], sizeof names[i], "%zu-%s", i, tool_base_name(files[i]));
+    }
+
+    char tmp[PATH_MAX] = "", errors_path[PATH_MAX + 16] = "";
+    int status = 0;
+    if (against) {
+        const char *tmpdir = getenv("TMPDIR");
+        snprintf(tmp, sizeof tmp, "%s/ossa-view-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+        if (!mkdtemp(tmp)) {
+            fprintf(stderr, "ossa: view: cannot make a temporary folder %s: %s\n", tmp, strerror(errno));
+            tmp[0] = '\0';
+            status = 1;
+        } else {
+            snprintf(errors_path, sizeof errors_path, "%s/errors.json", tmp);
+            status = write_errors(errors_path, files[0], first, first_size, against, skeleton_path, unit_scale);
+        }
+    }
+    free(first);
+
+    if (status == 0) {
+        /* python3 serve.py --root DIR --port N --file NAME=PATH... --query QUERY */
+        char script[PATH_MAX + 16], port_text[16], query[8192] = "";
+        static char file_args[VIEW_MAX_FILES + 1][PATH_MAX + 128];
+        char *args[8 + 2 * (VIEW_MAX_FILES + 1) + 1];
+        int n = 0;
+        snprintf(script, sizeof script, "%s/serve.py", viewer);
+        snprintf(port_text, sizeof port_text, "%ld", port);
+        args[n++] = "python3";
+        args[n++] = script;
+        args[n++] = "--root";
+        args[n++] = viewer;
+        args[n++] = "--port";
+        args[n++] = port_text;
+        size_t used = 0;
+        for (size_t i = 0; i <= file_count; ++i) {
+            const bool errors = i == file_count;
+            if (errors && !against) break;
+            const char *name = errors ? "errors.json" : names[i], *path = errors ? errors_path : files[i];
+            snprintf(file_args[i], sizeof file_args[i], "%s=%s", name, path);
+            args[n++] = "--file";
+            args[n++] = file_args[i];
+            /* The query keeps the names as they are but for the bytes that mean something in
+             * a query (& # % + space ? =), percent-escaped: 17 names of at most 95 bytes, 3
+             * each when escaped, fit in its 8 KiB. */
+            used += (size_t)snprintf(query + used, sizeof query - used, "%s%s=files/", used ? "&" : "",
+                                     errors ? "errors" : "file");
+            for (const unsigned char *c = (const unsigned char *)name; *c; ++c)
+                used += (size_t)snprintf(query + used, sizeof query - used, strchr("&#%+ ?=", *c) ? "%%%02X" : "%c",
+                                         (unsigned)*c);
+        }
+        args[n++] = "--query";
+        args[n++] = query;
+        args[n] = NULL;
+        status = run_server(args);
+    }
+    if (errors_path[0]) remove(errors_path);
+    if (tmp[0]) rmdir(tmp);
+    return status;
+}
