@@ -25,25 +25,24 @@
 
 static void usage_batch(void)
 {
-    fprintf(stderr, "usage: ossa batch SRC_DIR -o OUT_DIR [--skeleton [PATTERN=]FILE]... [--drop-end-sites]\n"
-                    "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
-                    "                  [-j N] [--shard I/N] [--json FILE] [--ossa EXE]\n"
-                    "  bakes every file under SRC_DIR that `ossa formats` recognises (not .ossa, not hidden)\n"
-                    "  into OUT_DIR/<relative path>.ossa: writes OUT_DIR/build.ninja, runs ninja, removes the\n"
-                    "  archives of sources gone since the last run, prints a summary\n"
-                    "  --skeleton PATTERN=FILE  FILE's skeleton for the sources whose path under SRC_DIR matches\n"
-                    "                    PATTERN (a shell pattern, '*' within a folder; \"DIR/\" for DIR's tree);\n"
-                    "                    FILE relative to SRC_DIR; repeatable, the first rule that matches wins\n"
-                    "  --skeleton FILE   given to the sources in FILE's folder and below (to all sources when\n"
-                    "                    FILE is outside SRC_DIR)\n"
-                    "                    A source that needs a skeleton (Metroid ANIM, ozz raw animation) and\n"
-                    "                    matches no rule takes the one skeleton file of its kind (CINF, ozz\n"
-                    "                    skeleton) in its own folder; with none or several it is not baked and\n"
-                    "                    the summary says why. The other options are ossa bake's\n"
-                    "  -j N              parallel bakes (default: the online CPUs); each bake uses one thread\n"
-                    "  --shard I/N       only the sources whose index in path order, modulo N, is I-1 (I from 1)\n"
-                    "  --json FILE       also write the summary as JSON\n"
-                    "  --ossa EXE        the ossa executable the bakes run (default: this one)\n");
+    fprintf(stderr,
+            "usage: ossa batch SRC_DIR -o OUT_DIR [--skeleton [PATTERN=]FILE]... [--drop-end-sites]\n"
+            "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
+            "                  [-j N] [--shard I/N] [--json FILE] [--ossa EXE]\n"
+            "  bakes every file under SRC_DIR that `ossa formats` recognises (not .ossa, not hidden)\n"
+            "  into OUT_DIR/<relative path>.ossa: writes OUT_DIR/build.ninja, runs ninja, removes the\n"
+            "  archives of sources gone since the last run, prints a summary\n"
+            "  --skeleton PATTERN=FILE  the skeleton of FILE (relative to SRC_DIR) for the sources whose\n"
+            "                    path under SRC_DIR matches PATTERN (a shell pattern, '*' within a\n"
+            "                    folder; \"DIR/\" for DIR's tree); repeatable, the first matching rule wins\n"
+            "  --skeleton FILE   for the sources in FILE's folder and below (all when FILE is outside SRC_DIR)\n"
+            "  A source that needs a skeleton (Metroid ANIM, ozz raw animation) and matches no rule takes\n"
+            "  the one skeleton file of its kind (CINF, ozz skeleton) in its folder; with none or several\n"
+            "  it is not baked and the summary says why. The other options are ossa bake's.\n"
+            "  -j N              parallel bakes (default: the online CPUs); each bake uses one thread\n"
+            "  --shard I/N       only the sources whose index in path order, modulo N, is I-1 (I from 1)\n"
+            "  --json FILE       also write the summary as JSON\n"
+            "  --ossa EXE        the ossa executable the bakes run (default: this one)\n");
 }
 
 static int batch_usage_error(const char *what, const char *argument)
@@ -862,8 +861,8 @@ int tool_batch(int argc, char **argv)
                 "sources are left in %s\n",
                 out);
     else if (had_manifest && !clean)
-        fprintf(stderr, "ossa: batch: %s last held shard %s: archives of removed sources are left in it\n", out,
-                previous_shard[0] ? previous_shard : "(unknown)");
+        printf("archives of removed sources are kept: %s last held shard %s, this run bakes %s\n", out,
+               previous_shard[0] ? previous_shard : "(unknown)", shard_text);
     const int ninja_status = run_ninja(ninja, out_dir, jobs);
     if (ninja_status < 0 || ninja_status == 127) {
         fprintf(stderr, "ossa: batch: could not run %s\n", ninja);
