@@ -35,9 +35,9 @@ static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
 /* The fixed rate the error is also measured at (as ossa_measure_error's default). */
 #define FIXED_RATE 60.f
 /* Progress (ossa_animation_build_desc.progress): the share of the build at the end of the
- * reference poses, of the search and of the refinement (from timings of the pab and CMU clips,
- * 1 to 4 threads). The search's evaluations are not known in advance: the n-th one reports
- * 1 - SEARCH_DECAY^n of its share. */
+ * reference poses, of the search and of the refinement (from timings of the pab atlas and CMU
+ * 01_01 builds on 1 and 2 threads). The search's evaluations are not known in advance: the
+ * n-th one reports 1 - SEARCH_DECAY^n of the search's share. */
 #define PROGRESS_REFERENCE .10f
 #define PROGRESS_SEARCH    .55f
 #define PROGRESS_REFINE    .97f
