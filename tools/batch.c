@@ -697,7 +697,7 @@ static bool bind_skeletons(const char *src_root, const skeleton_rule *rules, siz
             if (c->role != ROLE_SKELETON || c->format != kind || folder_length(c->path) != folder ||
                 strncmp(c->path, s->path, folder))
                 continue;
-            found = c;
+            if (!found) found = c; /* the first: the only one, or the example of the message */
             n += snprintf(text + n, sizeof text - (size_t)n, "%s%s", candidates ? ", " : "",
                           c->path + folder + (folder > 0));
             if (n >= (int)(sizeof text / 2)) n = (int)(sizeof text / 2); /* long lists are cut */
@@ -710,7 +710,7 @@ static bool bind_skeletons(const char *src_root, const skeleton_rule *rules, siz
         }
         char folder_text[PATH_MAX];
         snprintf(folder_text, sizeof folder_text, "%.*s/", (int)folder, s->path);
-        const char *shown = folder ? folder_text : "SRC_DIR";
+        const char *shown = folder ? folder_text : "SRC_DIR's top folder";
         char reason[4 * PATH_MAX + 1024];
         if (kind == OSSA_FORMAT_UNKNOWN)
             snprintf(reason, sizeof reason,
