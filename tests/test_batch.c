@@ -568,6 +568,20 @@ static void batch_binds_skeletons(void **state)
         else
             assert_true(mtime_of(output_of("skel_out", skel_sources[i])) != times[i]);
 
+    /* A folder pattern binds the folder's tree: the clip now takes a.CINF, and is baked again
+     * with it (b.CINF's own edge, now given a.CINF, which it does not use, too); mp1 and ozz
+     * are left as they were. */
+    const char *folder_rule[] = {"--skeleton", "two/=two/a.CINF"};
+    for (size_t i = 0; i < SKEL_SOURCES; ++i) times[i] = mtime_of(output_of("skel_out", skel_sources[i]));
+    assert_int_equal(batch_from("skel", "skel_out", folder_rule, 2, &text), 0);
+    assert_non_null(strstr(text, "[2/2] bake "));
+    assert_non_null(strstr(text, "bake two/run.ANIM\n"));
+    free(text);
+    assert_true(bakes_like("skel_out/two/run.ANIM.ossa", "skel/two/a.CINF"));
+    for (size_t i = 0; i < SKEL_SOURCES; ++i)
+        if (strncmp(skel_sources[i], "two/", 4))
+            assert_true(mtime_of(output_of("skel_out", skel_sources[i])) == times[i]);
+
     /* Without the rule the clip has no skeleton again: it is not baked and its archive, no
      * longer produced, is removed. */
     assert_int_equal(batch_from("skel", "skel_out", NULL, 0, &text), 1);
