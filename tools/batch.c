@@ -1,8 +1,8 @@
 /* ossa batch: every importable file under a folder, baked through a generated build.ninja, so
  * that ninja gives the parallelism, the progress and the incremental rebuilds. */
 #include <dirent.h>
-#include <fnmatch.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
