@@ -24,14 +24,7 @@
 #include "clips.h"
 #include "tools.h"
 
-#if defined(OSSA_HAVE_CALLGRIND)
-#include <valgrind/callgrind.h>
-#define MEASURE_START() CALLGRIND_START_INSTRUMENTATION
-#define MEASURE_STOP()  CALLGRIND_STOP_INSTRUMENTATION
-#else
-#define MEASURE_START() ((void)0)
-#define MEASURE_STOP()  ((void)0)
-#endif
+#include "measure.h"
 
 static uint32_t next_random(uint32_t *s)
 {
@@ -102,11 +95,11 @@ static double run(bench_clip *c, mode m, size_t calls)
         }
     }
     float value[4];
-    double reps[9];
+    double reps[BENCH_REPS];
     uint32_t seed = 12345;
-    for (int r = 0; r < 9; ++r) {
+    for (int r = 0; r < BENCH_REPS; ++r) {
         const double t0 = tool_now();
-        if (r == 4) MEASURE_START();
+        if (r == BENCH_INSTRUMENTED) MEASURE_START();
         for (size_t i = 0; i < calls; ++i) {
             switch (m) {
             case FORWARD:
@@ -147,14 +140,13 @@ static double run(bench_clip *c, mode m, size_t calls)
                 break;
             }
         }
-        if (r == 4) MEASURE_STOP();
+        if (r == BENCH_INSTRUMENTED) MEASURE_STOP();
         reps[r] = (tool_now() - t0) / (double)calls * 1e9;
     }
     ossa_blob_destroy(&motion_blobs[0]), ossa_blob_destroy(&motion_blobs[1]);
     for (int i = 0; i < n; ++i) free(p[i].ctx_mem), free(p[i].pose);
     free(blended), free(models);
-    qsort(reps, 9, sizeof *reps, tool_compare_doubles);
-    return reps[4];
+    return bench_median(reps);
 }
 
 typedef struct measure {
@@ -218,8 +210,8 @@ static void compression_table(const char *shared, const char *skel_path)
         const ossa_error_desc jd = {.source_times = 1}, sd = {.shell_distance = .03f / c.unit, .source_times = 1};
         ossa_measure_error(&c.skel, &c.imp.animations[0], &c.anim, &jd, &joints, NULL);
         ossa_measure_error(&c.skel, &c.imp.animations[0], &c.anim, &sd, &shell, NULL);
-        double times[9];
-        for (int r = 0; r < 9; ++r) {
+        double times[BENCH_REPS];
+        for (int r = 0; r < BENCH_REPS; ++r) {
             ossa_blob blob = {0};
             const ossa_animation_build_desc build = bench_build_desc(&c);
             const double t0 = tool_now();
@@ -227,13 +219,13 @@ static void compression_table(const char *shared, const char *skel_path)
             times[r] = (tool_now() - t0) * 1e3;
             ossa_blob_destroy(&blob);
         }
-        qsort(times, 9, sizeof *times, tool_compare_doubles);
+        const double build_ms = bench_median(times);
         char build_ref[32] = "";
         if (refs[i].ozz_build_ms > 0) snprintf(build_ref, sizeof build_ref, " (%.1f)", refs[i].ozz_build_ms);
         printf("| %s | %zu | %.0f | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f%s |\n",
                bench_short_name(refs[i].file), c.anim_blob.size, refs[i].ozz_bytes,
                (double)c.anim_blob.size / refs[i].ozz_bytes, (double)joints.max * 1e3, refs[i].ozz_max_mm,
-               (double)joints.mean * 1e3, refs[i].ozz_mean_mm, (double)shell.max * 1e3, times[4], build_ref);
+               (double)joints.mean * 1e3, refs[i].ozz_mean_mm, (double)shell.max * 1e3, build_ms, build_ref);
         bench_unload(&c);
     }
 }

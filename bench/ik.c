@@ -25,14 +25,7 @@
 #include "ossa/sampling_job.h"
 #include "tools.h"
 
-#if defined(OSSA_HAVE_CALLGRIND)
-#include <valgrind/callgrind.h>
-#define MEASURE_START() CALLGRIND_START_INSTRUMENTATION
-#define MEASURE_STOP()  CALLGRIND_STOP_INSTRUMENTATION
-#else
-#define MEASURE_START() ((void)0)
-#define MEASURE_STOP()  ((void)0)
-#endif
+#include "measure.h"
 
 enum { TARGETS = 256, CALLS = 20000 };
 
@@ -170,10 +163,10 @@ static double run(const scene *s, mode m)
                                        .corrections = fixes,
                                        .correction_count = 4,
                                        .reached = &reached};
-    double reps[9];
-    for (int r = 0; r < 9; ++r) {
+    double reps[BENCH_REPS];
+    for (int r = 0; r < BENCH_REPS; ++r) {
         const double t0 = tool_now();
-        if (r == 4) MEASURE_START();
+        if (r == BENCH_INSTRUMENTED) MEASURE_START();
         for (size_t i = 0; i < CALLS; ++i) {
             switch (m) {
             case TWO_BONE:
@@ -190,12 +183,11 @@ static double run(const scene *s, mode m)
                 break;
             }
         }
-        if (r == 4) MEASURE_STOP();
+        if (r == BENCH_INSTRUMENTED) MEASURE_STOP();
         reps[r] = (tool_now() - t0) / CALLS * 1e9;
         sink = start_fix.x + mid_fix.y + fixes[3].z + (reached ? 1.f : 0.f);
     }
-    qsort(reps, 9, sizeof *reps, tool_compare_doubles);
-    return reps[4];
+    return bench_median(reps);
 }
 
 int main(int argc, char **argv)

@@ -20,14 +20,7 @@
 #include "ossa/skinning_job.h"
 #include "tools.h"
 
-#if defined(OSSA_HAVE_CALLGRIND)
-#include <valgrind/callgrind.h>
-#define MEASURE_START() CALLGRIND_START_INSTRUMENTATION
-#define MEASURE_STOP()  CALLGRIND_STOP_INSTRUMENTATION
-#else
-#define MEASURE_START() ((void)0)
-#define MEASURE_STOP()  ((void)0)
-#endif
+#include "measure.h"
 
 #define VERTICES 10000
 #define JOINTS   67
@@ -226,17 +219,16 @@ static double run(const measure *me, const ossa_float4x4 *palette, const ossa_du
                 ossa_result_string(ossa_skinning_job_validate(&job)));
         exit(1);
     }
-    double reps[9];
-    for (int r = 0; r < 9; ++r) {
+    double reps[BENCH_REPS];
+    for (int r = 0; r < BENCH_REPS; ++r) {
         const double t0 = tool_now();
-        if (r == 4) MEASURE_START();
+        if (r == BENCH_INSTRUMENTED) MEASURE_START();
         for (int c = 0; c < CALLS; ++c) ossa_skinning_job_run(&job);
-        if (r == 4) MEASURE_STOP();
+        if (r == BENCH_INSTRUMENTED) MEASURE_STOP();
         reps[r] = (tool_now() - t0) / (double)(CALLS * n) * 1e9;
     }
     free(in), free(out), free(pos), free(nrm), free(tan), free(opos), free(onrm), free(otan), free(idx), free(w);
-    qsort(reps, 9, sizeof *reps, tool_compare_doubles);
-    return reps[4];
+    return bench_median(reps);
 }
 
 int main(int argc, char **argv)

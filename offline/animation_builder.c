@@ -45,6 +45,10 @@ static ossa_result check_desc(const ossa_raw_animation *raw, const ossa_animatio
     return OSSA_OK;
 }
 
+/* Progress of a lossless build (ossa_animation_build_desc.progress) when every sub-track is
+ * encoded; writing the blob is the rest. */
+#define PROGRESS_ENCODED .9f
+
 static ossa_result build_lossless(const ossa__clip *clip, const char *name, const ossa_animation_build_desc *desc,
                                   ossa_blob *out, ossa_diag *diag)
 {
@@ -57,12 +61,16 @@ static ossa_result build_lossless(const ossa__clip *clip, const char *name, cons
         r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory encoding keys");
         goto done;
     }
+    ossa__progress progress = {.fn = desc->progress, .user = desc->progress_user};
+    ossa__progress_report(&progress, 0.f, "encode");
     size_t keys = 0;
     for (size_t s = 0; s < count; ++s) {
         ossa__subtrack_encode(clip, s, 0.f, 1.f, &st[s], &scratch);
         keys += st[s].key_count;
+        ossa__progress_report(&progress, PROGRESS_ENCODED * (float)(s + 1) / (float)count, "encode");
     }
     r = ossa__animation_write(clip, st, name, desc->allocator, out, diag);
+    if (r == OSSA_OK) ossa__progress_report(&progress, 1.f, "write");
     if (r == OSSA_OK && desc->stats) *desc->stats = (ossa_animation_build_stats){.key_count = keys};
 done:
     if (st) ossa__subtracks_free(clip, st, count);

@@ -82,6 +82,29 @@ void ossa__pack_constant_quat(const float *q, uint32_t out[2]);
 ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *subtracks, const char *name,
                                   const ossa_allocator *allocator, ossa_blob *out, ossa_diag *diag);
 
+/* A build's progress report (ossa_animation_build_desc.progress): the last fraction reported
+ * and the smallest step worth another call. */
+typedef struct ossa__progress {
+    ossa_build_progress_fn fn; /* NULL: no report */
+    void *user;
+    float done;
+    const char *stage;
+} ossa__progress;
+
+/* Reports `fraction` (clamped to [done, 1]) of `stage` when it is a new stage, the first
+ * arrival at 1, or at least 1/512 past the last report. */
+static inline void ossa__progress_report(ossa__progress *p, float fraction, const char *stage)
+{
+    if (!p->fn) return;
+    if (!(fraction >= p->done)) fraction = p->done;
+    if (fraction > 1.f) fraction = 1.f;
+    const bool end = fraction == 1.f && p->done < 1.f;
+    if (stage == p->stage && !end && fraction - p->done < 1.f / 512.f) return;
+    p->done = fraction;
+    p->stage = stage;
+    p->fn(fraction, stage, p->user);
+}
+
 /* Error-driven search (animation_search.c): encodes every sub-track of `clip` so that the
  * model-space error measured on the blob the runtime decodes stays within the desc's
  * tolerances, and writes that blob to `out`. */

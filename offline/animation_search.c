@@ -34,6 +34,14 @@ static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
 #define LOOSEN_MARGIN .99f
 /* The fixed rate the error is also measured at (as ossa_measure_error's default). */
 #define FIXED_RATE 60.f
+/* Progress (ossa_animation_build_desc.progress): the share of the build at the end of the
+ * reference poses, of the search and of the refinement (from timings of the pab atlas and CMU
+ * 01_01 builds on 1 and 2 threads). The search's evaluations are not known in advance: the
+ * n-th one reports 1 - SEARCH_DECAY^n of the search's share. */
+#define PROGRESS_REFERENCE .10f
+#define PROGRESS_SEARCH    .55f
+#define PROGRESS_REFINE    .97f
+#define SEARCH_DECAY       .75f
 
 typedef struct search {
     const ossa__clip *clip;
@@ -59,6 +67,8 @@ typedef struct search {
     ossa__subtrack trial;
     float *values; /* [4 M] a trial's decoded values */
     size_t evaluations;
+    ossa__progress progress;
+    bool refining; /* in loosen(): evaluations no longer count as the search's */
 } search;
 
 static void points_of(const ossa_float4x4 *m, float shell, float out[12])
@@ -265,6 +275,11 @@ static float evaluate(search *s, best *b, float k, ossa_result *status)
     ossa_animation_build_stats stats = {0};
     const float ratio = measure(s, &blob, &stats, true);
     ++s->evaluations;
+    if (!s->refining)
+        ossa__progress_report(&s->progress,
+                              PROGRESS_REFERENCE + (PROGRESS_SEARCH - PROGRESS_REFERENCE) *
+                                                       (1.f - powf(SEARCH_DECAY, (float)s->evaluations)),
+                              "search");
     if (ratio <= 1.f && (!b->blob.data || blob.size <= b->blob.size)) {
         ossa_blob_destroy(&b->blob);
         b->blob = blob, b->k = k, b->ratio = ratio, b->stats = stats;
@@ -389,13 +404,21 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
  * then verifies the result with the runtime; keeps it only if it passes and is smaller. */
 static ossa_result loosen(search *s, best *b)
 {
+    s->refining = true;
+    ossa__progress_report(&s->progress, PROGRESS_SEARCH, "refine");
     encode_all(s, b->k);
     if (!(measure(s, &b->blob, NULL, false) <= 1.f)) return OSSA_OK;
     bool changed = false;
-    for (size_t f = 0; f < sizeof LOOSEN / sizeof *LOOSEN; ++f)
-        for (size_t i = 0; i < 3 * s->J; ++i)
+    const size_t factors = sizeof LOOSEN / sizeof *LOOSEN, steps = factors * 3 * s->J;
+    for (size_t f = 0; f < factors; ++f)
+        for (size_t i = 0; i < 3 * s->J; ++i) {
             if (s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST)
                 changed |= try_loosen(s, i, b->k, LOOSEN[f]);
+            ossa__progress_report(&s->progress,
+                                  PROGRESS_SEARCH + (PROGRESS_REFINE - PROGRESS_SEARCH) *
+                                                        (float)(f * 3 * s->J + i + 1) / (float)steps,
+                                  "refine");
+        }
     if (!changed) return OSSA_OK;
     ossa_result r;
     evaluate(s, b, b->k, &r);
@@ -508,6 +531,7 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
     search s;
     memset(&s, 0, sizeof s);
     s.clip = clip, s.desc = desc, s.name = name, s.diag = diag, s.J = clip->joints, s.soa = (clip->joints + 3) / 4;
+    s.progress = (ossa__progress){.fn = desc->progress, .user = desc->progress_user};
     best b;
     memset(&b, 0, sizeof b);
     ossa_result r = OSSA_OK;
@@ -521,8 +545,10 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
         goto done;
     }
     s.parents = s.skeleton.parents;
+    ossa__progress_report(&s.progress, 0.f, "measure source");
     joint_figures(&s);
     reference(&s, raw);
+    ossa__progress_report(&s.progress, PROGRESS_REFERENCE, "search");
     if ((r = search_k(&s, &b)) != OSSA_OK) goto done;
     if (!b.blob.data) {
         /* Nothing passed: the local checks at the time points may have dropped rotation keys
@@ -548,6 +574,7 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
     }
     *out = b.blob;
     b.blob = (ossa_blob){0};
+    ossa__progress_report(&s.progress, 1.f, "write");
 done:
     ossa_blob_destroy(&b.blob);
     release(&s);

@@ -1,8 +1,9 @@
 /* `ossa batch` and the determinism of `ossa bake`, in process: a folder of small generated
  * Maya .anim (and BVH, with assimp) clips baked through ninja (first run, no-op run, one
- * deleted output, a changed option, shards), and archives compared byte for byte across runs
- * and thread counts. The batch tests skip when ninja is not in PATH or the ossa executable is
- * not known (OSSA_EXE). */
+ * deleted output, a changed option, shards, removed sources), Metroid ANIM and ozz raw
+ * animations bound to the skeletons of their folders or of --skeleton rules, and archives
+ * compared byte for byte across runs, thread counts and with `ossa bake` run alone. The batch
+ * tests skip when ninja is not in PATH or the ossa executable is not known (OSSA_EXE). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "ossa/animation.h"
 #include "ossa/archive.h"
 #include "ossa/skeleton.h"
+#include "metroid_writer.h"
 #include "test_util.h"
 #include "tools.h"
 
@@ -55,6 +57,109 @@ static void write_bvh(const char *path)
                      "Zrotation Xrotation Yrotation\n JOINT Spine\n {\n  OFFSET 0 10 0\n  CHANNELS 3 Zrotation "
                      "Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 10 0\n  }\n }\n}\nMOTION\nFrames: 3\n"
                      "Frame Time: 0.0333333\n0 30 0 0 0 0 0 0 0\n1 30 0 10 0 0 5 0 0\n2 30 0 20 0 0 10 0 0\n");
+}
+
+/* ---- sources that need a skeleton: Metroid ANIM + CINF, ozz RawAnimation + RawSkeleton ---- */
+
+/* A CINF of the fixture's five bones, every origin times `scale` (another skeleton). */
+static void write_cinf(const char *path, int game, float scale)
+{
+    mw_bone bones[5];
+    memcpy(bones, mw_fixture_bones, sizeof bones);
+    for (int b = 0; b < 5; ++b)
+        for (int k = 0; k < 3; ++k) bones[b].origin[k] *= scale;
+    const mw_cinf cinf = {.game = game, .bone_count = 5, .bones = bones};
+    mw_buf buf = {0};
+    mw_write_cinf(&buf, &cinf, NULL);
+    ossa_test_write_file(path, buf.data, buf.size);
+    mw_buf_free(&buf);
+}
+
+static void write_metroid_anim(const char *path, int game)
+{
+    mw_canim a = mw_fixture_compressed(game);
+    mw_buf buf = {0};
+    assert_true(mw_write_compressed(&buf, &a, NULL));
+    ossa_test_write_file(path, buf.data, buf.size);
+    mw_buf_free(&buf);
+}
+
+/* Little-endian ozz archive fields (ossa/offline/import_ozz.h). */
+typedef struct ozz_buf {
+    uint8_t data[2048];
+    size_t size;
+} ozz_buf;
+
+static void ozz_bytes(ozz_buf *w, const void *p, size_t n)
+{
+    assert_true(w->size + n <= sizeof w->data);
+    memcpy(w->data + w->size, p, n);
+    w->size += n;
+}
+
+static void ozz_u32(ozz_buf *w, uint32_t v)
+{
+    const uint8_t le[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    ozz_bytes(w, le, 4);
+}
+
+static void ozz_floats(ozz_buf *w, int n, const float *v)
+{
+    for (int i = 0; i < n; ++i) {
+        uint32_t u;
+        memcpy(&u, &v[i], 4);
+        ozz_u32(w, u);
+    }
+}
+
+/* A count and, when not 0, the element version 1. */
+static void ozz_array(ozz_buf *w, uint32_t count)
+{
+    ozz_u32(w, count);
+    if (count) ozz_u32(w, 1);
+}
+
+static void ozz_begin(ozz_buf *w, const char *tag, uint32_t version)
+{
+    w->size = 0;
+    ozz_bytes(w, "\1", 1);
+    ozz_bytes(w, tag, strlen(tag) + 1);
+    ozz_u32(w, version);
+}
+
+/* RawSkeleton: hips > spine, the spine `length` above the hips. */
+static void write_ozz_skeleton(const char *path, float length)
+{
+    ozz_buf w;
+    ozz_begin(&w, "ozz-raw_skeleton", 1);
+    const float hips[10] = {0.f, 1.f, 0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f, 1.f};
+    const float spine[10] = {0.f, length, 0.f, 0.f, 0.f, 0.f, 1.f, 1.f, 1.f, 1.f};
+    ozz_array(&w, 1);
+    ozz_u32(&w, 4), ozz_bytes(&w, "hips", 4), ozz_floats(&w, 10, hips);
+    ozz_array(&w, 1);
+    ozz_u32(&w, 5), ozz_bytes(&w, "spine", 5), ozz_floats(&w, 10, spine);
+    ozz_array(&w, 0);
+    ossa_test_write_file(path, w.data, w.size);
+}
+
+/* RawAnimation of 2 tracks over 1 s: the hips rise, the spine turns about y. */
+static void write_ozz_animation(const char *path)
+{
+    ozz_buf w;
+    ozz_begin(&w, "ozz-raw_animation", 3);
+    const float duration = 1.f;
+    ozz_floats(&w, 1, &duration);
+    ozz_array(&w, 2);
+    for (int t = 0; t < 2; ++t) {
+        const float translations[2][4] = {{0.f, 0.f, 1.f, 0.f}, {1.f, 0.f, 1.f + 0.1f * (float)(1 - t), 0.f}};
+        const float rotations[2][5] = {{0.f, 0.f, 0.f, 0.f, 1.f}, {1.f, 0.f, 0.6f * (float)t, 0.f, t ? 0.8f : 1.f}};
+        const float scale[4] = {0.f, 1.f, 1.f, 1.f};
+        ozz_array(&w, 2), ozz_floats(&w, 8, translations[0]);
+        ozz_array(&w, 2), ozz_floats(&w, 10, rotations[0]);
+        ozz_array(&w, 1), ozz_floats(&w, 4, scale);
+    }
+    ozz_u32(&w, 4), ozz_bytes(&w, "rise", 4);
+    ossa_test_write_file(path, w.data, w.size);
 }
 
 static bool same_bytes(const char *a, const char *b)
@@ -176,19 +281,30 @@ static const char *output_of(const char *out, const char *source)
     return ossa_test_scratch_path(name);
 }
 
-static int batch(const char *out, const char *extra1, const char *extra2, char **printed)
+/* ossa batch SRC -o OUT --ossa EXE -j 2 [EXTRA...] (SRC and OUT under the scratch folder); the
+ * exit status, and what it printed in *printed when not NULL. */
+static int batch_from(const char *src_name, const char *out, const char *const *extra, size_t extra_count,
+                      char **printed)
 {
     char src[1024], out_dir[1024];
-    snprintf(src, sizeof src, "%s", ossa_test_scratch_path("src"));
+    snprintf(src, sizeof src, "%s", ossa_test_scratch_path(src_name));
     snprintf(out_dir, sizeof out_dir, "%s", ossa_test_scratch_path(out));
-    const char *argv[] = {src, "-o", out_dir, "--ossa", getenv("OSSA_EXE"), "-j", "2", extra1, extra2};
+    const char *argv[16] = {src, "-o", out_dir, "--ossa", getenv("OSSA_EXE"), "-j", "2"};
+    assert_true(extra_count <= 9);
+    for (size_t i = 0; i < extra_count; ++i) argv[7 + i] = extra[i];
     int status = -1;
-    char *text = ossa_test_run_captured(tool_batch, 7 + (extra1 != NULL) + (extra2 != NULL), argv, &status);
+    char *text = ossa_test_run_captured(tool_batch, 7 + (int)extra_count, argv, &status);
     if (printed)
         *printed = text;
     else
         free(text);
     return status;
+}
+
+static int batch(const char *out, const char *extra1, const char *extra2, char **printed)
+{
+    const char *extra[2] = {extra1, extra2};
+    return batch_from("src", out, extra, (extra1 != NULL) + (extra2 != NULL), printed);
 }
 
 static void skip_without_ninja(void)
@@ -338,6 +454,240 @@ static void json_summary(void **state)
 #endif
 }
 
+/* The input= line of an archive's META: the source path the batch gave its bake. */
+static void meta_input(const char *archive, char *input, size_t size)
+{
+    size_t bytes = 0;
+    void *data = ossa_test_read_file(archive, &bytes);
+    assert_non_null(data);
+    ossa_archive ar;
+    ossa_archive_chunk meta;
+    assert_int_equal(ossa_archive_init(&ar, data, bytes), OSSA_OK);
+    assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_META, 0, &meta), OSSA_OK);
+    const char *text = meta.data;
+    assert_true(meta.size > 6 && !memcmp(text, "input=", 6));
+    const size_t length = strcspn(text + 6, "\n");
+    assert_true(length < size && 6 + length < meta.size);
+    memcpy(input, text + 6, length);
+    input[length] = '\0';
+    free(data);
+}
+
+/* True when `archive` (under the scratch folder) holds the bytes `ossa bake` gives its source
+ * alone with --skeleton `skeleton` (under the scratch folder) and the batch's options. */
+static bool bakes_like(const char *archive, const char *skeleton)
+{
+    char path[1024], input[1024], skeleton_path[1024], alone[1024];
+    snprintf(path, sizeof path, "%s", ossa_test_scratch_path(archive));
+    snprintf(skeleton_path, sizeof skeleton_path, "%s", ossa_test_scratch_path(skeleton));
+    snprintf(alone, sizeof alone, "%s", ossa_test_scratch_path("alone.ossa"));
+    meta_input(path, input, sizeof input);
+    const char *argv[] = {input, "-o", alone, "-q", "--threads", "1", "--skeleton", skeleton_path};
+    assert_int_equal(bake(8, argv), 0);
+    const bool same = same_bytes(path, alone);
+    assert_int_equal(remove(alone), 0);
+    return same;
+}
+
+/* skel/: mp1/ (a Metroid ANIM and its CINF), ozz/ (an ozz RawAnimation and a RawSkeleton) and
+ * two/ (an ANIM beside two CINFs of different skeletons). */
+static const char *const skel_sources[] = {"mp1/bones.CINF", "mp1/walk.ANIM", "ozz/body.ozz", "ozz/rise.ozz",
+                                           "two/a.CINF",     "two/b.CINF",    "two/run.ANIM"};
+#define SKEL_SOURCES (sizeof skel_sources / sizeof *skel_sources)
+
+static void make_skeleton_sources(void)
+{
+    assert_int_equal(mkdir(ossa_test_scratch_path("skel"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("skel/mp1"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("skel/ozz"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("skel/two"), 0700), 0);
+    write_metroid_anim(ossa_test_scratch_path("skel/mp1/walk.ANIM"), 1);
+    write_cinf(ossa_test_scratch_path("skel/mp1/bones.CINF"), 1, 1.f);
+    write_ozz_animation(ossa_test_scratch_path("skel/ozz/rise.ozz"));
+    write_ozz_skeleton(ossa_test_scratch_path("skel/ozz/body.ozz"), 0.5f);
+    write_metroid_anim(ossa_test_scratch_path("skel/two/run.ANIM"), 1);
+    write_cinf(ossa_test_scratch_path("skel/two/a.CINF"), 1, 1.f);
+    write_cinf(ossa_test_scratch_path("skel/two/b.CINF"), 1, 2.f);
+}
+
+/* Sources that need a skeleton take the one of their kind in their folder; a folder with two
+ * is reported per file, not baked, until a --skeleton rule chooses; changing a skeleton rebakes
+ * the clips bound to it and nothing else. */
+static void batch_binds_skeletons(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+    make_skeleton_sources();
+    char *text = NULL;
+    assert_int_equal(batch_from("skel", "skel_out", NULL, 0, &text), 1);
+    assert_non_null(strstr(text, "two/run.ANIM"));
+    assert_non_null(strstr(text, "not baked: needs a skeleton: 2 Metroid CINF files in two/ (a.CINF, b.CINF)"));
+    assert_non_null(strstr(text, "7 sources, 6 baked, 0 failed, 1 without a skeleton"));
+    free(text);
+    assert_int_equal(access(output_of("skel_out", "two/run.ANIM"), F_OK), -1);
+    /* Each folder's clip is what ossa bake makes of it with that folder's skeleton. */
+    assert_true(bakes_like("skel_out/mp1/walk.ANIM.ossa", "skel/mp1/bones.CINF"));
+    assert_true(bakes_like("skel_out/ozz/rise.ozz.ossa", "skel/ozz/body.ozz"));
+    long long times[SKEL_SOURCES];
+    for (size_t i = 0; i < SKEL_SOURCES; ++i) times[i] = mtime_of(output_of("skel_out", skel_sources[i]));
+
+    /* A rule chooses b.CINF: that clip alone is baked, with b's skeleton, not a's. */
+    const char *rule[] = {"--skeleton", "two/*.ANIM=two/b.CINF"};
+    assert_int_equal(batch_from("skel", "skel_out", rule, 2, &text), 0);
+    assert_non_null(strstr(text, "[1/1] bake two/run.ANIM\n"));
+    assert_non_null(strstr(text, "7 sources, 7 baked, 0 failed;"));
+    free(text);
+    assert_true(bakes_like("skel_out/two/run.ANIM.ossa", "skel/two/b.CINF"));
+    assert_false(bakes_like("skel_out/two/run.ANIM.ossa", "skel/two/a.CINF"));
+    for (size_t i = 0; i < SKEL_SOURCES; ++i)
+        if (strcmp(skel_sources[i], "two/run.ANIM"))
+            assert_true(mtime_of(output_of("skel_out", skel_sources[i])) == times[i]);
+    times[6] = mtime_of(output_of("skel_out", "two/run.ANIM"));
+
+    /* mp1's skeleton changes: the CINF's own archive and the clip bound to it are baked again,
+     * the clip with the new skeleton; the other folders' archives are left as they were. */
+    size_t old_size = 0;
+    void *old_walk = ossa_test_read_file(output_of("skel_out", "mp1/walk.ANIM"), &old_size);
+    assert_non_null(old_walk);
+    write_cinf(ossa_test_scratch_path("skel/mp1/bones.CINF"), 1, 1.5f);
+    assert_int_equal(batch_from("skel", "skel_out", rule, 2, &text), 0);
+    assert_non_null(strstr(text, "[2/2] bake "));
+    assert_non_null(strstr(text, "bake mp1/walk.ANIM\n"));
+    assert_non_null(strstr(text, "bake mp1/bones.CINF\n"));
+    free(text);
+    assert_true(bakes_like("skel_out/mp1/walk.ANIM.ossa", "skel/mp1/bones.CINF"));
+    size_t new_size = 0;
+    void *new_walk = ossa_test_read_file(output_of("skel_out", "mp1/walk.ANIM"), &new_size);
+    assert_non_null(new_walk);
+    assert_false(new_size == old_size && !memcmp(new_walk, old_walk, old_size));
+    free(old_walk);
+    free(new_walk);
+    for (size_t i = 0; i < SKEL_SOURCES; ++i)
+        if (strncmp(skel_sources[i], "mp1/", 4))
+            assert_true(mtime_of(output_of("skel_out", skel_sources[i])) == times[i]);
+        else
+            assert_true(mtime_of(output_of("skel_out", skel_sources[i])) != times[i]);
+
+    /* A folder pattern binds the folder's tree: the clip now takes a.CINF, and is baked again
+     * with it (b.CINF's own edge, now given a.CINF, which it does not use, too); mp1 and ozz
+     * are left as they were. */
+    const char *folder_rule[] = {"--skeleton", "two/=two/a.CINF"};
+    for (size_t i = 0; i < SKEL_SOURCES; ++i) times[i] = mtime_of(output_of("skel_out", skel_sources[i]));
+    assert_int_equal(batch_from("skel", "skel_out", folder_rule, 2, &text), 0);
+    assert_non_null(strstr(text, "[2/2] bake "));
+    assert_non_null(strstr(text, "bake two/run.ANIM\n"));
+    free(text);
+    assert_true(bakes_like("skel_out/two/run.ANIM.ossa", "skel/two/a.CINF"));
+    for (size_t i = 0; i < SKEL_SOURCES; ++i)
+        if (strncmp(skel_sources[i], "two/", 4))
+            assert_true(mtime_of(output_of("skel_out", skel_sources[i])) == times[i]);
+
+    /* Without the rule the clip has no skeleton again: it is not baked and its archive, no
+     * longer produced, is removed. */
+    assert_int_equal(batch_from("skel", "skel_out", NULL, 0, &text), 1);
+    assert_non_null(strstr(text, "removed two/run.ANIM.ossa"));
+    free(text);
+    assert_int_equal(access(output_of("skel_out", "two/run.ANIM"), F_OK), -1);
+    assert_int_equal(access(output_of("skel_out", "two/a.CINF"), F_OK), 0);
+
+    /* A rule whose file does not exist is an error before anything is written. */
+    const char *missing[] = {"--skeleton", "two/*.ANIM=two/c.CINF"};
+    assert_int_equal(batch_from("skel", "skel_never", missing, 2, &text), 1);
+    free(text);
+    assert_int_equal(access(ossa_test_scratch_path("skel_never"), F_OK), -1);
+}
+
+/* A copy of the bytes of `path`, and its size. */
+typedef struct snapshot {
+    void *bytes;
+    size_t size;
+    long long mtime;
+} snapshot;
+
+static snapshot take_snapshot(const char *path)
+{
+    snapshot s = {NULL, 0, mtime_of(path)};
+    s.bytes = ossa_test_read_file(path, &s.size);
+    assert_non_null(s.bytes);
+    return s;
+}
+
+static bool unchanged(const char *path, snapshot *s)
+{
+    size_t size = 0;
+    void *bytes = ossa_test_read_file(path, &size);
+    const bool same = bytes && size == s->size && !memcmp(bytes, s->bytes, size) && mtime_of(path) == s->mtime;
+    free(bytes);
+    free(s->bytes);
+    s->bytes = NULL;
+    return same;
+}
+
+/* A source removed since the last run: its archive (and the folder it leaves empty) goes, the
+ * other archives and the files ossa batch did not make stay as they were; an OUT_DIR holding
+ * another build.ninja is refused untouched; shards sharing an OUT_DIR keep each other's. */
+static void batch_removes_archives_of_removed_sources(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+    assert_int_equal(mkdir(ossa_test_scratch_path("gone"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("gone/sub"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("gone/sub/deeper"), 0700), 0);
+    write_maya(ossa_test_scratch_path("gone/a.anim"), 3, 1);
+    write_maya(ossa_test_scratch_path("gone/sub/b.anim"), 4, 2);
+    write_maya(ossa_test_scratch_path("gone/sub/deeper/c.anim"), 5, 3);
+    char *text = NULL;
+    assert_int_equal(batch_from("gone", "gone_out", NULL, 0, &text), 0);
+    free(text);
+    /* Files of the user's in OUT_DIR, one of them an archive. */
+    write_text(ossa_test_scratch_path("gone_out/notes.txt"), "mine\n");
+    assert_int_equal(
+        rename(ossa_test_scratch_path("gone_out/sub/b.anim.ossa"), ossa_test_scratch_path("gone_out/sub/kept.ossa")),
+        0);
+    assert_int_equal(batch_from("gone", "gone_out", NULL, 0, &text), 0);
+    assert_non_null(strstr(text, "[1/1] bake sub/b.anim\n"));
+    free(text);
+    snapshot a = take_snapshot(output_of("gone_out", "a.anim")), b = take_snapshot(output_of("gone_out", "sub/b.anim")),
+             kept = take_snapshot(ossa_test_scratch_path("gone_out/sub/kept.ossa")),
+             notes = take_snapshot(ossa_test_scratch_path("gone_out/notes.txt"));
+
+    assert_int_equal(remove(ossa_test_scratch_path("gone/sub/deeper/c.anim")), 0);
+    assert_int_equal(batch_from("gone", "gone_out", NULL, 0, &text), 0);
+    assert_non_null(strstr(text, "removed sub/deeper/c.anim.ossa"));
+    assert_non_null(strstr(text, "ninja: no work to do."));
+    assert_non_null(strstr(text, "2 sources, 2 baked, 0 failed"));
+    free(text);
+    assert_int_equal(access(output_of("gone_out", "sub/deeper/c.anim"), F_OK), -1);
+    assert_int_equal(access(ossa_test_scratch_path("gone_out/sub/deeper"), F_OK), -1);
+    assert_true(unchanged(output_of("gone_out", "a.anim"), &a));
+    assert_true(unchanged(output_of("gone_out", "sub/b.anim"), &b));
+    assert_true(unchanged(ossa_test_scratch_path("gone_out/sub/kept.ossa"), &kept));
+    assert_true(unchanged(ossa_test_scratch_path("gone_out/notes.txt"), &notes));
+
+    /* Another build system's folder: refused, nothing written or removed. */
+    assert_int_equal(mkdir(ossa_test_scratch_path("foreign"), 0700), 0);
+    write_text(ossa_test_scratch_path("foreign/build.ninja"), "rule cc\n  command = cc $in\n");
+    write_text(ossa_test_scratch_path("foreign/a.anim.ossa"), "OSSA");
+    snapshot manifest = take_snapshot(ossa_test_scratch_path("foreign/build.ninja")),
+             archive = take_snapshot(ossa_test_scratch_path("foreign/a.anim.ossa"));
+    assert_int_equal(batch_from("gone", "foreign", NULL, 0, &text), 1);
+    free(text);
+    assert_true(unchanged(ossa_test_scratch_path("foreign/build.ninja"), &manifest));
+    assert_true(unchanged(ossa_test_scratch_path("foreign/a.anim.ossa"), &archive));
+    assert_int_equal(access(ossa_test_scratch_path("foreign/sub"), F_OK), -1);
+
+    /* Two shards baked into one OUT_DIR in turn: neither removes the other's archives. */
+    const char *first[] = {"--shard", "1/2"}, *second[] = {"--shard", "2/2"};
+    assert_int_equal(batch_from("gone", "gone_shared", first, 2, NULL), 0);
+    assert_int_equal(access(output_of("gone_shared", "a.anim"), F_OK), 0);
+    assert_int_equal(batch_from("gone", "gone_shared", second, 2, &text), 0);
+    assert_non_null(strstr(text, "last held shard 1/2"));
+    free(text);
+    assert_int_equal(batch_from("gone", "gone_shared", first, 2, NULL), 0);
+    assert_int_equal(access(output_of("gone_shared", "a.anim"), F_OK), 0);
+    assert_int_equal(access(output_of("gone_shared", "sub/b.anim"), F_OK), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -353,10 +703,9 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(bakes_are_deterministic),
-        cmocka_unit_test(batch_bakes_incrementally),
-        cmocka_unit_test(shards_cover_the_set_once),
-        cmocka_unit_test(json_summary),
+        cmocka_unit_test(bakes_are_deterministic),   cmocka_unit_test(batch_bakes_incrementally),
+        cmocka_unit_test(shards_cover_the_set_once), cmocka_unit_test(json_summary),
+        cmocka_unit_test(batch_binds_skeletons),     cmocka_unit_test(batch_removes_archives_of_removed_sources),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

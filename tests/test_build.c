@@ -1,9 +1,10 @@
 /* Animation builder (ossa_animation_build): the error bound on real clips, measured apart from
  * the builder by ossa_measure_error; the lossless build against its documented quantisation
  * bound; key selection on piecewise-linear curves; per-joint overrides measured here in double
- * precision; and the desc checks. Expected key sets are computed here from the raw key times
+ * precision; the progress report; and the desc checks. Expected key sets are computed here from the raw key times
  * and the segment rule of ossa/animation.h, and read back from the blob's segment bitmaps. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -843,6 +844,84 @@ static void test_joint_overrides(void **state)
 
 /* ---- bad descs ---- */
 
+/* ---- progress report ---- */
+
+typedef struct progress_record {
+    float fractions[1024];
+    const char *stages[1024];
+    size_t count;
+    bool other_thread; /* a call came from a thread other than the builder's caller */
+    pthread_t caller;
+} progress_record;
+
+static void record_progress(float fraction, const char *stage, void *user)
+{
+    progress_record *r = user;
+    if (!pthread_equal(pthread_self(), r->caller)) r->other_thread = true;
+    if (r->count < 1024) r->fractions[r->count] = fraction, r->stages[r->count] = stage;
+    ++r->count;
+}
+
+/* The report of one build: in [0, 1], never decreasing, ending at exactly 1, within the
+ * documented number of calls, from the calling thread, with documented stage names. */
+static void check_progress(const progress_record *r, bool bounded)
+{
+    static const char *const lossless_stages[] = {"encode", "write"};
+    static const char *const bounded_stages[] = {"measure source", "search", "refine", "write"};
+    const char *const *names = bounded ? bounded_stages : lossless_stages;
+    const size_t name_count = bounded ? 4 : 2;
+    assert_true(r->count >= (bounded ? 4u : 2u) && r->count <= 600);
+    assert_false(r->other_thread);
+    bool seen[4] = {false};
+    for (size_t i = 0; i < r->count; ++i) {
+        assert_true(r->fractions[i] >= 0.f && r->fractions[i] <= 1.f);
+        if (i) assert_true(r->fractions[i] >= r->fractions[i - 1]);
+        size_t n = 0;
+        while (n < name_count && strcmp(r->stages[i], names[n])) ++n;
+        assert_true(n < name_count);
+        seen[n] = true;
+    }
+    for (size_t n = 0; n < name_count; ++n) assert_true(seen[n]);
+    assert_true(r->fractions[r->count - 1] == 1.f);
+    for (size_t i = 0; i + 1 < r->count; ++i) assert_true(r->fractions[i] < 1.f); /* 1 once, at the end */
+}
+
+/* A progress callback changes nothing in the blob (lossless and error-bounded, one and two
+ * threads) and reports as documented. */
+static void test_progress_report(void **state)
+{
+    (void)state;
+    ossa_raw_skeleton skel = {0};
+    ossa_raw_animation raw = {0};
+    make_chain(&skel, 5);
+    make_swing_clip(&raw);
+    /* qemu-user (the AArch64 tests) hangs on the encoder's threads. */
+    const unsigned thread_counts = getenv("MESON_EXE_WRAPPER") ? 1 : 2;
+    for (int bounded = 0; bounded < 2; ++bounded)
+        for (unsigned threads = 1; threads <= thread_counts; ++threads) {
+            ossa_animation_build_desc desc = {
+                .skeleton = bounded ? &skel : NULL, .tolerance = bounded ? .0001f : 0.f, .threads = threads};
+            ossa_blob plain = {0}, reported = {0};
+            assert_int_equal(ossa_animation_build(&raw, &desc, &plain, NULL), OSSA_OK);
+            progress_record *record = calloc(1, sizeof *record);
+            assert_non_null(record);
+            record->caller = pthread_self();
+            desc.progress = record_progress;
+            desc.progress_user = record;
+            assert_int_equal(ossa_animation_build(&raw, &desc, &reported, NULL), OSSA_OK);
+            assert_int_equal(reported.size, plain.size);
+            assert_memory_equal(reported.data, plain.data, plain.size);
+            check_progress(record, bounded);
+            print_message("%s build, %u thread%s: %zu progress calls\n", bounded ? "error-bounded" : "lossless",
+                          threads, threads > 1 ? "s" : "", record->count);
+            free(record);
+            ossa_blob_destroy(&plain);
+            ossa_blob_destroy(&reported);
+        }
+    ossa_raw_animation_destroy(&raw);
+    ossa_raw_skeleton_destroy(&skel);
+}
+
 static void expect_bad(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc, ossa_result code,
                        const char *field)
 {
@@ -897,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_lossless_round_trip),
         cmocka_unit_test(test_linear_reduces_to_breakpoints),
         cmocka_unit_test(test_joint_overrides),
+        cmocka_unit_test(test_progress_report),
         cmocka_unit_test(test_real_pab),
         cmocka_unit_test(test_threads_same_blob),
         cmocka_unit_test(test_rest_pose_sub_tracks),

@@ -46,6 +46,12 @@ static int bake_usage_error(const char *what, const char *argument)
     return 2;
 }
 
+/* ossa_build_progress_fn: the builder's report moves the bar within its stage. */
+static void build_progress(float fraction, const char *stage, void *user)
+{
+    tool_progress_fraction(user, fraction, stage);
+}
+
 /* OUT defaults to the input's stem with .ossa, in the current directory. */
 static void default_output(const char *input, char *out, size_t size)
 {
@@ -419,7 +425,9 @@ int tool_bake(int argc, char **argv)
                                                  .tolerance = bounded ? tolerance_m / unit_scale : 0.f,
                                                  .unit_scale = unit_scale,
                                                  .stats = &stats,
-                                                 .threads = threads};
+                                                 .threads = threads,
+                                                 .progress = bar ? build_progress : NULL,
+                                                 .progress_user = bar};
         /* Long clips: say what the build will take before it starts. */
         const size_t need = ossa_animation_build_memory(source, &build);
         if (need >= TOOL_MEMORY_NOTE_BYTES)

@@ -2,6 +2,7 @@
  * that ninja gives the parallelism, the progress and the incremental rebuilds. */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #endif
 
 #include "ossa/animation.h"
+#include "ossa/offline/import_ozz.h"
 #include "ossa/skeleton.h"
 #include "tools.h"
 
@@ -23,17 +25,24 @@
 
 static void usage_batch(void)
 {
-    fprintf(stderr, "usage: ossa batch SRC_DIR -o OUT_DIR [--skeleton FILE] [--drop-end-sites]\n"
-                    "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
-                    "                  [-j N] [--shard I/N] [--json FILE] [--ossa EXE]\n"
-                    "  bakes every file under SRC_DIR that `ossa formats` recognises (not .ossa, not hidden)\n"
-                    "  into OUT_DIR/<relative path>.ossa: writes OUT_DIR/build.ninja, runs ninja, prints a summary\n"
-                    "  --skeleton FILE   given to the sources in FILE's folder and below (to all sources when\n"
-                    "                    FILE is outside SRC_DIR); the other options are ossa bake's\n"
-                    "  -j N              parallel bakes (default: the online CPUs); each bake uses one thread\n"
-                    "  --shard I/N       only the sources whose index in path order, modulo N, is I-1 (I from 1)\n"
-                    "  --json FILE       also write the summary as JSON\n"
-                    "  --ossa EXE        the ossa executable the bakes run (default: this one)\n");
+    fprintf(stderr,
+            "usage: ossa batch SRC_DIR -o OUT_DIR [--skeleton [PATTERN=]FILE]... [--drop-end-sites]\n"
+            "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
+            "                  [-j N] [--shard I/N] [--json FILE] [--ossa EXE]\n"
+            "  bakes every file under SRC_DIR that `ossa formats` recognises (not .ossa, not hidden)\n"
+            "  into OUT_DIR/<relative path>.ossa: writes OUT_DIR/build.ninja, runs ninja, removes the\n"
+            "  archives of sources gone since the last run, prints a summary\n"
+            "  --skeleton PATTERN=FILE  the skeleton of FILE (relative to SRC_DIR) for the sources whose\n"
+            "                    path under SRC_DIR matches PATTERN (a shell pattern, '*' within a\n"
+            "                    folder; \"DIR/\" for DIR's tree); repeatable, the first matching rule wins\n"
+            "  --skeleton FILE   for the sources in FILE's folder and below (all when FILE is outside SRC_DIR)\n"
+            "  A source that needs a skeleton (Metroid ANIM, ozz raw animation) and matches no rule takes\n"
+            "  the one skeleton file of its kind (CINF, ozz skeleton) in its folder; with none or several\n"
+            "  it is not baked and the summary says why. The other options are ossa bake's.\n"
+            "  -j N              parallel bakes (default: the online CPUs); each bake uses one thread\n"
+            "  --shard I/N       only the sources whose index in path order, modulo N, is I-1 (I from 1)\n"
+            "  --json FILE       also write the summary as JSON\n"
+            "  --ossa EXE        the ossa executable the bakes run (default: this one)\n");
 }
 
 static int batch_usage_error(const char *what, const char *argument)
@@ -43,42 +52,92 @@ static int batch_usage_error(const char *what, const char *argument)
     return 2;
 }
 
+/* What a source is to the skeleton binding. */
+typedef enum source_role {
+    ROLE_OWN,      /* bakes on its own (its own skeleton, or a Maya .anim's nodes) */
+    ROLE_NEEDS,    /* its animations need a skeleton from another file */
+    ROLE_SKELETON, /* a skeleton file other sources can take (a CINF, an ozz skeleton) */
+} source_role;
+
+typedef struct source {
+    char *path; /* relative to the source folder */
+    ossa_import_format format;
+    source_role role;
+} source;
+
 typedef struct source_list {
-    char **paths; /* [count], relative to the source folder, sorted */
+    source *items; /* [count], sorted by path */
     size_t count, capacity;
 } source_list;
 
-static bool list_add(source_list *list, const char *path)
+static bool list_add(source_list *list, source item)
 {
     if (list->count == list->capacity) {
         const size_t capacity = list->capacity ? list->capacity * 2 : 64;
-        char **grown = realloc(list->paths, capacity * sizeof *grown);
+        source *grown = realloc(list->items, capacity * sizeof *grown);
         if (!grown) return false;
-        list->paths = grown;
+        list->items = grown;
         list->capacity = capacity;
     }
-    return (list->paths[list->count] = strdup(path)) ? ++list->count, true : false;
+    if (!(item.path = strdup(item.path))) return false;
+    list->items[list->count++] = item;
+    return true;
 }
 
 static void list_free(source_list *list)
 {
-    for (size_t i = 0; i < list->count; ++i) free(list->paths[i]);
-    free(list->paths);
+    for (size_t i = 0; i < list->count; ++i) free(list->items[i].path);
+    free(list->items);
     *list = (source_list){0};
 }
 
-static int compare_paths(const void *pa, const void *pb) { return strcmp(*(char *const *)pa, *(char *const *)pb); }
+static int compare_sources(const void *pa, const void *pb)
+{
+    return strcmp(((const source *)pa)->path, ((const source *)pb)->path);
+}
 
-/* True when the first bytes of `path` (and its name) are a format ossa imports. */
-static bool importable(const char *path)
+/* The format whose files hold the skeleton a ROLE_NEEDS source of `format` takes;
+ * OSSA_FORMAT_UNKNOWN when no folder rule finds one. */
+static ossa_import_format skeleton_format_for(ossa_import_format format)
+{
+    return format == OSSA_FORMAT_METROID_ANIM ? OSSA_FORMAT_METROID_CINF
+           : format == OSSA_FORMAT_OZZ        ? OSSA_FORMAT_OZZ
+                                              : OSSA_FORMAT_UNKNOWN;
+}
+
+/* The role of a file from its format (the registry's needs_skeleton) and, for ozz archives,
+ * which object comes first: a RawAnimation needs a skeleton, a RawSkeleton or Skeleton is one
+ * (ossa/offline/import_ozz.h; a runtime animation is refused by the importer either way). */
+static source_role role_of(ossa_import_format format, const unsigned char *head, size_t size)
+{
+    if (format == OSSA_FORMAT_METROID_CINF) return ROLE_SKELETON;
+    if (format == OSSA_FORMAT_OZZ) {
+        const char *tag = (const char *)head + 1;
+        if (!memchr(tag, '\0', size - 1)) return ROLE_OWN;
+        if (!strcmp(tag, OSSA_OZZ_TAG_RAW_ANIMATION)) return ROLE_NEEDS;
+        return !strcmp(tag, OSSA_OZZ_TAG_RAW_SKELETON) || !strcmp(tag, OSSA_OZZ_TAG_SKELETON) ? ROLE_SKELETON
+                                                                                              : ROLE_OWN;
+    }
+    for (size_t i = 0; i < ossa_import_format_count(); ++i) {
+        const ossa_import_format_info *info = ossa_import_format_at(i);
+        if (info->format == format) return info->needs_skeleton ? ROLE_NEEDS : ROLE_OWN;
+    }
+    return ROLE_OWN;
+}
+
+/* The format of `path` from its first bytes and its name (OSSA_FORMAT_UNKNOWN when ossa does
+ * not import it) and its role. */
+static ossa_import_format sniff(const char *path, source_role *role)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return false;
+    if (!f) return OSSA_FORMAT_UNKNOWN;
     unsigned char head[SNIFF_BYTES];
     const size_t size = fread(head, 1, sizeof head, f);
     fclose(f);
     const ossa_import_format format = ossa_import_detect(head, size, tool_base_name(path));
-    return format != OSSA_FORMAT_UNKNOWN && format != OSSA_FORMAT_OSSA;
+    if (format == OSSA_FORMAT_OSSA) return OSSA_FORMAT_UNKNOWN;
+    *role = role_of(format, head, size);
+    return format;
 }
 
 /* Adds the importable files under root/rel (rel "" for root), skipping hidden entries, symbolic
@@ -106,12 +165,13 @@ static bool walk(const char *root, const char *rel, const struct stat *skip, sou
         if (lstat(full, &st) != 0) continue;
         if (S_ISDIR(st.st_mode)) {
             if (!(st.st_dev == skip->st_dev && st.st_ino == skip->st_ino)) ok = walk(root, child, skip, list);
-        } else if ((S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && stat(full, &st) == 0 && S_ISREG(st.st_mode))) &&
-                   importable(full)) {
+        } else if (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && stat(full, &st) == 0 && S_ISREG(st.st_mode))) {
+            source item = {.path = child, .role = ROLE_OWN};
+            if ((item.format = sniff(full, &item.role)) == OSSA_FORMAT_UNKNOWN) continue;
             if (strchr(child, '\n'))
                 fprintf(stderr, "ossa: batch: skipped a file whose name has a line break under %s\n", folder);
             else
-                ok = list_add(list, child);
+                ok = list_add(list, item);
         }
     }
     closedir(d);
@@ -167,8 +227,10 @@ typedef struct batch_row {
     long long source_bytes; /* -1 when unknown */
     long long bytes;        /* archive bytes; -1 when the bake failed */
     size_t joints, animations;
-    float duration;     /* seconds, the longest clip */
-    float max_error_mm; /* -1 when the archive records none (lossless, no animation) */
+    float duration;       /* seconds, the longest clip */
+    float max_error_mm;   /* -1 when the archive records none (lossless, no animation) */
+    const char *problem;  /* why the source has no edge (no skeleton for it); NULL when it has one */
+    const char *skeleton; /* the --skeleton its bake was given (absolute); NULL when none */
 } batch_row;
 
 static batch_row read_row(const char *src_root, const char *out_dir, const char *rel)
@@ -223,9 +285,14 @@ static void print_summary(const batch_row *rows, size_t count)
     printf("\n%-*s %6s %5s %8s %12s %10s %7s %10s\n", width, "clip", "joints", "anims", "seconds", "source bytes",
            "bytes", "ratio", "worst mm");
     long long source_total = 0, baked_total = 0;
-    size_t failed = 0;
+    size_t failed = 0, unbound = 0;
     for (size_t i = 0; i < count; ++i) {
         const batch_row *r = &rows[i];
+        if (r->problem) {
+            printf("%-*s not baked: %s\n", width, r->source, r->problem);
+            ++unbound;
+            continue;
+        }
         if (r->bytes < 0) {
             printf("%-*s %s\n", width, r->source, "failed (ninja printed why)");
             ++failed;
@@ -239,8 +306,9 @@ static void print_summary(const batch_row *rows, size_t count)
         if (r->source_bytes > 0) source_total += r->source_bytes;
         baked_total += r->bytes;
     }
-    printf("%zu sources, %zu baked, %zu failed; %lld source bytes -> %lld bytes\n", count, count - failed, failed,
-           source_total, baked_total);
+    printf("%zu sources, %zu baked, %zu failed", count, count - failed - unbound, failed);
+    if (unbound) printf(", %zu without a skeleton", unbound);
+    printf("; %lld source bytes -> %lld bytes\n", source_total, baked_total);
 }
 
 #ifdef OSSA_HAVE_CJSON
@@ -253,6 +321,8 @@ static bool write_json(const char *path, const batch_row *rows, size_t count, in
         if (!o || !cJSON_AddItemToArray(list, o)) break;
         cJSON_AddStringToObject(o, "source", r->source);
         cJSON_AddBoolToObject(o, "baked", r->bytes >= 0);
+        if (r->problem) cJSON_AddStringToObject(o, "problem", r->problem);
+        if (r->skeleton) cJSON_AddStringToObject(o, "skeleton", r->skeleton);
         if (r->source_bytes >= 0) cJSON_AddNumberToObject(o, "source_bytes", (double)r->source_bytes);
         if (r->bytes < 0) continue;
         cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);
@@ -283,9 +353,15 @@ static bool write_json(const char *path, const batch_row *rows, size_t count, in
 }
 #endif
 
-/* Writes OUT_DIR/build.ninja for `sources` (relative to src_root). */
+/* The first line of every build.ninja ossa batch writes: a build.ninja without it is not
+ * replaced, and no file is removed from its folder. */
+#define MANIFEST_MARK "# Written by ossa batch"
+
+/* Writes OUT_DIR/build.ninja: one edge per source of `sources` (relative to src_root) that has
+ * no problem, with its skeleton ([i], NULL for none) as an implicit input and option. */
 static bool write_build_file(const char *out_dir, const char *exe, const char *src_root, const source_list *sources,
-                             const char *skeleton, const char *skeleton_scope, const batch_options *o)
+                             const char *const *skeletons, const char *const *problems, const char *shard,
+                             const batch_options *o)
 {
     char path[PATH_MAX], tmp[PATH_MAX];
     if (snprintf(path, sizeof path, "%s/build.ninja", out_dir) >= (int)sizeof path ||
@@ -296,32 +372,37 @@ static bool write_build_file(const char *out_dir, const char *exe, const char *s
         fprintf(stderr, "ossa: batch: cannot write %s: %s\n", tmp, strerror(errno));
         return false;
     }
-    fprintf(f, "# Written by ossa batch; run again to update. The command line is part of each edge:\n"
-               "# changing an option rebakes everything.\nninja_required_version = 1.3\n\nossa = ");
+    fprintf(f,
+            MANIFEST_MARK
+            "; run again to update. The command line is part of each edge:\n"
+            "# changing an option rebakes everything.\n# shard %s\nninja_required_version = 1.3\n\nossa = ",
+            shard);
     put_shell_word(f, exe);
     fprintf(f, "\noptions = --threads 1%s%s%s%s%s%s\n", o->tolerance[0] ? " --tolerance " : "", o->tolerance,
             o->unit_scale[0] ? " --unit-scale " : "", o->unit_scale, o->no_optimize ? " --no-optimize" : "",
             o->drop_end_sites ? " --drop-end-sites" : "");
     fprintf(f, "\nrule bake\n  command = $ossa bake $in -o $out --depfile $out.d -q $options $skeleton\n"
                "  description = bake $source\n  depfile = $out.d\n  deps = gcc\n  restat = 1\n\n");
-    const size_t scope_length = skeleton_scope ? strlen(skeleton_scope) : 0;
     for (size_t i = 0; i < sources->count; ++i) {
-        const char *rel = sources->paths[i];
+        const char *rel = sources->items[i].path;
+        if (problems[i]) {
+            fprintf(f, "# not baked: ");
+            put_ninja_path(f, rel);
+            fprintf(f, ": %s\n", problems[i]);
+            continue;
+        }
         char full[PATH_MAX];
         snprintf(full, sizeof full, "%s/%s", src_root, rel);
-        const bool with_skeleton =
-            skeleton && strcmp(full, skeleton) &&
-            (!skeleton_scope || (!strncmp(full, skeleton_scope, scope_length) && full[scope_length] == '/'));
         fputs("build ", f);
         put_ninja_path(f, rel);
         fputs(".ossa: bake ", f);
         put_ninja_path(f, full);
         fputs(" | ", f);
         put_ninja_path(f, exe);
-        if (with_skeleton) fputc(' ', f), put_ninja_path(f, skeleton);
+        if (skeletons[i]) fputc(' ', f), put_ninja_path(f, skeletons[i]);
         fputs("\n  source = ", f);
         put_ninja_path(f, rel);
-        if (with_skeleton) fputs("\n  skeleton = --skeleton ", f), put_shell_word(f, skeleton);
+        if (skeletons[i]) fputs("\n  skeleton = --skeleton ", f), put_shell_word(f, skeletons[i]);
         fputs("\n", f);
     }
     const bool ok = !ferror(f);
@@ -331,6 +412,79 @@ static bool write_build_file(const char *out_dir, const char *exe, const char *s
         return false;
     }
     return true;
+}
+
+/* The build.ninja already in out_dir: false (with the reason printed) when there is one that
+ * ossa batch did not write; else *ours tells whether there is one, and `shard` receives its
+ * shard line ("I/N"; "" when it has none). */
+static bool previous_manifest(const char *out_dir, bool *ours, char *shard, size_t size)
+{
+    char path[PATH_MAX], line[256];
+    *ours = false;
+    shard[0] = '\0';
+    if (snprintf(path, sizeof path, "%s/build.ninja", out_dir) >= (int)sizeof path) return false;
+    FILE *f = fopen(path, "r");
+    if (!f) return true;
+    const bool marked = fgets(line, sizeof line, f) && !strncmp(line, MANIFEST_MARK, strlen(MANIFEST_MARK));
+    while (marked && fgets(line, sizeof line, f) && line[0] == '#')
+        if (!strncmp(line, "# shard ", 8)) snprintf(shard, size, "%.*s", (int)strcspn(line + 8, "\n"), line + 8);
+    fclose(f);
+    if (!marked)
+        fprintf(stderr, "ossa: batch: %s exists and was not written by ossa batch: give an OUT_DIR of its own\n", path);
+    *ours = marked;
+    return marked;
+}
+
+/* ninja -C out_dir -v -t cleandead: removes the archives that the .ninja_log records as baked
+ * by an earlier build.ninja of this folder and that the current one no longer produces (their
+ * source is gone, or lost its skeleton), prints each and removes the folders this empties.
+ * False when ninja could not run it (ninja before 1.10 has no cleandead). */
+static bool remove_dead(const char *ninja, const char *out_dir)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return false;
+    fflush(stdout);
+    fflush(stderr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[1]);
+        char *const argv[] = {
+            (char *)(uintptr_t)ninja, "-C", (char *)(uintptr_t)out_dir, "-v", "-t", "cleandead", NULL};
+        execv(ninja, argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "r");
+    char line[PATH_MAX + 64];
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "Remove ", 7)) continue;
+        line[strcspn(line, "\n")] = '\0';
+        const char *rel = line + 7;
+        printf("removed %s (not produced any more: its source is gone or is not baked)\n", rel);
+        /* The folders left empty, up to out_dir (rmdir refuses the others). */
+        char folder[PATH_MAX];
+        if (snprintf(folder, sizeof folder, "%s/%s", out_dir, rel) >= (int)sizeof folder) continue;
+        for (char *slash = strrchr(folder, '/'); slash && slash > folder + strlen(out_dir);
+             slash = strrchr(folder, '/')) {
+            *slash = '\0';
+            if (rmdir(folder) != 0) break;
+        }
+    }
+    if (f)
+        fclose(f);
+    else
+        close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return false;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /* Runs ninja -C out_dir -j jobs -k 0; its exit status, or -1 when it could not run. */
@@ -412,8 +566,9 @@ static bool find_stale(const char *ninja, const char *out_dir, const source_list
         if (line[0] != '[' || !at) continue;
         at += strlen("] bake ");
         line[strcspn(line, "\n")] = '\0';
-        const char **found = bsearch(&at, sources->paths, sources->count, sizeof *sources->paths, compare_paths);
-        if (found) stale[(char *const *)found - sources->paths] = true;
+        const source key = {.path = (char *)(uintptr_t)at};
+        const source *found = bsearch(&key, sources->items, sources->count, sizeof *sources->items, compare_sources);
+        if (found) stale[found - sources->items] = true;
     }
     if (f)
         fclose(f);
@@ -423,6 +578,158 @@ static bool find_stale(const char *ninja, const char *out_dir, const source_list
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return false;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+#define MAX_SKELETON_RULES 64
+
+/* One --skeleton argument: PATTERN=FILE, or FILE alone (its folder's tree). */
+typedef struct skeleton_rule {
+    const char *argument; /* as given */
+    const char *pattern;  /* into `text`; NULL for FILE alone */
+    char file[PATH_MAX];  /* absolute */
+    char scope[PATH_MAX]; /* FILE alone: the folder whose tree it serves; "" for every source */
+    char text[PATH_MAX];  /* the argument's copy the pattern points into */
+} skeleton_rule;
+
+/* Resolves `argument` against src_root; prints the error and returns false when its file
+ * cannot be read. An argument naming an existing file is FILE alone, '=' or not. */
+static bool parse_skeleton_rule(const char *argument, const char *src_root, skeleton_rule *rule)
+{
+    rule->argument = argument;
+    rule->pattern = NULL;
+    rule->scope[0] = '\0';
+    const char *equals = strchr(argument, '=');
+    if (equals && access(argument, F_OK) != 0) {
+        snprintf(rule->text, sizeof rule->text, "%.*s", (int)(equals - argument), argument);
+        rule->pattern = rule->text;
+        const char *file = equals + 1;
+        char joined[PATH_MAX];
+        if (!*rule->pattern || !*file) {
+            fprintf(stderr, "ossa: batch: --skeleton %s: expected PATTERN=FILE with both parts, or FILE\n", argument);
+            return false;
+        }
+        if ((file[0] != '/' && snprintf(joined, sizeof joined, "%s/%s", src_root, file) >= (int)sizeof joined) ||
+            !absolute_path(file[0] == '/' ? file : joined, rule->file, sizeof rule->file) ||
+            access(rule->file, R_OK) != 0) {
+            fprintf(stderr, "ossa: batch: --skeleton %s: cannot read %s: %s (FILE is relative to SRC_DIR)\n", argument,
+                    file[0] == '/' ? file : joined, strerror(errno));
+            return false;
+        }
+        return true;
+    }
+    if (!absolute_path(argument, rule->file, sizeof rule->file) || access(rule->file, R_OK) != 0) {
+        fprintf(stderr, "ossa: batch: --skeleton %s: %s\n", argument, strerror(errno));
+        return false;
+    }
+    /* FILE alone serves its folder's tree when it lies inside the sources, else all. */
+    char folder[PATH_MAX];
+    snprintf(folder, sizeof folder, "%s", rule->file);
+    *strrchr(folder, '/') = '\0';
+    const size_t root_length = strlen(src_root);
+    if (!strncmp(folder, src_root, root_length) && (folder[root_length] == '\0' || folder[root_length] == '/'))
+        snprintf(rule->scope, sizeof rule->scope, "%s", folder);
+    return true;
+}
+
+/* Whether the source at `rel` (full path `full`) takes the rule's skeleton: never the
+ * skeleton file itself. A pattern matches the whole relative path ('*' stays within a
+ * folder); a pattern ending in '/' matches the folders it names and everything below. */
+static bool rule_matches(const skeleton_rule *rule, const char *rel, const char *full)
+{
+    if (!strcmp(full, rule->file)) return false;
+    if (!rule->pattern) {
+        const size_t n = strlen(rule->scope);
+        return !n || (!strncmp(full, rule->scope, n) && full[n] == '/');
+    }
+    if (fnmatch(rule->pattern, rel, FNM_PATHNAME) == 0) return true;
+    const size_t n = strlen(rule->pattern);
+    if (n < 2 || rule->pattern[n - 1] != '/') return false;
+    char folder_pattern[PATH_MAX], folder[PATH_MAX];
+    snprintf(folder_pattern, sizeof folder_pattern, "%.*s", (int)(n - 1), rule->pattern);
+    for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - rel), rel);
+        if (fnmatch(folder_pattern, folder, FNM_PATHNAME) == 0) return true;
+    }
+    return false;
+}
+
+/* The length of the folder part of `rel` ("" at the top: 0). */
+static size_t folder_length(const char *rel)
+{
+    const char *slash = strrchr(rel, '/');
+    return slash ? (size_t)(slash - rel) : 0;
+}
+
+static const char *kind_name(ossa_import_format format)
+{
+    return format == OSSA_FORMAT_METROID_CINF ? "Metroid CINF"
+           : format == OSSA_FORMAT_OZZ        ? "ozz skeleton"
+                                              : "skeleton";
+}
+
+/* The skeleton of each source of `mine` into skeletons[i] (absolute, malloc'd; NULL for none)
+ * or, for a source that needs one and finds none, the reason into problems[i] (malloc'd):
+ * the first rule that matches; else, for a source that needs a skeleton, the one skeleton file
+ * of its kind in its folder among `all` (every source, whatever the shard). False when out of
+ * memory. */
+static bool bind_skeletons(const char *src_root, const skeleton_rule *rules, size_t rule_count, const source_list *all,
+                           const source_list *mine, char **skeletons, char **problems)
+{
+    char full[PATH_MAX], text[PATH_MAX + 512];
+    for (size_t i = 0; i < mine->count; ++i) {
+        const source *s = &mine->items[i];
+        snprintf(full, sizeof full, "%s/%s", src_root, s->path);
+        const skeleton_rule *rule = NULL;
+        for (size_t r = 0; !rule && r < rule_count; ++r)
+            if (rule_matches(&rules[r], s->path, full)) rule = &rules[r];
+        if (rule) {
+            if (!(skeletons[i] = strdup(rule->file))) return false;
+            continue;
+        }
+        if (s->role != ROLE_NEEDS) continue;
+        const ossa_import_format kind = skeleton_format_for(s->format);
+        const size_t folder = folder_length(s->path);
+        const source *found = NULL;
+        size_t candidates = 0;
+        int n = 0;
+        for (size_t j = 0; kind != OSSA_FORMAT_UNKNOWN && j < all->count; ++j) {
+            const source *c = &all->items[j];
+            if (c->role != ROLE_SKELETON || c->format != kind || folder_length(c->path) != folder ||
+                strncmp(c->path, s->path, folder))
+                continue;
+            if (!found) found = c; /* the first: the only one, or the example of the message */
+            n += snprintf(text + n, sizeof text - (size_t)n, "%s%s", candidates ? ", " : "",
+                          c->path + folder + (folder > 0));
+            if (n >= (int)(sizeof text / 2)) n = (int)(sizeof text / 2); /* long lists are cut */
+            ++candidates;
+        }
+        if (candidates == 1) {
+            snprintf(full, sizeof full, "%s/%s", src_root, found->path);
+            if (!(skeletons[i] = strdup(full))) return false;
+            continue;
+        }
+        char folder_text[PATH_MAX];
+        snprintf(folder_text, sizeof folder_text, "%.*s/", (int)folder, s->path);
+        const char *shown = folder ? folder_text : "SRC_DIR's top folder";
+        char reason[4 * PATH_MAX + 1024];
+        if (kind == OSSA_FORMAT_UNKNOWN)
+            snprintf(reason, sizeof reason,
+                     "needs a skeleton from another file (%s); give one with --skeleton 'PATTERN=FILE'",
+                     ossa_import_format_name(s->format));
+        else if (candidates == 0)
+            snprintf(
+                reason, sizeof reason,
+                "needs a skeleton: no %s file in %s; give one with --skeleton PATTERN=FILE (FILE relative to SRC_DIR)",
+                kind_name(kind), shown);
+        else
+            snprintf(reason, sizeof reason,
+                     "needs a skeleton: %zu %s files in %s (%s); choose one with --skeleton PATTERN=FILE, e.g. "
+                     "'%s*=%s%s'",
+                     candidates, kind_name(kind), shown, text, folder ? folder_text : "", folder ? folder_text : "",
+                     found->path + folder + (folder > 0));
+        if (!(problems[i] = strdup(reason))) return false;
+    }
+    return true;
 }
 
 /* Parses "I/N" with 1 <= I <= N. */
@@ -441,16 +748,20 @@ static bool parse_shard(const char *text, unsigned *index, unsigned *count)
 
 int tool_batch(int argc, char **argv)
 {
-    const char *src = NULL, *out = NULL, *skeleton_arg = NULL, *json = NULL, *exe_arg = NULL;
+    const char *src = NULL, *out = NULL, *json = NULL, *exe_arg = NULL;
+    const char *skeleton_args[MAX_SKELETON_RULES];
+    size_t rule_count = 0;
     batch_options o = {0};
     unsigned jobs = tool_cpu_count(), shard = 1, shards = 1;
     for (int i = 0; i < argc; ++i) {
         float value;
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
-        else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
-            skeleton_arg = argv[++i];
-        else if (!strcmp(argv[i], "--json") && i + 1 < argc)
+        else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc) {
+            if (rule_count == MAX_SKELETON_RULES)
+                return batch_usage_error("--skeleton is given more than 64 times", argv[i + 1]);
+            skeleton_args[rule_count++] = argv[++i];
+        } else if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
         else if (!strcmp(argv[i], "--ossa") && i + 1 < argc)
             exe_arg = argv[++i];
@@ -494,7 +805,7 @@ int tool_batch(int argc, char **argv)
         fprintf(stderr, "ossa: batch: ninja is not in PATH (install ninja-build)\n");
         return 1;
     }
-    char exe[PATH_MAX], src_root[PATH_MAX], out_dir[PATH_MAX], skeleton[PATH_MAX], scope[PATH_MAX];
+    char exe[PATH_MAX], src_root[PATH_MAX], out_dir[PATH_MAX];
     const ssize_t exe_length = exe_arg ? 0 : readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (exe_arg ? !absolute_path(exe_arg, exe, sizeof exe) : exe_length <= 0) {
         fprintf(stderr, "ossa: batch: cannot find the ossa executable (%s); give --ossa EXE\n", strerror(errno));
@@ -506,37 +817,52 @@ int tool_batch(int argc, char **argv)
         fprintf(stderr, "ossa: batch: %s is not a folder\n", src);
         return 1;
     }
-    if (skeleton_arg && (!absolute_path(skeleton_arg, skeleton, sizeof skeleton) || access(skeleton, R_OK) != 0)) {
-        fprintf(stderr, "ossa: batch: %s: %s\n", skeleton_arg, strerror(errno));
-        return 1;
-    }
+    skeleton_rule *rules = calloc(rule_count + 1, sizeof *rules);
+    if (!rules) return fprintf(stderr, "ossa: batch: out of memory\n"), 1;
+    source_list all = {0}, mine = {0};
+    int status = 1;
+    batch_row *rows = NULL;
+    char **skeletons = NULL, **problems = NULL;
+    for (size_t r = 0; r < rule_count; ++r)
+        if (!parse_skeleton_rule(skeleton_args[r], src_root, &rules[r])) goto done;
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "ossa: batch: cannot create %s: %s\n", out, strerror(errno));
-        return 1;
+        goto done;
     }
     struct stat out_st;
     if (!absolute_path(out, out_dir, sizeof out_dir) || stat(out_dir, &out_st) != 0 || !S_ISDIR(out_st.st_mode)) {
         fprintf(stderr, "ossa: batch: %s is not a folder\n", out);
-        return 1;
+        goto done;
     }
-    /* The skeleton serves its folder's subtree when it lies inside the sources, else all. */
-    const char *skeleton_scope = NULL;
-    if (skeleton_arg) {
-        snprintf(scope, sizeof scope, "%s", skeleton);
-        *strrchr(scope, '/') = '\0';
-        const size_t root_length = strlen(src_root);
-        if (!strncmp(scope, src_root, root_length) && (scope[root_length] == '\0' || scope[root_length] == '/'))
-            skeleton_scope = scope;
-    }
-    source_list all = {0}, mine = {0};
-    int status = 1;
-    batch_row *rows = NULL;
+    /* An OUT_DIR that holds another build.ninja is left alone; the archives of removed
+     * sources are removed only when the last run here baked this shard or this run bakes all. */
+    bool had_manifest = false;
+    char shard_text[32], previous_shard[32];
+    snprintf(shard_text, sizeof shard_text, "%u/%u", shard, shards);
+    if (!previous_manifest(out_dir, &had_manifest, previous_shard, sizeof previous_shard)) goto done;
+    const bool clean = had_manifest && (shards == 1 || !strcmp(previous_shard, shard_text));
     if (!walk(src_root, "", &out_st, &all)) goto done;
-    qsort(all.paths, all.count, sizeof *all.paths, compare_paths);
+    qsort(all.items, all.count, sizeof *all.items, compare_sources);
     for (size_t i = 0; i < all.count; ++i)
-        if (i % shards == shard - 1 && !list_add(&mine, all.paths[i])) goto done;
+        if (i % shards == shard - 1 && !list_add(&mine, all.items[i])) goto done;
     if (mine.count == 0) fprintf(stderr, "ossa: batch: no importable file under %s\n", src);
-    if (!write_build_file(out_dir, exe, src_root, &mine, skeleton_arg ? skeleton : NULL, skeleton_scope, &o)) goto done;
+    skeletons = calloc(mine.count + 1, sizeof *skeletons);
+    problems = calloc(mine.count + 1, sizeof *problems);
+    if (!skeletons || !problems || !bind_skeletons(src_root, rules, rule_count, &all, &mine, skeletons, problems)) {
+        fprintf(stderr, "ossa: batch: out of memory\n");
+        goto done;
+    }
+    if (!write_build_file(out_dir, exe, src_root, &mine, (const char *const *)skeletons, (const char *const *)problems,
+                          shard_text, &o))
+        goto done;
+    if (clean && !remove_dead(ninja, out_dir))
+        fprintf(stderr,
+                "ossa: batch: ninja -t cleandead failed (ninja 1.10 or later has it): archives of removed "
+                "sources are left in %s\n",
+                out);
+    else if (had_manifest && !clean)
+        printf("archives of removed sources are kept: %s last held shard %s, this run bakes %s\n", out,
+               previous_shard[0] ? previous_shard : "(unknown)", shard_text);
     const int ninja_status = run_ninja(ninja, out_dir, jobs);
     if (ninja_status < 0 || ninja_status == 127) {
         fprintf(stderr, "ossa: batch: could not run %s\n", ninja);
@@ -550,8 +876,11 @@ int tool_batch(int argc, char **argv)
         fprintf(stderr, "ossa: batch: ninja -n failed: the summary may list archives of an earlier run\n");
     size_t failed = 0;
     for (size_t i = 0; i < mine.count; ++i) {
-        rows[i] = stale[i] ? (batch_row){.source = mine.paths[i], .source_bytes = -1, .bytes = -1}
-                           : read_row(src_root, out_dir, mine.paths[i]);
+        const char *rel = mine.items[i].path;
+        rows[i] = stale[i] || problems[i] ? (batch_row){.source = rel, .source_bytes = -1, .bytes = -1}
+                                          : read_row(src_root, out_dir, rel);
+        rows[i].problem = problems[i];
+        rows[i].skeleton = skeletons[i];
         failed += rows[i].bytes < 0;
     }
     free(stale);
@@ -561,7 +890,14 @@ int tool_batch(int argc, char **argv)
     if (json && !write_json(json, rows, mine.count, ninja_status)) status = 1;
 #endif
 done:
+    for (size_t i = 0; i < mine.count; ++i) {
+        if (skeletons) free(skeletons[i]);
+        if (problems) free(problems[i]);
+    }
+    free(skeletons);
+    free(problems);
     free(rows);
+    free(rules);
     list_free(&all);
     list_free(&mine);
     return status;

@@ -14,9 +14,11 @@
 #define DELAY_SECONDS 1.0
 
 struct tool_progress {
-    double start;
+    double start, drawn_at;
     const char *stage; /* static text */
     size_t index, count;
+    float fraction;     /* of the stage, from tool_progress_fraction; 0 when it gives none */
+    const char *detail; /* the step within the stage (static text); NULL when none */
     bool drawn;
 #ifdef OSSA_HAVE_PTHREADS
     pthread_mutex_t lock;
@@ -31,20 +33,24 @@ static void draw(tool_progress *p)
 {
     const double elapsed = tool_now() - p->start;
     if (elapsed < DELAY_SECONDS) return;
-    /* The share done when the stage began: the animations' builds are most of the work. */
+    /* The share of the bake done: the animations' builds are most of the work, each its equal
+     * share, and within one the builder's own report. */
     const unsigned percent = !strcmp(p->stage, "write") ? 100u
-                             : p->count                 ? (unsigned)(100 * (p->index - 1) / p->count)
-                                                        : 0u;
-    char bar[21];
+                             : p->count
+                                 ? (unsigned)(100.0 * ((double)(p->index - 1) + (double)p->fraction) / (double)p->count)
+                                 : 0u;
+    char bar[21], within[64] = "";
     for (unsigned i = 0; i < 20; ++i) bar[i] = i < percent / 5 ? '#' : '-';
     bar[20] = '\0';
+    if (p->detail) snprintf(within, sizeof within, " (%s, %.0f %%)", p->detail, 100.0 * (double)p->fraction);
     if (p->count)
-        fprintf(stderr, "\r[%s] %3u %% %s %zu of %zu, %.0f s\033[K", bar, percent, p->stage, p->index, p->count,
-                elapsed);
+        fprintf(stderr, "\r[%s] %3u %% %s %zu of %zu%s, %.0f s\033[K", bar, percent, p->stage, p->index, p->count,
+                within, elapsed);
     else
-        fprintf(stderr, "\r[%s] %3u %% %s, %.0f s\033[K", bar, percent, p->stage, elapsed);
+        fprintf(stderr, "\r[%s] %3u %% %s%s, %.0f s\033[K", bar, percent, p->stage, within, elapsed);
     fflush(stderr);
     p->drawn = true;
+    p->drawn_at = tool_now();
 }
 
 static void erase(tool_progress *p)
@@ -119,7 +125,22 @@ void tool_progress_stage(tool_progress *p, const char *stage, size_t index, size
     p->stage = stage;
     p->index = index;
     p->count = count;
+    p->fraction = 0.f;
+    p->detail = NULL;
     draw(p);
+    unlock(p);
+}
+
+void tool_progress_fraction(tool_progress *p, float fraction, const char *detail)
+{
+    if (!p) return;
+    lock(p);
+    p->fraction = fraction < 0.f ? 0.f : fraction > 1.f ? 1.f : fraction;
+    p->detail = detail;
+#ifndef OSSA_HAVE_PTHREADS
+    /* No ticker: redrawn here, four times a second at most. */
+    if (tool_now() - p->drawn_at >= 0.25) draw(p);
+#endif
     unlock(p);
 }
 

@@ -100,13 +100,18 @@ int tool_compare_doubles(const void *pa, const void *pb);
 double tool_now(void);
 
 /* A progress bar on stderr, drawn in place with \r once the work has taken a second: the stage
- * ("import", "build animation" i of n, "write"), the share done and the seconds elapsed. */
+ * ("import", "build animation" i of n, "write"), the step within it and its share (the
+ * builder's progress report), the share done and the seconds elapsed. */
 typedef struct tool_progress tool_progress;
 /* Starts the clock (and a redraw thread where POSIX threads are available); NULL when
  * `enabled` is false (stderr is not a terminal, -q). Every function accepts NULL. */
 tool_progress *tool_progress_start(bool enabled);
 /* Enters `stage` (static text; index/count 1-based, count 0 when it has none). */
 void tool_progress_stage(tool_progress *p, const char *stage, size_t index, size_t count);
+/* The share of the current stage done, in [0, 1], and the step within it (static text or
+ * NULL), as an ossa_build_progress_fn reports them; reset by tool_progress_stage. Safe to call
+ * from the thread running the stage. */
+void tool_progress_fraction(tool_progress *p, float fraction, const char *detail);
 /* Erases the bar before something else is printed (it is redrawn at the next tick). */
 void tool_progress_clear(tool_progress *p);
 /* Erases the bar and releases it. */

@@ -53,6 +53,11 @@ typedef struct ossa_animation_build_stats {
     size_t evaluations; /* candidate encodings measured */
 } ossa_animation_build_stats;
 
+/* Progress of one ossa_animation_build (see ossa_animation_build_desc.progress). `fraction` is
+ * the share of the build done, in [0, 1]; `stage` is a short static text naming the step that
+ * is running ("measure source", "search", "refine", "encode", "write"). */
+typedef void (*ossa_build_progress_fn)(float fraction, const char *stage, void *user);
+
 /* Options of the animation builder. Zero-initialised means a lossless build: every time point
  * is a key and every animated sub-track is quantised on 24 bits per component. */
 typedef struct ossa_animation_build_desc {
@@ -73,6 +78,17 @@ typedef struct ossa_animation_build_desc {
     unsigned threads;                  /* encoding threads (error-bounded builds); 0 -> 1, at most
                                           16 are used; the result does not depend on it; 1 where
                                           the library was built without POSIX threads */
+    /* Optional progress report; NULL: none. Called with `progress_user` on the thread that
+     * called ossa_animation_build (never from its encoding threads), between steps of work:
+     * after the source's reference poses, after each candidate encoding of the search is
+     * measured, every few sub-tracks while they are encoded or refined, and once more after
+     * the blob is written. Fractions never decrease over one build; a successful build ends
+     * with a call at exactly 1 (a failed one may stop below it). Up to about 600 calls per
+     * build, whatever its size. The callback must return quickly and must not call back into
+     * the builder (nor free anything the build reads); it cannot stop the build. The blob is
+     * the same bytes with or without it. */
+    ossa_build_progress_fn progress;
+    void *progress_user;
 } ossa_animation_build_desc;
 
 /* Builds a runtime animation blob (layout in ossa/animation.h) from a valid raw animation.
