@@ -45,10 +45,12 @@ struct ossa_sampling_context {
     size_t bound_frames;                  /* its time point count */
     size_t bound_keys, bound_data_size;   /* its key count and key data size */
     size_t group_count;
-    uint32_t segment;                              /* segment whose bit offsets are in rest_at; UINT32_MAX when none */
-    const uint8_t *segment_data;                   /* its bitmaps, then its segment ranges */
-    float segment_ratio[OSSA__SEGMENT_FRAMES + 1]; /* ratios of the segment's time points and
-                                                      the next segment's first */
+    uint32_t segment;            /* segment whose bit offsets are in rest_at; UINT32_MAX when none */
+    const uint8_t *segment_data; /* its bitmaps, then its segment ranges */
+    uint32_t segment_block;      /* bit offset of its first-key block */
+    OSSA_ALIGNAS(16)
+    float segment_ratio[OSSA__SEGMENT_FRAMES + 4]; /* ratios of the segment's time
+                                     points and the next segment's first (17 used) */
     /* Per animated sub-track (blob order), in the current segment: */
     uint32_t *rest_at;    /* [max_sub + 8] bit offset of the sub-track's second key in the
                              current segment */
@@ -403,9 +405,20 @@ static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, u
 {
     segment_setup(a, ctx, segment);
     ctx->segment_data = a->data + a->segment_offsets[segment];
+    ctx->segment_block = block_at(a, ctx, segment);
     const uint32_t first = segment * OSSA__SEGMENT_FRAMES, last = (uint32_t)a->frame_count - 1;
-    for (uint32_t f = 0; f <= OSSA__SEGMENT_FRAMES; ++f)
-        ctx->segment_ratio[f] = first + f <= last ? frame_ratio(a, first + f) : 1.f;
+    if (!a->timepoints && last - first >= OSSA__SEGMENT_FRAMES + 3) {
+        /* Uniform time points, all 20 in the clip: four divisions at a time, each as
+         * frame_ratio's (32-bit integer to float, correctly rounded division). */
+        const v4f count = v4f_set1((float)(int32_t)(a->frame_count - 1));
+        for (int f = 0; f < OSSA__SEGMENT_FRAMES + 4; f += 4) {
+            const v4i frames = v4i_add(v4i_set1((int32_t)(first + (uint32_t)f)), v4i_set(0, 1, 2, 3));
+            v4f_store(ctx->segment_ratio + f, v4f_div(v4i_to_f(frames), count));
+        }
+    } else {
+        for (uint32_t f = 0; f <= OSSA__SEGMENT_FRAMES; ++f)
+            ctx->segment_ratio[f] = first + f <= last ? frame_ratio(a, first + f) : 1.f;
+    }
     ctx->segment = segment;
 }
 
@@ -438,7 +451,17 @@ OSSA__INLINE void store_key(const ossa_animation *a, sub_group *g, size_t l, int
         word >>= at & 7;
         for (int c = 0; c < n; ++c) q[c] = TAKE(word, wd[c]), word >>= wd[c];
     } else {
-        for (int c = 0; c < n; ++c) q[c] = ossa__read_bits(a->data, at, wd[c]), at += wd[c];
+        /* Two loads: components are at most 24 bits wide, so two of them fit in one. */
+        uint64_t word;
+        memcpy(&word, a->data + (at >> 3), sizeof word);
+        word >>= at & 7;
+        q[0] = TAKE(word, wd[0]), word >>= wd[0];
+        q[1] = TAKE(word, wd[1]);
+        at += wd[0] + wd[1];
+        memcpy(&word, a->data + (at >> 3), sizeof word);
+        word >>= at & 7;
+        q[2] = TAKE(word, wd[2]);
+        if (n == 4) q[3] = TAKE(word >> wd[2], wd[3]);
     }
     for (int c = 0; c < n; ++c) g->q[key][c][l] = (int32_t)(ranged ? q[c] + base[c] : q[c]);
 }
@@ -456,7 +479,7 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
     const uint8_t *w = &a->bits[4 * i];
     const uint32_t clip[4] = {w[0], w[1], w[2], w[n == 4 ? 3 : 2]};
     if (next || index == 0) {
-        const size_t at = block_at(a, ctx, segment + next) + ctx->first_at[i];
+        const size_t at = (next ? block_at(a, ctx, segment + 1u) : ctx->segment_block) + ctx->first_at[i];
         store_key(a, g, l, key, at, ctx->first_bits[i], clip, clip, n, false);
         return;
     }

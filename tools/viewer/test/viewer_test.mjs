@@ -20,6 +20,10 @@ const TOLERANCE = 1e-5;
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
 const walk = path.join(args.work, "walk.ossa"), jog = path.join(args.work, "jog.ossa");
+// The clips' names in the two archives, and the skeleton option for the source (none when the
+// source has its own).
+const [nameA, nameB] = (args.names || "walk,jog").split(",");
+const skeletonArgs = args.skeleton ? ["--skeleton", args.skeleton] : [];
 
 let passed = 0, failed = 0;
 function check(ok, what, detail = "") {
@@ -116,7 +120,7 @@ async function main() {
   r = await startView([junk, "--port", "0"]);
   check(r.code === 1 && r.stderr.includes("is not a valid .ossa archive"), "ossa view refuses a non-archive", r.stderr.trim());
 
-  const view = await startView([walk, jog, "--against", args.source, "--skeleton", args.skeleton, "--port", "0"]);
+  const view = await startView([walk, jog, "--against", args.source, ...skeletonArgs, "--port", "0"]);
   if (!check(view.url !== undefined, "ossa view prints the URL", view.url || view.stderr)) return;
   const port = new URL(view.url).port;
   r = await startView([walk, "--port", port]);
@@ -142,7 +146,8 @@ async function main() {
       joints: window.ossaViewer.joints().length, clips: window.ossaViewer.clips(), error: window.ossaViewer.lastError,
       webgl: !!document.getElementById("view").getContext("webgl"),
     }));
-    check(info.error === "" && info.joints === 67 && info.clips.length === 2, "the page loads walk.ossa and jog.ossa",
+    const jointCount = native(walk, 0, 0).length / 3; /* x, y, z of each joint */
+    check(info.error === "" && info.joints === jointCount && info.clips.length === 2, `the page loads walk.ossa and jog.ossa (${jointCount} joints)`,
       `${info.joints} joints, clips ${info.clips.map((c) => `${c.name} ${c.duration.toFixed(3)} s`).join(", ")}${info.error ? ", error: " + info.error : ""}`);
     check(info.webgl, "WebGL is available");
 
@@ -187,11 +192,11 @@ async function main() {
     const jm = err.doc.clips[0].joint_max_mm;
     const expected = `${Math.max(...jm).toPrecision(3)} mm`;
     const pxErr = await skeletonPixels(page, errShot, 8);
-    check(err.shown !== "none" && jm.length === 67 && err.legend === expected && pxErr.inside < px.inside / 4,
+    check(err.shown !== "none" && jm.length === jointCount && err.legend === expected && pxErr.inside < px.inside / 4,
       "joints are coloured by their error against the source", `legend ${err.legend} (document ${expected}), max ${err.doc.clips[0].max_mm} mm, ${pxErr.inside} plain-coloured pixels left`);
 
     // The same colours from an `ossa info --json` document opened by hand.
-    const infoDoc = execFileSync(args.ossa, ["info", walk, "--against", args.source, "--skeleton", args.skeleton, "--json"], { encoding: "utf8" });
+    const infoDoc = execFileSync(args.ossa, ["info", walk, "--against", args.source, ...skeletonArgs, "--json"], { encoding: "utf8" });
     const infoLegend = await page.evaluate((doc) => { window.ossaViewer.loadErrors(doc); return document.getElementById("errors-max").textContent; }, infoDoc);
     check(infoLegend === expected, "an ossa info --json document colours the joints too", `legend ${infoLegend}`);
 
@@ -207,7 +212,7 @@ async function main() {
     await page.setInputFiles("#file", walk);
     await page.waitForFunction(() => window.ossaViewer.clips().length === 1, null, { timeout: 10000 }).catch(() => {});
     const picked = await page.evaluate(() => ({ clips: window.ossaViewer.clips(), status: document.getElementById("status").textContent }));
-    check(picked.clips.length === 1 && picked.clips[0].name === "walk", "the file picker opens an archive", picked.status);
+    check(picked.clips.length === 1 && picked.clips[0].name === nameA, "the file picker opens an archive", picked.status);
     // Drag and drop: jog.ossa dropped on the view adds its clip.
     const dropped = await page.evaluate(async (b64) => {
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -217,7 +222,7 @@ async function main() {
       for (let i = 0; i < 100 && window.ossaViewer.clips().length < 2; ++i) await new Promise((r) => setTimeout(r, 50));
       return window.ossaViewer.clips().map((c) => c.name);
     }, fs.readFileSync(jog).toString("base64"));
-    check(dropped.join() === "walk,jog", "a dropped archive adds its clips", dropped.join(", "));
+    check(dropped.join() === `${nameA},${nameB}`, "a dropped archive adds its clips", dropped.join(", "));
     check(consoleErrors.length === 0, "no script errors", consoleErrors.join("; "));
   } finally {
     await browser.close();

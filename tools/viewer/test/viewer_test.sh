@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The browser viewer's test (meson test suite 'viewer'): bakes the pab walk and jog clips of the
-# data directory, serves them with `ossa view --against` and drives the page in Debian's
+# data directory (without it: the CMU clip 01_01.bvh of Debian's assimp-testmodels, and the same
+# clip with its root motion extracted, so that the blend moves the root), serves them with `ossa view --against` and drives the page in Debian's
 # headless Chromium through playwright-core (viewer_test.mjs): it must load the archives, play,
 # draw the skeleton where its joints project, match the native runtime's joint positions within
 # 1e-5 (viewer_positions), blend, colour by error and report a bad file. The screenshots go to
@@ -10,8 +11,8 @@
 # Usage: tools/viewer/test/viewer_test.sh OSSA_EXE VIEWER_POSITIONS_EXE VIEWER_DIR
 # Environment: OSSA_SHARED_DATA (the data directory, docs/benchmarks.md), OSSA_CHROMIUM
 # (default /usr/bin/chromium).
-# Exit status: 0 passed, 1 failed, 77 skipped (no pab clips, no node, no Chromium, or the
-# driver's packages not installed: npm ci in tools/viewer/test).
+# Exit status: 0 passed, 1 failed, 77 skipped (neither the pab clips nor 01_01.bvh, no node, no
+# Chromium, or the driver's packages not installed: npm ci in tools/viewer/test).
 set -euo pipefail
 
 if (($# != 3)); then
@@ -27,9 +28,15 @@ skip() {
   echo "skipped: $*" >&2
   exit 77
 }
+cmu=/usr/share/assimp/models/BVH/01_01.bvh
+pab=1
 for f in pab_skeleton.ozz pab_walk_raw.ozz pab_jog_raw.ozz; do
-  [[ -n $data && -f $data/ozz/$f ]] || skip "DATA/ozz/$f is not there (set OSSA_SHARED_DATA to the data directory)"
+  [[ -n $data && -f $data/ozz/$f ]] || pab=0
 done
+if ((!pab)); then
+  [[ -f $cmu ]] || skip "neither DATA/ozz/pab_*.ozz (set OSSA_SHARED_DATA to the data directory) nor $cmu is there"
+  echo "the pab clips are not there (OSSA_SHARED_DATA): testing with $cmu" >&2
+fi
 command -v node >/dev/null 2>&1 || skip "node is not installed"
 [[ -x $chromium ]] || skip "$chromium is not installed (Debian's chromium package)"
 [[ -f $here/node_modules/playwright-core/package.json ]] ||
@@ -37,10 +44,17 @@ command -v node >/dev/null 2>&1 || skip "node is not installed"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ossa-viewer-test-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-for clip in walk jog; do
-  "$ossa" bake "$data/ozz/pab_${clip}_raw.ozz" --skeleton "$data/ozz/pab_skeleton.ozz" -o "$tmp/$clip.ossa" -q
-done
+if ((pab)); then
+  for clip in walk jog; do
+    "$ossa" bake "$data/ozz/pab_${clip}_raw.ozz" --skeleton "$data/ozz/pab_skeleton.ozz" -o "$tmp/$clip.ossa" -q
+  done
+  source=(--source "$data/ozz/pab_walk_raw.ozz" --skeleton "$data/ozz/pab_skeleton.ozz" --names walk,jog)
+else
+  "$ossa" bake "$cmu" -o "$tmp/walk.ossa" -q
+  "$ossa" bake "$cmu" --root-motion -o "$tmp/jog.ossa" -q
+  source=(--source "$cmu" --skeleton "" --names Motion,Motion)
+fi
 status=0
 node "$here/viewer_test.mjs" --ossa "$ossa" --positions "$positions" --viewer "$viewer" \
-  --chromium "$chromium" --work "$tmp" --source "$data/ozz/pab_walk_raw.ozz" --skeleton "$data/ozz/pab_skeleton.ozz" || status=$?
+  --chromium "$chromium" --work "$tmp" "${source[@]}" || status=$?
 exit "$status"
