@@ -169,6 +169,8 @@ static const measure measures[] = {
     {"sampling backward 60 Hz", "ozz/pab_walk_raw.ozz", BACKWARD, 20000, 0, 0},
     {"sampling backward 60 Hz", "ozz/pab_atlas_raw.ozz", BACKWARD, 20000, 0, 0},
     {"sampling random ratios", "ozz/pab_walk_raw.ozz", RANDOM, 5000, 22153, 1770},
+    {"sampling random ratios", "ozz/pab_jog_raw.ozz", RANDOM, 5000, 0, 0},
+    {"sampling random ratios", "ozz/pab_run_raw.ozz", RANDOM, 5000, 0, 0},
     {"sampling random ratios", "ozz/pab_atlas_raw.ozz", RANDOM, 5000, 128378, 8900},
     {"local-to-model (67 joints)", "ozz/pab_walk_raw.ozz", LOCAL_TO_MODEL, 20000, 8497, 470},
     {"sampling forward 60 Hz", OSSA_DEFAULT_INPUT, FORWARD, 20000, 10187, 855},
