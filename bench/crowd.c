@@ -62,11 +62,15 @@ typedef struct crowd {
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-static state_bytes character_bytes(const ossa_skeleton *skel)
+/* State of character k: its three sampling contexts, each sized for the clip it plays
+ * (ossa_sampling_context_size_for), its poses and its model matrices. */
+static state_bytes character_bytes(const ossa_skeleton *skel, const bench_clip *clips, size_t k)
 {
     const size_t pose = skel->soa_count * sizeof(ossa_soa_transform);
-    return (state_bytes){PLAYED * align16(ossa_sampling_context_size(skel->joint_count)), (PLAYED + 1) * pose,
-                         skel->joint_count * sizeof(ossa_float4x4)};
+    size_t contexts = 0;
+    for (size_t i = 0; i < PLAYED; ++i)
+        contexts += align16(ossa_sampling_context_size_for(&clips[(k + i) % CLIPS].anim));
+    return (state_bytes){contexts, (PLAYED + 1) * pose, skel->joint_count * sizeof(ossa_float4x4)};
 }
 
 static uint32_t hash(uint32_t x)
@@ -77,17 +81,17 @@ static uint32_t hash(uint32_t x)
 
 static bool character_init(character *ch, size_t k, const bench_clip *clips, const ossa_skeleton *skel)
 {
-    const state_bytes b = character_bytes(skel);
-    const size_t ctx_size = ossa_sampling_context_size(skel->joint_count);
+    const state_bytes b = character_bytes(skel, clips, k);
     const size_t pose = skel->soa_count * sizeof(ossa_soa_transform);
     uint8_t *m = aligned_alloc(64, (b.contexts + b.poses + b.matrices + 63) & ~(size_t)63);
     if (!m) return false;
     ch->memory = m;
     static const float weights[3] = {.5f, .3f, .2f};
     for (size_t i = 0; i < PLAYED; ++i) {
-        ch->ctx[i] = ossa_sampling_context_init(m, ctx_size, skel->joint_count);
-        m += align16(ctx_size);
         const bench_clip *c = &clips[(k + i) % CLIPS];
+        const size_t ctx_size = ossa_sampling_context_size_for(&c->anim);
+        ch->ctx[i] = ossa_sampling_context_init_for(m, ctx_size, &c->anim);
+        m += align16(ctx_size);
         ch->anim[i] = &c->anim;
         ch->offset[i] = (float)(hash((uint32_t)(k * PLAYED + i)) >> 8) * (1.f / 16777216.f) * c->anim.duration;
         ch->weight[i] = weights[(i + k) % 3];
@@ -293,12 +297,18 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
-    const state_bytes b = character_bytes(skel);
-    printf("\nState per character (%zu joints, %zu SoA groups): %zu B = 3 sampling contexts %zu B + 4 SoA poses "
-           "(3 sampled, 1 blended) %zu B + model matrices %zu B. Shared read-only: the skeleton and the clips "
-           "(%zu B of animation blobs).\n",
-           (size_t)skel->joint_count, (size_t)skel->soa_count, b.contexts + b.poses + b.matrices, b.contexts, b.poses,
-           b.matrices,
+    /* Characters repeat their clips every CLIPS: the mean over CLIPS of them. */
+    state_bytes b = {0, 0, 0};
+    for (size_t k = 0; k < CLIPS; ++k) {
+        const state_bytes c = character_bytes(skel, clips, k);
+        b.contexts += c.contexts, b.poses += c.poses, b.matrices += c.matrices;
+    }
+    b.contexts /= CLIPS, b.poses /= CLIPS, b.matrices /= CLIPS;
+    printf("\nState per character (%zu joints, %zu SoA groups), mean: %zu B = 3 sampling contexts sized for their "
+           "clips %zu B (sized for the skeleton: %zu B) + 4 SoA poses (3 sampled, 1 blended) %zu B + model matrices "
+           "%zu B. Shared read-only: the skeleton and the clips (%zu B of animation blobs).\n",
+           (size_t)skel->joint_count, (size_t)skel->soa_count, b.contexts + b.poses + b.matrices, b.contexts,
+           PLAYED * align16(ossa_sampling_context_size(skel->joint_count)), b.poses, b.matrices,
            clips[0].anim_blob.size + clips[1].anim_blob.size + clips[2].anim_blob.size + clips[3].anim_blob.size);
     if (tsv) fclose(tsv);
     for (size_t k = 0; k < max_count; ++k) free(cr.chars[k].memory);

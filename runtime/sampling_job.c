@@ -38,6 +38,7 @@ typedef struct sub_group {
 
 struct ossa_sampling_context {
     size_t max_soa;
+    size_t max_animated;                  /* animated sub-tracks it has room for */
     size_t bytes;                         /* of the whole context (ossa_sampling_context_size) */
     const uint8_t *bound;                 /* kinds table of the bound animation, NULL when unbound */
     const ossa_soa_transform *bound_rest; /* the rest pose it was bound with */
@@ -73,11 +74,14 @@ static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_ENTRY, L_RANGED, L_GROUPS, L_REST, L_END };
 
+/* Groups of max_sub animated sub-tracks: each channel c of A_c of them makes ceil(A_c / 4)
+ * groups (whole aligned ones, then the rest packed), at most (A + 9) / 4 over three channels. */
 static size_t group_capacity(size_t max_sub) { return max_sub / 4 + 3; }
 
-static size_t layout(size_t max_soa, size_t offsets[L_END])
+/* Offsets of the context's arrays for up to max_soa SoA groups and max_sub animated
+ * sub-tracks; returns the whole size. */
+static size_t layout(size_t max_soa, size_t max_sub, size_t offsets[L_END])
 {
-    const size_t max_sub = 3 * 4 * max_soa;
     const size_t sizes[L_END] = {(max_sub + 8) * 4,
                                  max_sub * 4,
                                  (max_sub + 8) * 2,
@@ -98,20 +102,29 @@ size_t ossa_sampling_context_size(size_t max_tracks)
 {
     if (max_tracks > OSSA_MAX_JOINTS) return 0;
     size_t offsets[L_END];
-    return layout((max_tracks + 3) / 4, offsets);
+    const size_t max_soa = (max_tracks + 3) / 4;
+    return layout(max_soa, 3 * 4 * max_soa, offsets);
 }
 
-ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, size_t max_tracks)
+size_t ossa_sampling_context_size_for(const ossa_animation *animation)
 {
-    if (!memory || ossa__misaligned(memory) || max_tracks > OSSA_MAX_JOINTS) return NULL;
-    const size_t max_soa = (max_tracks + 3) / 4;
+    if (!animation || !animation->kinds) return 0;
     size_t offsets[L_END];
-    if (size < layout(max_soa, offsets)) return NULL;
+    return layout(animation->soa_count, animation->animated_count, offsets);
+}
+
+/* A context for max_soa groups and max_sub animated sub-tracks, NULL when it does not fit. */
+static ossa_sampling_context *context_init(void *memory, size_t size, size_t max_soa, size_t max_sub)
+{
+    if (!memory || ossa__misaligned(memory)) return NULL;
+    size_t offsets[L_END];
+    if (size < layout(max_soa, max_sub, offsets)) return NULL;
     uint8_t *base = memory;
     ossa_sampling_context *ctx = memory;
     memset(ctx, 0, sizeof *ctx);
     ctx->max_soa = max_soa;
-    ctx->bytes = layout(max_soa, offsets);
+    ctx->max_animated = max_sub;
+    ctx->bytes = layout(max_soa, max_sub, offsets);
     ctx->rest_at = (uint32_t *)(void *)(base + offsets[L_REST_AT]);
     ctx->first_at = (uint32_t *)(void *)(base + offsets[L_FIRST_AT]);
     ctx->key_bits = (uint16_t *)(void *)(base + offsets[L_BITS]);
@@ -121,6 +134,19 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
     ctx->groups = (sub_group *)(void *)(base + offsets[L_GROUPS]);
     ctx->rest = (ossa_soa_transform *)(void *)(base + offsets[L_REST]);
     return ctx;
+}
+
+ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, size_t max_tracks)
+{
+    if (max_tracks > OSSA_MAX_JOINTS) return NULL;
+    const size_t max_soa = (max_tracks + 3) / 4;
+    return context_init(memory, size, max_soa, 3 * 4 * max_soa);
+}
+
+ossa_sampling_context *ossa_sampling_context_init_for(void *memory, size_t size, const ossa_animation *animation)
+{
+    if (!animation || !animation->kinds) return NULL;
+    return context_init(memory, size, animation->soa_count, animation->animated_count);
 }
 
 void ossa_sampling_context_invalidate(ossa_sampling_context *context)
@@ -133,12 +159,19 @@ size_t ossa_sampling_context_max_tracks(const ossa_sampling_context *context)
     return context ? context->max_soa * 4 : 0;
 }
 
+size_t ossa_sampling_context_max_animated(const ossa_sampling_context *context)
+{
+    return context ? context->max_animated : 0;
+}
+
 ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job)
 {
     if (!job) return OSSA_ERROR_NULL_ARGUMENT;
     if (!job->animation) return OSSA_ERROR_NO_ANIMATION;
     if (!job->context) return OSSA_ERROR_NO_CONTEXT;
-    if (job->context->max_soa < job->animation->soa_count) return OSSA_ERROR_CONTEXT_TOO_SMALL;
+    if (job->context->max_soa < job->animation->soa_count ||
+        job->context->max_animated < job->animation->animated_count)
+        return OSSA_ERROR_CONTEXT_TOO_SMALL;
     if (!isfinite(job->ratio)) return OSSA_ERROR_INVALID_RATIO;
     if (!job->output) return OSSA_ERROR_NO_OUTPUT;
     if (job->output_count < job->animation->soa_count) return OSSA_ERROR_OUTPUT_TOO_SMALL;

@@ -415,6 +415,63 @@ static void test_access_orders_give_identical_poses(void **state)
     ossa_raw_animation_destroy(&raw);
 }
 
+/* A context sized for an animation samples it exactly as a context sized for the skeleton does,
+ * in less memory, and refuses an animation with more animated sub-tracks, writing nothing. */
+static void test_context_sized_for_animation(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw[2];
+    ossa_blob blob[2] = {{0}, {0}};
+    ossa_animation anim[2]; /* [0] all tracks, [1] the first six without keys */
+    for (int i = 0; i < 2; ++i) {
+        make_random_clip(&raw[i], 12, 4.f, 31);
+        for (size_t t = 0; i == 1 && t < 6; ++t)
+            assert_int_equal(ossa_raw_joint_track_resize(&raw[i], t, 0, 0, 0), OSSA_OK);
+        assert_int_equal(ossa_animation_build(&raw[i], NULL, &blob[i], NULL), OSSA_OK);
+        assert_int_equal(ossa_animation_init(&anim[i], blob[i].data, blob[i].size), OSSA_OK);
+    }
+    assert_int_equal(anim[0].soa_count, anim[1].soa_count);
+    assert_true(anim[1].animated_count > 0 && anim[1].animated_count < anim[0].animated_count);
+
+    const size_t small = ossa_sampling_context_size_for(&anim[1]), full = ossa_sampling_context_size(12);
+    assert_true(small > 0 && small < full);
+    assert_true(ossa_sampling_context_size_for(&anim[0]) > small);
+    assert_int_equal(ossa_sampling_context_size_for(NULL), 0);
+    void *mem[2] = {aligned_alloc(16, small), aligned_alloc(16, full)};
+    assert_null(ossa_sampling_context_init_for(mem[0], small - 16, &anim[1]));
+    assert_null(ossa_sampling_context_init_for(mem[0], small, NULL));
+    assert_null(ossa_sampling_context_init_for((uint8_t *)mem[0] + 8, small - 8, &anim[1]));
+    ossa_sampling_context *ctx[2] = {ossa_sampling_context_init_for(mem[0], small, &anim[1]),
+                                     ossa_sampling_context_init(mem[1], full, 12)};
+    assert_non_null(ctx[0]);
+    assert_non_null(ctx[1]);
+    assert_int_equal(ossa_sampling_context_max_animated(ctx[0]), anim[1].animated_count);
+    assert_int_equal(ossa_sampling_context_max_tracks(ctx[0]), 12);
+    assert_int_equal(ossa_sampling_context_max_animated(ctx[1]), 36);
+
+    ossa_soa_transform pose[2][3];
+    uint32_t s = 9;
+    for (int step = 0; step < 600; ++step) {
+        const float ratio = step < 300 ? (float)step / 299.f : ossa_test_randf(&s, 0.f, 1.f);
+        for (int i = 0; i < 2; ++i) {
+            const ossa_sampling_job job = {&anim[1], ctx[i], ratio, pose[i], 3, NULL, 0};
+            assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+        }
+        assert_memory_equal(pose[0], pose[1], sizeof pose[0]);
+    }
+    /* More animated sub-tracks than it has room for: refused, the output untouched. */
+    memset(pose[0], 0xab, sizeof pose[0]);
+    memcpy(pose[1], pose[0], sizeof pose[0]);
+    const ossa_sampling_job refused = {&anim[0], ctx[0], .5f, pose[0], 3, NULL, 0};
+    assert_int_equal(ossa_sampling_job_run(&refused), OSSA_ERROR_CONTEXT_TOO_SMALL);
+    assert_memory_equal(pose[0], pose[1], sizeof pose[0]);
+    for (int i = 0; i < 2; ++i) {
+        free(mem[i]);
+        ossa_blob_destroy(&blob[i]);
+        ossa_raw_animation_destroy(&raw[i]);
+    }
+}
+
 /* Constant and default sub-tracks are kept out of the segments; sampling still returns their
  * value next to an animated sub-track of the same SoA group. */
 static void test_constant_tracks_stored_once(void **state)
@@ -528,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_access_orders_give_identical_poses),
         cmocka_unit_test(test_ranged_translations_far_from_origin),
         cmocka_unit_test(test_constant_tracks_stored_once),
+        cmocka_unit_test(test_context_sized_for_animation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

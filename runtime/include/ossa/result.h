@@ -27,7 +27,7 @@ extern "C" {
     /* job-specific errors */                                                                                          \
     X(ERROR_NO_ANIMATION, "the job has no animation")                                                                  \
     X(ERROR_NO_CONTEXT, "the sampling job has no context")                                                             \
-    X(ERROR_CONTEXT_TOO_SMALL, "the sampling context holds fewer joints than the animation")                           \
+    X(ERROR_CONTEXT_TOO_SMALL, "the sampling context holds fewer joints or animated sub-tracks than the animation")    \
     X(ERROR_NO_OUTPUT, "the job has no output buffer")                                                                 \
     X(ERROR_OUTPUT_TOO_SMALL, "the job's output holds fewer elements than required")                                   \
     X(ERROR_NO_SKELETON, "the job has no skeleton")                                                                    \

@@ -26,14 +26,27 @@ extern "C" {
 /* Per-instance sampling cache (opaque; lives in caller memory). */
 typedef struct ossa_sampling_context ossa_sampling_context;
 
-/* Bytes of memory a context able to sample animations of up to `max_tracks` joints needs.
- * 0 when max_tracks exceeds OSSA_MAX_JOINTS. */
+/* Bytes of memory a context able to sample animations of up to `max_tracks` joints needs
+ * (room for all of their sub-tracks animated). 0 when max_tracks exceeds OSSA_MAX_JOINTS. */
 OSSA_API size_t ossa_sampling_context_size(size_t max_tracks);
+
+/* Bytes of memory a context sized for `animation` needs: room for its joints and its animated
+ * sub-tracks only, so that it also samples any animation with at most as many of both. A
+ * crowd's characters thus keep their state small: for the pab walk (67 joints, 27 animated
+ * sub-tracks) about a sixth of ossa_sampling_context_size(67) (bench/crowd.c prints both).
+ * 0 when animation is NULL or not initialised. */
+OSSA_API size_t ossa_sampling_context_size_for(const ossa_animation *animation);
 
 /* Places an empty context in `memory` (`size` bytes, 16-byte aligned) for up to `max_tracks`
  * joints. Returns NULL when memory is NULL or misaligned, size is below
  * ossa_sampling_context_size(max_tracks) or max_tracks exceeds OSSA_MAX_JOINTS. */
 OSSA_API ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, size_t max_tracks);
+
+/* Places an empty context sized for `animation` (see ossa_sampling_context_size_for) in
+ * `memory` (`size` bytes, 16-byte aligned). Returns NULL when memory is NULL or misaligned,
+ * animation is NULL or not initialised, or size is below ossa_sampling_context_size_for. */
+OSSA_API ossa_sampling_context *ossa_sampling_context_init_for(void *memory, size_t size,
+                                                               const ossa_animation *animation);
 
 /* Forgets the bound animation and its cached keys; the next run decodes from scratch. */
 OSSA_API void ossa_sampling_context_invalidate(ossa_sampling_context *context);
@@ -41,11 +54,16 @@ OSSA_API void ossa_sampling_context_invalidate(ossa_sampling_context *context);
 /* Largest joint count `context` can sample (0 for NULL). */
 OSSA_API size_t ossa_sampling_context_max_tracks(const ossa_sampling_context *context);
 
+/* Largest animated sub-track count (ossa_animation.animated_count) `context` can sample (0 for
+ * NULL). */
+OSSA_API size_t ossa_sampling_context_max_animated(const ossa_sampling_context *context);
+
 /* Samples `animation` at `ratio` into `output`.
  * Fields (zero-initialised means: no animation, no context, ratio 0, no output, which are
  * errors except the ratio):
  *   animation      validated animation view
- *   context        from ossa_sampling_context_init, max_tracks >= animation->track_count
+ *   context        from ossa_sampling_context_init, max_tracks >= animation->track_count and
+ *                  max_animated >= animation->animated_count
  *   ratio          time / duration; clamped to [0, 1]; must be finite
  *   output         [output_count >= animation->soa_count] SoA local transforms; lanes past
  *                  track_count in the last group are written with identity
