@@ -15,54 +15,62 @@ static inline v4f hsum4x(v4f r0, v4f r1, v4f r2, v4f r3)
 /* The rotation about the joint that puts the target on the aiming ray o + l f (l >= 0), then
  * turns u about the joint->target axis towards the pole's half-plane and by `twist_angle`.
  * t is the target relative to the joint; o, f (any length), u and pole are in t's frame, and
- * so is the result. */
+ * so is the result. Scalars are kept splatted across the lanes. */
 static v4f solve(v4f t, v4f o, v4f f, v4f u, v4f pole, float twist_angle, bool *reached)
 {
-    OSSA_ALIGNAS(16) float s[4];
     /* The ray point p at the target's distance, |o + l f|^2 = |t|^2: the larger root l, else
      * the point nearest to the target (l = -o.f / f.f), l clamped to >= 0. */
     const v4f dots = hsum4x(v4f_mul(f, f), v4f_mul(o, f), v4f_mul(o, o), v4f_mul(t, t));
-    v4f_store(s, dots);
-    const float ff = s[0], of = s[1], t2 = s[3];
-    if (!(t2 > 0.f) || !(ff > 0.f)) {
+    const v4f ff = V4F_SPLAT(dots, 0), of = V4F_SPLAT(dots, 1), t2 = V4F_SPLAT(dots, 3);
+    if (!(v4f_x(t2) > 0.f) || !(v4f_x(ff) > 0.f)) {
         *reached = false;
         return q_identity();
     }
-    const float disc = of * of - ff * (s[2] - t2);
-    const bool hit = disc >= 0.f;
-    const float l = ((hit ? sqrtf(disc) : 0.f) - of) / ff;
-    *reached = hit && l >= 0.f;
-    const v4f p = l > 0.f ? v4f_madd(f, v4f_set1(l), o) : o;
-    const v4f k = v4f_mul(t, v4f_rsqrt(V4F_SPLAT(dots, 3)));
-    v4f_store(s, hsum4x(v4f_mul(p, t), v4f_mul(pole, k), v4f_mul(pole, pole), v4f_mul(p, p)));
-    const float d = s[0], pole_k = s[1], pole2 = s[2];
-    /* |p| |t|: p is on the target's sphere when the ray reaches it */
-    const float ab = sqrtf(s[3] * t2);
-    if (!(ab > 0.f)) return q_identity();
+    const v4f disc = v4f_nmadd(ff, v4f_sub(V4F_SPLAT(dots, 2), t2), v4f_mul(of, of));
+    const bool hit = v4f_x(disc) >= 0.f;
+    const v4f l = v4f_div(v4f_sub(hit ? v4f_sqrt(disc) : v4f_zero(), of), ff);
+    *reached = hit && v4f_x(l) >= 0.f;
+    const v4f p = v4f_x(l) > 0.f ? v4f_madd(f, l, o) : o;
+    const v4f k = v4f_mul(t, v4f_rsqrt(t2));
+    const v4f b = hsum4x(v4f_mul(p, t), v4f_mul(pole, k), v4f_mul(pole, pole), v4f_mul(p, p));
+    const v4f ab = v4f_sqrt(v4f_mul(V4F_SPLAT(b, 3), t2)); /* |p| |t| */
+    if (!(v4f_x(ab) > 0.f)) return q_identity();
 
-    /* Swing: the shortest arc from p to t (q_from_to, with |p| |t| known). */
-    const v4f x = cross3(p, t);
+    /* Swing: the shortest arc from p to t, as q_from_to: with x = p x t and d = p.t, the
+     * quaternion (x, |p||t| + d), of squared norm 2 |p||t| (|p||t| + d); for an obtuse angle
+     * |p||t| + d is taken as |x|^2 / (|p||t| - d), which does not cancel. */
+    const v4f d = V4F_SPLAT(b, 0), x = cross3(p, t);
     v4f swing;
-    if (d >= 0.f) {
-        /* (x, |p||t| + p.t), of squared norm 2 |p||t| (|p||t| + p.t) */
-        const float w = ab + d;
-        swing = v4f_mul(v4f_add(x, only_w(v4f_set1(w))), v4f_rsqrt(v4f_set1(2.f * ab * w)));
+    if (v4f_x(d) >= 0.f) {
+        const v4f w = v4f_add(ab, d);
+        swing = v4f_mul(v4f_add(x, only_w(w)), v4f_rsqrt(v4f_mul(v4f_add(ab, ab), w)));
     } else {
-        swing = q_from_to(p, t, v4f_set1(s[3]), V4F_SPLAT(dots, 3));
+        const v4f x2 = dot4(x, x);
+        if (v4f_x(x2) > v4f_x(ab) * v4f_x(ab) * 1e-30f) {
+            const v4f w = v4f_div(x2, v4f_sub(ab, d));
+            swing = v4f_mul(v4f_add(x, only_w(w)), v4f_rsqrt(v4f_mul(v4f_add(ab, ab), w)));
+        } else { /* antiparallel: a half turn about p x (1, 0, 0) or p x (0, 0, 1), the longer */
+            const v4f e = fabsf(v4f_x(p)) > fabsf(v4f_x(V4F_SPLAT(p, 2))) ? v4f_set(0.f, 0.f, 1.f, 0.f)
+                                                                          : v4f_set(1.f, 0.f, 0.f, 0.f);
+            swing = q_normalize(cross3(p, e));
+        }
     }
 
     /* Twist about k that takes v = swing(u) to the pole's half-plane: with pv and pp the parts
      * of v and pole perpendicular to k, cos ~ pv.pp = v.pp and sin ~ k.(pv x pp) = v.(pp x k),
-     * both scaled by |pv||pp| = sqrt(cos^2 + sin^2). */
-    const v4f v = q_rotate(swing, u), pp = v4f_nmadd(k, v4f_set1(pole_k), pole);
-    v4f_store(s, hsum4x(v4f_mul(v, pp), v4f_mul(v, cross3(pp, k)), v4f_mul(v, v), v4f_zero()));
-    const float c = s[0], sn = s[1], r2 = c * c + sn * sn;
+     * both scaled by r = |pv||pp| = sqrt(cos^2 + sin^2); skipped when r is below 1e-5 |v||pole|. */
+    const v4f v = q_rotate(swing, u), pp = v4f_nmadd(k, V4F_SPLAT(b, 1), pole);
+    const v4f cs = hsum3x(v4f_mul(v, pp), v4f_mul(v, cross3(pp, k)), v4f_mul(v, v)); /* cos, sin, |v|^2 */
+    const v4f cs2 = v4f_mul(cs, cs);
+    const v4f r2 = v4f_add(cs2, V4F_SWIZZLE(cs2, 1, 0, 3, 2)); /* lane 0 */
     v4f twist = q_identity();
-    if (r2 > s[2] * pole2 * 1e-10f) {
+    if (v4f_x(r2) > v4f_x(V4F_SPLAT(v4f_mul(cs, b), 2)) * 1e-10f) {
         /* half angle: (sin k, r + cos) or ((r - cos) k, sin), of squared norm 2 r (r + |cos|) */
-        const float r = sqrtf(r2), ac = fabsf(c), scale = 1.f / sqrtf(2.f * r * (r + ac));
-        const float kw = (c >= 0.f ? sn : r - c) * scale, w = (c >= 0.f ? r + c : sn) * scale;
-        twist = v4f_add(v4f_mul(k, v4f_set1(kw)), v4f_set(0.f, 0.f, 0.f, w));
+        const v4f r = v4f_sqrt(V4F_SPLAT(r2, 0)), c = V4F_SPLAT(cs, 0), sn = V4F_SPLAT(cs, 1);
+        const bool acute = v4f_x(c) >= 0.f;
+        const v4f a = acute ? v4f_add(r, c) : v4f_sub(r, c);
+        twist =
+            v4f_mul(v4f_add(v4f_mul(k, acute ? sn : a), only_w(acute ? a : sn)), v4f_rsqrt(v4f_mul(v4f_add(r, r), a)));
     }
     if (twist_angle != 0.f) twist = q_mul(q_axis_angle(k, twist_angle), twist);
     return q_mul(twist, swing);
