@@ -5,84 +5,152 @@
 #include "checks.h"
 #include "ik_math.h"
 
-/* An aiming ray in model space, relative to the joint being solved: it starts at `offset`
- * and runs along unit `forward`; `up` turns with it. */
-typedef struct ray {
-    v4f offset, forward, up;
-} ray;
-
-/* The model-space rotation about the joint's origin that puts `target` on the ray, then
- * turns `up` towards the pole plane and by `twist_angle` about the origin->target axis. */
-static v4f aim(v4f origin, const ray *r, v4f target, v4f pole, float twist_angle, bool *reached)
+/* Lane i of the result is the sum of the lanes of r_i: four dot products for one transpose. */
+static inline v4f hsum4x(v4f r0, v4f r1, v4f r2, v4f r3)
 {
-    const v4f t = v4f_sub(target, origin);
-    const v4f t2 = dot4(t, t);
-    /* The ray point at the target's distance: |offset + l forward|^2 = |t|^2, l >= 0. */
-    const float b = v4f_x(dot4(r->offset, r->forward));
-    const float disc = b * b - v4f_x(dot4(r->offset, r->offset)) + v4f_x(t2);
-    float l = disc >= 0.f ? sqrtf(disc) - b : -b;
-    *reached = disc >= 0.f && l >= 0.f && v4f_x(t2) > 0.f;
-    if (l < 0.f) l = 0.f;
-    const v4f p = v4f_madd(r->forward, v4f_set1(l), r->offset);
-    const v4f p2 = dot4(p, p);
-    if (!(v4f_x(t2) > 0.f) || !(v4f_x(p2) > 0.f)) return q_identity();
-    const v4f swing = q_from_to(p, t, p2, t2);
+    v4f_transpose4(&r0, &r1, &r2, &r3);
+    return v4f_add(v4f_add(r0, r1), v4f_add(r2, r3));
+}
+
+/* The rotation about the joint that puts the target on the aiming ray o + l f (l >= 0), then
+ * turns u about the joint->target axis towards the pole's half-plane and by `twist_angle`.
+ * t is the target relative to the joint; o, f (any length), u and pole are in t's frame, and
+ * so is the result. Scalars are kept splatted across the lanes. */
+static inline __attribute__((always_inline)) v4f solve(v4f t, v4f o, v4f f, v4f u, v4f pole, float twist_angle,
+                                                       bool *reached)
+{
+    /* The ray point p at the target's distance, |o + l f|^2 = |t|^2: the larger root l, else
+     * the point nearest to the target (l = -o.f / f.f), l clamped to >= 0. */
+    const v4f dots = hsum4x(v4f_mul(f, f), v4f_mul(o, f), v4f_mul(o, o), v4f_mul(t, t));
+    const v4f ff = V4F_SPLAT(dots, 0), of = V4F_SPLAT(dots, 1), t2 = V4F_SPLAT(dots, 3);
+    if (!(v4f_x(t2) > 0.f) || !(v4f_x(ff) > 0.f)) {
+        *reached = false;
+        return q_identity();
+    }
+    const v4f disc = v4f_nmadd(ff, v4f_sub(V4F_SPLAT(dots, 2), t2), v4f_mul(of, of));
+    const bool hit = v4f_x(disc) >= 0.f;
+    const v4f l = v4f_div(v4f_sub(hit ? v4f_sqrt(disc) : v4f_zero(), of), ff);
+    *reached = hit && v4f_x(l) >= 0.f;
+    const v4f p = v4f_x(l) > 0.f ? v4f_madd(f, l, o) : o;
     const v4f k = v4f_mul(t, v4f_rsqrt(t2));
-    v4f twist = q_align_about(k, q_rotate(swing, r->up), pole);
+    const v4f b = hsum4x(v4f_mul(p, t), v4f_mul(pole, k), v4f_mul(pole, pole), v4f_mul(p, p));
+    const v4f ab = v4f_sqrt(v4f_mul(V4F_SPLAT(b, 3), t2)); /* |p| |t| */
+    if (!(v4f_x(ab) > 0.f)) return q_identity();
+
+    /* Swing: the shortest arc from p to t, as q_from_to: with x = p x t and d = p.t, the
+     * quaternion (x, |p||t| + d), of squared norm 2 |p||t| (|p||t| + d); for an obtuse angle
+     * |p||t| + d is taken as |x|^2 / (|p||t| - d), which does not cancel. */
+    const v4f d = V4F_SPLAT(b, 0), x = cross3(p, t);
+    v4f swing;
+    if (v4f_x(d) >= 0.f) {
+        const v4f w = v4f_add(ab, d);
+        swing = v4f_mul(v4f_add(x, only_w(w)), v4f_rsqrt(v4f_mul(v4f_add(ab, ab), w)));
+    } else {
+        const v4f x2 = dot4(x, x);
+        if (v4f_x(x2) > v4f_x(ab) * v4f_x(ab) * 1e-30f) {
+            const v4f w = v4f_div(x2, v4f_sub(ab, d));
+            swing = v4f_mul(v4f_add(x, only_w(w)), v4f_rsqrt(v4f_mul(v4f_add(ab, ab), w)));
+        } else { /* antiparallel: a half turn about p x (1, 0, 0) or p x (0, 0, 1), the longer */
+            const v4f e = fabsf(v4f_x(p)) > fabsf(v4f_x(V4F_SPLAT(p, 2))) ? v4f_set(0.f, 0.f, 1.f, 0.f)
+                                                                          : v4f_set(1.f, 0.f, 0.f, 0.f);
+            swing = q_normalize(cross3(p, e));
+        }
+    }
+
+    /* Twist about k that takes v = swing(u) to the pole's half-plane: with pv and pp the parts
+     * of v and pole perpendicular to k, cos ~ pv.pp = v.pp and sin ~ k.(pv x pp) = v.(pp x k),
+     * both scaled by r = |pv||pp| = sqrt(cos^2 + sin^2); skipped when r is below 1e-5 |v||pole|. */
+    const v4f v = q_rotate(swing, u), pp = v4f_nmadd(k, V4F_SPLAT(b, 1), pole);
+    const v4f cs = hsum3x(v4f_mul(v, pp), v4f_mul(v, cross3(pp, k)), v4f_mul(v, v)); /* cos, sin, |v|^2 */
+    const v4f cs2 = v4f_mul(cs, cs);
+    const v4f r2 = v4f_add(cs2, V4F_SWIZZLE(cs2, 1, 0, 3, 2)); /* lane 0 */
+    v4f twist = q_identity();
+    if (v4f_x(r2) > v4f_x(V4F_SPLAT(v4f_mul(cs, b), 2)) * 1e-10f) {
+        /* half angle: (sin k, r + cos) or ((r - cos) k, sin), of squared norm 2 r (r + |cos|) */
+        const v4f r = v4f_sqrt(V4F_SPLAT(r2, 0)), c = V4F_SPLAT(cs, 0), sn = V4F_SPLAT(cs, 1);
+        const bool acute = v4f_x(c) >= 0.f;
+        const v4f a = acute ? v4f_add(r, c) : v4f_sub(r, c);
+        twist =
+            v4f_mul(v4f_add(v4f_mul(k, acute ? sn : a), only_w(acute ? a : sn)), v4f_rsqrt(v4f_mul(v4f_add(r, r), a)));
+    }
     if (twist_angle != 0.f) twist = q_mul(q_axis_angle(k, twist_angle), twist);
     return q_mul(twist, swing);
 }
 
-/* The ray of a joint with model matrix m from its joint-space forward, up and offset. */
-static ray ray_of(const ossa_float4x4 *m, v4f forward, v4f up, v4f offset)
+/* Checks the 16 floats from target to twist_angle (target, forward, up, pole_vector, offset,
+ * twist_angle: consecutive in both jobs), acc being 0 when the values checked before were
+ * finite and NaN otherwise: all finite, and forward, up and pole_vector of nonzero squared
+ * length. */
+static inline bool fields_ok(const ossa_float3 *target, v4f acc)
 {
-    const v4f f = m_dir(m, forward);
-    return (ray){m_dir(m, offset), v4f_mul(f, v4f_rsqrt(dot4(f, f))), m_dir(m, up)};
+    const char *b = (const char *)target;
+    const v4f zero = v4f_zero();
+    /* 0 * x is 0 for finite x, NaN otherwise: one chain of products */
+    for (int i = 0; i < 4; ++i) acc = v4f_mul(acc, v4f_loadu((const float *)(const void *)(b + 16 * i)));
+    if (!finite_acc_ok(acc)) return false;
+    /* a sum of squares is 0 exactly when every square is: forward, up and pole at floats 3, 6, 9 */
+    for (int i = 1; i < 4; ++i) {
+        const v4f v = v4f_loadu((const float *)(const void *)(b + 12 * i));
+        if ((v4f_movemask(v4f_cmplt(zero, v4f_mul(v, v))) & 7u) == 0) return false;
+    }
+    return true;
 }
 
-/* Checks shared by the single and the chain job, on the fields they have in common. */
-static ossa_result check_aim(ossa_float3 target, ossa_float3 forward, ossa_float3 up, ossa_float3 pole,
-                             ossa_float3 offset, float twist_angle)
+/* The unsigned form of ossa__overlaps: [a, a + a_bytes) and [b, b + b_bytes) share a byte. */
+static inline bool overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {
-    const ossa_float3 v[5] = {target, forward, up, pole, offset};
-    for (int i = 0; i < 5; ++i)
-        if (!isfinite(v[i].x) || !isfinite(v[i].y) || !isfinite(v[i].z)) return OSSA_ERROR_INVALID_ARGUMENT;
-    if (!isfinite(twist_angle) || f3_zero(forward) || f3_zero(up) || f3_zero(pole)) return OSSA_ERROR_INVALID_ARGUMENT;
-    return OSSA_OK;
+    return (uintptr_t)a - (uintptr_t)b + (a_bytes - 1) < a_bytes + b_bytes - 1;
 }
 
-ossa_result ossa_ik_aim_job_validate(const ossa_ik_aim_job *job)
+static inline ossa_result validate(const ossa_ik_aim_job *job)
 {
     if (!job) return OSSA_ERROR_NULL_ARGUMENT;
-    if (!job->joint) return OSSA_ERROR_NO_INPUT;
+    const ossa_float4x4 *m = job->joint;
+    if (!m) return OSSA_ERROR_NO_INPUT;
     if (!job->correction) return OSSA_ERROR_NO_OUTPUT;
-    if (ossa__misaligned(job->joint)) return OSSA_ERROR_MISALIGNED;
-    if (!isfinite(job->weight)) return OSSA_ERROR_INVALID_WEIGHT;
+    if (ossa__misaligned(m)) return OSSA_ERROR_MISALIGNED;
     /* target, forward, up, pole_vector, offset, twist_angle and weight: 17 consecutive floats */
     _Static_assert(offsetof(ossa_ik_aim_job, weight) - offsetof(ossa_ik_aim_job, target) == 16 * sizeof(float),
                    "the job's float fields are consecutive");
-    const v4f acc = finite_acc_matrix(finite_acc_floats(v4f_zero(), &job->target, 16), job->joint);
-    if (!finite_acc_ok(acc) || f3_zero(job->forward) || f3_zero(job->up) || f3_zero(job->pole_vector))
-        return OSSA_ERROR_INVALID_ARGUMENT;
+    /* the matrix and the weight first, the weight's error taking precedence */
+    v4f acc = v4f_mul(v4f_loadu(&job->offset.y), v4f_zero()); /* offset.y, offset.z, twist_angle, weight */
+    for (int c = 0; c < 4; ++c) acc = v4f_mul(acc, col(m, c));
+    if (!fields_ok(&job->target, acc))
+        return isfinite(job->weight) ? OSSA_ERROR_INVALID_ARGUMENT : OSSA_ERROR_INVALID_WEIGHT;
     const size_t mat = sizeof(ossa_float4x4);
-    if (ossa__overlaps(job->correction, sizeof(ossa_quat), job->joint, mat)) return OSSA_ERROR_ALIASING;
-    if (job->reached && (ossa__overlaps(job->reached, sizeof(bool), job->joint, mat) ||
-                         ossa__overlaps(job->reached, sizeof(bool), job->correction, sizeof(ossa_quat))))
+    if (overlaps(job->correction, sizeof(ossa_quat), m, mat)) return OSSA_ERROR_ALIASING;
+    if (job->reached && (overlaps(job->reached, sizeof(bool), m, mat) ||
+                         overlaps(job->reached, sizeof(bool), job->correction, sizeof(ossa_quat))))
         return OSSA_ERROR_ALIASING;
     return OSSA_OK;
 }
 
+ossa_result ossa_ik_aim_job_validate(const ossa_ik_aim_job *job) { return validate(job); }
+
 ossa_result ossa_ik_aim_job_run(const ossa_ik_aim_job *job)
 {
-    const ossa_result res = ossa_ik_aim_job_validate(job);
+    const ossa_result res = validate(job);
     if (res != OSSA_OK) return res;
-    const ray r =
-        ray_of(job->joint, v3_load_field(&job->forward), v3_load_field(&job->up), v3_load_field(&job->offset));
+    /* Solved in the joint's frame R (the matrix's columns normalised, M = R S with S their
+     * lengths), so that the rotation is the joint-local correction: joint-space vectors are
+     * scaled by S, model-space ones turned by R^T = S^-1 M^T. */
+    const ossa_float4x4 *m = job->joint;
+    v4f r0 = col(m, 0), r1 = col(m, 1), r2 = col(m, 2), r3 = v4f_zero();
+    v4f_transpose4(&r0, &r1, &r2, &r3); /* the rows of the 3x3 part, lane 3 = 0 */
+    const v4f len2 = v4f_madd(r0, r0, v4f_madd(r1, r1, v4f_mul(r2, r2)));
+    const v4f inv_len = v4f_rsqrt(v4f_max(len2, v4f_set1(1e-30f)));
+    const v4f len = v4f_mul(len2, inv_len); /* lane 3: 0 */
+    const v4f tm = v4f_sub(v4f_loadu(&job->target.x), col(m, 3)), pm = v4f_loadu(&job->pole_vector.x);
+    const v4f t =
+        v4f_mul(inv_len, v4f_madd(r0, V4F_SPLAT(tm, 0), v4f_madd(r1, V4F_SPLAT(tm, 1), v4f_mul(r2, V4F_SPLAT(tm, 2)))));
+    const v4f pole =
+        v4f_mul(inv_len, v4f_madd(r0, V4F_SPLAT(pm, 0), v4f_madd(r1, V4F_SPLAT(pm, 1), v4f_mul(r2, V4F_SPLAT(pm, 2)))));
+    /* the fields' fourth lanes are the next (finite) floats: times len's 0 */
+    const v4f f = v4f_mul(v4f_loadu(&job->forward.x), len), u = v4f_mul(v4f_loadu(&job->up.x), len);
+    const v4f o = v4f_mul(v4f_loadu(&job->offset.x), len);
     bool reached;
-    const v4f q = aim(m_position(job->joint), &r, v3_load_field(&job->target), v3_load_field(&job->pole_vector),
-                      job->twist_angle, &reached);
-    const frame f = frame_of(job->joint);
-    q_store(job->correction, q_weighted(q_to_local(&f, q), clamp01(job->weight)));
+    const v4f q = solve(t, o, f, u, pole, job->twist_angle, &reached);
+    q_store(job->correction, q_weighted(q, clamp01(job->weight)));
     if (job->reached) *job->reached = reached;
     return OSSA_OK;
 }
@@ -107,10 +175,7 @@ ossa_result ossa_ik_aim_chain_job_validate(const ossa_ik_aim_chain_job *job)
             if (!isfinite(job->joint_weights[i])) return OSSA_ERROR_INVALID_WEIGHT;
     v4f acc = v4f_zero();
     for (size_t i = 0; i < n; ++i) acc = finite_acc_matrix(acc, &job->models[job->joints[i]]);
-    if (!finite_acc_ok(acc)) return OSSA_ERROR_INVALID_ARGUMENT;
-    const ossa_result r =
-        check_aim(job->target, job->forward, job->up, job->pole_vector, job->offset, job->twist_angle);
-    if (r != OSSA_OK) return r;
+    if (!fields_ok(&job->target, acc)) return OSSA_ERROR_INVALID_ARGUMENT;
     const size_t out_bytes = n * sizeof(ossa_quat);
     const void *ins[3] = {job->models, job->joints, job->joint_weights};
     const size_t in_bytes[3] = {job->model_count * sizeof(ossa_float4x4), n * sizeof(int), n * sizeof(float)};
@@ -131,23 +196,24 @@ ossa_result ossa_ik_aim_chain_job_run(const ossa_ik_aim_chain_job *job)
     if (res != OSSA_OK) return res;
     const size_t n = job->joint_count;
     const ossa_float4x4 *first = &job->models[job->joints[0]];
-    ray r = ray_of(first, v3_load_field(&job->forward), v3_load_field(&job->up), v3_load_field(&job->offset));
-    /* The ray's start in model space: each joint's rotation moves it with the subtree. */
-    v4f start = v4f_add(m_position(first), r.offset);
+    /* The ray in model space: it starts at `start` and runs along f; each joint's rotation
+     * moves it with the subtree. */
+    v4f f = m_dir(first, v3_load_field(&job->forward)), u = m_dir(first, v3_load_field(&job->up));
+    v4f start = v4f_add(m_position(first), m_dir(first, v3_load_field(&job->offset)));
     const v4f target = v3_load_field(&job->target), pole = v3_load_field(&job->pole_vector);
     const float weight = clamp01(job->weight);
     bool reached = false;
     for (size_t i = 0; i < n; ++i) {
         const ossa_float4x4 *m = &job->models[job->joints[i]];
-        const v4f origin = m_position(m);
-        r.offset = v4f_sub(start, origin);
+        const v4f origin = m_position(m), offset = v4f_sub(start, origin);
         const float share = job->joint_weights ? clamp01(job->joint_weights[i]) : 1.f / (float)(n - i);
-        const v4f q = q_weighted(aim(origin, &r, target, pole, job->twist_angle, &reached), weight * share);
-        const frame f = frame_of(m);
-        q_store(&job->corrections[i], q_to_local(&f, q));
-        start = v4f_add(origin, q_rotate(q, r.offset));
-        r.forward = q_rotate(q, r.forward);
-        r.up = q_rotate(q, r.up);
+        const v4f q =
+            q_weighted(solve(v4f_sub(target, origin), offset, f, u, pole, job->twist_angle, &reached), weight * share);
+        const frame fr = frame_of(m);
+        q_store(&job->corrections[i], q_to_local(&fr, q));
+        start = v4f_add(origin, q_rotate(q, offset));
+        f = q_rotate(q, f);
+        u = q_rotate(q, u);
     }
     if (job->reached) *job->reached = reached;
     return OSSA_OK;

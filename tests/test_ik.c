@@ -370,6 +370,54 @@ static void aim_offset(void **state)
     assert_false(reached);
 }
 
+/* A joint with its own non-uniform scale (model = T R S): forward, up and offset are scaled
+ * with the joint, and the correction (local' = local * fix, under S) still aims the scaled
+ * ray at the target with up in the pole's half-plane. */
+static void aim_scaled_joint(void **state)
+{
+    (void)state;
+    uint32_t s = 47;
+    for (int it = 0; it < 1000; ++it) {
+        const rigid joint = {rand_rot(&s), {randd(&s, -1, 1), randd(&s, -1, 1), randd(&s, -1, 1)}};
+        const d3 scale = {randd(&s, .2, 5), randd(&s, .2, 5), randd(&s, .2, 5)};
+        ossa_float4x4 model = to_matrix(joint);
+        for (int c = 0; c < 3; ++c)
+            for (int row = 0; row < 3; ++row)
+                model.cols[c][row] *= (float)(c == 0 ? scale.x : c == 1 ? scale.y : scale.z);
+        const d3 forward = rand_dir(&s), up = perpendicular(forward, &s), pole = rand_dir(&s);
+        const d3 offset = d3_mul(rand_dir(&s), randd(&s, 0, .1));
+        const d3 target = d3_add(joint.t, d3_mul(rand_dir(&s), randd(&s, 2, 6)));
+        const d3 aim_dir = d3_norm(d3_sub(target, joint.t));
+        if (fabs(d3_dot(pole, aim_dir)) > .95) continue;
+        ossa_quat fix;
+        bool reached = false;
+        const ossa_ik_aim_job job = {.joint = &model,
+                                     .target = f3_of(target),
+                                     .forward = f3_of(forward),
+                                     .up = f3_of(up),
+                                     .pole_vector = f3_of(pole),
+                                     .offset = f3_of(offset),
+                                     .weight = 1.f,
+                                     .correction = &fix,
+                                     .reached = &reached};
+        assert_int_equal(ossa_ik_aim_job_run(&job), OSSA_OK);
+        assert_true(reached);
+        const dq r = dq_mul(joint.r, dq_of(fix));
+        const d3 sf = {forward.x * scale.x, forward.y * scale.y, forward.z * scale.z};
+        const d3 so = {offset.x * scale.x, offset.y * scale.y, offset.z * scale.z};
+        const d3 su = {up.x * scale.x, up.y * scale.y, up.z * scale.z};
+        const d3 from = d3_add(joint.t, dq_rotate(r, so));
+        const double angle = angle_between(dq_rotate(r, sf), d3_sub(target, from));
+        if (angle > 1e-5) fail_msg("iteration %d: scaled ray %.3g rad from the target", it, angle);
+        const d3 u_ms = d3_norm(dq_rotate(r, su)), normal = d3_norm(d3_cross(aim_dir, pole));
+        /* up is in the pole plane when it is not along the aim */
+        if (d3_len(d3_cross(u_ms, aim_dir)) > .3) {
+            assert_true(fabs(d3_dot(u_ms, normal)) < 1e-5);
+            assert_true(d3_dot(u_ms, d3_cross(normal, aim_dir)) > 0.);
+        }
+    }
+}
+
 /* twist_angle turns the aimed joint about the joint->target axis by that angle (right-handed)
  * from where the pole alone leaves it, and keeps the aim. */
 static void aim_twist(void **state)
@@ -501,6 +549,36 @@ static void aim_errors(void **state)
     EXPECT(j.joint = &bad, OSSA_ERROR_INVALID_ARGUMENT);
     ossa_float4x4 alias = id;
     EXPECT((j.joint = &alias, j.correction = (ossa_quat *)(void *)&alias.cols[2]), OSSA_ERROR_ALIASING);
+    /* the weight's error first; values whose squares underflow make a zero length */
+    EXPECT((j.weight = INFINITY, j.up.y = NAN), OSSA_ERROR_INVALID_WEIGHT);
+    EXPECT(j.forward = ((ossa_float3){1e-30f, -1e-30f, 0.f}), OSSA_ERROR_INVALID_ARGUMENT);
+    EXPECT(j.pole_vector.z = -INFINITY, OSSA_ERROR_INVALID_ARGUMENT);
+    EXPECT(j.up.z = NAN, OSSA_ERROR_INVALID_ARGUMENT);
+    EXPECT(j.target.z = NAN, OSSA_ERROR_INVALID_ARGUMENT);
+    EXPECT(j.offset.x = -INFINITY, OSSA_ERROR_INVALID_ARGUMENT);
+    EXPECT(j.twist_angle = INFINITY, OSSA_ERROR_INVALID_ARGUMENT);
+    EXPECT(j.weight = -INFINITY, OSSA_ERROR_INVALID_WEIGHT);
+    /* a matrix at buf + 8, the outputs around it */
+    OSSA_ALIGNAS(16) float buf[32] = {0};
+    memcpy(&buf[8], &id, sizeof id);
+    EXPECT(j.joint = (const ossa_float4x4 *)(void *)&buf[1], OSSA_ERROR_MISALIGNED);
+    EXPECT((j.joint = (const ossa_float4x4 *)(void *)&buf[8], j.correction = (ossa_quat *)(void *)&buf[5]),
+           OSSA_ERROR_ALIASING);
+    EXPECT((j.joint = (const ossa_float4x4 *)(void *)&buf[8], j.correction = (ossa_quat *)(void *)&buf[23]),
+           OSSA_ERROR_ALIASING);
+    EXPECT((j.joint = (const ossa_float4x4 *)(void *)&buf[8], j.reached = (bool *)(void *)&buf[23]),
+           OSSA_ERROR_ALIASING);
+    EXPECT(j.reached = (bool *)(void *)&fix.w, OSSA_ERROR_ALIASING);
+    ossa_quat adjacent[2];
+    bool flag = false;
+    j = good, j.joint = (const ossa_float4x4 *)(void *)&buf[8], j.correction = &adjacent[0];
+    j.reached = &flag;
+    assert_int_equal(ossa_ik_aim_job_run(&j), OSSA_OK);
+    ossa_ik_aim_job edge = good;
+    edge.joint = (const ossa_float4x4 *)(void *)&buf[8];
+    edge.correction = (ossa_quat *)(void *)&buf[4]; /* ends where the matrix begins */
+    edge.reached = (bool *)(void *)&buf[24];        /* begins where it ends */
+    assert_int_equal(ossa_ik_aim_job_validate(&edge), OSSA_OK);
 #undef EXPECT
 }
 
@@ -594,6 +672,13 @@ static void aim_chain(void **state)
     const int good_order[2] = {2, 1};
     bad.joints = good_order;
     assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_OK);
+    bad.up = (ossa_float3){0.f, 0.f, 0.f};
+    assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad.up = (ossa_float3){0.f, 1.f, 0.f}, bad.offset.y = NAN;
+    assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad.offset.y = 0.f, bad.twist_angle = -INFINITY;
+    assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_ERROR_INVALID_ARGUMENT);
+    bad.twist_angle = 0.f;
     bad.correction_count = 1;
     assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_ERROR_OUTPUT_TOO_SMALL);
     bad.correction_count = 2, bad.joint_count = 0;
@@ -636,7 +721,7 @@ int main(void)
         cmocka_unit_test(aim_offset),           cmocka_unit_test(aim_weight_zero),
         cmocka_unit_test(aim_errors),           cmocka_unit_test(aim_chain),
         cmocka_unit_test(apply_correction),     cmocka_unit_test(aim_twist),
-        cmocka_unit_test(scale_invariance),
+        cmocka_unit_test(scale_invariance),     cmocka_unit_test(aim_scaled_joint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,11 +50,13 @@ extern "C" {
  *                  the target on the forward ray: false when the target is on the joint or
  *                  nearer to it than the ray from `offset` ever comes (the joint then aims
  *                  the ray's nearest point towards the target). Not affected by `weight`.
- * Method: the ray offset + l * forward (model space, l >= 0) meets the sphere about the joint
- * through the target at one point p; the joint turns on the shortest arc from p to the
- * target, then about the joint->target axis for the pole and twist_angle, which keeps the
- * target on the ray. Corrections are expressed in the joint's frame (its matrix's columns
- * normalised), exact when its ancestors carry no non-uniform scale or shear.
+ * Method: the ray offset + l * forward (l >= 0, scaled by the joint) meets the sphere about
+ * the joint through the target at one point p; the joint turns on the shortest arc from p to
+ * the target, then about the joint->target axis for the pole and twist_angle, which keeps the
+ * target on the ray. The solve runs in the joint's frame R (its matrix's columns normalised:
+ * target and pole_vector are turned by R^T, forward, up and offset scaled by the columns'
+ * lengths), so the rotation found is the correction; exact when the joint's ancestors carry
+ * no non-uniform scale or shear (the columns then orthogonal).
  * Shapes: one joint per run. Units: positions in the matrix's units, angles in radians.
  * Errors (no output is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_NO_INPUT (joint
  * NULL), OSSA_ERROR_NO_OUTPUT (correction NULL), OSSA_ERROR_MISALIGNED (joint not 16-byte
