@@ -20,10 +20,10 @@ typedef struct ossa__clip {
     float *ratios; /* [frames] time / duration, 0 first, 1 last */
     bool uniform;  /* ratios[f] == f / (frames - 1) for every f (no time point table needed) */
     float *samples;
-    float *rest;  /* [3 * joints * 4] each sub-track's rest-pose value (the skeleton's, rotations
-                     normalised as the skeleton builder does); NULL without a skeleton */
-    uint8_t *own; /* [3 * joints * frames]: 1 where the sub-track has a key of its own (and at
-                     the first and last time points); lossless builds keep exactly these */
+    float *rest;    /* [3 * joints * 4] each sub-track's rest-pose value (the skeleton's, rotations
+                       normalised as the skeleton builder does); NULL without a skeleton */
+    uint8_t *own;   /* [3 * joints * frames]: 1 where the sub-track has a key of its own (and at
+                       the first and last time points); lossless builds keep exactly these */
     bool midpoints; /* rotation keys are also checked half-way between time points (the
                        search's second pass, when no encoding passed without it) */
 } ossa__clip;
@@ -36,8 +36,8 @@ typedef struct ossa__subtrack {
     float constant[4]; /* the value of a constant sub-track */
     uint8_t bits[4];
     float min[4], step[4];
-    uint8_t *keys;  /* [frames] 1 where the time point is a key */
-    uint32_t *q;    /* [4 * frames] quantised components at the keys */
+    uint8_t *keys; /* [frames] 1 where the time point is a key */
+    uint32_t *q;   /* [4 * frames] quantised components at the keys */
     size_t key_count;
 } ossa__subtrack;
 
@@ -108,8 +108,8 @@ static inline void ossa__progress_report(ossa__progress *p, float fraction, cons
 /* Error-driven search (animation_search.c): encodes every sub-track of `clip` so that the
  * model-space error measured on the blob the runtime decodes stays within the desc's
  * tolerances, and writes that blob to `out`. */
-ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *raw,
-                                   const ossa_raw_skeleton *skeleton, const ossa_animation_build_desc *desc,
-                                   const char *name, ossa_blob *out, ossa_diag *diag);
+ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_raw_skeleton *skeleton,
+                                   const ossa_animation_build_desc *desc, const char *name, ossa_blob *out,
+                                   ossa_diag *diag);
 
 #endif /* OSSA_OFFLINE_ANIMATION_CODEC_H */

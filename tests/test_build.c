@@ -416,8 +416,7 @@ static void test_real_cesium_man(void **state)
 {
     (void)state;
     ossa_import_output out = {0};
-    import_assimp_file(ossa_test_shared_path("gltf/cesium_man.gltf"), "DATA/gltf/cesium_man.gltf", "gltf",
-                       &out);
+    import_assimp_file(ossa_test_shared_path("gltf/cesium_man.gltf"), "DATA/gltf/cesium_man.gltf", "gltf", &out);
     const bool ok = bake_clip("cesium_man", &out.skeleton, &out.animations[0], 1.f, all_tolerances, 3);
     ossa_import_output_destroy(&out);
     assert_true(ok);
