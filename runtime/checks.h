@@ -6,6 +6,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A static function the compiler must inline (where it can be told so): small kernels whose
+ * call sites pass constants, and the checks a job's run shares with its validate function. */
+#ifndef OSSA__INLINE
+#if defined(__GNUC__) || defined(__clang__)
+#define OSSA__INLINE static inline __attribute__((always_inline))
+#else
+#define OSSA__INLINE static inline
+#endif
+#endif
+
 /* Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte. */
 static inline bool ossa__overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {

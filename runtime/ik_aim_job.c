@@ -16,8 +16,7 @@ static inline v4f hsum4x(v4f r0, v4f r1, v4f r2, v4f r3)
  * turns u about the joint->target axis towards the pole's half-plane and by `twist_angle`.
  * t is the target relative to the joint; o, f (any length), u and pole are in t's frame, and
  * so is the result. Scalars are kept splatted across the lanes. */
-static inline __attribute__((always_inline)) v4f solve(v4f t, v4f o, v4f f, v4f u, v4f pole, float twist_angle,
-                                                       bool *reached)
+OSSA__INLINE v4f solve(v4f t, v4f o, v4f f, v4f u, v4f pole, float twist_angle, bool *reached)
 {
     /* The ray point p at the target's distance, |o + l f|^2 = |t|^2: the larger root l, else
      * the point nearest to the target (l = -o.f / f.f), l clamped to >= 0. */

@@ -5,7 +5,8 @@
 #include "checks.h"
 #include "ik_math.h"
 
-ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job)
+/* ossa_ik_two_bone_job_validate, inlined into the run as well. */
+OSSA__INLINE ossa_result validate(const ossa_ik_two_bone_job *job)
 {
     if (!job) return OSSA_ERROR_NULL_ARGUMENT;
     if (!job->start_joint || !job->mid_joint || !job->end_joint) return OSSA_ERROR_NO_INPUT;
@@ -39,9 +40,11 @@ ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job)
     return OSSA_OK;
 }
 
+ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job) { return validate(job); }
+
 ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
 {
-    const ossa_result r = ossa_ik_two_bone_job_validate(job);
+    const ossa_result r = validate(job);
     if (r != OSSA_OK) return r;
     const v4f s = m_position(job->start_joint), m = m_position(job->mid_joint), e = m_position(job->end_joint);
     const v4f sm = v4f_sub(m, s), me = v4f_sub(e, m), st = v4f_sub(v3_load_field(&job->target), s);
