@@ -8,6 +8,10 @@
 #define OSSA_RUNTIME_SIMD_H
 
 #include <simde/x86/sse2.h>
+#if defined(__SSE4_1__)
+#include <simde/x86/sse4.1.h>
+#endif
+
 #if defined(__FMA__)
 #include <simde/x86/fma.h>
 #define OSSA__FMA 1
@@ -51,10 +55,15 @@ static inline v4f v4f_cmpge(v4f a, v4f b) { return simde_mm_cmpge_ps(a, b); }
 static inline unsigned v4f_movemask(v4f a) { return (unsigned)simde_mm_movemask_ps(a); }
 /* True when some lane of a is greater than the same lane of b. */
 static inline bool v4f_any_gt(v4f a, v4f b) { return simde_mm_movemask_ps(simde_mm_cmpgt_ps(a, b)) != 0; }
-/* mask ? b : a, per lane (mask lanes all ones or all zeros). */
+/* mask ? b : a, per lane (mask lanes all ones or all zeros): one blendvps where the target
+ * has SSE4.1 (x86-64-v3), AND, ANDNOT and OR otherwise. */
 static inline v4f v4f_select(v4f mask, v4f b, v4f a)
 {
+#if defined(__SSE4_1__)
+    return simde_mm_blendv_ps(a, b, mask);
+#else
     return simde_mm_or_ps(simde_mm_and_ps(mask, b), simde_mm_andnot_ps(mask, a));
+#endif
 }
 static inline v4f v4f_lerp(v4f a, v4f b, v4f alpha) { return v4f_madd(v4f_sub(b, a), alpha, a); }
 /* Lane i of v (i constant 0..3) in every lane. The integer shuffle (pshufd on SSE2) has a
