@@ -435,56 +435,80 @@ static bool previous_manifest(const char *out_dir, bool *ours, char *shard, size
     return marked;
 }
 
+/* Runs `ninja -C out_dir ARGS...` (args NULL-terminated). With `on_line`, ninja's standard
+ * output goes to on_line(line, user) a line at a time (newline removed; NINJA_STATUS set to
+ * ninja's default, whatever the user's, so that the lines parse); without, ninja prints as it
+ * does. Returns ninja's exit status, or -1 when it could not run. */
+static int ninja_run(const char *ninja, const char *out_dir, const char *const *args, void (*on_line)(char *, void *),
+                     void *user)
+{
+    enum { MAX_ARGS = 16 };
+    char *argv[MAX_ARGS] = {(char *)(uintptr_t)ninja, "-C", (char *)(uintptr_t)out_dir};
+    size_t n = 3;
+    while (*args && n < MAX_ARGS - 1) argv[n++] = (char *)(uintptr_t)*args++;
+    argv[n] = NULL;
+    int fds[2] = {-1, -1};
+    if (on_line && pipe(fds) != 0) return -1;
+    fflush(stdout);
+    fflush(stderr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        if (on_line) close(fds[0]), close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        if (on_line) {
+            close(fds[0]);
+            dup2(fds[1], STDOUT_FILENO);
+            close(fds[1]);
+            setenv("NINJA_STATUS", "[%f/%t] ", 1);
+        }
+        execv(ninja, argv);
+        _exit(127);
+    }
+    if (on_line) {
+        close(fds[1]);
+        FILE *f = fdopen(fds[0], "r");
+        char line[PATH_MAX + 64];
+        while (f && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = '\0';
+            on_line(line, user);
+        }
+        if (f)
+            fclose(f);
+        else
+            close(fds[0]);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A "Remove REL" line of ninja -t cleandead: prints it and removes the folders it empties, up to
+ * the out_dir in `user` (rmdir refuses the others). */
+static void removed_line(char *line, void *user)
+{
+    const char *out_dir = user;
+    if (strncmp(line, "Remove ", 7)) return;
+    const char *rel = line + 7;
+    printf("removed %s (not produced any more: its source is gone or is not baked)\n", rel);
+    char folder[PATH_MAX];
+    if (snprintf(folder, sizeof folder, "%s/%s", out_dir, rel) >= (int)sizeof folder) return;
+    for (char *slash = strrchr(folder, '/'); slash && slash > folder + strlen(out_dir); slash = strrchr(folder, '/')) {
+        *slash = '\0';
+        if (rmdir(folder) != 0) break;
+    }
+}
+
 /* ninja -C out_dir -v -t cleandead: removes the archives that the .ninja_log records as baked
  * by an earlier build.ninja of this folder and that the current one no longer produces (their
  * source is gone, or lost its skeleton), prints each and removes the folders this empties.
  * False when ninja could not run it (ninja before 1.10 has no cleandead). */
 static bool remove_dead(const char *ninja, const char *out_dir)
 {
-    int fds[2];
-    if (pipe(fds) != 0) return false;
-    fflush(stdout);
-    fflush(stderr);
-    const pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return false;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[1]);
-        char *const argv[] = {
-            (char *)(uintptr_t)ninja, "-C", (char *)(uintptr_t)out_dir, "-v", "-t", "cleandead", NULL};
-        execv(ninja, argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    FILE *f = fdopen(fds[0], "r");
-    char line[PATH_MAX + 64];
-    while (f && fgets(line, sizeof line, f)) {
-        if (strncmp(line, "Remove ", 7)) continue;
-        line[strcspn(line, "\n")] = '\0';
-        const char *rel = line + 7;
-        printf("removed %s (not produced any more: its source is gone or is not baked)\n", rel);
-        /* The folders left empty, up to out_dir (rmdir refuses the others). */
-        char folder[PATH_MAX];
-        if (snprintf(folder, sizeof folder, "%s/%s", out_dir, rel) >= (int)sizeof folder) continue;
-        for (char *slash = strrchr(folder, '/'); slash && slash > folder + strlen(out_dir);
-             slash = strrchr(folder, '/')) {
-            *slash = '\0';
-            if (rmdir(folder) != 0) break;
-        }
-    }
-    if (f)
-        fclose(f);
-    else
-        close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return false;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    const char *const args[] = {"-v", "-t", "cleandead", NULL};
+    return ninja_run(ninja, out_dir, args, removed_line, (void *)(uintptr_t)out_dir) == 0;
 }
 
 /* Runs ninja -C out_dir -j jobs -k 0; its exit status, or -1 when it could not run. */
@@ -492,20 +516,8 @@ static int run_ninja(const char *ninja, const char *out_dir, unsigned jobs)
 {
     char jobs_text[16];
     snprintf(jobs_text, sizeof jobs_text, "%u", jobs);
-    fflush(stdout);
-    fflush(stderr);
-    const pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        char *const argv[] = {
-            (char *)(uintptr_t)ninja, "-C", (char *)(uintptr_t)out_dir, "-j", jobs_text, "-k", "0", NULL};
-        execv(ninja, argv);
-        _exit(127);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    const char *const args[] = {"-j", jobs_text, "-k", "0", NULL};
+    return ninja_run(ninja, out_dir, args, NULL, NULL);
 }
 
 /* `path` made absolute against the working folder, without "." components, repeated or
@@ -535,49 +547,32 @@ static bool absolute_path(const char *path, char *out, size_t size)
     return true;
 }
 
+/* The sources find_stale marks, and the marks. */
+typedef struct stale_marks {
+    const source_list *sources;
+    bool *stale;
+} stale_marks;
+
+/* A "[i/n] bake SOURCE" line of ninja -n: marks SOURCE. */
+static void stale_line(char *line, void *user)
+{
+    const stale_marks *m = user;
+    const char *at = strstr(line, "] bake ");
+    if (line[0] != '[' || !at) return;
+    const source key = {.path = (char *)(uintptr_t)(at + strlen("] bake "))};
+    const source *found =
+        bsearch(&key, m->sources->items, m->sources->count, sizeof *m->sources->items, compare_sources);
+    if (found) m->stale[found - m->sources->items] = true;
+}
+
 /* After a failed ninja run: the sources whose edge is still out of date (ninja -n lists them as
  * "[i/n] bake SOURCE"), so that an archive left from an earlier run is not reported as baked.
  * Marks them in `stale` ([sources->count]); false when ninja -n could not run. */
 static bool find_stale(const char *ninja, const char *out_dir, const source_list *sources, bool *stale)
 {
-    int fds[2];
-    if (pipe(fds) != 0) return false;
-    fflush(stdout);
-    const pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return false;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[1]);
-        setenv("NINJA_STATUS", "[%f/%t] ", 1); /* the default, whatever the user's */
-        char *const argv[] = {(char *)(uintptr_t)ninja, "-C", (char *)(uintptr_t)out_dir, "-n", "-k", "0", NULL};
-        execv(ninja, argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    FILE *f = fdopen(fds[0], "r");
-    char line[PATH_MAX + 64];
-    while (f && fgets(line, sizeof line, f)) {
-        const char *at = strstr(line, "] bake ");
-        if (line[0] != '[' || !at) continue;
-        at += strlen("] bake ");
-        line[strcspn(line, "\n")] = '\0';
-        const source key = {.path = (char *)(uintptr_t)at};
-        const source *found = bsearch(&key, sources->items, sources->count, sizeof *sources->items, compare_sources);
-        if (found) stale[found - sources->items] = true;
-    }
-    if (f)
-        fclose(f);
-    else
-        close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return false;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    const char *const args[] = {"-n", "-k", "0", NULL};
+    stale_marks marks = {sources, stale};
+    return ninja_run(ninja, out_dir, args, stale_line, &marks) == 0;
 }
 
 #define MAX_SKELETON_RULES 64
