@@ -9,16 +9,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "checks.h" /* OSSA__INLINE */
 #include "ossa/animation.h"
 #include "ossa/maths.h"
-
-#ifndef OSSA__INLINE /* as in checks.h */
-#if defined(__GNUC__) || defined(__clang__)
-#define OSSA__INLINE static inline __attribute__((always_inline))
-#else
-#define OSSA__INLINE static inline
-#endif
-#endif
 
 /* Header fields (byte offsets of little-endian 32-bit words). */
 enum {

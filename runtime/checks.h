@@ -8,12 +8,10 @@
 
 /* A static function the compiler must inline (where it can be told so): small kernels whose
  * call sites pass constants, and the checks a job's run shares with its validate function. */
-#ifndef OSSA__INLINE
 #if defined(__GNUC__) || defined(__clang__)
 #define OSSA__INLINE static inline __attribute__((always_inline))
 #else
 #define OSSA__INLINE static inline
-#endif
 #endif
 
 /* Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte. */

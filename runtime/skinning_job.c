@@ -6,15 +6,15 @@
 #include "checks.h"
 #include "simd.h"
 
-/* The kernels below are instantiated per influence count and stream set; forcing the
- * inlining lets those constants remove the branches and unroll the influence loops. */
+/* The kernels below (KERNEL: OSSA__INLINE, checks.h) are instantiated per influence count and
+ * stream set; forcing the inlining lets those constants remove the branches and unroll the
+ * influence loops. */
+#define KERNEL OSSA__INLINE
 #if defined(__GNUC__) || defined(__clang__)
-#define KERNEL  static inline __attribute__((always_inline))
 #define HIDE(x) __asm__("" : "+r"(x))
 #define UNROLL2 _Pragma("GCC unroll 2")
 #else
 #define UNROLL2
-#define KERNEL  static inline
 #define HIDE(x) ((void)0)
 #endif
 
