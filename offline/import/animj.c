@@ -16,6 +16,8 @@
 #ifdef OSSA_HAVE_CJSON
 #include <cjson/cJSON.h>
 
+#include "json_kind.h"
+
 typedef struct json {
     const uint8_t *text; /* the original input (offsets include a skipped BOM) */
     size_t size, skip;   /* skip: BOM bytes before the JSON text */
@@ -83,17 +85,6 @@ fail(json *j, const cJSON *node, ossa_result code, const char *fmt, ...)
         ossa_result try_result_ = (expr);                                                                              \
         if (try_result_ != OSSA_OK) return try_result_;                                                                \
     } while (0)
-
-static const char *kind_of(const cJSON *v)
-{
-    if (!v) return "nothing";
-    if (cJSON_IsObject(v)) return "an object";
-    if (cJSON_IsArray(v)) return "an array";
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsBool(v)) return "a boolean";
-    return "null";
-}
 
 /* Skips a JSON string starting at text[i] == '"'; returns the index after the closing quote. */
 static size_t skip_string(const char *text, size_t size, size_t i)
@@ -203,7 +194,8 @@ static void lower_literals(char *text, size_t size)
 
 static ossa_result get_number(json *j, const cJSON *v, const char *what, double *out)
 {
-    if (!cJSON_IsNumber(v)) return fail(j, v, OSSA_ERROR_PARSE, "expected a number for %s, found %s", what, kind_of(v));
+    if (!cJSON_IsNumber(v))
+        return fail(j, v, OSSA_ERROR_PARSE, "expected a number for %s, found %s", what, ossa__json_kind(v));
     if (!isfinite(v->valuedouble) || fabs(v->valuedouble) > (double)FLT_MAX)
         return fail(j, v, OSSA_ERROR_INVALID_KEY, "%s %g is beyond the float range", what, v->valuedouble);
     /* Resonite keeps times, intervals and durations as float (AnimX stores float32). */
@@ -216,7 +208,7 @@ static ossa_result get_string(json *j, const cJSON *v, const char *what, char **
     const char *s = "";
     if (v && !cJSON_IsNull(v)) {
         if (!cJSON_IsString(v))
-            return fail(j, v, OSSA_ERROR_PARSE, "expected a string for %s, found %s", what, kind_of(v));
+            return fail(j, v, OSSA_ERROR_PARSE, "expected a string for %s, found %s", what, ossa__json_kind(v));
         s = v->valuestring;
     }
     *out = ossa_strdup(j->a, s);
@@ -228,7 +220,8 @@ static ossa_result parse_value(json *j, const cJSON *v, const ossa__res_type *ty
     if (type->kind == OSSA__RES_KIND_STRING) {
         if (cJSON_IsNull(v)) return OSSA_OK;
         if (!cJSON_IsString(v))
-            return fail(j, v, OSSA_ERROR_PARSE, "expected a string or null for a string value, found %s", kind_of(v));
+            return fail(j, v, OSSA_ERROR_PARSE, "expected a string or null for a string value, found %s",
+                        ossa__json_kind(v));
         if (!str) return OSSA_OK;
         *str = ossa_strdup(j->a, v->valuestring);
         return *str ? OSSA_OK : fail(j, v, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -237,7 +230,7 @@ static ossa_result parse_value(json *j, const cJSON *v, const ossa__res_type *ty
     const char *const *names = (type->flags & OSSA__RES_COLOR) ? rgba : xyzw;
     if (type->components > 1 && !cJSON_IsObject(v))
         return fail(j, v, OSSA_ERROR_PARSE, "expected an object with members %s for a %s value, found %s",
-                    names == rgba ? "r, g, b, a" : "x, y, z(, w)", type->name, kind_of(v));
+                    names == rgba ? "r, g, b, a" : "x, y, z(, w)", type->name, ossa__json_kind(v));
     for (size_t c = 0; c < type->components; ++c) {
         const cJSON *item = type->components > 1 ? cJSON_GetObjectItem(v, names[c]) : v;
         if (!item) return fail(j, v, OSSA_ERROR_PARSE, "the %s value has no member \"%s\"", type->name, names[c]);
@@ -245,12 +238,12 @@ static ossa_result parse_value(json *j, const cJSON *v, const ossa__res_type *ty
         if (type->kind == OSSA__RES_KIND_BOOL) {
             if (!cJSON_IsBool(item))
                 return fail(j, item, OSSA_ERROR_PARSE, "expected true or false in a %s value, found %s", type->name,
-                            kind_of(item));
+                            ossa__json_kind(item));
             d = cJSON_IsTrue(item) ? 1.0 : 0.0;
         } else {
             if (!cJSON_IsNumber(item))
                 return fail(j, item, OSSA_ERROR_PARSE, "expected a number in a %s value, found %s", type->name,
-                            kind_of(item));
+                            ossa__json_kind(item));
             d = item->valuedouble;
         }
         const char *bad = ossa__res_check_component(type, d);
@@ -274,7 +267,7 @@ static ossa_result parse_keys(json *j, const cJSON *keys, ossa__res_track *t, co
         }
         if (!cJSON_IsObject(key))
             return fail(j, key, OSSA_ERROR_PARSE, "expected a keyframe object {time, value%s}, found %s",
-                        t->track_type == OSSA__RES_CURVE ? ", interpolation" : "", kind_of(key));
+                        t->track_type == OSSA__RES_CURVE ? ", interpolation" : "", ossa__json_kind(key));
         const cJSON *time = cJSON_GetObjectItem(key, "time"), *value = cJSON_GetObjectItem(key, "value");
         if (!time) return fail(j, key, OSSA_ERROR_PARSE, "keyframe %zu has no \"time\"", k);
         if (!value) return fail(j, key, OSSA_ERROR_PARSE, "keyframe %zu has no \"value\"", k);
@@ -289,7 +282,7 @@ static ossa_result parse_keys(json *j, const cJSON *keys, ossa__res_track *t, co
         if (mode < 0)
             return fail(j, interp, OSSA_ERROR_PARSE,
                         "expected \"Hold\", \"Linear\", \"Tangent\" or \"CubicBezier\" for interpolation, found %s%s%s",
-                        kind_of(interp), cJSON_IsString(interp) ? " " : "",
+                        ossa__json_kind(interp), cJSON_IsString(interp) ? " " : "",
                         cJSON_IsString(interp) ? interp->valuestring : "");
         t->interps[k] = (uint8_t)mode;
         const cJSON *left = cJSON_GetObjectItem(key, "leftTangent"), *right = cJSON_GetObjectItem(key, "rightTangent");
@@ -305,11 +298,11 @@ static ossa_result parse_track(json *j, const cJSON *node, ossa__res_track *t)
     locate(j, t->offset, &t->line, &t->column);
     t->interval = -1.0;
     if (!cJSON_IsObject(node))
-        return fail(j, node, OSSA_ERROR_PARSE, "expected a track object, found %s", kind_of(node));
+        return fail(j, node, OSSA_ERROR_PARSE, "expected a track object, found %s", ossa__json_kind(node));
     const cJSON *tt = cJSON_GetObjectItem(node, "trackType"), *vt = cJSON_GetObjectItem(node, "valueType");
     const cJSON *data = cJSON_GetObjectItem(node, "data");
     if (!cJSON_IsString(tt))
-        return fail(j, tt ? tt : node, OSSA_ERROR_PARSE, "expected a string trackType, found %s", kind_of(tt));
+        return fail(j, tt ? tt : node, OSSA_ERROR_PARSE, "expected a string trackType, found %s", ossa__json_kind(tt));
     int type_id = 4;
     for (int m = 0; m < 4; ++m)
         if (!strcasecmp(tt->valuestring, ossa__res_track_type_name((unsigned)m))) type_id = m;
@@ -322,7 +315,7 @@ static ossa_result parse_track(json *j, const cJSON *node, ossa__res_track *t)
                     "unknown trackType \"%s\" (expected Raw, Discrete, Curve or Bezier)", tt->valuestring);
     t->track_type = (uint8_t)type_id;
     if (!cJSON_IsString(vt))
-        return fail(j, vt ? vt : node, OSSA_ERROR_PARSE, "expected a string valueType, found %s", kind_of(vt));
+        return fail(j, vt ? vt : node, OSSA_ERROR_PARSE, "expected a string valueType, found %s", ossa__json_kind(vt));
     const int value_id = ossa__res_type_find(vt->valuestring);
     if (value_id < 0)
         return fail(j, vt, OSSA_ERROR_UNSUPPORTED_FORMAT, "unknown valueType \"%s\" (expected bool .. string)",
@@ -332,7 +325,7 @@ static ossa_result parse_track(json *j, const cJSON *node, ossa__res_track *t)
         return fail(j, vt, OSSA_ERROR_UNSUPPORTED_FORMAT, "%s values have no AnimJ form; use AnimX", type->name);
     t->value_type = (uint8_t)value_id;
     if (!cJSON_IsObject(data))
-        return fail(j, data ? data : node, OSSA_ERROR_PARSE, "expected a data object, found %s", kind_of(data));
+        return fail(j, data ? data : node, OSSA_ERROR_PARSE, "expected a data object, found %s", ossa__json_kind(data));
     TRY(get_string(j, cJSON_GetObjectItem(data, "node"), "node", &t->node));
     TRY(get_string(j, cJSON_GetObjectItem(data, "property"), "property", &t->property));
     const cJSON *interval = cJSON_GetObjectItem(data, "interval");
@@ -343,7 +336,7 @@ static ossa_result parse_track(json *j, const cJSON *node, ossa__res_track *t)
     }
     const cJSON *keys = cJSON_GetObjectItem(data, "keyframes");
     if (keys && !cJSON_IsNull(keys) && !cJSON_IsArray(keys))
-        return fail(j, keys, OSSA_ERROR_PARSE, "expected an array of keyframes, found %s", kind_of(keys));
+        return fail(j, keys, OSSA_ERROR_PARSE, "expected an array of keyframes, found %s", ossa__json_kind(keys));
     bool tangents = false;
     t->key_count = 0;
     for (const cJSON *k = keys ? keys->child : NULL; k; k = k->next, ++t->key_count)
@@ -360,7 +353,7 @@ static ossa_result parse_track(json *j, const cJSON *node, ossa__res_track *t)
 static ossa_result parse_root(json *j, const cJSON *root, ossa__res_anim *anim)
 {
     if (!cJSON_IsObject(root))
-        return fail(j, root, OSSA_ERROR_PARSE, "expected an animation object, found %s", kind_of(root));
+        return fail(j, root, OSSA_ERROR_PARSE, "expected an animation object, found %s", ossa__json_kind(root));
     TRY(get_string(j, cJSON_GetObjectItem(root, "name"), "name", &anim->name));
     const cJSON *duration = cJSON_GetObjectItem(root, "globalDuration");
     if (duration && !cJSON_IsNull(duration)) {
@@ -370,7 +363,7 @@ static ossa_result parse_root(json *j, const cJSON *root, ossa__res_anim *anim)
     }
     const cJSON *tracks = cJSON_GetObjectItem(root, "tracks");
     if (tracks && !cJSON_IsNull(tracks) && !cJSON_IsArray(tracks))
-        return fail(j, tracks, OSSA_ERROR_PARSE, "expected an array of tracks, found %s", kind_of(tracks));
+        return fail(j, tracks, OSSA_ERROR_PARSE, "expected an array of tracks, found %s", ossa__json_kind(tracks));
     size_t count = 0;
     for (const cJSON *t = tracks ? tracks->child : NULL; t; t = t->next) ++count;
     if (count && !(anim->tracks = ossa__calloc(j->a, count, sizeof *anim->tracks)))

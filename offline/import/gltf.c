@@ -122,17 +122,6 @@ ossa_result ossa__gltf_fail(ossa__gltf *g, ossa_result code, size_t offset, cons
     return ossa_diag_set(g->diag, code, offset, line, column, "%s", text);
 }
 
-const char *ossa__gltf_kind(const cJSON *v)
-{
-    if (!v) return "nothing";
-    if (cJSON_IsObject(v)) return "an object";
-    if (cJSON_IsArray(v)) return "an array";
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsBool(v)) return "a boolean";
-    return "null";
-}
-
 ossa_result ossa__gltf_array(ossa__gltf *g, const cJSON *object, const char *key, const char *path, const cJSON **array,
                              size_t *count)
 {
@@ -142,7 +131,7 @@ ossa_result ossa__gltf_array(ossa__gltf *g, const cJSON *object, const char *key
     if (!v) return OSSA_OK;
     if (!cJSON_IsArray(v))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX, "%s%s%s: expected an array, found %s", path,
-                               *path ? "." : "", key, ossa__gltf_kind(v));
+                               *path ? "." : "", key, ossa__json_kind(v));
     *array = v;
     for (const cJSON *e = v->child; e; e = e->next) ++*count;
     return OSSA_OK;
@@ -153,7 +142,7 @@ ossa_result ossa__gltf_index_value(ossa__gltf *g, const cJSON *v, const char *pa
 {
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble != floor(v->valuedouble))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX,
-                               "%s: expected an index (an integer >= 0), found %s%s%.17g", path, ossa__gltf_kind(v),
+                               "%s: expected an index (an integer >= 0), found %s%s%.17g", path, ossa__json_kind(v),
                                cJSON_IsNumber(v) ? " " : "", cJSON_IsNumber(v) ? v->valuedouble : 0.0);
     if (v->valuedouble >= (double)limit)
         return ossa__gltf_fail(g, OSSA_ERROR_CORRUPT, SIZE_MAX, "%s: %s %.17g does not exist (the file has %zu)", path,
@@ -187,7 +176,7 @@ ossa_result ossa__gltf_size(ossa__gltf *g, const cJSON *object, const char *key,
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble != floor(v->valuedouble) ||
         v->valuedouble >= 9007199254740992.0 || v->valuedouble > (double)SIZE_MAX)
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX, "%s.%s: expected an integer >= 0, found %s%s%.17g", path,
-                               key, ossa__gltf_kind(v), cJSON_IsNumber(v) ? " " : "",
+                               key, ossa__json_kind(v), cJSON_IsNumber(v) ? " " : "",
                                cJSON_IsNumber(v) ? v->valuedouble : 0.0);
     *value = (size_t)v->valuedouble;
     return OSSA_OK;
@@ -200,7 +189,7 @@ ossa_result ossa__gltf_string(ossa__gltf *g, const cJSON *object, const char *ke
     if (!v) return OSSA_OK;
     if (!cJSON_IsString(v) || !v->valuestring)
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX, "%s.%s: expected a string, found %s", path, key,
-                               ossa__gltf_kind(v));
+                               ossa__json_kind(v));
     *value = v->valuestring;
     return OSSA_OK;
 }
@@ -285,7 +274,7 @@ static ossa_result parse_json(ossa__gltf *g, const char *json, size_t size, size
     g->json = json, g->json_size = size, g->json_offset = base, g->json_is_file = text_file;
     if (!cJSON_IsObject(g->root))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, base, "glTF: expected a JSON object, found %s",
-                               ossa__gltf_kind(g->root));
+                               ossa__json_kind(g->root));
     return OSSA_OK;
 }
 
@@ -295,7 +284,7 @@ static ossa_result check_asset(ossa__gltf *g)
     const cJSON *asset = cJSON_GetObjectItemCaseSensitive(g->root, "asset");
     if (!cJSON_IsObject(asset))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX, "asset: expected an object with \"version\", found %s",
-                               ossa__gltf_kind(asset));
+                               ossa__json_kind(asset));
     const char *version, *min_version;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(asset, "version");
     if (cJSON_IsNumber(v)) /* glTF 1.0 files written as "version": 1 */
@@ -322,7 +311,7 @@ static ossa_result check_asset(ossa__gltf *g)
     for (const cJSON *e = list ? list->child : NULL; e; e = e->next, ++i) {
         if (!cJSON_IsString(e))
             return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX,
-                                   "extensionsRequired[%zu]: expected a string, found %s", i, ossa__gltf_kind(e));
+                                   "extensionsRequired[%zu]: expected a string, found %s", i, ossa__json_kind(e));
         /* Extensions about what this reader drops (materials, textures, lights, mesh geometry). */
         static const char *const prefixes[] = {"KHR_materials_",  "KHR_texture_", "EXT_texture_",
                                                "KHR_draco_mesh_", "KHR_lights_",  "KHR_mesh_quantization"};

@@ -99,7 +99,7 @@ static ossa_result load_buffer(ossa__gltf *g, size_t index)
     snprintf(path, sizeof path, "buffers[%zu]", index);
     if (!cJSON_IsObject(buffer))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX, "%s: expected an object, found %s", path,
-                               ossa__gltf_kind(buffer));
+                               ossa__json_kind(buffer));
     size_t length;
     const char *uri;
     ossa_result r = ossa__gltf_size(g, buffer, "byteLength", path, 0, &length);
@@ -267,7 +267,7 @@ static ossa_result view_bytes(ossa__gltf *g, size_t view, size_t offset, size_t 
     snprintf(path, sizeof path, "bufferViews[%zu]", view);
     if (!cJSON_IsObject(bv))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX, "%s: expected an object, found %s", path,
-                               ossa__gltf_kind(bv));
+                               ossa__json_kind(bv));
     size_t buffer, bv_offset, bv_length, bv_stride;
     ossa_result r = ossa__gltf_index(g, bv, "buffer", path, g->buffer_count, "buffer", true, &buffer);
     if (!r) r = ossa__gltf_size(g, bv, "byteOffset", path, 0, &bv_offset);
@@ -330,13 +330,13 @@ static ossa_result accessor_header(ossa__gltf *g, size_t index, accessor_info *i
     snprintf(path, sizeof path, "accessors[%zu]", index);
     if (!cJSON_IsObject(acc))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX, "%s: expected an object, found %s", path,
-                               ossa__gltf_kind(acc));
+                               ossa__json_kind(acc));
     const cJSON *ct = cJSON_GetObjectItemCaseSensitive(acc, "componentType");
     if (!cJSON_IsNumber(ct) || ct->valuedouble != floor(ct->valuedouble) || fabs(ct->valuedouble) > 1e6 ||
         !component_size((int)ct->valuedouble) || (int)ct->valuedouble == 5124)
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX,
                                "%s.componentType: expected 5120, 5121, 5122, 5123, 5125 or 5126, found %s%s%.17g", path,
-                               ossa__gltf_kind(ct), cJSON_IsNumber(ct) ? " " : "",
+                               ossa__json_kind(ct), cJSON_IsNumber(ct) ? " " : "",
                                cJSON_IsNumber(ct) ? ct->valuedouble : 0.0);
     info->json = acc;
     info->type = (int)ct->valuedouble;
@@ -354,7 +354,7 @@ static ossa_result accessor_header(ossa__gltf *g, size_t index, accessor_info *i
     const cJSON *norm = cJSON_GetObjectItemCaseSensitive(acc, "normalized");
     if (norm && !cJSON_IsBool(norm))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX, "%s.normalized: expected a boolean, found %s", path,
-                               ossa__gltf_kind(norm));
+                               ossa__json_kind(norm));
     info->normalized = cJSON_IsTrue(norm);
     if (info->normalized && (info->type == 5126 || info->type == 5125))
         return ossa__gltf_fail(g, OSSA_ERROR_CORRUPT, SIZE_MAX, "%s.normalized: true is not allowed for %s components",
@@ -373,7 +373,7 @@ static ossa_result apply_sparse(ossa__gltf *g, size_t index, const accessor_info
     snprintf(vpath, sizeof vpath, "%s.values", path);
     if (!cJSON_IsObject(sparse))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX, "%s: expected an object, found %s", path,
-                               ossa__gltf_kind(sparse));
+                               ossa__json_kind(sparse));
     size_t count, iview, ioffset, vview, voffset, view_count;
     const cJSON *views, *indices = cJSON_GetObjectItemCaseSensitive(sparse, "indices"),
                         *vals = cJSON_GetObjectItemCaseSensitive(sparse, "values");
@@ -387,12 +387,12 @@ static ossa_result apply_sparse(ossa__gltf *g, size_t index, const accessor_info
     if (!cJSON_IsObject(indices) || !cJSON_IsObject(vals))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX,
                                "%s: expected objects \"indices\" and \"values\", found %s and %s", path,
-                               ossa__gltf_kind(indices), ossa__gltf_kind(vals));
+                               ossa__json_kind(indices), ossa__json_kind(vals));
     const cJSON *ict = cJSON_GetObjectItemCaseSensitive(indices, "componentType");
     const int itype = cJSON_IsNumber(ict) ? (int)fmin(fmax(ict->valuedouble, -1.0), 1e6) : -1;
     if (!cJSON_IsNumber(ict) || ict->valuedouble != (double)itype || (itype != 5121 && itype != 5123 && itype != 5125))
         return ossa__gltf_fail(g, OSSA_ERROR_PARSE, SIZE_MAX, "%s.componentType: expected 5121, 5123 or 5125, found %s",
-                               ipath, ossa__gltf_kind(ict));
+                               ipath, ossa__json_kind(ict));
     if ((r = ossa__gltf_index(g, indices, "bufferView", ipath, view_count, "buffer view", true, &iview)) ||
         (r = ossa__gltf_size(g, indices, "byteOffset", ipath, 0, &ioffset)) ||
         (r = ossa__gltf_index(g, vals, "bufferView", vpath, view_count, "buffer view", true, &vview)) ||

@@ -5,6 +5,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_kind.h"
+
 #include "ossa/offline/import_gltf.h"
 
 typedef struct ossa__gltf_buffer {
@@ -68,9 +70,6 @@ ossa_result ossa__gltf_string(ossa__gltf *g, const cJSON *object, const char *ke
 /* A non-negative integer property (below 2^53), `fallback` when absent. */
 ossa_result ossa__gltf_size(ossa__gltf *g, const cJSON *object, const char *key, const char *path, size_t fallback,
                             size_t *value);
-
-/* "an object", "a number", ... for messages. */
-const char *ossa__gltf_kind(const cJSON *v);
 
 /* Element `index` of a JSON array, or NULL. */
 const cJSON *ossa__gltf_element(const cJSON *array, size_t index);
