@@ -200,11 +200,9 @@ static void bakes_are_deterministic(void **state)
         assert_int_equal(bake(6, two), 0);
         assert_true(same_bytes(first, threaded));
     }
-    size_t size = 0;
-    void *bytes = ossa_test_read_file(first, &size);
     ossa_archive ar;
     ossa_archive_chunk meta;
-    assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+    void *bytes = ossa_test_open_archive(first, &ar);
     assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_META, 0, &meta), OSSA_OK);
     char expected[1100];
     snprintf(expected, sizeof expected, "input=%s\n", input);
@@ -330,13 +328,10 @@ static void batch_bakes_incrementally(void **state)
     long long times[SOURCE_MAX];
     for (size_t i = 0; i < source_count; ++i) {
         const char *path = output_of("out", sources[i]);
-        size_t size = 0;
-        void *bytes = ossa_test_read_file(path, &size);
-        assert_non_null(bytes);
         ossa_archive ar;
         ossa_skeleton skel;
         ossa_animation anim;
-        assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+        void *bytes = ossa_test_open_archive(path, &ar);
         assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
         assert_int_equal(ossa_archive_animation(&ar, 0, &anim), OSSA_OK);
         free(bytes);

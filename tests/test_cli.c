@@ -64,13 +64,10 @@ static void metroid_bake_with_cinf(void **state)
         const char *argv[] = {anim_path, "--skeleton", cinf_path, "-o", out_path, "--no-optimize", "-q"};
         assert_int_equal(run_bake(7, argv), 0);
 
-        size_t size = 0;
-        void *bytes = ossa_test_read_file(out_path, &size);
-        assert_non_null(bytes);
         ossa_archive ar;
         ossa_skeleton skel;
         ossa_animation built;
-        assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+        void *bytes = ossa_test_open_archive(out_path, &ar);
         assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
         assert_int_equal(ossa_archive_animation(&ar, 0, &built), OSSA_OK);
         assert_int_equal(skel.joint_count, 5); /* the fixture CINF's five bones */
@@ -94,12 +91,9 @@ static void metroid_bake_with_cinf(void **state)
 /* The META chunk of the archive at `path` as a NUL-terminated string (free with free()). */
 static char *read_meta(const char *path)
 {
-    size_t size = 0;
-    void *bytes = ossa_test_read_file(path, &size);
-    assert_non_null(bytes);
     ossa_archive ar;
     ossa_archive_chunk meta;
-    assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+    void *bytes = ossa_test_open_archive(path, &ar);
     assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_META, 0, &meta), OSSA_OK);
     char *text = malloc(meta.size + 2);
     assert_non_null(text);
@@ -169,12 +163,10 @@ static void unit_scale_in_meta_and_report(void **state)
     free(text);
 
     /* The same measure through the error module: 3 cm is 0.6 units of 5 cm. */
-    size_t size = 0;
-    void *bytes = ossa_test_read_file(out_path, &size);
     ossa_archive ar;
     ossa_skeleton skel;
     ossa_animation built;
-    assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+    void *bytes = ossa_test_open_archive(out_path, &ar);
     assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
     assert_int_equal(ossa_archive_animation(&ar, 0, &built), OSSA_OK);
     const ossa_metroid_anim_desc desc = {.cinf_data = cinf.data, .cinf_size = cinf.size};
@@ -214,10 +206,9 @@ static void default_clip_and_info(void **state)
     assert_int_equal(run_bake(7, bake), 0);
     const char *info[] = {out_path, "--against", OSSA_DEFAULT_INPUT};
     assert_int_equal(tool_info(3, (char **)(uintptr_t)info), 0);
-    void *bytes = ossa_test_read_file(out_path, &size);
     ossa_archive ar;
     ossa_skeleton skel;
-    assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+    void *bytes = ossa_test_open_archive(out_path, &ar);
     assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
     assert_int_equal(skel.joint_count, 38); /* CMU 01_01: 31 joints and 7 end sites */
     free(bytes);
@@ -721,21 +712,18 @@ static void info_json_matches_text(void **state)
     assert_non_null(text);
     assert_int_equal(status, 0);
 
-    size_t size = 0;
-    void *bytes = ossa_test_read_file(out_path, &size);
-    assert_non_null(bytes);
     ossa_archive ar;
     ossa_skeleton skel;
     ossa_animation built;
     ossa_archive_chunk chunk;
-    assert_int_equal(ossa_archive_init(&ar, bytes, size), OSSA_OK);
+    void *bytes = ossa_test_open_archive(out_path, &ar);
     assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
     assert_int_equal(ossa_archive_animation(&ar, 0, &built), OSSA_OK);
     assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_ANIMATION, 0, &chunk), OSSA_OK);
 
     const cJSON *archive = cJSON_GetObjectItemCaseSensitive(doc, "archive");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(archive, "path")), out_path);
-    assert_true(number_at(archive, "bytes") == (double)size);
+    assert_true(number_at(archive, "bytes") == (double)ar.size); /* the whole file */
     assert_true(number_at(archive, "chunks") == (double)ar.chunk_count);
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "meta");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "unit_scale")), "0.05");

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ossa/archive.h"
+
 void *ossa_test_read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -33,6 +35,16 @@ void *ossa_test_read_file(const char *path, size_t *size)
     fclose(f);
     *size = (size_t)len;
     return data;
+}
+
+void *ossa_test_open_archive(const char *path, ossa_archive *ar)
+{
+    size_t size = 0;
+    void *bytes = ossa_test_read_file(path, &size);
+    if (!bytes) fail_msg("cannot read the archive %s", path);
+    const ossa_result r = ossa_archive_init(ar, bytes, size);
+    if (r != OSSA_OK) fail_msg("%s is not a valid archive: %s", path, ossa_result_string(r));
+    return bytes;
 }
 
 static const char *join(const char *env, const char *fallback, const char *relative)

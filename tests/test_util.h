@@ -11,6 +11,12 @@
 /* Reads a whole file into 16-byte aligned memory (free with free()); NULL if unreadable. */
 void *ossa_test_read_file(const char *path, size_t *size);
 
+/* Reads the archive file at `path` and opens it into `ar`, failing the current test when
+ * either fails; returns its bytes, which `ar` and the views taken from it point into (free()
+ * them after their last use). */
+struct ossa_archive;
+void *ossa_test_open_archive(const char *path, struct ossa_archive *ar);
+
 /* Path of `relative` under the data directory (env OSSA_SHARED_DATA, set by meson from the
  * data_dir option; shown as DATA/ in messages) in a static buffer. */
 const char *ossa_test_shared_path(const char *relative);
