@@ -510,7 +510,7 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
 {
     const size_t i = g->sub[l];
     const uint8_t *w = &a->bits[4 * i];
-    const uint32_t clip[4] = {w[0], w[1], w[2], w[n == 4 ? 3 : 2]};
+    const uint32_t clip[4] = {w[0], w[1], w[2], w[3]}; /* the fourth only read when n is 4 */
     if (next || index == 0) {
         const size_t at = (next ? block_at(a, ctx, segment + 1u) : ctx->segment_block) + ctx->first_at[i];
         store_key(a, g, l, key, at, ctx->first_bits[i], clip, clip, n, false);
