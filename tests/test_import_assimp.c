@@ -365,8 +365,8 @@ static void test_gltf_cesium_man(void **state)
 {
     (void)state;
     size_t size;
-    char *text = ossa_test_read_or_skip(ossa_test_shared_path("gltf/cesium_man.gltf"),
-                                        "DATA/gltf/cesium_man.gltf", &size);
+    char *text =
+        ossa_test_read_or_skip(ossa_test_shared_path("gltf/cesium_man.gltf"), "DATA/gltf/cesium_man.gltf", &size);
     ossa_import_output out = {0};
     ossa_diag diag;
     assert_int_equal(import(text, size, &(ossa_assimp_desc){.format_hint = "gltf"}, &out, &diag), OSSA_OK);

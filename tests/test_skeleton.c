@@ -161,10 +161,8 @@ static void test_corrupted_blob(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sort_depth_first),
-        cmocka_unit_test(test_rest_height),
-        cmocka_unit_test(test_build_and_view),
-        cmocka_unit_test(test_invalid_raw_skeleton),
+        cmocka_unit_test(test_sort_depth_first), cmocka_unit_test(test_rest_height),
+        cmocka_unit_test(test_build_and_view),   cmocka_unit_test(test_invalid_raw_skeleton),
         cmocka_unit_test(test_corrupted_blob),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,8 +22,9 @@
  *   rotation renormalised, as MRTK does; the result is sampled at evenly spaced times from 0
  *   to the duration, `sample_rate` per second or a little more, every sample a key (the
  *   importer does not reduce: the animation builder does, against its model-space
- *   tolerance), except that a channel equal to its first sample throughout is one key. No scale keys (scale 1). Curves a file does not hold (a 1.1 file without camera
- *   or hands, joints never recorded) evaluate to 0, so poses there are the identity.
+ *   tolerance), except that a channel equal to its first sample throughout is one key. No scale keys (scale 1). Curves
+ * a file does not hold (a 1.1 file without camera or hands, joints never recorded) evaluate to 0, so poses there are
+ * the identity.
  * - tracks[0..3] "hand_left/tracked", "hand_right/tracked", "hand_left/pinching",
  *   "hand_right/pinching": OSSA_TRACK_FLOAT, OSSA_INTERP_STEP, values 0 or 1 (MRTK's
  *   `Evaluate(t) > 0.5`), keyed by ratio (time / duration) at the exact times the state

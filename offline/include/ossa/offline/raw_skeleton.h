@@ -72,8 +72,7 @@ OSSA_API ossa_result ossa_raw_skeleton_sort_depth_first(ossa_raw_skeleton *skele
  * a file without a unit (BVH) is given one: 1.7 m / height. Requires every parent before its
  * child (as after ossa_raw_skeleton_sort_depth_first). Errors: those of validate,
  * OSSA_ERROR_INVALID_ARGUMENT (a parent after its child), OSSA_ERROR_OUT_OF_MEMORY. */
-OSSA_API ossa_result ossa_raw_skeleton_rest_height(const ossa_raw_skeleton *skeleton, float *height,
-                                                   ossa_diag *diag);
+OSSA_API ossa_result ossa_raw_skeleton_rest_height(const ossa_raw_skeleton *skeleton, float *height, ossa_diag *diag);
 
 #ifdef __cplusplus
 }
