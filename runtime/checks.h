@@ -14,6 +14,16 @@
 #define OSSA__INLINE static inline
 #endif
 
+/* A static function the compiler must keep out of line and compile for any arguments (GCC's
+ * noipa: neither inlined nor cloned for the constants of a call site). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define OSSA__OUT_OF_LINE static __attribute__((noipa))
+#elif defined(__clang__)
+#define OSSA__OUT_OF_LINE static __attribute__((noinline))
+#else
+#define OSSA__OUT_OF_LINE static
+#endif
+
 /* Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte. */
 static inline bool ossa__overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {

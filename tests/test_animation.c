@@ -168,6 +168,10 @@ static void test_single_joint_and_many_joints(void **state)
     uint32_t s = 3;
     for (int i = 0; i < 100; ++i) check_at(&f, ossa_test_randf(&s, 0.f, 10.f));
     teardown_fixture(&f);
+    /* 48 SoA groups: the output starts as two whole blocks of the rest copy (24 groups each). */
+    setup_fixture(&f, 192, 2.f, 9);
+    for (int i = 0; i < 30; ++i) check_at(&f, ossa_test_randf(&s, 0.f, 2.f));
+    teardown_fixture(&f);
 }
 
 /* Key values come back within the 24-bit quantisation at their time, halfway between keys
