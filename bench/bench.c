@@ -151,7 +151,7 @@ static double run(bench_clip *c, mode m, size_t calls)
 
 typedef struct measure {
     const char *label;
-    const char *clip; /* file under the shared data folder, an absolute path, or SYNTHETIC */
+    const char *clip; /* file under the shared data folder, an absolute path, SYNTHETIC or TILED */
     mode mode;
     size_t calls;
     double ozz_ir, ozz_ns;
@@ -160,6 +160,11 @@ typedef struct measure {
 /* The synthetic character of bench/clips.h, 1,024 joints: cost per joint at scale. */
 #define SYNTHETIC        "synthetic_1024"
 #define SYNTHETIC_JOINTS 1024
+/* pab_walk 15 times side by side (bench_tiled), 1,005 joints: cost per joint at scale with
+ * pab_walk's own content per joint. */
+#define TILED        "pab_walk_x15"
+#define TILED_SOURCE "ozz/pab_walk_raw.ozz"
+#define TILED_COPIES 15
 
 static const measure measures[] = {
     {"sampling forward 60 Hz", "ozz/pab_walk_raw.ozz", FORWARD, 20000, 5783, 460},
@@ -181,6 +186,8 @@ static const measure measures[] = {
     {"local-to-model (1,024 joints)", SYNTHETIC, LOCAL_TO_MODEL, 2000, 0, 0},
     {"root motion accumulate 60 Hz", "ozz/pab_walk_raw.ozz", ROOT_MOTION, 20000, 0, 0},
     {"track sampling (float3) 60 Hz", "ozz/pab_walk_raw.ozz", TRACK, 20000, 0, 0},
+    {"sampling forward 60 Hz", TILED, FORWARD, 2000, 0, 0},
+    {"local-to-model (1,005 joints)", TILED, LOCAL_TO_MODEL, 2000, 0, 0},
 };
 
 /* Size, error and build time of the default optimiser + builder on the pab clips, next to
@@ -285,8 +292,15 @@ int main(int argc, char **argv)
         bool ok = true;
         for (int i = 0; i < n; ++i) {
             if (n == 3) snprintf(path, sizeof path, "%s/%s", shared, blend_clips[i]);
-            const bool loaded = !strcmp(me->clip, SYNTHETIC) ? bench_synthetic(&c[i], SYNTHETIC_JOINTS)
-                                                             : bench_load(&c[i], path, skel_path);
+            bool loaded;
+            if (!strcmp(me->clip, SYNTHETIC)) {
+                loaded = bench_synthetic(&c[i], SYNTHETIC_JOINTS);
+            } else if (!strcmp(me->clip, TILED)) {
+                snprintf(path, sizeof path, "%s/%s", shared, TILED_SOURCE);
+                loaded = bench_tiled(&c[i], path, skel_path, TILED_COPIES);
+            } else {
+                loaded = bench_load(&c[i], path, skel_path);
+            }
             if (!loaded) {
                 fprintf(stderr, "skipped: %s could not be loaded\n", path);
                 ok = false;

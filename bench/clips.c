@@ -1,6 +1,7 @@
 #include "clips.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 float bench_tolerance = OSSA_BUILD_DEFAULT_TOLERANCE;
@@ -28,7 +29,8 @@ static bool bake(bench_clip *c)
     return true;
 }
 
-bool bench_load(bench_clip *c, const char *path, const char *skeleton_path)
+/* Imports `path` into c->imp (see bench_load) and sets the unit, without baking. */
+static bool import_clip(bench_clip *c, const char *path, const char *skeleton_path)
 {
     memset(c, 0, sizeof *c);
     c->name = path;
@@ -43,8 +45,54 @@ bool bench_load(bench_clip *c, const char *path, const char *skeleton_path)
     /* BVH says no unit: CMU's is 1/0.45 inch (the reference figures use it too); the others
      * as `ossa bake` takes them. */
     c->unit = tool_unit_of_import(&c->imp, strstr(path, "01_01.bvh") ? BENCH_CMU_UNIT : 0.f).scale;
-    return bake(c);
+    return true;
 }
+
+bool bench_load(bench_clip *c, const char *path, const char *skeleton_path)
+{
+    return import_clip(c, path, skeleton_path) && bake(c);
+}
+
+/* Copies a channel's keys into a track resized for them. */
+#define COPY_KEYS(to, from, member, count) memcpy((to)->member, (from)->member, (from)->count * sizeof *(from)->member)
+
+bool bench_tiled(bench_clip *c, const char *path, const char *skeleton_path, size_t copies)
+{
+    if (!import_clip(c, path, skeleton_path) || c->imp.animation_count == 0) return false;
+    const ossa_raw_skeleton *skel = &c->imp.skeleton;
+    const ossa_raw_animation *src = &c->imp.animations[0];
+    const size_t n = skel->joint_count;
+    if (copies == 0 || n == 0 || copies * n > OSSA_MAX_JOINTS || src->track_count != n) return false;
+    ossa_import_output tiled = {0};
+    ossa_raw_animation *anim;
+    bool ok = ossa_raw_skeleton_create(&tiled.skeleton, copies * n, NULL) == OSSA_OK &&
+              ossa_import_output_add_animation(&tiled, copies * n, &anim) == OSSA_OK;
+    for (size_t k = 0; ok && k < copies; ++k) {
+        for (size_t j = 0; ok && j < n; ++j) {
+            const size_t to = k * n + j;
+            const ossa_raw_joint *sj = &skel->joints[j];
+            ossa_raw_joint *tj = &tiled.skeleton.joints[to];
+            char name[112];
+            snprintf(name, sizeof name, "%zu/%.80s", k, sj->name);
+            tj->parent = sj->parent < 0 ? -1 : (int32_t)(k * n) + sj->parent;
+            tj->rest = sj->rest;
+            const ossa_raw_joint_track *st = &src->tracks[j];
+            ok = ossa_raw_skeleton_set_name(&tiled.skeleton, to, name) == OSSA_OK &&
+                 ossa_raw_joint_track_resize(anim, to, st->translation_count, st->rotation_count, st->scale_count) ==
+                     OSSA_OK;
+            if (!ok) break;
+            ossa_raw_joint_track *tt = &anim->tracks[to];
+            COPY_KEYS(tt, st, translations, translation_count);
+            COPY_KEYS(tt, st, rotations, rotation_count);
+            COPY_KEYS(tt, st, scales, scale_count);
+        }
+    }
+    if (ok) anim->duration = src->duration;
+    ossa_import_output_destroy(&c->imp);
+    c->imp = tiled;
+    return ok && bake(c);
+}
+#undef COPY_KEYS
 
 bool bench_synthetic(bench_clip *c, size_t joints)
 {

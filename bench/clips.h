@@ -40,6 +40,13 @@ bool bench_load(bench_clip *c, const char *path, const char *skeleton_path);
  * metres. */
 bool bench_synthetic(bench_clip *c, size_t joints);
 
+/* `copies` copies of the clip at `path` side by side: a skeleton of copies x its joints
+ * (each copy a root of its own, in the source's order, joints named "K/name") playing the
+ * same keys, baked like bench_load. It has the source's animated content per joint, so its
+ * cost per joint against the source's shows how cost grows with skeleton size alone.
+ * Returns false when loading fails or the copies exceed OSSA_MAX_JOINTS. */
+bool bench_tiled(bench_clip *c, const char *path, const char *skeleton_path, size_t copies);
+
 void bench_unload(bench_clip *c);
 
 /* The file name of a path. */
