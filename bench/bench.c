@@ -43,9 +43,9 @@ typedef struct player {
 
 static void player_init(player *p, const bench_clip *c)
 {
-    const size_t ctx_size = ossa_sampling_context_size(c->skel.joint_count);
+    const size_t ctx_size = ossa_sampling_context_playback_size_for(&c->anim);
     p->ctx_mem = aligned_alloc(16, ctx_size);
-    p->ctx = ossa_sampling_context_init(p->ctx_mem, ctx_size, c->skel.joint_count);
+    p->ctx = ossa_sampling_context_init_for(p->ctx_mem, ctx_size, &c->anim);
     p->pose = aligned_alloc(16, (c->skel.soa_count + 1) * sizeof *p->pose);
 }
 

@@ -34,7 +34,17 @@ typedef struct sub_group {
     uint8_t format[4];                  /* rotation format of each lane */
     uint8_t components;                 /* 3, or 4 for rotations */
     uint8_t channel;
+    uint8_t cache_right; /* playback cache: offset of the right keys (fill_cache) */
 } sub_group;
+
+/* One key of every lane of a group in the playback cache, as lane mode holds it. */
+typedef struct cache_key {
+    OSSA_ALIGNAS(16) float value[4][4]; /* [component][lane] */
+    float ratio[4];                     /* [lane] */
+} cache_key;
+
+/* Keys per group in the playback cache: see fill_cache. */
+enum { CACHE_KEYS = 2 * OSSA__SEGMENT_FRAMES };
 
 struct ossa_sampling_context {
     size_t max_soa;
@@ -68,19 +78,27 @@ struct ossa_sampling_context {
     size_t entries;           /* bytes of segment ranges in every segment */
     sub_group *groups;        /* [max_groups] */
     ossa_soa_transform *rest; /* [max_soa] default and constant values */
+    /* Playback cache (contexts sized with ossa_sampling_context_playback_size_for): keys
+     * [group][CACHE_KEYS] around the time points of segment cache_segment (fill_cache), and
+     * the scratch integers and values of one group's keys while it is filled. */
+    cache_key *cache;        /* NULL without one */
+    int32_t (*fill_q)[4][4]; /* [OSSA__SEGMENT_FRAMES + 1][component][lane] */
+    float (*fill_key)[4][4]; /* [OSSA__SEGMENT_FRAMES + 1][component][lane] */
+    uint32_t cache_segment;  /* UINT32_MAX when it holds none */
+    uint32_t last_frame;     /* time point of the previous run; UINT32_MAX none */
 };
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_ENTRY, L_RANGED, L_GROUPS, L_REST, L_END };
+enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_ENTRY, L_RANGED, L_GROUPS, L_REST, L_CACHE, L_FILL, L_END };
 
 /* Groups of max_sub animated sub-tracks: each channel c of A_c of them makes ceil(A_c / 4)
  * groups (whole aligned ones, then the rest packed), at most (A + 9) / 4 over three channels. */
 static size_t group_capacity(size_t max_sub) { return max_sub / 4 + 3; }
 
 /* Offsets of the context's arrays for up to max_soa SoA groups and max_sub animated
- * sub-tracks; returns the whole size. */
-static size_t layout(size_t max_soa, size_t max_sub, size_t offsets[L_END])
+ * sub-tracks, with a playback cache or not; returns the whole size. */
+static size_t layout(size_t max_soa, size_t max_sub, bool cache, size_t offsets[L_END])
 {
     const size_t sizes[L_END] = {(max_sub + 8) * 4,
                                  max_sub * 4,
@@ -89,7 +107,9 @@ static size_t layout(size_t max_soa, size_t max_sub, size_t offsets[L_END])
                                  max_sub * 2,
                                  max_sub * 2,
                                  group_capacity(max_sub) * sizeof(sub_group),
-                                 max_soa * sizeof(ossa_soa_transform)};
+                                 max_soa * sizeof(ossa_soa_transform),
+                                 cache ? CACHE_KEYS * group_capacity(max_sub) * sizeof(cache_key) : 0,
+                                 cache ? 2 * (OSSA__SEGMENT_FRAMES + 1) * 16 * sizeof(float) : 0};
     size_t at = align16(sizeof(struct ossa_sampling_context));
     for (int i = 0; i < L_END; ++i) {
         offsets[i] = at;
@@ -103,28 +123,37 @@ size_t ossa_sampling_context_size(size_t max_tracks)
     if (max_tracks > OSSA_MAX_JOINTS) return 0;
     size_t offsets[L_END];
     const size_t max_soa = (max_tracks + 3) / 4;
-    return layout(max_soa, 3 * 4 * max_soa, offsets);
+    return layout(max_soa, 3 * 4 * max_soa, false, offsets);
 }
 
 size_t ossa_sampling_context_size_for(const ossa_animation *animation)
 {
     if (!animation || !animation->kinds) return 0;
     size_t offsets[L_END];
-    return layout(animation->soa_count, animation->animated_count, offsets);
+    return layout(animation->soa_count, animation->animated_count, false, offsets);
 }
 
-/* A context for max_soa groups and max_sub animated sub-tracks, NULL when it does not fit. */
-static ossa_sampling_context *context_init(void *memory, size_t size, size_t max_soa, size_t max_sub)
+size_t ossa_sampling_context_playback_size_for(const ossa_animation *animation)
+{
+    if (!animation || !animation->kinds) return 0;
+    size_t offsets[L_END];
+    return layout(animation->soa_count, animation->animated_count, true, offsets);
+}
+
+/* A context for max_soa groups and max_sub animated sub-tracks, with a playback cache when
+ * `cache` and the size has room for one; NULL when it does not fit. */
+static ossa_sampling_context *context_init(void *memory, size_t size, size_t max_soa, size_t max_sub, bool cache)
 {
     if (!memory || ossa__misaligned(memory)) return NULL;
     size_t offsets[L_END];
-    if (size < layout(max_soa, max_sub, offsets)) return NULL;
+    cache = cache && size >= layout(max_soa, max_sub, true, offsets);
+    if (size < layout(max_soa, max_sub, cache, offsets)) return NULL;
     uint8_t *base = memory;
     ossa_sampling_context *ctx = memory;
     memset(ctx, 0, sizeof *ctx);
     ctx->max_soa = max_soa;
     ctx->max_animated = max_sub;
-    ctx->bytes = layout(max_soa, max_sub, offsets);
+    ctx->bytes = layout(max_soa, max_sub, cache, offsets);
     ctx->rest_at = (uint32_t *)(void *)(base + offsets[L_REST_AT]);
     ctx->first_at = (uint32_t *)(void *)(base + offsets[L_FIRST_AT]);
     ctx->key_bits = (uint16_t *)(void *)(base + offsets[L_BITS]);
@@ -133,6 +162,14 @@ static ossa_sampling_context *context_init(void *memory, size_t size, size_t max
     ctx->ranged = (uint16_t *)(void *)(base + offsets[L_RANGED]);
     ctx->groups = (sub_group *)(void *)(base + offsets[L_GROUPS]);
     ctx->rest = (ossa_soa_transform *)(void *)(base + offsets[L_REST]);
+    ctx->cache = cache ? (cache_key *)(void *)(base + offsets[L_CACHE]) : NULL;
+    if (cache) {
+        /* Zeroed once: integers the fills never write (a dropped rotation component, a time
+         * point without a key) are then defined, and never selected. */
+        ctx->fill_q = (int32_t(*)[4][4])(void *)(base + offsets[L_FILL]);
+        ctx->fill_key = (float(*)[4][4])(void *)(base + offsets[L_FILL] + (OSSA__SEGMENT_FRAMES + 1) * 64);
+        memset(base + offsets[L_FILL], 0, 2 * (OSSA__SEGMENT_FRAMES + 1) * 64);
+    }
     return ctx;
 }
 
@@ -140,13 +177,13 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
 {
     if (max_tracks > OSSA_MAX_JOINTS) return NULL;
     const size_t max_soa = (max_tracks + 3) / 4;
-    return context_init(memory, size, max_soa, 3 * 4 * max_soa);
+    return context_init(memory, size, max_soa, 3 * 4 * max_soa, false);
 }
 
 ossa_sampling_context *ossa_sampling_context_init_for(void *memory, size_t size, const ossa_animation *animation)
 {
     if (!animation || !animation->kinds) return NULL;
-    return context_init(memory, size, animation->soa_count, animation->animated_count);
+    return context_init(memory, size, animation->soa_count, animation->animated_count, true);
 }
 
 void ossa_sampling_context_invalidate(ossa_sampling_context *context)
@@ -223,34 +260,38 @@ static inline void put_lane(ossa_soa_transform *pose, int c, size_t joint, const
     }
 }
 
-/* Dequantises key 0 and/or 1 (bits of `keys`) of every lane: min + q * step, four lanes at a time; rotations get
+/* Dequantises integers q ([component][lane]) into values of every lane: min + q * step, four
+ * lanes at a time (dequantise: key 0 and/or 1, bits of `keys`, of the group); rotations get
  * their dropped component back: with r = sqrt(1 - c0^2 - c1^2 - c2^2) and d the dropped
  * index, x = d==0 ? r : c0, y = d==0 ? c0 : d==1 ? r : c1, z = d<=1 ? c1 : d==2 ? r : c2,
  * w = d<=2 ? c2 : d==3 ? r : c3 (d = 4: all four stored). */
+OSSA__INLINE void dequantise_key(const sub_group *g, const int32_t *q, float *value)
+{
+    v4f c[4];
+    for (int i = 0; i < g->components; ++i)
+        c[i] = v4f_madd(v4i_to_f(v4i_load(q + 4 * i)), v4f_load(g->step[i]), v4f_load(g->min[i]));
+    if (g->components == 3) {
+        for (int i = 0; i < 3; ++i) v4f_store(value + 4 * i, c[i]);
+        return;
+    }
+    const v4f rest = v4f_sub(v4f_one(), v4f_madd(c[0], c[0], v4f_madd(c[1], c[1], v4f_mul(c[2], c[2]))));
+    const v4f r = v4f_sqrt(v4f_max(rest, v4f_zero()));
+    const v4f is0 = v4f_load((const float *)(const void *)g->mask[0]);
+    const v4f is1 = v4f_load((const float *)(const void *)g->mask[1]);
+    const v4f is2 = v4f_load((const float *)(const void *)g->mask[2]);
+    const v4f is3 = v4f_load((const float *)(const void *)g->mask[3]);
+    const v4f le1 = v4f_load((const float *)(const void *)g->mask[4]);
+    const v4f le2 = v4f_load((const float *)(const void *)g->mask[5]);
+    v4f_store(value, v4f_select(is0, r, c[0]));
+    v4f_store(value + 4, v4f_select(is0, c[0], v4f_select(is1, r, c[1])));
+    v4f_store(value + 8, v4f_select(le1, c[1], v4f_select(is2, r, c[2])));
+    v4f_store(value + 12, v4f_select(le2, c[2], v4f_select(is3, r, c[3])));
+}
+
 static void dequantise(sub_group *g, unsigned keys)
 {
-    for (int k = 0; k < 2; ++k) {
-        if (!(keys >> k & 1u)) continue;
-        v4f c[4];
-        for (int i = 0; i < g->components; ++i)
-            c[i] = v4f_madd(v4i_to_f(v4i_load(g->q[k][i])), v4f_load(g->step[i]), v4f_load(g->min[i]));
-        if (g->components == 3) {
-            for (int i = 0; i < 3; ++i) v4f_store(g->value[k][i], c[i]);
-            continue;
-        }
-        const v4f rest = v4f_sub(v4f_one(), v4f_madd(c[0], c[0], v4f_madd(c[1], c[1], v4f_mul(c[2], c[2]))));
-        const v4f r = v4f_sqrt(v4f_max(rest, v4f_zero()));
-        const v4f is0 = v4f_load((const float *)(const void *)g->mask[0]);
-        const v4f is1 = v4f_load((const float *)(const void *)g->mask[1]);
-        const v4f is2 = v4f_load((const float *)(const void *)g->mask[2]);
-        const v4f is3 = v4f_load((const float *)(const void *)g->mask[3]);
-        const v4f le1 = v4f_load((const float *)(const void *)g->mask[4]);
-        const v4f le2 = v4f_load((const float *)(const void *)g->mask[5]);
-        v4f_store(g->value[k][0], v4f_select(is0, r, c[0]));
-        v4f_store(g->value[k][1], v4f_select(is0, c[0], v4f_select(is1, r, c[1])));
-        v4f_store(g->value[k][2], v4f_select(le1, c[1], v4f_select(is2, r, c[2])));
-        v4f_store(g->value[k][3], v4f_select(le2, c[2], v4f_select(is3, r, c[3])));
-    }
+    for (int k = 0; k < 2; ++k)
+        if (keys >> k & 1u) dequantise_key(g, g->q[k][0], g->value[k][0]);
 }
 
 /* Completes group g: rotation selects (see dequantise()), and finite values everywhere. */
@@ -272,6 +313,7 @@ static sub_group *new_group(ossa_sampling_context *ctx, int c)
     memset(g, 0, sizeof *g);
     for (int l = 0; l < 4; ++l) {
         g->ratio[0][l] = -1.f, g->ratio[1][l] = 2.f;
+        g->frame[0][l] = 0, g->frame[1][l] = INT32_MAX;
         g->format[l] = OSSA__ROT_FULL;
         g->min[3][l] = 1.f;
     }
@@ -387,6 +429,7 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
     ctx->bound_keys = a->key_count;
     ctx->bound_data_size = a->data_size;
     ctx->segment = UINT32_MAX;
+    ctx->cache_segment = ctx->last_frame = UINT32_MAX;
 }
 
 /* Bit offset of the data of `segment`'s first-key block. */
@@ -472,9 +515,9 @@ static const uint32_t low_mask[OSSA__MAX_BITS + 1] = {
 #endif
 
 /* Stores the integers of a key with n (3 or 4, a constant) components that start at bit `at`
- * of the data (widths wd, each plus its segment range base when `ranged`) as key `key` of lane
- * l; one 8-byte load when the key fits in its 57 usable bits. */
-OSSA__INLINE void store_key(const ossa_animation *a, sub_group *g, size_t l, int key, size_t at, unsigned bits,
+ * of the data (widths wd, each plus its segment range base when `ranged`) in lane l of dest
+ * ([component][lane]); one 8-byte load when the key fits in its 57 usable bits. */
+OSSA__INLINE void store_key(const ossa_animation *a, int32_t (*dest)[4], size_t l, size_t at, unsigned bits,
                             const uint32_t wd[4], const uint32_t base[4], int n, bool ranged)
 {
     uint32_t q[4];
@@ -496,30 +539,30 @@ OSSA__INLINE void store_key(const ossa_animation *a, sub_group *g, size_t l, int
         q[2] = TAKE(word, wd[2]);
         if (n == 4) q[3] = TAKE(word >> wd[2], wd[3]);
     }
-    for (int c = 0; c < n; ++c) g->q[key][c][l] = (int32_t)(ranged ? q[c] + base[c] : q[c]);
+    for (int c = 0; c < n; ++c) dest[c][l] = (int32_t)(ranged ? q[c] + base[c] : q[c]);
 }
 
 /* The integers of sub-track i's key `index` (0 = the first, in the first-key block) of the
- * current segment, or with `next` the first key of the next segment, into key `key` of lane l:
+ * current segment, or with `next` the first key of the next segment, into lane l of dest:
  * at the clip widths, or at the segment's when the sub-track has segment ranges. n is the
  * lane's stored component count (4 for OSSA__ROT_FULL rotations, 3 otherwise; a constant at
  * each call): a rotation's dropped component keeps a stale integer that dequantise() never
  * selects. */
-OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l, int key,
-                           uint32_t segment, unsigned index, bool next, int n)
+OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l,
+                           int32_t (*dest)[4], uint32_t segment, unsigned index, bool next, int n)
 {
     const size_t i = g->sub[l];
     const uint8_t *w = &a->bits[4 * i];
     const uint32_t clip[4] = {w[0], w[1], w[2], w[3]}; /* the fourth only read when n is 4 */
     if (next || index == 0) {
         const size_t at = (next ? block_at(a, ctx, segment + 1u) : ctx->segment_block) + ctx->first_at[i];
-        store_key(a, g, l, key, at, ctx->first_bits[i], clip, clip, n, false);
+        store_key(a, dest, l, at, ctx->first_bits[i], clip, clip, n, false);
         return;
     }
     const unsigned bits = ctx->key_bits[i];
     const size_t at = ctx->rest_at[i] + (index - 1u) * bits;
     if (ctx->entry_at[i] == UINT16_MAX) {
-        store_key(a, g, l, key, at, bits, clip, clip, n, false);
+        store_key(a, dest, l, at, bits, clip, clip, n, false);
         return;
     }
     /* The lane keeps the ranges of the segment it last read: forward and backward playback
@@ -535,7 +578,7 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
     }
     const uint32_t wd[4] = {g->width[0][l], g->width[1][l], g->width[2][l], g->width[3][l]};
     const uint32_t base[4] = {g->qbase[0][l], g->qbase[1][l], g->qbase[2][l], g->qbase[3][l]};
-    store_key(a, g, l, key, at, bits, wd, base, n, true);
+    store_key(a, dest, l, at, bits, wd, base, n, true);
 }
 
 /* Copies key `from` of lane l (integers, values, ratio) to key `to`. */
@@ -573,12 +616,12 @@ OSSA__INLINE unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_
     unsigned read = 0;
     if (have_left != left_frame) {
         read |= 1u;
-        read_key(a, ctx, g, l, 0, segment, index, false, n);
+        read_key(a, ctx, g, l, g->q[0], segment, index, false, n);
         g->ratio[0][l] = ctx->segment_ratio[lb];
     }
     if (have_right != right_frame) {
         read |= 2u;
-        read_key(a, ctx, g, l, 1, segment, index + 1u, rb == OSSA__SEGMENT_FRAMES, n);
+        read_key(a, ctx, g, l, g->q[1], segment, index + 1u, rb == OSSA__SEGMENT_FRAMES, n);
         g->ratio[1][l] = ctx->segment_ratio[rb];
     }
     g->frame[0][l] = left_frame, g->frame[1][l] = right_frame;
@@ -604,21 +647,25 @@ static void refresh_group(const ossa_animation *a, const ossa_sampling_context *
 
 /* Interpolation factor of each lane; a span is at least the smallest normal float, so two
  * equal ratios give a finite factor. */
-static inline v4f alpha_of(const sub_group *g, v4f ratio)
+static inline v4f alpha_of(const float *left_ratio, const float *right_ratio, v4f ratio)
 {
-    const v4f r0 = v4f_load(g->ratio[0]);
-    return v4f_div(v4f_sub(ratio, r0), v4f_max(v4f_sub(v4f_load(g->ratio[1]), r0), v4f_set1(FLT_MIN)));
+    const v4f r0 = v4f_load(left_ratio);
+    return v4f_div(v4f_sub(ratio, r0), v4f_max(v4f_sub(v4f_load(right_ratio), r0), v4f_set1(FLT_MIN)));
 }
 
-/* Interpolates a group and writes its lanes to their joints. The builder keeps consecutive
- * rotation keys in one hemisphere, so the normalised lerp needs no sign test. */
-static inline void interpolate(const sub_group *g, v4f ratio, ossa_soa_transform *out)
+/* Interpolates group g between the keys `left` and `right` (float [component][lane]) at
+ * `left_ratio` and `right_ratio` ([lane]), its own in lane mode or the playback cache's, and
+ * writes its lanes to their joints.
+ * The builder keeps consecutive rotation keys in one hemisphere, so the normalised lerp needs
+ * no sign test. */
+static inline void interpolate(const sub_group *g, const float *left, const float *right, const float *left_ratio,
+                               const float *right_ratio, v4f ratio, ossa_soa_transform *out)
 {
     OSSA_ALIGNAS(16) float v[4][4];
-    const v4f alpha = alpha_of(g, ratio);
-    const v4f x = v4f_lerp(v4f_load(g->value[0][0]), v4f_load(g->value[1][0]), alpha);
-    const v4f y = v4f_lerp(v4f_load(g->value[0][1]), v4f_load(g->value[1][1]), alpha);
-    const v4f z = v4f_lerp(v4f_load(g->value[0][2]), v4f_load(g->value[1][2]), alpha);
+    const v4f alpha = alpha_of(left_ratio, right_ratio, ratio);
+    const v4f x = v4f_lerp(v4f_load(left), v4f_load(right), alpha);
+    const v4f y = v4f_lerp(v4f_load(left + 4), v4f_load(right + 4), alpha);
+    const v4f z = v4f_lerp(v4f_load(left + 8), v4f_load(right + 8), alpha);
     uint8_t *base = (uint8_t *)out;
     if (g->components == 3) {
         if (g->aligned) {
@@ -633,7 +680,7 @@ static inline void interpolate(const sub_group *g, v4f ratio, ossa_soa_transform
         }
         return;
     }
-    const v4f w = v4f_lerp(v4f_load(g->value[0][3]), v4f_load(g->value[1][3]), alpha);
+    const v4f w = v4f_lerp(v4f_load(left + 12), v4f_load(right + 12), alpha);
     const v4f inv = v4f_rsqrt(v4f_madd(x, x, v4f_madd(y, y, v4f_madd(z, z, v4f_mul(w, w)))));
     if (g->aligned) {
         float *d = (float *)(void *)(base + g->dest[0]);
@@ -647,6 +694,115 @@ static inline void interpolate(const sub_group *g, v4f ratio, ossa_soa_transform
         float *d = (float *)(void *)(base + g->dest[l]);
         d[0] = v[0][l], d[4] = v[1][l], d[8] = v[2][l], d[12] = v[3][l];
     }
+}
+
+/* The integers of lane l's keys in the current segment at the time points of `bits` (bit t:
+ * time point first + t; bit 16: the next segment's first key) up to `count`, into q[t]: the
+ * first from the first-key block, the others one after another from the lane's second key,
+ * as read_key reads them one at a time. n and `ranged` are constants at each call. */
+OSSA__INLINE void decode_lane(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l,
+                              uint32_t bits, uint32_t segment, uint32_t count, int32_t (*q)[4][4], int n, bool ranged)
+{
+    const size_t i = g->sub[l];
+    const uint8_t *w = &a->bits[4 * i];
+    const uint32_t clip[4] = {w[0], w[1], w[2], w[3]};
+    store_key(a, q[0], l, ctx->segment_block + ctx->first_at[i], ctx->first_bits[i], clip, clip, n, false);
+    uint32_t wd[4] = {clip[0], clip[1], clip[2], clip[3]}, base[4] = {0, 0, 0, 0};
+    if (ranged) {
+        const uint8_t *e = ctx->segment_data + 2 * a->animated_count + ctx->entry_at[i];
+        for (int c = 0; c < n; ++c) wd[c] = e[2 * c + 1], base[c] = (uint32_t)e[2 * c] << ossa__segment_shift(w[c]);
+    }
+    const unsigned key_bits = ctx->key_bits[i];
+    size_t at = ctx->rest_at[i];
+    for (bits &= bits - 1u; bits; bits &= bits - 1u) {
+        const unsigned t = lowest_bit(bits);
+        if (t > count) return;
+        if (t == OSSA__SEGMENT_FRAMES) {
+            store_key(a, q[t], l, block_at(a, ctx, segment + 1u) + ctx->first_at[i], ctx->first_bits[i], clip, clip, n,
+                      false);
+            return;
+        }
+        store_key(a, q[t], l, at, key_bits, wd, base, n, ranged);
+        at += key_bits;
+    }
+}
+
+/* Fills the playback cache with `segment` (the current one of lane mode after this). For
+ * each group, the keys around every time point f = first + t (t < 16) a run can interpolate
+ * from, exactly as lane mode reads and dequantises them (the same functions on the same
+ * integers), so that a pose does not depend on which mode sampled it:
+ *  - when every lane has a key at every one of those time points and the next, key t is the
+ *    one at f and cache_right is 1 (the right keys of f are the left keys of f + 1);
+ *  - otherwise keys 0..15 are the left keys of each f (the last at or before it, per lane)
+ *    and keys 16..31 the right ones (the first after it), cache_right 16.
+ * Lane mode's own keys are left as they are. */
+static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint32_t segment)
+{
+    if (ctx->segment != segment) enter_segment(a, ctx, segment);
+    /* Time points a run interpolates from: first .. frame_count - 2 (ossa__frame_at); the
+     * one after the last of them is a key of every lane (the clip's last time point, or the
+     * next segment's first). */
+    const uint32_t end = (uint32_t)a->frame_count - 1u - segment * OSSA__SEGMENT_FRAMES;
+    const uint32_t count = end < OSSA__SEGMENT_FRAMES ? end : OSSA__SEGMENT_FRAMES;
+    const uint32_t all = (2u << count) - 1u; /* bits 0..count */
+    const uint32_t next = segment + 1u < a->segment_count ? 1u << OSSA__SEGMENT_FRAMES : 0u;
+    int32_t(*q)[4][4] = ctx->fill_q;
+    cache_key *keys = ctx->cache;
+    for (size_t gi = 0; gi < ctx->group_count; ++gi, keys += CACHE_KEYS) {
+        sub_group *g = &ctx->groups[gi];
+        OSSA_ALIGNAS(16) int32_t has[4] = {-1, -1, -1, -1}; /* padding lanes: a key everywhere */
+        uint32_t common = all;
+        for (size_t l = 0; l < g->lanes; ++l) {
+            const uint8_t *p = ctx->segment_data + 2 * g->sub[l];
+            const uint32_t bm = ((uint32_t)p[0] | ((uint32_t)p[1] << 8) | next) & all;
+            has[l] = (int32_t)bm, common &= bm;
+            const bool ranged = ctx->entry_at[g->sub[l]] != UINT16_MAX;
+            if (g->format[l] == OSSA__ROT_FULL)
+                ranged ? decode_lane(a, ctx, g, l, bm, segment, count, q, 4, true)
+                       : decode_lane(a, ctx, g, l, bm, segment, count, q, 4, false);
+            else
+                ranged ? decode_lane(a, ctx, g, l, bm, segment, count, q, 3, true)
+                       : decode_lane(a, ctx, g, l, bm, segment, count, q, 3, false);
+        }
+        if (common == all) {
+            g->cache_right = 1;
+            for (uint32_t t = 0; t <= count; ++t) {
+                dequantise_key(g, q[t][0], keys[t].value[0]);
+                v4f_store(keys[t].ratio, v4f_set1(ctx->segment_ratio[t]));
+            }
+            continue;
+        }
+        g->cache_right = OSSA__SEGMENT_FRAMES;
+        float(*key)[4][4] = ctx->fill_key;
+        for (uint32_t t = 0; t <= count; ++t) dequantise_key(g, q[t][0], key[t][0]);
+        const v4i lanes_have = v4i_load(has);
+        v4f value[4], ratio = v4f_set1(ctx->segment_ratio[0]);
+        for (int c = 0; c < 4; ++c) value[c] = v4f_load(key[0][c]);
+        for (uint32_t t = 0; t < count; ++t) {
+            if (t) {
+                const v4i bit = v4i_set1((int32_t)(1u << t));
+                const v4f at = v4i_as_f(v4i_cmpeq(v4i_and(lanes_have, bit), bit));
+                for (int c = 0; c < 4; ++c) value[c] = v4f_select(at, v4f_load(key[t][c]), value[c]);
+                ratio = v4f_select(at, v4f_set1(ctx->segment_ratio[t]), ratio);
+            }
+            for (int c = 0; c < 4; ++c) v4f_store(keys[t].value[c], value[c]);
+            v4f_store(keys[t].ratio, ratio);
+        }
+        ratio = v4f_set1(ctx->segment_ratio[count]);
+        for (int c = 0; c < 4; ++c) value[c] = v4f_load(key[count][c]);
+        for (uint32_t t = count; t-- > 0;) {
+            if (t + 1u < count) {
+                const v4i bit = v4i_set1((int32_t)(1u << (t + 1u)));
+                const v4f at = v4i_as_f(v4i_cmpeq(v4i_and(lanes_have, bit), bit));
+                for (int c = 0; c < 4; ++c) value[c] = v4f_select(at, v4f_load(key[t + 1u][c]), value[c]);
+                ratio = v4f_select(at, v4f_set1(ctx->segment_ratio[t + 1u]), ratio);
+            }
+            cache_key *k = &keys[OSSA__SEGMENT_FRAMES + t];
+            for (int c = 0; c < 4; ++c) v4f_store(k->value[c], value[c]);
+            v4f_store(k->ratio, ratio);
+        }
+    }
+    ctx->cache_segment = segment;
 }
 
 /* memcpy kept out of line: GCC expands a memcpy whose size it can bound (as in the loop
@@ -682,20 +838,39 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
         bind(a, ctx, rest);
     copy_rest(job->output, ctx->rest, a->soa_count);
     const v4f vratio = v4f_set1(ratio);
-    uint32_t frame = UINT32_MAX, segment = 0;
+    const uint32_t frame = (uint32_t)ossa__frame_at(a->timepoints, a->frame_count, ratio);
+    const uint32_t segment = frame / OSSA__SEGMENT_FRAMES;
+    const uint32_t last = ctx->last_frame;
+    ctx->last_frame = frame;
+    if (ctx->cache) {
+        /* Playback (at most two time points from the previous run, either way) fills the
+         * cache once per segment; other access leaves it for lane mode. */
+        if (ctx->cache_segment != segment && last != UINT32_MAX && frame <= last + 2u && last <= frame + 2u)
+            fill_cache(a, ctx, segment);
+        if (ctx->cache_segment == segment) {
+            const cache_key *k = ctx->cache + (frame - segment * OSSA__SEGMENT_FRAMES);
+            for (size_t gi = 0; gi < ctx->group_count; ++gi, k += CACHE_KEYS) {
+                const cache_key *right = k + ctx->groups[gi].cache_right;
+                interpolate(&ctx->groups[gi], k->value[0], right->value[0], k->ratio, right->ratio, vratio,
+                            job->output);
+            }
+            return OSSA_OK;
+        }
+    }
+    /* Lane mode: a lane is stale unless its keys bracket the time point (left <= frame <
+     * right; padding lanes bracket every one). */
+    const v4i vframe = v4i_set1((int32_t)frame), vnext = v4i_set1((int32_t)frame + 1);
+    bool entered = ctx->segment == segment;
     for (size_t gi = 0; gi < ctx->group_count; ++gi) {
         sub_group *g = &ctx->groups[gi];
-        const v4f stale = v4f_or(v4f_cmplt(vratio, v4f_load(g->ratio[0])), v4f_cmplt(v4f_load(g->ratio[1]), vratio));
-        unsigned mask = v4f_movemask(stale);
+        const v4i stale = v4i_or(v4i_cmpgt(v4i_load((const int32_t *)g->frame[0]), vframe),
+                                 v4i_cmpgt(vnext, v4i_load((const int32_t *)g->frame[1])));
+        const unsigned mask = v4f_movemask(v4i_as_f(stale));
         if (mask) {
-            if (frame == UINT32_MAX) {
-                frame = (uint32_t)ossa__frame_at(a->timepoints, a->frame_count, ratio);
-                segment = frame / OSSA__SEGMENT_FRAMES;
-                if (ctx->segment != segment) enter_segment(a, ctx, segment);
-            }
+            if (!entered) enter_segment(a, ctx, segment), entered = true;
             refresh_group(a, ctx, g, mask, frame, segment);
         }
-        interpolate(g, vratio, job->output);
+        interpolate(g, g->value[0][0], g->value[1][0], g->ratio[0], g->ratio[1], vratio, job->output);
     }
     return OSSA_OK;
 }

@@ -81,9 +81,11 @@ static void setup_fixture(fixture *f, size_t tracks, float duration, uint32_t se
     assert_int_equal(ossa_raw_animation_validate(&f->raw, &diag), OSSA_OK);
     assert_int_equal(ossa_animation_build(&f->raw, NULL, &f->blob, &diag), OSSA_OK);
     assert_int_equal(ossa_animation_init(&f->anim, f->blob.data, f->blob.size), OSSA_OK);
-    const size_t bytes = ossa_sampling_context_size(tracks);
+    /* With the playback cache: the forward and backward checks sample through it. */
+    const size_t bytes = ossa_sampling_context_playback_size_for(&f->anim);
+    assert_true(bytes > ossa_sampling_context_size_for(&f->anim));
     f->ctx_mem = aligned_alloc(16, bytes);
-    f->ctx = ossa_sampling_context_init(f->ctx_mem, bytes, tracks);
+    f->ctx = ossa_sampling_context_init_for(f->ctx_mem, bytes, &f->anim);
     assert_non_null(f->ctx);
     f->pose = aligned_alloc(16, sizeof(ossa_soa_transform) * (f->anim.soa_count + 1));
     f->expected = calloc(tracks + 1, sizeof(ossa_transform));
@@ -381,46 +383,90 @@ static void test_corrupted_blob_rejected(void **state)
     teardown_fixture(&f);
 }
 
-/* The cache of a context that plays forward, backward and jumps gives the same poses, bit
- * for bit, as a fresh context for every sample: segments are decoded without history. */
+/* A clip whose every sub-track moves fast enough that the builder keeps a key at every time
+ * point: the playback cache's groups then hold one key per time point (see fill_cache). */
+static void make_dense_clip(ossa_raw_animation *raw, size_t tracks, float duration)
+{
+    enum { KEYS = 181 };
+    assert_int_equal(ossa_raw_animation_create(raw, tracks, NULL), OSSA_OK);
+    raw->duration = duration;
+    for (size_t t = 0; t < tracks; ++t) {
+        assert_int_equal(ossa_raw_joint_track_resize(raw, t, KEYS, KEYS, 1), OSSA_OK);
+        ossa_raw_joint_track *tr = &raw->tracks[t];
+        for (size_t k = 0; k < KEYS; ++k) {
+            const float time = duration * (float)k / (float)(KEYS - 1), phase = 9.f * time + (float)t;
+            const float angle = 1.5f * sinf(phase), c = cosf(.5f * angle), sn = sinf(.5f * angle);
+            tr->rotations[k] = (ossa_raw_quat_key){time, ossa_quat_normalize((ossa_quat){sn, .3f * sn, .2f * sn, c})};
+            tr->translations[k] = (ossa_raw_float3_key){time, {sinf(phase), cosf(1.3f * phase), (float)t}};
+        }
+        tr->scales[0] = (ossa_raw_float3_key){0.f, {1.f, 1.f, 1.f}};
+    }
+}
+
+/* Three contexts (one sized for the skeleton, one for the animation with the playback cache,
+ * and one invalidated before every sample) give the same poses, bit for bit, whether they
+ * play forward or backward (at one and two time points per run: the cache), slower, or jump:
+ * segments are decoded without history, and the cache interpolates the same keys lane mode
+ * does. On a clip with sparse keys and on one with a key at every time point. */
 static void test_access_orders_give_identical_poses(void **state)
 {
     (void)state;
-    ossa_raw_animation raw;
-    make_random_clip(&raw, 37, 6.f, 77);
-    ossa_blob blob = {0};
-    ossa_animation anim;
-    assert_int_equal(ossa_animation_build(&raw, NULL, &blob, NULL), OSSA_OK);
-    assert_int_equal(ossa_animation_init(&anim, blob.data, blob.size), OSSA_OK);
-    assert_true(anim.segment_count > 2);
-    const size_t bytes = ossa_sampling_context_size(37);
-    void *mems[2] = {aligned_alloc(16, bytes), aligned_alloc(16, bytes)};
-    ossa_sampling_context *ctxs[2] = {ossa_sampling_context_init(mems[0], bytes, 37),
-                                      ossa_sampling_context_init(mems[1], bytes, 37)};
-    ossa_soa_transform pose[2][10];
-    uint32_t s = 5;
-    for (int step = 0; step < 1500; ++step) {
-        float ratio;
-        if (step < 400)
-            ratio = (float)step / 399.f; /* forward */
-        else if (step < 800)
-            ratio = (float)(799 - step) / 399.f; /* backward */
+    for (int clip = 0; clip < 2; ++clip) {
+        ossa_raw_animation raw;
+        if (clip == 0)
+            make_random_clip(&raw, 37, 6.f, 77);
         else
-            ratio = ossa_test_randf(&s, -.1f, 1.1f); /* random, clamped ends */
-        ossa_sampling_context_invalidate(ctxs[1]);
-        for (int i = 0; i < 2; ++i) {
-            const ossa_sampling_job job = {&anim, ctxs[i], ratio, pose[i], 10, NULL, 0};
-            assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+            make_dense_clip(&raw, 10, 6.f);
+        const size_t joints = raw.track_count, soa = (joints + 3) / 4;
+        ossa_blob blob = {0};
+        ossa_animation anim;
+        assert_int_equal(ossa_animation_build(&raw, NULL, &blob, NULL), OSSA_OK);
+        assert_int_equal(ossa_animation_init(&anim, blob.data, blob.size), OSSA_OK);
+        assert_true(anim.segment_count > 2);
+        if (clip == 1) assert_true(anim.key_count >= anim.animated_count * (anim.frame_count - 1));
+        const size_t bytes[3] = {ossa_sampling_context_size(joints), ossa_sampling_context_playback_size_for(&anim),
+                                 ossa_sampling_context_size(joints)};
+        void *mems[3];
+        ossa_sampling_context *ctxs[3];
+        for (int i = 0; i < 3; ++i) {
+            mems[i] = aligned_alloc(16, bytes[i]);
+            ctxs[i] = i == 1 ? ossa_sampling_context_init_for(mems[i], bytes[i], &anim)
+                             : ossa_sampling_context_init(mems[i], bytes[i], joints);
+            assert_non_null(ctxs[i]);
         }
-        assert_memory_equal(pose[0], pose[1], sizeof pose[0]);
+        ossa_soa_transform pose[3][10];
+        const float frames = (float)(anim.frame_count - 1);
+        uint32_t s = 5;
+        for (int step = 0; step < 2200; ++step) {
+            float ratio;
+            if (step < 400)
+                ratio = (float)step / 399.f; /* forward, about half a time point per run */
+            else if (step < 800)
+                ratio = (float)(799 - step) / 399.f; /* backward */
+            else if (step < 1000)
+                ratio = (float)(step - 800) * 1.f / frames; /* one time point per run */
+            else if (step < 1100)
+                ratio = (float)(step - 1000) * 2.f / frames; /* two: still playback */
+            else if (step < 1200)
+                ratio = (float)(step - 1100) * 3.f / frames; /* three: lane mode */
+            else if (step < 1300)
+                ratio = (float)(step - 1200) * .01f / frames; /* slow motion */
+            else
+                ratio = ossa_test_randf(&s, -.1f, 1.1f); /* random, clamped ends */
+            ossa_sampling_context_invalidate(ctxs[2]);
+            for (int i = 0; i < 3; ++i) {
+                const ossa_sampling_job job = {&anim, ctxs[i], ratio, pose[i], soa, NULL, 0};
+                assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+            }
+            if (memcmp(pose[0], pose[1], soa * sizeof **pose) || memcmp(pose[0], pose[2], soa * sizeof **pose))
+                fail_msg("clip %d, step %d (ratio %.9g): the contexts' poses differ", clip, step, (double)ratio);
+        }
+        for (int i = 0; i < 3; ++i) free(mems[i]);
+        ossa_blob_destroy(&blob);
+        ossa_raw_animation_destroy(&raw);
     }
-    free(mems[0]), free(mems[1]);
-    ossa_blob_destroy(&blob);
-    ossa_raw_animation_destroy(&raw);
 }
 
-/* A context sized for an animation samples it exactly as a context sized for the skeleton does,
- * in less memory, and refuses an animation with more animated sub-tracks, writing nothing. */
 static void test_context_sized_for_animation(void **state)
 {
     (void)state;
@@ -441,6 +487,10 @@ static void test_context_sized_for_animation(void **state)
     assert_true(small > 0 && small < full);
     assert_true(ossa_sampling_context_size_for(&anim[0]) > small);
     assert_int_equal(ossa_sampling_context_size_for(NULL), 0);
+    assert_int_equal(ossa_sampling_context_playback_size_for(NULL), 0);
+    /* The playback cache: 32 keys (2,560 bytes) per group of four animated sub-tracks, on top. */
+    const size_t playback = ossa_sampling_context_playback_size_for(&anim[1]);
+    assert_true(playback >= small + 2560 * ((anim[1].animated_count + 3) / 4));
     void *mem[2] = {aligned_alloc(16, small), aligned_alloc(16, full)};
     assert_null(ossa_sampling_context_init_for(mem[0], small - 16, &anim[1]));
     assert_null(ossa_sampling_context_init_for(mem[0], small, NULL));
