@@ -92,15 +92,24 @@ typedef struct crowd {
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-/* State of character k: its three sampling contexts, each sized for the clip it plays
- * (ossa_sampling_context_size_for), its poses and its model matrices. */
+/* Bytes of character k's three sampling contexts, each sized for the clip it plays, with the
+ * playback cache (ossa_sampling_context_playback_size_for) or without it. */
+static size_t context_bytes(const bench_clip *clips, size_t k, bool playback)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < PLAYED; ++i) {
+        const ossa_animation *a = &clips[(k + i) % CLIPS].anim;
+        bytes += align16(playback ? ossa_sampling_context_playback_size_for(a) : ossa_sampling_context_size_for(a));
+    }
+    return bytes;
+}
+
+/* State of character k: its three sampling contexts (with playback caches), its poses and its
+ * model matrices. */
 static state_bytes character_bytes(const ossa_skeleton *skel, const bench_clip *clips, size_t k)
 {
     const size_t pose = skel->soa_count * sizeof(ossa_soa_transform);
-    size_t contexts = 0;
-    for (size_t i = 0; i < PLAYED; ++i)
-        contexts += align16(ossa_sampling_context_size_for(&clips[(k + i) % CLIPS].anim));
-    return (state_bytes){contexts, (PLAYED + 1) * pose, skel->joint_count * sizeof(ossa_float4x4)};
+    return (state_bytes){context_bytes(clips, k, true), (PLAYED + 1) * pose, skel->joint_count * sizeof(ossa_float4x4)};
 }
 
 static uint32_t hash(uint32_t x)
@@ -119,7 +128,7 @@ static bool character_init(character *ch, size_t k, const bench_clip *clips, con
     static const float weights[3] = {.5f, .3f, .2f};
     for (size_t i = 0; i < PLAYED; ++i) {
         const bench_clip *c = &clips[(k + i) % CLIPS];
-        const size_t ctx_size = ossa_sampling_context_size_for(&c->anim);
+        const size_t ctx_size = ossa_sampling_context_playback_size_for(&c->anim);
         ch->ctx[i] = ossa_sampling_context_init_for(m, ctx_size, &c->anim);
         m += align16(ctx_size);
         ch->anim[i] = &c->anim;
@@ -328,15 +337,18 @@ int main(int argc, char **argv)
     }
     /* Characters repeat their clips every CLIPS: the mean over CLIPS of them. */
     state_bytes b = {0, 0, 0};
+    size_t lean = 0;
     for (size_t k = 0; k < CLIPS; ++k) {
         const state_bytes c = character_bytes(skel, clips, k);
         b.contexts += c.contexts, b.poses += c.poses, b.matrices += c.matrices;
+        lean += context_bytes(clips, k, false);
     }
-    b.contexts /= CLIPS, b.poses /= CLIPS, b.matrices /= CLIPS;
+    b.contexts /= CLIPS, b.poses /= CLIPS, b.matrices /= CLIPS, lean /= CLIPS;
     printf("\nState per character (%zu joints, %zu SoA groups), mean: %zu B = 3 sampling contexts sized for their "
-           "clips %zu B (sized for the skeleton: %zu B) + 4 SoA poses (3 sampled, 1 blended) %zu B + model matrices "
-           "%zu B. Shared read-only: the skeleton and the clips (%zu B of animation blobs).\n",
-           (size_t)skel->joint_count, (size_t)skel->soa_count, b.contexts + b.poses + b.matrices, b.contexts,
+           "clips with playback caches %zu B (without the caches: %zu B; sized for the skeleton: %zu B) + 4 SoA poses "
+           "(3 sampled, 1 blended) %zu B + model matrices %zu B. Shared read-only: the skeleton and the clips (%zu B "
+           "of animation blobs).\n",
+           (size_t)skel->joint_count, (size_t)skel->soa_count, b.contexts + b.poses + b.matrices, b.contexts, lean,
            PLAYED * align16(ossa_sampling_context_size(skel->joint_count)), b.poses, b.matrices,
            clips[0].anim_blob.size + clips[1].anim_blob.size + clips[2].anim_blob.size + clips[3].anim_blob.size);
     if (tsv) fclose(tsv);
