@@ -82,6 +82,7 @@ struct ossa_sampling_context {
      * [group][CACHE_KEYS] around the time points of segment cache_segment (fill_cache), and
      * the scratch integers and values of one group's keys while it is filled. */
     cache_key *cache;        /* NULL without one */
+    size_t cache_groups;     /* groups it has room for; an animation with more samples in lane mode */
     int32_t (*fill_q)[4][4]; /* [OSSA__SEGMENT_FRAMES + 1][component][lane] */
     float (*fill_key)[4][4]; /* [OSSA__SEGMENT_FRAMES + 1][component][lane] */
     uint32_t cache_segment;  /* UINT32_MAX when it holds none */
@@ -96,9 +97,31 @@ enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_ENTRY, L_RANGED, L_GROUPS,
  * groups (whole aligned ones, then the rest packed), at most (A + 9) / 4 over three channels. */
 static size_t group_capacity(size_t max_sub) { return max_sub / 4 + 3; }
 
+/* The groups make_groups forms for animation a: per channel, one for each SoA group whose four
+ * joints are animated in it, then the channel's other animated sub-tracks four at a time. */
+static size_t group_count_of(const ossa_animation *a)
+{
+    size_t groups = 0;
+    for (size_t c = 0; c < 3; ++c) {
+        size_t packed = 0;
+        for (size_t jg = 0; jg < a->soa_count; ++jg) {
+            size_t animated = 0;
+            for (size_t j = jg * 4; j < jg * 4 + 4 && j < a->track_count; ++j)
+                animated += ossa__kind(a->kinds, j * 3 + c) == OSSA__KIND_ANIMATED;
+            if (animated == 4)
+                ++groups;
+            else
+                packed += animated;
+        }
+        groups += (packed + 3) / 4;
+    }
+    return groups;
+}
+
 /* Offsets of the context's arrays for up to max_soa SoA groups and max_sub animated
- * sub-tracks, with a playback cache or not; returns the whole size. */
-static size_t layout(size_t max_soa, size_t max_sub, bool cache, size_t offsets[L_END])
+ * sub-tracks, with a playback cache for cache_groups groups (0: none); returns the whole
+ * size. */
+static size_t layout(size_t max_soa, size_t max_sub, size_t cache_groups, size_t offsets[L_END])
 {
     const size_t sizes[L_END] = {(max_sub + 8) * 4,
                                  max_sub * 4,
@@ -108,8 +131,8 @@ static size_t layout(size_t max_soa, size_t max_sub, bool cache, size_t offsets[
                                  max_sub * 2,
                                  group_capacity(max_sub) * sizeof(sub_group),
                                  max_soa * sizeof(ossa_soa_transform),
-                                 cache ? CACHE_KEYS * group_capacity(max_sub) * sizeof(cache_key) : 0,
-                                 cache ? 2 * (OSSA__SEGMENT_FRAMES + 1) * 16 * sizeof(float) : 0};
+                                 CACHE_KEYS * cache_groups * sizeof(cache_key),
+                                 cache_groups ? 2 * (OSSA__SEGMENT_FRAMES + 1) * 16 * sizeof(float) : 0};
     size_t at = align16(sizeof(struct ossa_sampling_context));
     for (int i = 0; i < L_END; ++i) {
         offsets[i] = at;
@@ -123,37 +146,40 @@ size_t ossa_sampling_context_size(size_t max_tracks)
     if (max_tracks > OSSA_MAX_JOINTS) return 0;
     size_t offsets[L_END];
     const size_t max_soa = (max_tracks + 3) / 4;
-    return layout(max_soa, 3 * 4 * max_soa, false, offsets);
+    return layout(max_soa, 3 * 4 * max_soa, 0, offsets);
 }
 
 size_t ossa_sampling_context_size_for(const ossa_animation *animation)
 {
     if (!animation || !animation->kinds) return 0;
     size_t offsets[L_END];
-    return layout(animation->soa_count, animation->animated_count, false, offsets);
+    return layout(animation->soa_count, animation->animated_count, 0, offsets);
 }
 
 size_t ossa_sampling_context_playback_size_for(const ossa_animation *animation)
 {
     if (!animation || !animation->kinds) return 0;
     size_t offsets[L_END];
-    return layout(animation->soa_count, animation->animated_count, true, offsets);
+    return layout(animation->soa_count, animation->animated_count, group_count_of(animation), offsets);
 }
 
-/* A context for max_soa groups and max_sub animated sub-tracks, with a playback cache when
- * `cache` and the size has room for one; NULL when it does not fit. */
-static ossa_sampling_context *context_init(void *memory, size_t size, size_t max_soa, size_t max_sub, bool cache)
+/* A context for max_soa groups and max_sub animated sub-tracks, with a playback cache for
+ * cache_groups groups when the size has room for it; NULL when it does not fit. */
+static ossa_sampling_context *context_init(void *memory, size_t size, size_t max_soa, size_t max_sub,
+                                           size_t cache_groups)
 {
     if (!memory || ossa__misaligned(memory)) return NULL;
     size_t offsets[L_END];
-    cache = cache && size >= layout(max_soa, max_sub, true, offsets);
-    if (size < layout(max_soa, max_sub, cache, offsets)) return NULL;
+    if (cache_groups && size < layout(max_soa, max_sub, cache_groups, offsets)) cache_groups = 0;
+    if (size < layout(max_soa, max_sub, cache_groups, offsets)) return NULL;
+    const bool cache = cache_groups > 0;
     uint8_t *base = memory;
     ossa_sampling_context *ctx = memory;
     memset(ctx, 0, sizeof *ctx);
     ctx->max_soa = max_soa;
     ctx->max_animated = max_sub;
-    ctx->bytes = layout(max_soa, max_sub, cache, offsets);
+    ctx->bytes = layout(max_soa, max_sub, cache_groups, offsets);
+    ctx->cache_groups = cache_groups;
     ctx->rest_at = (uint32_t *)(void *)(base + offsets[L_REST_AT]);
     ctx->first_at = (uint32_t *)(void *)(base + offsets[L_FIRST_AT]);
     ctx->key_bits = (uint16_t *)(void *)(base + offsets[L_BITS]);
@@ -177,13 +203,13 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
 {
     if (max_tracks > OSSA_MAX_JOINTS) return NULL;
     const size_t max_soa = (max_tracks + 3) / 4;
-    return context_init(memory, size, max_soa, 3 * 4 * max_soa, false);
+    return context_init(memory, size, max_soa, 3 * 4 * max_soa, 0);
 }
 
 ossa_sampling_context *ossa_sampling_context_init_for(void *memory, size_t size, const ossa_animation *animation)
 {
     if (!animation || !animation->kinds) return NULL;
-    return context_init(memory, size, animation->soa_count, animation->animated_count, true);
+    return context_init(memory, size, animation->soa_count, animation->animated_count, group_count_of(animation));
 }
 
 void ossa_sampling_context_invalidate(ossa_sampling_context *context)
@@ -842,7 +868,7 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     const uint32_t segment = frame / OSSA__SEGMENT_FRAMES;
     const uint32_t last = ctx->last_frame;
     ctx->last_frame = frame;
-    if (ctx->cache) {
+    if (ctx->cache && ctx->group_count <= ctx->cache_groups) {
         /* Playback (at most two time points from the previous run, either way) fills the
          * cache once per segment; other access leaves it for lane mode. */
         if (ctx->cache_segment != segment && last != UINT32_MAX && frame <= last + 2u && last <= frame + 2u)

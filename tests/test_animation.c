@@ -526,6 +526,48 @@ static void test_context_sized_for_animation(void **state)
     }
 }
 
+/* A playback context sized for one animation samples another with as many joints and animated
+ * sub-tracks but more groups (its cache has no room for them) as a context without a cache
+ * does: the same poses, bit for bit. */
+static void test_playback_context_with_another_animation(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw[2];
+    ossa_blob blob[2] = {{0}, {0}};
+    ossa_animation anim[2];
+    for (int i = 0; i < 2; ++i) {
+        make_dense_clip(&raw[i], 4, 2.f);
+        /* [0]: the four rotations animated (one group); [1]: two rotations and two
+         * translations (two groups). */
+        for (size_t t = 0; t < 4; ++t) {
+            ossa_raw_joint_track *tr = &raw[i].tracks[t];
+            const bool rotation = i == 0 || t < 2;
+            if (rotation) tr->translation_count = 1;
+            if (!rotation) tr->rotation_count = 0; /* the identity */
+        }
+        assert_int_equal(ossa_animation_build(&raw[i], NULL, &blob[i], NULL), OSSA_OK);
+        assert_int_equal(ossa_animation_init(&anim[i], blob[i].data, blob[i].size), OSSA_OK);
+    }
+    assert_int_equal(anim[0].animated_count, anim[1].animated_count);
+    const size_t bytes[2] = {ossa_sampling_context_playback_size_for(&anim[0]), ossa_sampling_context_size(4)};
+    void *mem[2] = {aligned_alloc(16, bytes[0]), aligned_alloc(16, bytes[1])};
+    ossa_sampling_context *ctx[2] = {ossa_sampling_context_init_for(mem[0], bytes[0], &anim[0]),
+                                     ossa_sampling_context_init(mem[1], bytes[1], 4)};
+    ossa_soa_transform pose[2][1];
+    for (int step = 0; step <= 300; ++step) {
+        for (int i = 0; i < 2; ++i) {
+            const ossa_sampling_job job = {&anim[1], ctx[i], (float)step / 300.f, pose[i], 1, NULL, 0};
+            assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+        }
+        assert_memory_equal(pose[0], pose[1], sizeof pose[0]);
+    }
+    for (int i = 0; i < 2; ++i) {
+        free(mem[i]);
+        ossa_blob_destroy(&blob[i]);
+        ossa_raw_animation_destroy(&raw[i]);
+    }
+}
+
 /* Constant and default sub-tracks are kept out of the segments; sampling still returns their
  * value next to an animated sub-track of the same SoA group. */
 static void test_constant_tracks_stored_once(void **state)
@@ -640,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_ranged_translations_far_from_origin),
         cmocka_unit_test(test_constant_tracks_stored_once),
         cmocka_unit_test(test_context_sized_for_animation),
+        cmocka_unit_test(test_playback_context_with_another_animation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
