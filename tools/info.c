@@ -9,10 +9,18 @@
 #include "ossa/sampling_job.h"
 #include "ossa/track_jobs.h"
 
-/* Median over 7 repetitions of forward playback at 60 Hz over the whole clip, looping. */
-static double time_sampling(const ossa_animation *anim, const ossa_skeleton *skel, ossa_sampling_context *ctx,
-                            ossa_soa_transform *pose)
+/* Median over 7 repetitions of forward playback at 60 Hz over the whole clip, looping, with a
+ * context of its own sized with the playback cache, as a playing character would have; -1 when
+ * its memory cannot be had. */
+static double time_sampling(const ossa_animation *anim, const ossa_skeleton *skel, ossa_soa_transform *pose)
 {
+    const size_t ctx_size = ossa_sampling_context_playback_size_for(anim);
+    void *ctx_mem = aligned_alloc(16, ctx_size);
+    ossa_sampling_context *ctx = ctx_mem ? ossa_sampling_context_init_for(ctx_mem, ctx_size, anim) : NULL;
+    if (!ctx) {
+        free(ctx_mem);
+        return -1.0;
+    }
     /* Bounded: the timing needs no more than 10 minutes of frames. */
     const double frames = (double)anim->duration * 60.0;
     const size_t steps = frames < 36000.0 ? (size_t)frames + 1 : 36001;
@@ -32,6 +40,7 @@ static double time_sampling(const ossa_animation *anim, const ossa_skeleton *ske
         }
         reps[r] = (tool_now() - t0) / (double)calls;
     }
+    free(ctx_mem);
     qsort(reps, 7, sizeof *reps, tool_compare_doubles);
     return reps[3];
 }
@@ -158,13 +167,10 @@ int info_measure(info_report *rep, const char *archive_path, const void *archive
     rep->loaded = true;
     const ossa_skeleton *skel = &rep->skeleton;
     const size_t anim_count = ossa_archive_count(&rep->archive, OSSA_TAG_ANIMATION);
-    const size_t ctx_size = ossa_sampling_context_size(skel->joint_count);
-    void *ctx_mem = aligned_alloc(16, ctx_size);
     ossa_soa_transform *pose = aligned_alloc(16, (skel->soa_count + 1) * sizeof *pose);
-    ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, skel->joint_count);
     rep->animations = calloc(anim_count + 1, sizeof *rep->animations);
     int status = 0;
-    if (!ctx || !pose || !rep->animations) {
+    if (!pose || !rep->animations) {
         fprintf(stderr, "ossa: %s: out of memory\n", archive_path);
         status = 1;
     }
@@ -198,11 +204,11 @@ int info_measure(info_report *rep, const char *archive_path, const void *archive
             status = 1;
         }
         if (anim->track_count <= skel->joint_count) {
-            ia->timed = true;
-            ia->ns_per_call = time_sampling(anim, skel, ctx, pose) * 1e9;
+            const double seconds = time_sampling(anim, skel, pose);
+            ia->timed = seconds >= 0.0;
+            ia->ns_per_call = seconds * 1e9;
         }
     }
-    free(ctx_mem);
     free(pose);
     if (status == 0) status = measure_tracks(rep);
     return status;
