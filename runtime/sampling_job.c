@@ -45,6 +45,8 @@ typedef struct cache_key {
 
 /* Keys per group in the playback cache: see fill_cache. */
 enum { CACHE_KEYS = 2 * OSSA__SEGMENT_FRAMES };
+/* Bytes of one of fill_cache's scratch grids, [OSSA__SEGMENT_FRAMES + 1][component][lane]. */
+enum { FILL_GRID = (OSSA__SEGMENT_FRAMES + 1) * 16 * 4 };
 
 struct ossa_sampling_context {
     size_t max_soa;
@@ -97,21 +99,29 @@ enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_ENTRY, L_RANGED, L_GROUPS,
  * groups (whole aligned ones, then the rest packed), at most (A + 9) / 4 over three channels. */
 static size_t group_capacity(size_t max_sub) { return max_sub / 4 + 3; }
 
+/* Animated sub-tracks of channel c among the joints of SoA group jg (4: the group is an
+ * aligned one, see make_groups). */
+static size_t animated_in(const ossa_animation *a, size_t jg, int c)
+{
+    size_t n = 0;
+    for (size_t j = jg * 4; j < jg * 4 + 4 && j < a->track_count; ++j)
+        n += ossa__kind(a->kinds, j * 3 + (size_t)c) == OSSA__KIND_ANIMATED;
+    return n;
+}
+
 /* The groups make_groups forms for animation a: per channel, one for each SoA group whose four
  * joints are animated in it, then the channel's other animated sub-tracks four at a time. */
 static size_t group_count_of(const ossa_animation *a)
 {
     size_t groups = 0;
-    for (size_t c = 0; c < 3; ++c) {
+    for (int c = 0; c < 3; ++c) {
         size_t packed = 0;
         for (size_t jg = 0; jg < a->soa_count; ++jg) {
-            size_t animated = 0;
-            for (size_t j = jg * 4; j < jg * 4 + 4 && j < a->track_count; ++j)
-                animated += ossa__kind(a->kinds, j * 3 + c) == OSSA__KIND_ANIMATED;
-            if (animated == 4)
+            const size_t n = animated_in(a, jg, c);
+            if (n == 4)
                 ++groups;
             else
-                packed += animated;
+                packed += n;
         }
         groups += (packed + 3) / 4;
     }
@@ -132,7 +142,7 @@ static size_t layout(size_t max_soa, size_t max_sub, size_t cache_groups, size_t
                                  group_capacity(max_sub) * sizeof(sub_group),
                                  max_soa * sizeof(ossa_soa_transform),
                                  CACHE_KEYS * cache_groups * sizeof(cache_key),
-                                 cache_groups ? 2 * (OSSA__SEGMENT_FRAMES + 1) * 16 * sizeof(float) : 0};
+                                 cache_groups ? 2 * FILL_GRID : 0};
     size_t at = align16(sizeof(struct ossa_sampling_context));
     for (int i = 0; i < L_END; ++i) {
         offsets[i] = at;
@@ -172,7 +182,6 @@ static ossa_sampling_context *context_init(void *memory, size_t size, size_t max
     size_t offsets[L_END];
     if (cache_groups && size < layout(max_soa, max_sub, cache_groups, offsets)) cache_groups = 0;
     if (size < layout(max_soa, max_sub, cache_groups, offsets)) return NULL;
-    const bool cache = cache_groups > 0;
     uint8_t *base = memory;
     ossa_sampling_context *ctx = memory;
     memset(ctx, 0, sizeof *ctx);
@@ -188,13 +197,13 @@ static ossa_sampling_context *context_init(void *memory, size_t size, size_t max
     ctx->ranged = (uint16_t *)(void *)(base + offsets[L_RANGED]);
     ctx->groups = (sub_group *)(void *)(base + offsets[L_GROUPS]);
     ctx->rest = (ossa_soa_transform *)(void *)(base + offsets[L_REST]);
-    ctx->cache = cache ? (cache_key *)(void *)(base + offsets[L_CACHE]) : NULL;
-    if (cache) {
+    if (cache_groups) {
+        ctx->cache = (cache_key *)(void *)(base + offsets[L_CACHE]);
         /* Zeroed once: integers the fills never write (a dropped rotation component, a time
          * point without a key) are then defined, and never selected. */
         ctx->fill_q = (int32_t(*)[4][4])(void *)(base + offsets[L_FILL]);
-        ctx->fill_key = (float(*)[4][4])(void *)(base + offsets[L_FILL] + (OSSA__SEGMENT_FRAMES + 1) * 64);
-        memset(base + offsets[L_FILL], 0, 2 * (OSSA__SEGMENT_FRAMES + 1) * 64);
+        ctx->fill_key = (float(*)[4][4])(void *)(base + offsets[L_FILL] + FILL_GRID);
+        memset(base + offsets[L_FILL], 0, 2 * FILL_GRID);
     }
     return ctx;
 }
@@ -377,11 +386,8 @@ static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int
 {
     uint8_t aligned[OSSA_MAX_SOA_JOINTS];
     for (size_t jg = 0; jg < a->soa_count; ++jg) {
-        bool all = jg * 4 + 4 <= a->track_count;
-        for (size_t j = jg * 4; all && j < jg * 4 + 4; ++j)
-            all = ossa__kind(a->kinds, j * 3 + (size_t)c) == OSSA__KIND_ANIMATED;
-        aligned[jg] = all;
-        if (!all) continue;
+        aligned[jg] = animated_in(a, jg, c) == 4;
+        if (!aligned[jg]) continue;
         sub_group *g = new_group(ctx, c);
         g->aligned = 1;
         for (size_t j = jg * 4; j < jg * 4 + 4; ++j) add_lane(a, g, c, j, sub_of, range_at);
@@ -726,7 +732,7 @@ static inline void interpolate(const sub_group *g, const float *left, const floa
  * time point first + t; bit 16: the next segment's first key) up to `count`, into q[t]: the
  * first from the first-key block, the others one after another from the lane's second key,
  * as read_key reads them one at a time. n and `ranged` are constants at each call. */
-OSSA__INLINE void decode_lane(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l,
+OSSA__INLINE void decode_lane(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g, size_t l,
                               uint32_t bits, uint32_t segment, uint32_t count, int32_t (*q)[4][4], int n, bool ranged)
 {
     const size_t i = g->sub[l];
@@ -751,6 +757,17 @@ OSSA__INLINE void decode_lane(const ossa_animation *a, const ossa_sampling_conte
         store_key(a, q[t], l, at, key_bits, wd, base, n, ranged);
         at += key_bits;
     }
+}
+
+/* Takes, in the lanes of `has` (bitmaps of key time points) with a key at time point t, that
+ * key (`key`, float [component][lane], at `ratio`) as the running value and ratio of the cache's
+ * left or right key chain. */
+static inline void take_keys(v4i has, uint32_t t, const float *key, float ratio, v4f value[4], v4f *key_ratio)
+{
+    const v4i bit = v4i_set1((int32_t)(1u << t));
+    const v4f at = v4i_as_f(v4i_cmpeq(v4i_and(has, bit), bit));
+    for (int c = 0; c < 4; ++c) value[c] = v4f_select(at, v4f_load(key + 4 * c), value[c]);
+    *key_ratio = v4f_select(at, v4f_set1(ratio), *key_ratio);
 }
 
 /* Fills the playback cache with `segment` (the current one of lane mode after this). For
@@ -805,24 +822,15 @@ static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint
         v4f value[4], ratio = v4f_set1(ctx->segment_ratio[0]);
         for (int c = 0; c < 4; ++c) value[c] = v4f_load(key[0][c]);
         for (uint32_t t = 0; t < count; ++t) {
-            if (t) {
-                const v4i bit = v4i_set1((int32_t)(1u << t));
-                const v4f at = v4i_as_f(v4i_cmpeq(v4i_and(lanes_have, bit), bit));
-                for (int c = 0; c < 4; ++c) value[c] = v4f_select(at, v4f_load(key[t][c]), value[c]);
-                ratio = v4f_select(at, v4f_set1(ctx->segment_ratio[t]), ratio);
-            }
+            if (t) take_keys(lanes_have, t, key[t][0], ctx->segment_ratio[t], value, &ratio);
             for (int c = 0; c < 4; ++c) v4f_store(keys[t].value[c], value[c]);
             v4f_store(keys[t].ratio, ratio);
         }
         ratio = v4f_set1(ctx->segment_ratio[count]);
         for (int c = 0; c < 4; ++c) value[c] = v4f_load(key[count][c]);
         for (uint32_t t = count; t-- > 0;) {
-            if (t + 1u < count) {
-                const v4i bit = v4i_set1((int32_t)(1u << (t + 1u)));
-                const v4f at = v4i_as_f(v4i_cmpeq(v4i_and(lanes_have, bit), bit));
-                for (int c = 0; c < 4; ++c) value[c] = v4f_select(at, v4f_load(key[t + 1u][c]), value[c]);
-                ratio = v4f_select(at, v4f_set1(ctx->segment_ratio[t + 1u]), ratio);
-            }
+            if (t + 1u < count)
+                take_keys(lanes_have, t + 1u, key[t + 1u][0], ctx->segment_ratio[t + 1u], value, &ratio);
             cache_key *k = &keys[OSSA__SEGMENT_FRAMES + t];
             for (int c = 0; c < 4; ++c) v4f_store(k->value[c], value[c]);
             v4f_store(k->ratio, ratio);
