@@ -89,6 +89,7 @@ struct ossa_sampling_context {
     float (*fill_key)[4][4]; /* [OSSA__SEGMENT_FRAMES + 1][component][lane] */
     uint32_t cache_segment;  /* UINT32_MAX when it holds none */
     uint32_t last_frame;     /* time point of the previous run; UINT32_MAX none */
+    bool last_near;          /* the previous run was at most two time points from the one before */
 };
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
@@ -462,6 +463,7 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
     ctx->bound_data_size = a->data_size;
     ctx->segment = UINT32_MAX;
     ctx->cache_segment = ctx->last_frame = UINT32_MAX;
+    ctx->last_near = false;
 }
 
 /* Bit offset of the data of `segment`'s first-key block. */
@@ -875,12 +877,14 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     const uint32_t frame = (uint32_t)ossa__frame_at(a->timepoints, a->frame_count, ratio);
     const uint32_t segment = frame / OSSA__SEGMENT_FRAMES;
     const uint32_t last = ctx->last_frame;
-    ctx->last_frame = frame;
+    const bool near = last != UINT32_MAX && frame <= last + 2u && last <= frame + 2u, playing = near && ctx->last_near;
+    ctx->last_frame = frame, ctx->last_near = near;
     if (ctx->cache && ctx->group_count <= ctx->cache_groups) {
-        /* Playback (at most two time points from the previous run, either way) fills the
-         * cache once per segment; other access leaves it for lane mode. */
-        if (ctx->cache_segment != segment && last != UINT32_MAX && frame <= last + 2u && last <= frame + 2u)
-            fill_cache(a, ctx, segment);
+        /* Playback (two runs in a row each at most two time points from the one before,
+         * either way) fills the cache once per segment; other access leaves it for lane mode:
+         * a random ratio that lands near the previous one once in a while is not worth a
+         * fill. */
+        if (ctx->cache_segment != segment && playing) fill_cache(a, ctx, segment);
         if (ctx->cache_segment == segment) {
             const cache_key *k = ctx->cache + (frame - segment * OSSA__SEGMENT_FRAMES);
             for (size_t gi = 0; gi < ctx->group_count; ++gi, k += CACHE_KEYS) {
