@@ -23,9 +23,6 @@ typedef struct sub_group {
     int32_t q[2][4][4];                 /* [key][component][lane] the keys' integers */
     uint32_t mask[6][4];                /* rotation format selects, see dequantise() */
     uint32_t frame[2][4];               /* [key][lane] time points of the cached keys */
-    uint32_t qbase[4][4];               /* [component][lane] segment range bases of entry_segment */
-    uint32_t entry_segment[4];          /* segment whose ranges qbase and width hold, UINT32_MAX none */
-    uint8_t width[4][4];                /* [component][lane] segment range widths of entry_segment */
     uint32_t dest[4];                   /* byte offset of each lane's x in the output pose (y, z, w
                                            follow 16 bytes apart) */
     uint16_t sub[4];                    /* animated sub-track (blob order) of each lane */
@@ -42,6 +39,17 @@ typedef struct cache_key {
     OSSA_ALIGNAS(16) float value[4][4]; /* [component][lane] */
     float ratio[4];                     /* [lane] */
 } cache_key;
+
+/* A sub-track with segment ranges: where its ranges are in every segment, and what they are
+ * in the current one (enter_segment). */
+typedef struct ranged_track {
+    uint32_t base[4];  /* [component] range base in the current segment, at the clip width */
+    uint8_t width[4];  /* [component] key width in the current segment (0 past the stored ones) */
+    uint8_t shift[4];  /* [component] ossa__segment_shift of the clip width */
+    uint16_t sub;      /* animated sub-track (blob order) */
+    uint16_t entry;    /* byte offset of its ranges after a segment's bitmaps */
+    uint8_t stored;    /* stored components: 3, or 4 for OSSA__ROT_FULL rotations */
+} ranged_track;
 
 /* Keys per group in the playback cache: see fill_cache. */
 enum { CACHE_KEYS = 2 * OSSA__SEGMENT_FRAMES };
@@ -73,9 +81,9 @@ struct ossa_sampling_context {
     uint32_t *first_at;   /* [max_sub] bit offset of its first key in any segment's first-key
                              block */
     uint32_t first_block; /* bits of the first-key block */
-    uint16_t *entry_at;   /* [max_sub] offset of the sub-track's segment ranges after the
-                             bitmaps; UINT16_MAX when it has none */
-    uint16_t *ranged;     /* [max_sub] the sub-tracks with segment ranges */
+    uint16_t *ranged_of;  /* [max_sub] the sub-track's entry in `ranged`; UINT16_MAX when it
+                             has no segment ranges */
+    ranged_track *ranged; /* [max_sub] the sub-tracks with segment ranges */
     size_t ranged_count;
     size_t entries;           /* bytes of segment ranges in every segment */
     sub_group *groups;        /* [max_groups] */
@@ -139,7 +147,7 @@ static size_t layout(size_t max_soa, size_t max_sub, size_t cache_groups, size_t
                                  (max_sub + 8) * 2,
                                  max_sub * 2,
                                  max_sub * 2,
-                                 max_sub * 2,
+                                 max_sub * sizeof(ranged_track),
                                  group_capacity(max_sub) * sizeof(sub_group),
                                  max_soa * sizeof(ossa_soa_transform),
                                  CACHE_KEYS * cache_groups * sizeof(cache_key),
@@ -194,8 +202,8 @@ static ossa_sampling_context *context_init(void *memory, size_t size, size_t max
     ctx->first_at = (uint32_t *)(void *)(base + offsets[L_FIRST_AT]);
     ctx->key_bits = (uint16_t *)(void *)(base + offsets[L_BITS]);
     ctx->first_bits = (uint16_t *)(void *)(base + offsets[L_FIRST_BITS]);
-    ctx->entry_at = (uint16_t *)(void *)(base + offsets[L_ENTRY]);
-    ctx->ranged = (uint16_t *)(void *)(base + offsets[L_RANGED]);
+    ctx->ranged_of = (uint16_t *)(void *)(base + offsets[L_ENTRY]);
+    ctx->ranged = (ranged_track *)(void *)(base + offsets[L_RANGED]);
     ctx->groups = (sub_group *)(void *)(base + offsets[L_GROUPS]);
     ctx->rest = (ossa_soa_transform *)(void *)(base + offsets[L_REST]);
     if (cache_groups) {
@@ -374,7 +382,6 @@ static void add_lane(const ossa_animation *a, sub_group *g, int c, size_t j, con
     g->format[lane] = (uint8_t)format;
     g->ratio[0][lane] = INFINITY, g->ratio[1][lane] = -INFINITY; /* stale */
     g->frame[0][lane] = g->frame[1][lane] = UINT32_MAX;
-    g->entry_segment[lane] = UINT32_MAX;
     g->min[3][lane] = 0.f;
     for (int k = 0; k < n; ++k) g->min[k][lane] = range[k], g->step[k][lane] = range[n + k];
 }
@@ -428,10 +435,13 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
                 ctx->key_bits[animated] = ctx->first_bits[animated] = (uint16_t)(w[0] + w[1] + w[2] + w[3]);
                 ctx->first_at[animated] = ctx->first_block;
                 ctx->first_block += ctx->first_bits[animated];
-                ctx->entry_at[animated] = UINT16_MAX;
+                ctx->ranged_of[animated] = UINT16_MAX;
                 if (a->formats[animated] & OSSA__FORMAT_SEGMENT_RANGES) {
-                    ctx->ranged[ctx->ranged_count++] = (uint16_t)animated;
-                    ctx->entry_at[animated] = (uint16_t)ctx->entries;
+                    ranged_track *r = &ctx->ranged[ctx->ranged_count];
+                    memset(r, 0, sizeof *r);
+                    r->sub = (uint16_t)animated, r->entry = (uint16_t)ctx->entries, r->stored = (uint8_t)n;
+                    for (int k = 0; k < n; ++k) r->shift[k] = (uint8_t)ossa__segment_shift(w[k]);
+                    ctx->ranged_of[animated] = (uint16_t)ctx->ranged_count++;
                     ctx->entries += 2 * (size_t)n;
                 }
                 range += 2 * (size_t)n;
@@ -481,11 +491,15 @@ static void segment_setup(const ossa_animation *a, ossa_sampling_context *ctx, u
     const size_t n = a->animated_count;
     const uint8_t *p = a->data + a->segment_offsets[segment];
     const uint8_t *entries = p + 2 * n;
-    for (size_t r = 0; r < ctx->ranged_count; ++r) {
-        const size_t i = ctx->ranged[r];
-        const uint8_t *e = entries + ctx->entry_at[i];
-        const bool four = (a->formats[i] & OSSA__FORMAT_MASK) == OSSA__ROT_FULL;
-        ctx->key_bits[i] = (uint16_t)(e[1] + e[3] + e[5] + (four ? e[7] : 0));
+    for (size_t k = 0; k < ctx->ranged_count; ++k) {
+        ranged_track *r = &ctx->ranged[k];
+        const uint8_t *e = entries + r->entry;
+        unsigned bits = 0;
+        for (int c = 0; c < r->stored; ++c) {
+            r->width[c] = e[2 * c + 1], r->base[c] = (uint32_t)e[2 * c] << r->shift[c];
+            bits += e[2 * c + 1];
+        }
+        ctx->key_bits[r->sub] = (uint16_t)bits;
     }
     uint32_t at = block_at(a, ctx, segment) + ctx->first_block;
     uint32_t *out = ctx->rest_at;
@@ -595,24 +609,13 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
     }
     const unsigned bits = ctx->key_bits[i];
     const size_t at = ctx->rest_at[i] + (index - 1u) * bits;
-    if (ctx->entry_at[i] == UINT16_MAX) {
+    if (ctx->ranged_of[i] == UINT16_MAX) {
         store_key(a, dest, l, at, bits, clip, clip, n, false);
         return;
     }
-    /* The lane keeps the ranges of the segment it last read: forward and backward playback
-     * read them once per segment. */
-    if (g->entry_segment[l] != segment) {
-        const uint8_t *e = ctx->segment_data + 2 * a->animated_count + ctx->entry_at[i];
-        for (int c = 0; c < 4; ++c) {
-            const bool stored = c < n;
-            g->width[c][l] = stored ? e[2 * c + 1] : 0;
-            g->qbase[c][l] = stored ? (uint32_t)e[2 * c] << ossa__segment_shift(w[c]) : 0u;
-        }
-        g->entry_segment[l] = segment;
-    }
-    const uint32_t wd[4] = {g->width[0][l], g->width[1][l], g->width[2][l], g->width[3][l]};
-    const uint32_t base[4] = {g->qbase[0][l], g->qbase[1][l], g->qbase[2][l], g->qbase[3][l]};
-    store_key(a, dest, l, at, bits, wd, base, n, true);
+    const ranged_track *r = &ctx->ranged[ctx->ranged_of[i]];
+    const uint32_t wd[4] = {r->width[0], r->width[1], r->width[2], r->width[3]};
+    store_key(a, dest, l, at, bits, wd, r->base, n, true);
 }
 
 /* Copies key `from` of lane l (integers, values, ratio) to key `to`. */
@@ -743,8 +746,8 @@ OSSA__INLINE void decode_lane(const ossa_animation *a, const ossa_sampling_conte
     store_key(a, q[0], l, ctx->segment_block + ctx->first_at[i], ctx->first_bits[i], clip, clip, n, false);
     uint32_t wd[4] = {clip[0], clip[1], clip[2], clip[3]}, base[4] = {0, 0, 0, 0};
     if (ranged) {
-        const uint8_t *e = ctx->segment_data + 2 * a->animated_count + ctx->entry_at[i];
-        for (int c = 0; c < n; ++c) wd[c] = e[2 * c + 1], base[c] = (uint32_t)e[2 * c] << ossa__segment_shift(w[c]);
+        const ranged_track *r = &ctx->ranged[ctx->ranged_of[i]];
+        for (int c = 0; c < n; ++c) wd[c] = r->width[c], base[c] = r->base[c];
     }
     const unsigned key_bits = ctx->key_bits[i];
     size_t at = ctx->rest_at[i];
@@ -801,7 +804,7 @@ static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint
             const uint8_t *p = ctx->segment_data + 2 * g->sub[l];
             const uint32_t bm = ((uint32_t)p[0] | ((uint32_t)p[1] << 8) | next) & all;
             has[l] = (int32_t)bm, common &= bm;
-            const bool ranged = ctx->entry_at[g->sub[l]] != UINT16_MAX;
+            const bool ranged = ctx->ranged_of[g->sub[l]] != UINT16_MAX;
             if (g->format[l] == OSSA__ROT_FULL)
                 ranged ? decode_lane(a, ctx, g, l, bm, segment, count, q, 4, true)
                        : decode_lane(a, ctx, g, l, bm, segment, count, q, 4, false);
