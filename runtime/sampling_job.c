@@ -29,10 +29,14 @@ typedef struct sub_group {
     uint8_t lanes;                      /* lanes in use (4 but in a channel's last group) */
     uint8_t aligned;                    /* lanes are the joints of one output group, in order */
     uint8_t format[4];                  /* rotation format of each lane */
+    uint8_t same_format;                /* the rotation format of all four lanes, MIXED_FORMATS when
+                                           they differ (padding lanes take lane 0's) */
     uint8_t components;                 /* 3, or 4 for rotations */
     uint8_t channel;
     uint8_t cache_right; /* playback cache: offset of the right keys (fill_cache) */
 } sub_group;
+
+enum { MIXED_FORMATS = 0xff };
 
 /* One key of every lane of a group in the playback cache, as lane mode holds it. */
 typedef struct cache_key {
@@ -318,8 +322,18 @@ OSSA__INLINE void dequantise_key(const sub_group *g, const int32_t *q, float *va
         for (int i = 0; i < 3; ++i) v4f_store(value + 4 * i, c[i]);
         return;
     }
+    if (g->same_format == OSSA__ROT_FULL) {
+        for (int i = 0; i < 4; ++i) v4f_store(value + 4 * i, c[i]);
+        return;
+    }
     const v4f rest = v4f_sub(v4f_one(), v4f_madd(c[0], c[0], v4f_madd(c[1], c[1], v4f_mul(c[2], c[2]))));
     const v4f r = v4f_sqrt(v4f_max(rest, v4f_zero()));
+    /* Lanes that all drop the same component take it without selects. */
+    if (g->same_format != MIXED_FORMATS) {
+        const int d = g->same_format;
+        for (int i = 0, k = 0; i < 4; ++i) v4f_store(value + 4 * i, i == d ? r : c[k++]);
+        return;
+    }
     const v4f is0 = v4f_load((const float *)(const void *)g->mask[0]);
     const v4f is1 = v4f_load((const float *)(const void *)g->mask[1]);
     const v4f is2 = v4f_load((const float *)(const void *)g->mask[2]);
@@ -341,6 +355,9 @@ static void dequantise(sub_group *g, unsigned keys)
 /* Completes group g: rotation selects (see dequantise()), and finite values everywhere. */
 static void finish_group(sub_group *g)
 {
+    for (size_t l = g->lanes; l < 4; ++l) g->format[l] = g->format[0];
+    const bool same = g->format[1] == g->format[0] && g->format[2] == g->format[0] && g->format[3] == g->format[0];
+    g->same_format = g->channel == OSSA__CH_ROTATION && same ? g->format[0] : MIXED_FORMATS;
     for (size_t l = 0; g->channel == OSSA__CH_ROTATION && l < 4; ++l) {
         const int d = g->format[l];
         const uint32_t bits[6] = {d == 0, d == 1, d == 2, d == 3, d <= 1, d <= 2};
@@ -388,7 +405,8 @@ static void add_lane(const ossa_animation *a, sub_group *g, int c, size_t j, con
 
 /* The groups of channel c: every SoA group of 4 joints all animated in c becomes an aligned
  * group (interpolated straight into its output group); the other animated sub-tracks are
- * packed four at a time, in joint order, and written lane by lane. */
+ * packed four at a time, written lane by lane: rotations by format, then in joint order, so
+ * that most packed groups decode their keys with one format for all lanes. */
 static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int c, const uint16_t *sub_of,
                         const uint32_t *range_at)
 {
@@ -402,11 +420,15 @@ static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int
         finish_group(g);
     }
     sub_group *g = NULL;
-    for (size_t j = 0; j < a->track_count; ++j) {
-        if (aligned[j / 4] || ossa__kind(a->kinds, j * 3 + (size_t)c) != OSSA__KIND_ANIMATED) continue;
-        if (!g) g = new_group(ctx, c);
-        add_lane(a, g, c, j, sub_of, range_at);
-        if (g->lanes == 4) finish_group(g), g = NULL;
+    const int formats = c == OSSA__CH_ROTATION ? OSSA__ROT_FULL + 1 : 1;
+    for (int f = 0; f < formats; ++f) {
+        for (size_t j = 0; j < a->track_count; ++j) {
+            if (aligned[j / 4] || ossa__kind(a->kinds, j * 3 + (size_t)c) != OSSA__KIND_ANIMATED) continue;
+            if (c == OSSA__CH_ROTATION && (a->formats[sub_of[j * 3 + (size_t)c]] & OSSA__FORMAT_MASK) != f) continue;
+            if (!g) g = new_group(ctx, c);
+            add_lane(a, g, c, j, sub_of, range_at);
+            if (g->lanes == 4) finish_group(g), g = NULL;
+        }
     }
     if (g) finish_group(g);
 }
