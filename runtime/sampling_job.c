@@ -309,28 +309,23 @@ static inline void put_lane(ossa_soa_transform *pose, int c, size_t joint, const
 }
 
 /* Dequantises integers q ([component][lane]) into values of every lane: min + q * step, four
- * lanes at a time (dequantise: key 0 and/or 1, bits of `keys`, of the group); rotations get
- * their dropped component back: with r = sqrt(1 - c0^2 - c1^2 - c2^2) and d the dropped
- * index, x = d==0 ? r : c0, y = d==0 ? c0 : d==1 ? r : c1, z = d<=1 ? c1 : d==2 ? r : c2,
- * w = d<=2 ? c2 : d==3 ? r : c3 (d = 4: all four stored). */
-OSSA__INLINE void dequantise_key(const sub_group *g, const int32_t *q, float *value)
+ * lanes at a time; rotations get their dropped component back: with r = sqrt(1 - c0^2 - c1^2
+ * - c2^2) and d the dropped index, x = d==0 ? r : c0, y = d==0 ? c0 : d==1 ? r : c1, z = d<=1
+ * ? c1 : d==2 ? r : c2, w = d<=2 ? c2 : d==3 ? r : c3 (d = 4: all four stored). n (3 or 4
+ * components) and d (the format of every lane, or MIXED_FORMATS: per-lane selects) are
+ * constants at each call. */
+OSSA__INLINE void dequantise_key(const sub_group *g, const int32_t *q, float *value, int n, int d)
 {
     v4f c[4];
-    for (int i = 0; i < g->components; ++i)
+    for (int i = 0; i < n; ++i)
         c[i] = v4f_madd(v4i_to_f(v4i_load(q + 4 * i)), v4f_load(g->step[i]), v4f_load(g->min[i]));
-    if (g->components == 3) {
-        for (int i = 0; i < 3; ++i) v4f_store(value + 4 * i, c[i]);
-        return;
-    }
-    if (g->same_format == OSSA__ROT_FULL) {
-        for (int i = 0; i < 4; ++i) v4f_store(value + 4 * i, c[i]);
+    if (n == 3 || d == OSSA__ROT_FULL) {
+        for (int i = 0; i < n; ++i) v4f_store(value + 4 * i, c[i]);
         return;
     }
     const v4f rest = v4f_sub(v4f_one(), v4f_madd(c[0], c[0], v4f_madd(c[1], c[1], v4f_mul(c[2], c[2]))));
     const v4f r = v4f_sqrt(v4f_max(rest, v4f_zero()));
-    /* Lanes that all drop the same component take it without selects. */
-    if (g->same_format != MIXED_FORMATS) {
-        const int d = g->same_format;
+    if (d != MIXED_FORMATS) {
         for (int i = 0, k = 0; i < 4; ++i) v4f_store(value + 4 * i, i == d ? r : c[k++]);
         return;
     }
@@ -346,10 +341,42 @@ OSSA__INLINE void dequantise_key(const sub_group *g, const int32_t *q, float *va
     v4f_store(value + 12, v4f_select(le2, c[2], v4f_select(is3, r, c[3])));
 }
 
+/* Dequantises `count` keys of group g, key t from q + t * q_stride into value + t *
+ * v_stride (both [component][lane]): one loop per component count and rotation format, so
+ * that neither is tested per key. */
+static void dequantise_keys(const sub_group *g, const int32_t *q, size_t q_stride, float *value, size_t v_stride,
+                            uint32_t count)
+{
+#define DEQUANTISE_KEYS(N, D)                                                                                          \
+    for (uint32_t t = 0; t < count; ++t) dequantise_key(g, q + t * q_stride, value + t * v_stride, (N), (D));          \
+    return
+    if (g->components == 3) {
+        DEQUANTISE_KEYS(3, MIXED_FORMATS);
+    }
+    switch (g->same_format) {
+    case 0:
+        DEQUANTISE_KEYS(4, 0);
+    case 1:
+        DEQUANTISE_KEYS(4, 1);
+    case 2:
+        DEQUANTISE_KEYS(4, 2);
+    case 3:
+        DEQUANTISE_KEYS(4, 3);
+    case OSSA__ROT_FULL:
+        DEQUANTISE_KEYS(4, OSSA__ROT_FULL);
+    default:
+        DEQUANTISE_KEYS(4, MIXED_FORMATS);
+    }
+#undef DEQUANTISE_KEYS
+}
+
+/* Dequantises the keys of lane mode in `keys` (bit 0: the left, bit 1: the right). */
 static void dequantise(sub_group *g, unsigned keys)
 {
-    for (int k = 0; k < 2; ++k)
-        if (keys >> k & 1u) dequantise_key(g, g->q[k][0], g->value[k][0]);
+    if (keys) {
+        const unsigned first = keys == 2u;
+        dequantise_keys(g, g->q[first][0], 16, g->value[first][0], 16, keys == 3u ? 2u : 1u);
+    }
 }
 
 /* Completes group g: rotation selects (see dequantise()), and finite values everywhere. */
@@ -836,15 +863,13 @@ static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint
         }
         if (common == all) {
             g->cache_right = 1;
-            for (uint32_t t = 0; t <= count; ++t) {
-                dequantise_key(g, q[t][0], keys[t].value[0]);
-                v4f_store(keys[t].ratio, v4f_set1(ctx->segment_ratio[t]));
-            }
+            dequantise_keys(g, q[0][0], 16, keys[0].value[0], sizeof *keys / sizeof(float), count + 1u);
+            for (uint32_t t = 0; t <= count; ++t) v4f_store(keys[t].ratio, v4f_set1(ctx->segment_ratio[t]));
             continue;
         }
         g->cache_right = OSSA__SEGMENT_FRAMES;
         float(*key)[4][4] = ctx->fill_key;
-        for (uint32_t t = 0; t <= count; ++t) dequantise_key(g, q[t][0], key[t][0]);
+        dequantise_keys(g, q[0][0], 16, key[0][0], 16, count + 1u);
         const v4i lanes_have = v4i_load(has);
         v4f value[4], ratio = v4f_set1(ctx->segment_ratio[0]);
         for (int c = 0; c < 4; ++c) value[c] = v4f_load(key[0][c]);
