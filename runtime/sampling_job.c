@@ -783,16 +783,19 @@ static inline void interpolate(const sub_group *g, const float *left, const floa
 }
 
 /* The integers of lane l's keys in the current segment at the time points of `bits` (bit t:
- * time point first + t; bit 16: the next segment's first key) up to `count`, into q[t]: the
- * first from the first-key block, the others one after another from the lane's second key,
+ * time point first + t, bit 0 always set; bit 16: the next segment's first key), into q[t]:
+ * the first from the first-key block, the others one after another from the lane's second key,
  * as read_key reads them one at a time. n and `ranged` are constants at each call. */
 OSSA__INLINE void decode_lane(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g, size_t l,
-                              uint32_t bits, uint32_t segment, uint32_t count, int32_t (*q)[4][4], int n, bool ranged)
+                              uint32_t bits, uint32_t segment, int32_t (*q)[4][4], int n, bool ranged)
 {
     const size_t i = g->sub[l];
     const uint8_t *w = &a->bits[4 * i];
     const uint32_t clip[4] = {w[0], w[1], w[2], w[3]};
     store_key(a, q[0], l, ctx->segment_block + ctx->first_at[i], ctx->first_bits[i], clip, clip, n, false);
+    if (bits >> OSSA__SEGMENT_FRAMES & 1u)
+        store_key(a, q[OSSA__SEGMENT_FRAMES], l, block_at(a, ctx, segment + 1u) + ctx->first_at[i], ctx->first_bits[i],
+                  clip, clip, n, false);
     uint32_t wd[4] = {clip[0], clip[1], clip[2], clip[3]}, base[4] = {0, 0, 0, 0};
     if (ranged) {
         const ranged_track *r = &ctx->ranged[ctx->ranged_of[i]];
@@ -800,17 +803,9 @@ OSSA__INLINE void decode_lane(const ossa_animation *a, const ossa_sampling_conte
     }
     const unsigned key_bits = ctx->key_bits[i];
     size_t at = ctx->rest_at[i];
-    for (bits &= bits - 1u; bits; bits &= bits - 1u) {
-        const unsigned t = lowest_bit(bits);
-        if (t > count) return;
-        if (t == OSSA__SEGMENT_FRAMES) {
-            store_key(a, q[t], l, block_at(a, ctx, segment + 1u) + ctx->first_at[i], ctx->first_bits[i], clip, clip, n,
-                      false);
-            return;
-        }
-        store_key(a, q[t], l, at, key_bits, wd, base, n, ranged);
-        at += key_bits;
-    }
+    /* The keys within the segment after its first: bits 1 to 15. */
+    for (bits &= (1u << OSSA__SEGMENT_FRAMES) - 2u; bits; bits &= bits - 1u, at += key_bits)
+        store_key(a, q[lowest_bit(bits)], l, at, key_bits, wd, base, n, ranged);
 }
 
 /* Takes, in the lanes of `has` (bitmaps of key time points) with a key at time point t, that
@@ -855,11 +850,11 @@ static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint
             has[l] = (int32_t)bm, common &= bm;
             const bool ranged = ctx->ranged_of[g->sub[l]] != UINT16_MAX;
             if (g->format[l] == OSSA__ROT_FULL)
-                ranged ? decode_lane(a, ctx, g, l, bm, segment, count, q, 4, true)
-                       : decode_lane(a, ctx, g, l, bm, segment, count, q, 4, false);
+                ranged ? decode_lane(a, ctx, g, l, bm, segment, q, 4, true)
+                       : decode_lane(a, ctx, g, l, bm, segment, q, 4, false);
             else
-                ranged ? decode_lane(a, ctx, g, l, bm, segment, count, q, 3, true)
-                       : decode_lane(a, ctx, g, l, bm, segment, count, q, 3, false);
+                ranged ? decode_lane(a, ctx, g, l, bm, segment, q, 3, true)
+                       : decode_lane(a, ctx, g, l, bm, segment, q, 3, false);
         }
         if (common == all) {
             g->cache_right = 1;
