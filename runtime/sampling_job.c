@@ -808,15 +808,14 @@ OSSA__INLINE void decode_lane(const ossa_animation *a, const ossa_sampling_conte
         store_key(a, q[lowest_bit(bits)], l, at, key_bits, wd, base, n, ranged);
 }
 
-/* Takes, in the lanes of `has` (bitmaps of key time points) with a key at time point t, that
- * key (`key`, float [component][lane], at `ratio`) as the running value and ratio of the cache's
+/* Takes, in the lanes of `at` (all bits set in a lane with a key at this time point), that key
+ * (`key`, float [component][lane], at `ratio`) as the running value and ratio of the cache's
  * left or right key chain. */
-static inline void take_keys(v4i has, uint32_t t, const float *key, float ratio, v4f value[4], v4f *key_ratio)
+static inline void take_keys(v4i at, const float *key, float ratio, v4f value[4], v4f *key_ratio)
 {
-    const v4i bit = v4i_set1((int32_t)(1u << t));
-    const v4f at = v4i_as_f(v4i_cmpeq(v4i_and(has, bit), bit));
-    for (int c = 0; c < 4; ++c) value[c] = v4f_select(at, v4f_load(key + 4 * c), value[c]);
-    *key_ratio = v4f_select(at, v4f_set1(ratio), *key_ratio);
+    const v4f mask = v4i_as_f(at);
+    for (int c = 0; c < 4; ++c) value[c] = v4f_select(mask, v4f_load(key + 4 * c), value[c]);
+    *key_ratio = v4f_select(mask, v4f_set1(ratio), *key_ratio);
 }
 
 /* Fills the playback cache with `segment` (the current one of lane mode after this). For
@@ -865,19 +864,28 @@ static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint
         g->cache_right = OSSA__SEGMENT_FRAMES;
         float(*key)[4][4] = ctx->fill_key;
         dequantise_keys(g, q[0][0], 16, key[0][0], 16, count + 1u);
-        const v4i lanes_have = v4i_load(has);
+        /* The lanes with a key at each time point, from the bitmaps shifted one bit a step:
+         * bit t to bit 0 (then bit 0 to all bits) for the left chain, bit t + 1 to the sign
+         * bit (then the sign bit to all bits) for the right one. */
+        v4i left_bits = v4i_load(has);
         v4f value[4], ratio = v4f_set1(ctx->segment_ratio[0]);
         for (int c = 0; c < 4; ++c) value[c] = v4f_load(key[0][c]);
         for (uint32_t t = 0; t < count; ++t) {
-            if (t) take_keys(lanes_have, t, key[t][0], ctx->segment_ratio[t], value, &ratio);
+            if (t) {
+                left_bits = V4I_SRL(left_bits, 1);
+                take_keys(V4I_SRA(V4I_SLL(left_bits, 31), 31), key[t][0], ctx->segment_ratio[t], value, &ratio);
+            }
             for (int c = 0; c < 4; ++c) v4f_store(keys[t].value[c], value[c]);
             v4f_store(keys[t].ratio, ratio);
         }
+        v4i right_bits = v4i_sll(v4i_load(has), count ? 32 - (int)count : 0); /* bit count - 1 */
         ratio = v4f_set1(ctx->segment_ratio[count]);
         for (int c = 0; c < 4; ++c) value[c] = v4f_load(key[count][c]);
         for (uint32_t t = count; t-- > 0;) {
-            if (t + 1u < count)
-                take_keys(lanes_have, t + 1u, key[t + 1u][0], ctx->segment_ratio[t + 1u], value, &ratio);
+            if (t + 1u < count) {
+                take_keys(V4I_SRA(right_bits, 31), key[t + 1u][0], ctx->segment_ratio[t + 1u], value, &ratio);
+                right_bits = V4I_SLL(right_bits, 1);
+            }
             cache_key *k = &keys[OSSA__SEGMENT_FRAMES + t];
             for (int c = 0; c < 4; ++c) v4f_store(k->value[c], value[c]);
             v4f_store(k->ratio, ratio);

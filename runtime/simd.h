@@ -138,6 +138,9 @@ static inline v4i v4i_cmpgt(v4i a, v4i b) { return simde_mm_cmpgt_epi32(a, b); }
 static inline bool v4i_all_equal(v4i a, v4i b) { return simde_mm_movemask_epi8(simde_mm_cmpeq_epi32(a, b)) == 0xffff; }
 #define V4I_SLL(v, n) simde_mm_slli_epi32((v), (n))
 #define V4I_SRL(v, n) simde_mm_srli_epi32((v), (n))
+#define V4I_SRA(v, n) simde_mm_srai_epi32((v), (n))
+/* Each lane shifted left by n (0..31, not a constant). */
+static inline v4i v4i_sll(v4i v, int n) { return simde_mm_sll_epi32(v, simde_mm_cvtsi32_si128(n)); }
 static inline v4f v4i_as_f(v4i v) { return simde_mm_castsi128_ps(v); }
 static inline v4i v4f_as_i(v4f v) { return simde_mm_castps_si128(v); }
 static inline v4f v4i_to_f(v4i v) { return simde_mm_cvtepi32_ps(v); }
