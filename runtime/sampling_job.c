@@ -24,7 +24,7 @@ typedef struct sub_group {
     uint32_t mask[6][4];                /* rotation format selects, see dequantise() */
     uint32_t frame[2][4];               /* [key][lane] time points of the cached keys */
     uint32_t dest[4];                   /* byte offset of each lane's x in the output pose (y, z, w
-                                           follow 16 bytes apart) */
+                                           follow 16 bytes apart); padding lanes: lane 0's */
     uint16_t sub[4];                    /* animated sub-track (blob order) of each lane */
     uint8_t lanes;                      /* lanes in use (4 but in a channel's last group) */
     uint8_t aligned;                    /* lanes are the joints of one output group, in order */
@@ -382,7 +382,8 @@ static void dequantise(sub_group *g, unsigned keys)
 /* Completes group g: rotation selects (see dequantise()), and finite values everywhere. */
 static void finish_group(sub_group *g)
 {
-    for (size_t l = g->lanes; l < 4; ++l) g->format[l] = g->format[0];
+    /* Padding lanes write to lane 0's joint, before lane 0 does (interpolate). */
+    for (size_t l = g->lanes; l < 4; ++l) g->format[l] = g->format[0], g->dest[l] = g->dest[0];
     const bool same = g->format[1] == g->format[0] && g->format[2] == g->format[0] && g->format[3] == g->format[0];
     g->same_format = g->channel == OSSA__CH_ROTATION && same ? g->format[0] : MIXED_FORMATS;
     for (size_t l = 0; g->channel == OSSA__CH_ROTATION && l < 4; ++l) {
@@ -542,12 +543,12 @@ static void segment_setup(const ossa_animation *a, ossa_sampling_context *ctx, u
     const uint8_t *entries = p + 2 * n;
     for (size_t k = 0; k < ctx->ranged_count; ++k) {
         ranged_track *r = &ctx->ranged[k];
-        const uint8_t *e = entries + r->entry;
-        unsigned bits = 0;
-        for (int c = 0; c < r->stored; ++c) {
-            r->width[c] = e[2 * c + 1], r->base[c] = (uint32_t)e[2 * c] << r->shift[c];
-            bits += e[2 * c + 1];
-        }
+        const uint8_t *e = entries + r->entry; /* base, width of each stored component */
+        r->base[0] = (uint32_t)e[0] << r->shift[0], r->width[0] = e[1];
+        r->base[1] = (uint32_t)e[2] << r->shift[1], r->width[1] = e[3];
+        r->base[2] = (uint32_t)e[4] << r->shift[2], r->width[2] = e[5];
+        unsigned bits = (unsigned)e[1] + e[3] + e[5];
+        if (r->stored == 4) r->base[3] = (uint32_t)e[6] << r->shift[3], r->width[3] = e[7], bits += e[7];
         ctx->key_bits[r->sub] = (uint16_t)bits;
     }
     uint32_t at = block_at(a, ctx, segment) + ctx->first_block;
@@ -760,7 +761,7 @@ static inline void interpolate(const sub_group *g, const float *left, const floa
             return;
         }
         v4f_store(v[0], x), v4f_store(v[1], y), v4f_store(v[2], z);
-        for (size_t l = 0; l < g->lanes; ++l) {
+        for (int l = 3; l >= 0; --l) { /* padding lanes first: their dest is lane 0's */
             float *d = (float *)(void *)(base + g->dest[l]);
             d[0] = v[0][l], d[4] = v[1][l], d[8] = v[2][l];
         }
@@ -776,7 +777,7 @@ static inline void interpolate(const sub_group *g, const float *left, const floa
     }
     v4f_store(v[0], v4f_mul(x, inv)), v4f_store(v[1], v4f_mul(y, inv));
     v4f_store(v[2], v4f_mul(z, inv)), v4f_store(v[3], v4f_mul(w, inv));
-    for (size_t l = 0; l < g->lanes; ++l) {
+    for (int l = 3; l >= 0; --l) {
         float *d = (float *)(void *)(base + g->dest[l]);
         d[0] = v[0][l], d[4] = v[1][l], d[8] = v[2][l], d[12] = v[3][l];
     }
