@@ -940,11 +940,14 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
          * fill. */
         if (ctx->cache_segment != segment && playing) fill_cache(a, ctx, segment);
         if (ctx->cache_segment == segment) {
+            /* In locals: the compiler cannot tell that the output's stores leave them alone. */
+            const sub_group *groups = ctx->groups;
+            const size_t count = ctx->group_count;
+            ossa_soa_transform *out = job->output;
             const cache_key *k = ctx->cache + (frame - segment * OSSA__SEGMENT_FRAMES);
-            for (size_t gi = 0; gi < ctx->group_count; ++gi, k += CACHE_KEYS) {
-                const cache_key *right = k + ctx->groups[gi].cache_right;
-                interpolate(&ctx->groups[gi], k->value[0], right->value[0], k->ratio, right->ratio, vratio,
-                            job->output);
+            for (size_t gi = 0; gi < count; ++gi, k += CACHE_KEYS) {
+                const cache_key *right = k + groups[gi].cache_right;
+                interpolate(&groups[gi], k->value[0], right->value[0], k->ratio, right->ratio, vratio, out);
             }
             return OSSA_OK;
         }
