@@ -956,8 +956,11 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
      * right; padding lanes bracket every one). */
     const v4i vframe = v4i_set1((int32_t)frame), vnext = v4i_set1((int32_t)frame + 1);
     bool entered = ctx->segment == segment;
-    for (size_t gi = 0; gi < ctx->group_count; ++gi) {
-        sub_group *g = &ctx->groups[gi];
+    sub_group *groups = ctx->groups;
+    const size_t count = ctx->group_count;
+    ossa_soa_transform *out = job->output;
+    for (size_t gi = 0; gi < count; ++gi) {
+        sub_group *g = &groups[gi];
         const v4i stale = v4i_or(v4i_cmpgt(v4i_load((const int32_t *)g->frame[0]), vframe),
                                  v4i_cmpgt(vnext, v4i_load((const int32_t *)g->frame[1])));
         const unsigned mask = v4f_movemask(v4i_as_f(stale));
@@ -965,7 +968,7 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
             if (!entered) enter_segment(a, ctx, segment), entered = true;
             refresh_group(a, ctx, g, mask, frame, segment);
         }
-        interpolate(g, g->value[0][0], g->value[1][0], g->ratio[0], g->ratio[1], vratio, job->output);
+        interpolate(g, g->value[0][0], g->value[1][0], g->ratio[0], g->ratio[1], vratio, out);
     }
     return OSSA_OK;
 }
