@@ -21,7 +21,7 @@ typedef struct sub_group {
     float value[2][4][4];               /* [key][component][lane]: x, y, z(, w) */
     float min[4][4], step[4][4];        /* [component][lane] dequantisation */
     int32_t q[2][4][4];                 /* [key][component][lane] the keys' integers */
-    uint32_t mask[6][4];                /* rotation format selects, see dequantise() */
+    uint32_t mask[6][4];                /* rotation format selects, see dequantise_key() */
     uint32_t frame[2][4];               /* [key][lane] time points of the cached keys */
     uint32_t dest[4];                   /* byte offset of each lane's x in the output pose (y, z, w
                                            follow 16 bytes apart); padding lanes: lane 0's */
@@ -379,7 +379,7 @@ static void dequantise(sub_group *g, unsigned keys)
     }
 }
 
-/* Completes group g: rotation selects (see dequantise()), and finite values everywhere. */
+/* Completes group g: rotation selects (see dequantise_key()), and finite values everywhere. */
 static void finish_group(sub_group *g)
 {
     /* Padding lanes write to lane 0's joint, before lane 0 does (interpolate). */
@@ -644,7 +644,7 @@ OSSA__INLINE void store_key(const ossa_animation *a, int32_t (*dest)[4], size_t 
  * current segment, or with `next` the first key of the next segment, into lane l of dest:
  * at the clip widths, or at the segment's when the sub-track has segment ranges. n is the
  * lane's stored component count (4 for OSSA__ROT_FULL rotations, 3 otherwise; a constant at
- * each call): a rotation's dropped component keeps a stale integer that dequantise() never
+ * each call): a rotation's dropped component keeps a stale integer that dequantise_key() never
  * selects. */
 OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l,
                            int32_t (*dest)[4], uint32_t segment, unsigned index, bool next, int n)
