@@ -106,7 +106,7 @@ struct ossa_sampling_context {
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_ENTRY, L_RANGED, L_GROUPS, L_REST, L_CACHE, L_FILL, L_END };
+enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_RANGED_OF, L_RANGED, L_GROUPS, L_REST, L_CACHE, L_FILL, L_END };
 
 /* Groups of max_sub animated sub-tracks: each channel c of A_c of them makes ceil(A_c / 4)
  * groups (whole aligned ones, then the rest packed), at most (A + 9) / 4 over three channels. */
@@ -206,7 +206,7 @@ static ossa_sampling_context *context_init(void *memory, size_t size, size_t max
     ctx->first_at = (uint32_t *)(void *)(base + offsets[L_FIRST_AT]);
     ctx->key_bits = (uint16_t *)(void *)(base + offsets[L_BITS]);
     ctx->first_bits = (uint16_t *)(void *)(base + offsets[L_FIRST_BITS]);
-    ctx->ranged_of = (uint16_t *)(void *)(base + offsets[L_ENTRY]);
+    ctx->ranged_of = (uint16_t *)(void *)(base + offsets[L_RANGED_OF]);
     ctx->ranged = (ranged_track *)(void *)(base + offsets[L_RANGED]);
     ctx->groups = (sub_group *)(void *)(base + offsets[L_GROUPS]);
     ctx->rest = (ossa_soa_transform *)(void *)(base + offsets[L_REST]);
@@ -819,6 +819,13 @@ static inline void take_keys(v4i at, const float *key, float ratio, v4f value[4]
     *key_ratio = v4f_select(mask, v4f_set1(ratio), *key_ratio);
 }
 
+/* Stores a running value and ratio of a key chain as cache key k. */
+static inline void put_cache_key(cache_key *k, const v4f value[4], v4f ratio)
+{
+    for (int c = 0; c < 4; ++c) v4f_store(k->value[c], value[c]);
+    v4f_store(k->ratio, ratio);
+}
+
 /* Fills the playback cache with `segment` (the current one of lane mode after this). For
  * each group, the keys around every time point f = first + t (t < 16) a run can interpolate
  * from, exactly as lane mode reads and dequantises them (the same functions on the same
@@ -876,8 +883,7 @@ static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint
                 left_bits = V4I_SRL(left_bits, 1);
                 take_keys(V4I_SRA(V4I_SLL(left_bits, 31), 31), key[t][0], ctx->segment_ratio[t], value, &ratio);
             }
-            for (int c = 0; c < 4; ++c) v4f_store(keys[t].value[c], value[c]);
-            v4f_store(keys[t].ratio, ratio);
+            put_cache_key(&keys[t], value, ratio);
         }
         v4i right_bits = v4i_sll(v4i_load(has), count ? 32 - (int)count : 0); /* bit count - 1 */
         ratio = v4f_set1(ctx->segment_ratio[count]);
@@ -887,9 +893,7 @@ static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint
                 take_keys(V4I_SRA(right_bits, 31), key[t + 1u][0], ctx->segment_ratio[t + 1u], value, &ratio);
                 right_bits = V4I_SLL(right_bits, 1);
             }
-            cache_key *k = &keys[OSSA__SEGMENT_FRAMES + t];
-            for (int c = 0; c < 4; ++c) v4f_store(k->value[c], value[c]);
-            v4f_store(k->ratio, ratio);
+            put_cache_key(&keys[OSSA__SEGMENT_FRAMES + t], value, ratio);
         }
     }
     ctx->cache_segment = segment;
@@ -933,17 +937,17 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     const uint32_t last = ctx->last_frame;
     const bool near = last != UINT32_MAX && frame <= last + 2u && last <= frame + 2u, playing = near && ctx->last_near;
     ctx->last_frame = frame, ctx->last_near = near;
-    if (ctx->cache && ctx->group_count <= ctx->cache_groups) {
+    /* In locals: the compiler cannot tell that the output's stores leave them alone. */
+    sub_group *groups = ctx->groups;
+    const size_t count = ctx->group_count;
+    ossa_soa_transform *out = job->output;
+    if (ctx->cache && count <= ctx->cache_groups) {
         /* Playback (two runs in a row each at most two time points from the one before,
          * either way) fills the cache once per segment; other access leaves it for lane mode:
          * a random ratio that lands near the previous one once in a while is not worth a
          * fill. */
         if (ctx->cache_segment != segment && playing) fill_cache(a, ctx, segment);
         if (ctx->cache_segment == segment) {
-            /* In locals: the compiler cannot tell that the output's stores leave them alone. */
-            const sub_group *groups = ctx->groups;
-            const size_t count = ctx->group_count;
-            ossa_soa_transform *out = job->output;
             const cache_key *k = ctx->cache + (frame - segment * OSSA__SEGMENT_FRAMES);
             for (size_t gi = 0; gi < count; ++gi, k += CACHE_KEYS) {
                 const cache_key *right = k + groups[gi].cache_right;
@@ -956,9 +960,6 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
      * right; padding lanes bracket every one). */
     const v4i vframe = v4i_set1((int32_t)frame), vnext = v4i_set1((int32_t)frame + 1);
     bool entered = ctx->segment == segment;
-    sub_group *groups = ctx->groups;
-    const size_t count = ctx->group_count;
-    ossa_soa_transform *out = job->output;
     for (size_t gi = 0; gi < count; ++gi) {
         sub_group *g = &groups[gi];
         const v4i stale = v4i_or(v4i_cmpgt(v4i_load((const int32_t *)g->frame[0]), vframe),

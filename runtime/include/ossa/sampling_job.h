@@ -43,9 +43,9 @@ OSSA_API size_t ossa_sampling_context_size_for(const ossa_animation *animation);
  * the time point has moved by at most two over each of the last two runs (forward or backward
  * playback at a frame rate of at least half the clip's sample rate), a run that enters a
  * segment decodes all of its keys at once and the runs within it only interpolate; other
- * access (jumps, random ratios) samples as a context without the cache does. Poses are the same bit for bit
- * either way. For the pab walk (67 joints, 27 animated sub-tracks, 7 groups) 29,808 bytes
- * against 9,712. 0 when animation is NULL or not initialised. */
+ * access (jumps, random ratios) samples as a context without the cache does. Poses are the
+ * same bit for bit either way. For the pab walk (67 joints, 27 animated sub-tracks, 7 groups)
+ * 29,808 bytes against 9,712. 0 when animation is NULL or not initialised. */
 OSSA_API size_t ossa_sampling_context_playback_size_for(const ossa_animation *animation);
 
 /* Places an empty context in `memory` (`size` bytes, 16-byte aligned) for up to `max_tracks`
