@@ -1,7 +1,7 @@
 /* ossa-crowd: a crowd of characters per frame on 1 to T threads.
  *
  *   ossa-crowd [--shared DIR] [--threads LIST] [--characters LIST] [--seconds S] [--frames F]
- *              [--repeat R] [--tsv FILE]
+ *              [--repeat R] [--tsv FILE] [--free-running]
  *
  * Each character owns three sampling contexts and plays three of the pab clips (walk, jog,
  * run, atlas; character k plays clips k, k+1 and k+2 modulo 4), each from its own start time,
@@ -14,12 +14,15 @@
  * is about 150 µs of work, and a sleeping thread's wake-up would be a large part of it.
  *
  * Thread counts above the character count are skipped. For every (characters, threads) cell
- * the frame count is fixed by timing one thread: enough
- * frames for about --seconds (default 0.2) of work, at least 3; --frames F fixes it instead
- * (for hyperfine). Each cell runs --repeat times (default 3) after one warm-up frame and
- * reports the median. Printed: characters/s, joints/s, µs per frame, the scaling efficiency
- * (characters/s over T times the single-thread figure of the same crowd) and the bytes of
- * state per character. --tsv also writes the table as tab-separated values.
+ * the frame count is fixed by timing one thread after three warm-up frames (which bind the
+ * contexts and fill their playback caches): enough frames for about --seconds (default 0.2) of
+ * work, at least 3; --frames F fixes it instead (for hyperfine). A cell makes --repeat rounds
+ * (default 3) of one run per thread count, in alternating order, and reports medians over the
+ * rounds. Printed: characters/s, joints/s, µs per frame, the scaling efficiency (the median over
+ * rounds of the single-thread time of a round over T times the T-thread time of the same round)
+ * and the bytes of state per character. --tsv also writes the table as tab-separated values.
+ * --free-running drops the barrier between frames (threads meet after the last one): the
+ * difference from the default is what the frame barrier costs.
  */
 #include <math.h>
 #include <pthread.h>
@@ -35,7 +38,7 @@
 #include "ossa/sampling_job.h"
 #include "tools.h"
 
-enum { CLIPS = 4, PLAYED = 3, MAX_LIST = 16, MAX_THREADS = 64 };
+enum { CLIPS = 4, PLAYED = 3, MAX_LIST = 16, MAX_THREADS = 64, WARM_UP_FRAMES = 3 };
 
 typedef struct character {
     ossa_sampling_context *ctx[PLAYED];
@@ -87,6 +90,7 @@ typedef struct crowd {
     size_t frames;
     size_t first_frame; /* frame index of the first frame run (time keeps advancing across runs) */
     double seconds;     /* of the last run, measured by thread 0 */
+    bool free_running;  /* threads wait for each other after the last frame only */
     spin_barrier barrier;
 } crowd;
 
@@ -190,7 +194,7 @@ static void run_frames(crowd *cr, size_t index)
     for (size_t f = 0; f < cr->frames; ++f) {
         const float time = (float)(cr->first_frame + f) * (1.f / 60.f);
         for (size_t k = begin; k < end; ++k) character_frame(cr->skel, &cr->chars[k], time);
-        spin_barrier_wait(&cr->barrier);
+        if (!cr->free_running || f + 1 == cr->frames) spin_barrier_wait(&cr->barrier);
     }
     if (index == 0) cr->seconds = tool_now() - t0;
 }
@@ -239,13 +243,15 @@ static size_t parse_list(const char *text, size_t *out)
 static int usage(void)
 {
     fprintf(stderr, "usage: ossa-crowd [--shared DIR] [--threads LIST] [--characters LIST] [--seconds S] [--frames F]\n"
-                    "                  [--repeat R] [--tsv FILE]\n"
+                    "                  [--repeat R] [--tsv FILE] [--free-running]\n"
                     "  --threads LIST     comma-separated thread counts (default 1 to the online cores)\n"
                     "  --characters LIST  comma-separated crowd sizes (default 1,10,100,1000)\n"
                     "  --seconds S        single-thread work per cell that sets its frame count (default 0.2)\n"
                     "  --frames F         fixed frame count per cell instead\n"
-                    "  --repeat R         timed runs per cell, median reported (default 3)\n"
-                    "  --tsv FILE         also write the table as tab-separated values\n");
+                    "  --repeat R         rounds per cell, one run per thread count each; medians (default 3)\n"
+                    "  --tsv FILE         also write the table as tab-separated values\n"
+                    "  --free-running     threads wait for each other after the last frame only, not\n"
+                    "                     after every frame (what the frame barrier costs)\n");
     return 2;
 }
 
@@ -256,6 +262,7 @@ int main(int argc, char **argv)
     size_t threads[MAX_LIST], sizes[MAX_LIST] = {1, 10, 100, 1000}, thread_count = 0, size_count = 4;
     size_t fixed_frames = 0, repeat = 3;
     double seconds = .2;
+    bool free_running = false;
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 1; i < argc; ++i) {
         const bool has_value = i + 1 < argc;
@@ -276,6 +283,8 @@ int main(int argc, char **argv)
             if (repeat == 0 || repeat > 99) return usage();
         } else if (!strcmp(argv[i], "--tsv") && has_value)
             tsv_path = argv[++i];
+        else if (!strcmp(argv[i], "--free-running"))
+            free_running = true;
         else
             return usage();
     }
@@ -300,33 +309,53 @@ int main(int argc, char **argv)
     const ossa_skeleton *skel = &clips[0].skel;
     size_t max_count = 0;
     for (size_t i = 0; i < size_count; ++i) max_count = sizes[i] > max_count ? sizes[i] : max_count;
-    crowd cr = {.skel = skel, .chars = calloc(max_count, sizeof(character))};
+    crowd cr = {.skel = skel, .chars = calloc(max_count, sizeof(character)), .free_running = free_running};
     for (size_t k = 0; cr.chars && k < max_count; ++k)
         if (!character_init(&cr.chars[k], k, clips, skel)) return fprintf(stderr, "ossa-crowd: out of memory\n"), 1;
 
     FILE *tsv = tsv_path ? fopen(tsv_path, "w") : NULL;
     if (tsv_path && !tsv) return fprintf(stderr, "ossa-crowd: cannot write %s\n", tsv_path), 1;
     if (tsv) fprintf(tsv, "characters\tthreads\tframes\tcharacters_per_s\tjoints_per_s\tus_per_frame\tefficiency\n");
+    if (free_running) printf("Free-running: the threads meet after the last frame only.\n\n");
     printf("| characters | threads | frames | characters/s | joints/s | µs/frame | efficiency vs 1 thread |\n"
            "|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t si = 0; si < size_count; ++si) {
         const size_t n = sizes[si];
-        run_cell(&cr, n, 1, 1); /* warm-up: binds every context, fills the caches */
+        /* Warm-up: binds every context, and fills its playback cache on its third frame
+         * (ossa_sampling_job_run fills after two near steps in a row). */
+        run_cell(&cr, n, 1, WARM_UP_FRAMES);
         size_t frames = fixed_frames;
         if (!frames) {
-            const double one = run_cell(&cr, n, 1, 2) / 2.;
-            frames = (size_t)fmax(3., fmin(1e6, seconds / fmax(one, 1e-9)));
+            /* Calibrated on at least 1/8 of the target time, so that the cache fills that
+             * playback spreads over its frames (one per segment, every 16 time points of a
+             * clip) weigh as in the timed runs, and a clock tick does not decide the count. */
+            size_t probe = 4;
+            double took = run_cell(&cr, n, 1, probe);
+            while (took < seconds / 8. && probe < 1000000) probe *= 2, took = run_cell(&cr, n, 1, probe);
+            frames = (size_t)fmax(3., fmin(1e6, seconds * (double)probe / fmax(took, 1e-9)));
         }
-        double single = 0.;
+        /* Rounds of one run per thread count, in alternating order, so that the machine's
+         * drift (other tenants, frequency) falls alike on the runs an efficiency compares: the
+         * efficiency of a count is the median over rounds of its round's single-thread time
+         * over T times its own. */
+        double runs[MAX_LIST][99];
+        for (size_t r = 0; r < repeat; ++r)
+            for (size_t k = 0; k < thread_count; ++k) {
+                const size_t ti = r % 2 ? thread_count - 1 - k : k;
+                if (threads[ti] <= n) runs[ti][r] = run_cell(&cr, n, threads[ti], frames);
+            }
+        size_t one = thread_count;
+        for (size_t ti = 0; ti < thread_count; ++ti)
+            if (threads[ti] == 1) one = ti;
         for (size_t ti = 0; ti < thread_count; ++ti) {
             const size_t t = threads[ti];
             if (t > n) continue; /* a thread with no character */
-            double runs[99];
-            for (size_t r = 0; r < repeat; ++r) runs[r] = run_cell(&cr, n, t, frames);
-            qsort(runs, repeat, sizeof *runs, tool_compare_doubles);
-            const double s = runs[repeat / 2], per_s = (double)(n * frames) / s;
-            if (threads[ti] == 1) single = per_s;
-            const double efficiency = single > 0. ? per_s / (single * (double)t) : (double)NAN;
+            double ratio[99];
+            for (size_t r = 0; r < repeat; ++r)
+                ratio[r] = one < thread_count ? runs[one][r] / (runs[ti][r] * (double)t) : (double)NAN;
+            qsort(ratio, repeat, sizeof *ratio, tool_compare_doubles);
+            qsort(runs[ti], repeat, sizeof *runs[ti], tool_compare_doubles);
+            const double s = runs[ti][repeat / 2], per_s = (double)(n * frames) / s, efficiency = ratio[repeat / 2];
             printf("| %zu | %zu | %zu | %.0f | %.3g | %.1f | %.2f |\n", n, t, frames, per_s,
                    per_s * (double)skel->joint_count, s / (double)frames * 1e6, efficiency);
             if (tsv)
