@@ -46,13 +46,14 @@ else
 fi
 
 # Fixed work for hyperfine: 1,000 characters for 60 frames (one second of animation) on 1
-# and on all cores; the same command for 1 frame of 1 character, which is the fixed cost of
-# loading and baking the four clips; and, as a check of the machine rather than of ossa, as
-# many independent single-thread processes as cores at once (on an idle machine with that
-# many cores this takes as long as one of them).
+# and on all cores; the same command for 1 frame on one thread, which is the fixed cost of
+# those runs (loading and baking the four clips, then setting up the 1,000 characters and their
+# warm-up frames on one thread); and, as a check of the machine rather than of ossa, as many
+# independent single-thread processes as cores at once (on an idle machine with that many
+# cores this takes as long as one of them).
 if command -v hyperfine >/dev/null; then
   one="$crowd --characters 1000 --threads 1 --frames 60 --repeat 1"
-  args=(-n "setup only (1 character, 1 frame)" "$crowd --characters 1 --threads 1 --frames 1 --repeat 1")
+  args=(-n "fixed cost (1000 characters x 1 frame, 1 thread)" "$crowd --characters 1000 --threads 1 --frames 1 --repeat 1")
   for t in $threads; do
     args+=(-n "1000 characters x 60 frames, $t thread(s)" "$crowd --characters 1000 --threads $t --frames 60 --repeat 1")
   done
