@@ -33,7 +33,8 @@ typedef struct sub_group {
                                            they differ (padding lanes take lane 0's) */
     uint8_t components;                 /* 3, or 4 for rotations */
     uint8_t channel;
-    uint8_t cache_right; /* playback cache: offset of the right keys (fill_cache) */
+    uint16_t cache_right; /* playback cache: byte offset of the right keys from the left ones
+                             (fill_cache) */
 } sub_group;
 
 enum { MIXED_FORMATS = 0xff };
@@ -613,26 +614,26 @@ static const uint32_t low_mask[OSSA__MAX_BITS + 1] = {
 #endif
 
 /* Stores the integers of a key with n (3 or 4, a constant) components that start at bit `at`
- * of the data (widths wd, each plus its segment range base when `ranged`) in lane l of dest
+ * of `data`, the animation's key data (widths wd, each plus its segment range base when `ranged`) in lane l of dest
  * ([component][lane]); one 8-byte load when the key fits in its 57 usable bits. */
-OSSA__INLINE void store_key(const ossa_animation *a, int32_t (*dest)[4], size_t l, size_t at, unsigned bits,
+OSSA__INLINE void store_key(const uint8_t *data, int32_t (*dest)[4], size_t l, size_t at, unsigned bits,
                             const uint32_t wd[4], const uint32_t base[4], int n, bool ranged)
 {
     uint32_t q[4];
     if (bits <= 57) {
         uint64_t word;
-        memcpy(&word, a->data + (at >> 3), sizeof word);
+        memcpy(&word, data + (at >> 3), sizeof word);
         word >>= at & 7;
         for (int c = 0; c < n; ++c) q[c] = TAKE(word, wd[c]), word >>= wd[c];
     } else {
         /* Two loads: components are at most 24 bits wide, so two of them fit in one. */
         uint64_t word;
-        memcpy(&word, a->data + (at >> 3), sizeof word);
+        memcpy(&word, data + (at >> 3), sizeof word);
         word >>= at & 7;
         q[0] = TAKE(word, wd[0]), word >>= wd[0];
         q[1] = TAKE(word, wd[1]);
         at += wd[0] + wd[1];
-        memcpy(&word, a->data + (at >> 3), sizeof word);
+        memcpy(&word, data + (at >> 3), sizeof word);
         word >>= at & 7;
         q[2] = TAKE(word, wd[2]);
         if (n == 4) q[3] = TAKE(word >> wd[2], wd[3]);
@@ -654,18 +655,18 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
     const uint32_t clip[4] = {w[0], w[1], w[2], w[3]}; /* the fourth only read when n is 4 */
     if (next || index == 0) {
         const size_t at = (next ? block_at(a, ctx, segment + 1u) : ctx->segment_block) + ctx->first_at[i];
-        store_key(a, dest, l, at, ctx->first_bits[i], clip, clip, n, false);
+        store_key(a->data, dest, l, at, ctx->first_bits[i], clip, clip, n, false);
         return;
     }
     const unsigned bits = ctx->key_bits[i];
     const size_t at = ctx->rest_at[i] + (index - 1u) * bits;
     if (ctx->ranged_of[i] == UINT16_MAX) {
-        store_key(a, dest, l, at, bits, clip, clip, n, false);
+        store_key(a->data, dest, l, at, bits, clip, clip, n, false);
         return;
     }
     const ranged_track *r = &ctx->ranged[ctx->ranged_of[i]];
     const uint32_t wd[4] = {r->width[0], r->width[1], r->width[2], r->width[3]};
-    store_key(a, dest, l, at, bits, wd, r->base, n, true);
+    store_key(a->data, dest, l, at, bits, wd, r->base, n, true);
 }
 
 /* Copies key `from` of lane l (integers, values, ratio) to key `to`. */
@@ -740,6 +741,24 @@ static inline v4f alpha_of(const float *left_ratio, const float *right_ratio, v4
     return v4f_div(v4f_sub(ratio, r0), v4f_max(v4f_sub(v4f_load(right_ratio), r0), v4f_set1(FLT_MIN)));
 }
 
+/* Lane l (a constant 1..3) of a packed group's x, y, z (and w) to its joint, one
+ * V4F_STORE_LANE per component. */
+#define PUT_LANE3(l)                                                                                                   \
+    do {                                                                                                               \
+        float *d_ = (float *)(void *)(base + g->dest[l]);                                                              \
+        V4F_STORE_LANE(d_, x, l);                                                                                      \
+        V4F_STORE_LANE(d_ + 4, y, l);                                                                                  \
+        V4F_STORE_LANE(d_ + 8, z, l);                                                                                  \
+    } while (0)
+#define PUT_LANE4(l)                                                                                                   \
+    do {                                                                                                               \
+        float *d_ = (float *)(void *)(base + g->dest[l]);                                                              \
+        V4F_STORE_LANE(d_, nx, l);                                                                                     \
+        V4F_STORE_LANE(d_ + 4, ny, l);                                                                                 \
+        V4F_STORE_LANE(d_ + 8, nz, l);                                                                                 \
+        V4F_STORE_LANE(d_ + 12, nw, l);                                                                                \
+    } while (0)
+
 /* Interpolates group g between the keys `left` and `right` (float [component][lane]) at
  * `left_ratio` and `right_ratio` ([lane]), its own in lane mode or the playback cache's, and
  * writes its lanes to their joints.
@@ -748,7 +767,6 @@ static inline v4f alpha_of(const float *left_ratio, const float *right_ratio, v4
 static inline void interpolate(const sub_group *g, const float *left, const float *right, const float *left_ratio,
                                const float *right_ratio, v4f ratio, ossa_soa_transform *out)
 {
-    OSSA_ALIGNAS(16) float v[4][4];
     const v4f alpha = alpha_of(left_ratio, right_ratio, ratio);
     const v4f x = v4f_lerp(v4f_load(left), v4f_load(right), alpha);
     const v4f y = v4f_lerp(v4f_load(left + 4), v4f_load(right + 4), alpha);
@@ -760,11 +778,12 @@ static inline void interpolate(const sub_group *g, const float *left, const floa
             v4f_store(d, x), v4f_store(d + 4, y), v4f_store(d + 8, z);
             return;
         }
-        v4f_store(v[0], x), v4f_store(v[1], y), v4f_store(v[2], z);
-        for (int l = 3; l >= 0; --l) { /* padding lanes first: their dest is lane 0's */
-            float *d = (float *)(void *)(base + g->dest[l]);
-            d[0] = v[0][l], d[4] = v[1][l], d[8] = v[2][l];
-        }
+        /* Padding lanes first: their dest is lane 0's. */
+        PUT_LANE3(3);
+        PUT_LANE3(2);
+        PUT_LANE3(1);
+        float *d = (float *)(void *)(base + g->dest[0]);
+        d[0] = v4f_x(x), d[4] = v4f_x(y), d[8] = v4f_x(z);
         return;
     }
     const v4f w = v4f_lerp(v4f_load(left + 12), v4f_load(right + 12), alpha);
@@ -775,13 +794,15 @@ static inline void interpolate(const sub_group *g, const float *left, const floa
         v4f_store(d + 8, v4f_mul(z, inv)), v4f_store(d + 12, v4f_mul(w, inv));
         return;
     }
-    v4f_store(v[0], v4f_mul(x, inv)), v4f_store(v[1], v4f_mul(y, inv));
-    v4f_store(v[2], v4f_mul(z, inv)), v4f_store(v[3], v4f_mul(w, inv));
-    for (int l = 3; l >= 0; --l) {
-        float *d = (float *)(void *)(base + g->dest[l]);
-        d[0] = v[0][l], d[4] = v[1][l], d[8] = v[2][l], d[12] = v[3][l];
-    }
+    const v4f nx = v4f_mul(x, inv), ny = v4f_mul(y, inv), nz = v4f_mul(z, inv), nw = v4f_mul(w, inv);
+    PUT_LANE4(3);
+    PUT_LANE4(2);
+    PUT_LANE4(1);
+    float *d = (float *)(void *)(base + g->dest[0]);
+    d[0] = v4f_x(nx), d[4] = v4f_x(ny), d[8] = v4f_x(nz), d[12] = v4f_x(nw);
 }
+#undef PUT_LANE3
+#undef PUT_LANE4
 
 /* The integers of lane l's keys in the current segment at the time points of `bits` (bit t:
  * time point first + t, bit 0 always set; bit 16: the next segment's first key), into q[t]:
@@ -793,9 +814,10 @@ OSSA__INLINE void decode_lane(const ossa_animation *a, const ossa_sampling_conte
     const size_t i = g->sub[l];
     const uint8_t *w = &a->bits[4 * i];
     const uint32_t clip[4] = {w[0], w[1], w[2], w[3]};
-    store_key(a, q[0], l, ctx->segment_block + ctx->first_at[i], ctx->first_bits[i], clip, clip, n, false);
+    const uint8_t *const data = a->data; /* in a register across the loop below */
+    store_key(data, q[0], l, ctx->segment_block + ctx->first_at[i], ctx->first_bits[i], clip, clip, n, false);
     if (bits >> OSSA__SEGMENT_FRAMES & 1u)
-        store_key(a, q[OSSA__SEGMENT_FRAMES], l, block_at(a, ctx, segment + 1u) + ctx->first_at[i], ctx->first_bits[i],
+        store_key(data, q[OSSA__SEGMENT_FRAMES], l, block_at(a, ctx, segment + 1u) + ctx->first_at[i], ctx->first_bits[i],
                   clip, clip, n, false);
     uint32_t wd[4] = {clip[0], clip[1], clip[2], clip[3]}, base[4] = {0, 0, 0, 0};
     if (ranged) {
@@ -806,7 +828,7 @@ OSSA__INLINE void decode_lane(const ossa_animation *a, const ossa_sampling_conte
     size_t at = ctx->rest_at[i];
     /* The keys within the segment after its first: bits 1 to 15. */
     for (bits &= (1u << OSSA__SEGMENT_FRAMES) - 2u; bits; bits &= bits - 1u, at += key_bits)
-        store_key(a, q[lowest_bit(bits)], l, at, key_bits, wd, base, n, ranged);
+        store_key(data, q[lowest_bit(bits)], l, at, key_bits, wd, base, n, ranged);
 }
 
 /* Takes, in the lanes of `at` (all bits set in a lane with a key at this time point), that key
@@ -831,9 +853,9 @@ static inline void put_cache_key(cache_key *k, const v4f value[4], v4f ratio)
  * from, exactly as lane mode reads and dequantises them (the same functions on the same
  * integers), so that a pose does not depend on which mode sampled it:
  *  - when every lane has a key at every one of those time points and the next, key t is the
- *    one at f and cache_right is 1 (the right keys of f are the left keys of f + 1);
+ *    one at f and cache_right is one key (the right keys of f are the left keys of f + 1);
  *  - otherwise keys 0..15 are the left keys of each f (the last at or before it, per lane)
- *    and keys 16..31 the right ones (the first after it), cache_right 16.
+ *    and keys 16..31 the right ones (the first after it), cache_right 16 keys.
  * Lane mode's own keys are left as they are. */
 static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint32_t segment)
 {
@@ -864,12 +886,12 @@ static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint
                        : decode_lane(a, ctx, g, l, bm, segment, q, 3, false);
         }
         if (common == all) {
-            g->cache_right = 1;
+            g->cache_right = sizeof(cache_key);
             dequantise_keys(g, q[0][0], 16, keys[0].value[0], sizeof *keys / sizeof(float), count + 1u);
             for (uint32_t t = 0; t <= count; ++t) v4f_store(keys[t].ratio, v4f_set1(ctx->segment_ratio[t]));
             continue;
         }
-        g->cache_right = OSSA__SEGMENT_FRAMES;
+        g->cache_right = OSSA__SEGMENT_FRAMES * sizeof(cache_key);
         float(*key)[4][4] = ctx->fill_key;
         dequantise_keys(g, q[0][0], 16, key[0][0], 16, count + 1u);
         /* The lanes with a key at each time point, from the bitmaps shifted one bit a step:
@@ -950,7 +972,7 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
         if (ctx->cache_segment == segment) {
             const cache_key *k = ctx->cache + (frame - segment * OSSA__SEGMENT_FRAMES);
             for (size_t gi = 0; gi < count; ++gi, k += CACHE_KEYS) {
-                const cache_key *right = k + groups[gi].cache_right;
+                const cache_key *right = (const cache_key *)(const void *)((const uint8_t *)k + groups[gi].cache_right);
                 interpolate(&groups[gi], k->value[0], right->value[0], k->ratio, right->ratio, vratio, out);
             }
             return OSSA_OK;

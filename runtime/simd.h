@@ -7,6 +7,8 @@
 #ifndef OSSA_RUNTIME_SIMD_H
 #define OSSA_RUNTIME_SIMD_H
 
+#include <string.h>
+
 #include <simde/x86/sse2.h>
 #if defined(__SSE4_1__)
 #include <simde/x86/sse4.1.h>
@@ -56,13 +58,14 @@ static inline unsigned v4f_movemask(v4f a) { return (unsigned)simde_mm_movemask_
 /* True when some lane of a is greater than the same lane of b. */
 static inline bool v4f_any_gt(v4f a, v4f b) { return simde_mm_movemask_ps(simde_mm_cmpgt_ps(a, b)) != 0; }
 /* mask ? b : a, per lane (mask lanes all ones or all zeros): one blendvps where the target
- * has SSE4.1 (x86-64-v3), AND, ANDNOT and OR otherwise. */
+ * has SSE4.1 (x86-64-v3), otherwise a ^ ((a ^ b) & mask), bit for bit the same, which with
+ * two-operand instructions needs one register copy fewer than (mask & b) | (~mask & a). */
 static inline v4f v4f_select(v4f mask, v4f b, v4f a)
 {
 #if defined(__SSE4_1__)
     return simde_mm_blendv_ps(a, b, mask);
 #else
-    return simde_mm_or_ps(simde_mm_and_ps(mask, b), simde_mm_andnot_ps(mask, a));
+    return simde_mm_xor_ps(a, simde_mm_and_ps(simde_mm_xor_ps(a, b), mask));
 #endif
 }
 static inline v4f v4f_lerp(v4f a, v4f b, v4f alpha) { return v4f_madd(v4f_sub(b, a), alpha, a); }
@@ -71,6 +74,17 @@ static inline v4f v4f_lerp(v4f a, v4f b, v4f alpha) { return v4f_madd(v4f_sub(b,
 #define V4F_SPLAT(v, i)                                                                                                \
     simde_mm_castsi128_ps(simde_mm_shuffle_epi32(simde_mm_castps_si128(v), SIMDE_MM_SHUFFLE(i, i, i, i)))
 static inline float v4f_x(v4f v) { return simde_mm_cvtss_f32(v); }
+/* Stores lane i (a constant 0..3) of v at the float *p: one extractps to memory where the
+ * target has SSE4.1 (x86-64-v3), an integer shuffle and a scalar store otherwise. */
+#if defined(__SSE4_1__)
+#define V4F_STORE_LANE(p, v, i)                                                                                        \
+    do {                                                                                                               \
+        const int bits_ = simde_mm_extract_ps((v), (i));                                                               \
+        memcpy((p), &bits_, sizeof bits_);                                                                             \
+    } while (0)
+#else
+#define V4F_STORE_LANE(p, v, i) (*(p) = v4f_x(V4F_SPLAT((v), (i))))
+#endif
 /* Lanes (x, y, z, w) of v in that order (each a constant 0..3): (v[x], v[y], v[z], v[w]). */
 #define V4F_SWIZZLE(v, x, y, z, w) simde_mm_shuffle_ps((v), (v), SIMDE_MM_SHUFFLE((w), (z), (y), (x)))
 /* 1/sqrt(a), correctly rounded square root then division: the hardware estimates differ by
