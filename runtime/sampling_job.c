@@ -741,22 +741,23 @@ static inline v4f alpha_of(const float *left_ratio, const float *right_ratio, v4
     return v4f_div(v4f_sub(ratio, r0), v4f_max(v4f_sub(v4f_load(right_ratio), r0), v4f_set1(FLT_MIN)));
 }
 
-/* Lane l (a constant 1..3) of a packed group's x, y, z (and w) to its joint, one
- * V4F_STORE_LANE per component. */
-#define PUT_LANE3(l)                                                                                                   \
+/* Lane l (a constant 0..3) of a packed group's x, y, z (and w when n, a constant, is 4) to
+ * its joint, one V4F_STORE_LANE per component. */
+#define PUT_LANE(l, n, vx, vy, vz, vw)                                                                                 \
     do {                                                                                                               \
         float *d_ = (float *)(void *)(base + g->dest[l]);                                                              \
-        V4F_STORE_LANE(d_, x, l);                                                                                      \
-        V4F_STORE_LANE(d_ + 4, y, l);                                                                                  \
-        V4F_STORE_LANE(d_ + 8, z, l);                                                                                  \
+        V4F_STORE_LANE(d_, vx, l);                                                                                     \
+        V4F_STORE_LANE(d_ + 4, vy, l);                                                                                 \
+        V4F_STORE_LANE(d_ + 8, vz, l);                                                                                 \
+        if ((n) == 4) V4F_STORE_LANE(d_ + 12, vw, l);                                                                  \
     } while (0)
-#define PUT_LANE4(l)                                                                                                   \
+/* The four lanes, padding lanes first: their dest is lane 0's, which lane 0 then writes. */
+#define PUT_LANES(n, vx, vy, vz, vw)                                                                                   \
     do {                                                                                                               \
-        float *d_ = (float *)(void *)(base + g->dest[l]);                                                              \
-        V4F_STORE_LANE(d_, nx, l);                                                                                     \
-        V4F_STORE_LANE(d_ + 4, ny, l);                                                                                 \
-        V4F_STORE_LANE(d_ + 8, nz, l);                                                                                 \
-        V4F_STORE_LANE(d_ + 12, nw, l);                                                                                \
+        PUT_LANE(3, n, vx, vy, vz, vw);                                                                                \
+        PUT_LANE(2, n, vx, vy, vz, vw);                                                                                \
+        PUT_LANE(1, n, vx, vy, vz, vw);                                                                                \
+        PUT_LANE(0, n, vx, vy, vz, vw);                                                                                \
     } while (0)
 
 /* Interpolates group g between the keys `left` and `right` (float [component][lane]) at
@@ -778,12 +779,7 @@ static inline void interpolate(const sub_group *g, const float *left, const floa
             v4f_store(d, x), v4f_store(d + 4, y), v4f_store(d + 8, z);
             return;
         }
-        /* Padding lanes first: their dest is lane 0's. */
-        PUT_LANE3(3);
-        PUT_LANE3(2);
-        PUT_LANE3(1);
-        float *d = (float *)(void *)(base + g->dest[0]);
-        d[0] = v4f_x(x), d[4] = v4f_x(y), d[8] = v4f_x(z);
+        PUT_LANES(3, x, y, z, x);
         return;
     }
     const v4f w = v4f_lerp(v4f_load(left + 12), v4f_load(right + 12), alpha);
@@ -795,14 +791,10 @@ static inline void interpolate(const sub_group *g, const float *left, const floa
         return;
     }
     const v4f nx = v4f_mul(x, inv), ny = v4f_mul(y, inv), nz = v4f_mul(z, inv), nw = v4f_mul(w, inv);
-    PUT_LANE4(3);
-    PUT_LANE4(2);
-    PUT_LANE4(1);
-    float *d = (float *)(void *)(base + g->dest[0]);
-    d[0] = v4f_x(nx), d[4] = v4f_x(ny), d[8] = v4f_x(nz), d[12] = v4f_x(nw);
+    PUT_LANES(4, nx, ny, nz, nw);
 }
-#undef PUT_LANE3
-#undef PUT_LANE4
+#undef PUT_LANES
+#undef PUT_LANE
 
 /* The integers of lane l's keys in the current segment at the time points of `bits` (bit t:
  * time point first + t, bit 0 always set; bit 16: the next segment's first key), into q[t]:

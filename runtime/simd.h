@@ -75,7 +75,8 @@ static inline v4f v4f_lerp(v4f a, v4f b, v4f alpha) { return v4f_madd(v4f_sub(b,
     simde_mm_castsi128_ps(simde_mm_shuffle_epi32(simde_mm_castps_si128(v), SIMDE_MM_SHUFFLE(i, i, i, i)))
 static inline float v4f_x(v4f v) { return simde_mm_cvtss_f32(v); }
 /* Stores lane i (a constant 0..3) of v at the float *p: one extractps to memory where the
- * target has SSE4.1 (x86-64-v3), an integer shuffle and a scalar store otherwise. */
+ * target has SSE4.1 (x86-64-v3), otherwise a scalar store, after an integer shuffle for lanes
+ * 1 to 3. */
 #if defined(__SSE4_1__)
 #define V4F_STORE_LANE(p, v, i)                                                                                        \
     do {                                                                                                               \
@@ -83,7 +84,7 @@ static inline float v4f_x(v4f v) { return simde_mm_cvtss_f32(v); }
         memcpy((p), &bits_, sizeof bits_);                                                                             \
     } while (0)
 #else
-#define V4F_STORE_LANE(p, v, i) (*(p) = v4f_x(V4F_SPLAT((v), (i))))
+#define V4F_STORE_LANE(p, v, i) (*(p) = (i) == 0 ? v4f_x(v) : v4f_x(V4F_SPLAT((v), (i))))
 #endif
 /* Lanes (x, y, z, w) of v in that order (each a constant 0..3): (v[x], v[y], v[z], v[w]). */
 #define V4F_SWIZZLE(v, x, y, z, w) simde_mm_shuffle_ps((v), (v), SIMDE_MM_SHUFFLE((w), (z), (y), (x)))

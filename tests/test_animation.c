@@ -403,6 +403,29 @@ static void make_dense_clip(ossa_raw_animation *raw, size_t tracks, float durati
     }
 }
 
+/* Samples `a` at `ratio` with both contexts and asserts the same pose, bit for bit. */
+static void assert_contexts_agree(const ossa_animation *a, ossa_sampling_context *const ctx[2], float ratio)
+{
+    enum { MAX_SOA = 4 };
+    ossa_soa_transform pose[2][MAX_SOA];
+    assert_true(a->soa_count <= MAX_SOA);
+    for (int i = 0; i < 2; ++i) {
+        const ossa_sampling_job job = {a, ctx[i], ratio, pose[i], a->soa_count, NULL, 0};
+        assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+    }
+    assert_memory_equal(pose[0], pose[1], a->soa_count * sizeof pose[0][0]);
+}
+
+/* Frees the two contexts' memory, blobs and raw animations of a two-animation test. */
+static void destroy_pairs(void *const mem[2], ossa_blob blob[2], ossa_raw_animation raw[2])
+{
+    for (int i = 0; i < 2; ++i) {
+        free(mem[i]);
+        ossa_blob_destroy(&blob[i]);
+        ossa_raw_animation_destroy(&raw[i]);
+    }
+}
+
 /* Three contexts (one sized for the skeleton, one for the animation with the playback cache,
  * and one invalidated before every sample) give the same poses, bit for bit, whether they
  * play forward or backward (at one and two time points per run: the cache), slower, or jump:
@@ -503,27 +526,18 @@ static void test_context_sized_for_animation(void **state)
     assert_int_equal(ossa_sampling_context_max_tracks(ctx[0]), 12);
     assert_int_equal(ossa_sampling_context_max_animated(ctx[1]), 36);
 
-    ossa_soa_transform pose[2][3];
+    assert_int_equal(anim[1].soa_count, 3);
     uint32_t s = 9;
-    for (int step = 0; step < 600; ++step) {
-        const float ratio = step < 300 ? (float)step / 299.f : ossa_test_randf(&s, 0.f, 1.f);
-        for (int i = 0; i < 2; ++i) {
-            const ossa_sampling_job job = {&anim[1], ctx[i], ratio, pose[i], 3, NULL, 0};
-            assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
-        }
-        assert_memory_equal(pose[0], pose[1], sizeof pose[0]);
-    }
+    for (int step = 0; step < 600; ++step)
+        assert_contexts_agree(&anim[1], ctx, step < 300 ? (float)step / 299.f : ossa_test_randf(&s, 0.f, 1.f));
     /* More animated sub-tracks than it has room for: refused, the output untouched. */
+    ossa_soa_transform pose[2][3];
     memset(pose[0], 0xab, sizeof pose[0]);
     memcpy(pose[1], pose[0], sizeof pose[0]);
     const ossa_sampling_job refused = {&anim[0], ctx[0], .5f, pose[0], 3, NULL, 0};
     assert_int_equal(ossa_sampling_job_run(&refused), OSSA_ERROR_CONTEXT_TOO_SMALL);
     assert_memory_equal(pose[0], pose[1], sizeof pose[0]);
-    for (int i = 0; i < 2; ++i) {
-        free(mem[i]);
-        ossa_blob_destroy(&blob[i]);
-        ossa_raw_animation_destroy(&raw[i]);
-    }
+    destroy_pairs(mem, blob, raw);
 }
 
 /* A playback context sized for one animation samples another with as many joints and animated
@@ -553,19 +567,9 @@ static void test_playback_context_with_another_animation(void **state)
     void *mem[2] = {aligned_alloc(16, bytes[0]), aligned_alloc(16, bytes[1])};
     ossa_sampling_context *ctx[2] = {ossa_sampling_context_init_for(mem[0], bytes[0], &anim[0]),
                                      ossa_sampling_context_init(mem[1], bytes[1], 4)};
-    ossa_soa_transform pose[2][1];
-    for (int step = 0; step <= 300; ++step) {
-        for (int i = 0; i < 2; ++i) {
-            const ossa_sampling_job job = {&anim[1], ctx[i], (float)step / 300.f, pose[i], 1, NULL, 0};
-            assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
-        }
-        assert_memory_equal(pose[0], pose[1], sizeof pose[0]);
-    }
-    for (int i = 0; i < 2; ++i) {
-        free(mem[i]);
-        ossa_blob_destroy(&blob[i]);
-        ossa_raw_animation_destroy(&raw[i]);
-    }
+    assert_int_equal(anim[1].soa_count, 1);
+    for (int step = 0; step <= 300; ++step) assert_contexts_agree(&anim[1], ctx, (float)step / 300.f);
+    destroy_pairs(mem, blob, raw);
 }
 
 /* Constant and default sub-tracks are kept out of the segments; sampling still returns their
