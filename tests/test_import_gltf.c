@@ -730,6 +730,12 @@ static void test_errors(void **state)
                  OSSA_ERROR_INVALID_SKELETON, "nodes[0]");
     /* The document. */
     expect_error("{\"asset\":{\"version\":\"1.0\"}}", OSSA_ERROR_UNSUPPORTED_VERSION, "1.0");
+    /* "buffers" counted, then "bufferViews" or "accessors" of the wrong kind: the cleanup once
+     * walked a buffer table that was never allocated (SIGSEGV on a 59-byte file). */
+    expect_error("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{}],\"bufferViews\":{}}", OSSA_ERROR_PARSE,
+                 "bufferViews");
+    expect_error("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{},{}],\"bufferViews\":[],\"accessors\":7}",
+                 OSSA_ERROR_PARSE, "accessors");
     expect_error("{\"nodes\":[]}", OSSA_ERROR_PARSE, "asset");
     expect_error("{\"asset\":{\"version\":\"2.0\"},\"extensionsRequired\":[\"EXT_future\"]}",
                  OSSA_ERROR_UNSUPPORTED_FORMAT, "EXT_future");

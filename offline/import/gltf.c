@@ -352,14 +352,18 @@ static ossa_result import_document(ossa__gltf *g, const uint8_t *data, size_t si
     if ((r = parse_json(g, json, json_size, json_offset, !glb))) return r;
     if ((r = check_asset(g))) return r;
     const cJSON *buffers;
-    if ((r = ossa__gltf_array(g, g->root, "buffers", "", &buffers, &g->buffer_count)) ||
-        (r = collect(g, "bufferViews", &g->views, &g->view_count)) ||
+    size_t buffer_count = 0;
+    if ((r = ossa__gltf_array(g, g->root, "buffers", "", &buffers, &buffer_count))) return r;
+    /* buffer_count is published only with its array: the caller's cleanup walks g->buffers up
+     * to g->buffer_count whichever later check fails. */
+    if (buffer_count) {
+        g->buffers = ossa__calloc(g->a, buffer_count, sizeof *g->buffers);
+        if (!g->buffers) return ossa__gltf_fail(g, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, "out of memory");
+        g->buffer_count = buffer_count;
+    }
+    if ((r = collect(g, "bufferViews", &g->views, &g->view_count)) ||
         (r = collect(g, "accessors", &g->accessors, &g->accessor_count)))
         return r;
-    if (g->buffer_count) {
-        g->buffers = ossa__calloc(g->a, g->buffer_count, sizeof *g->buffers);
-        if (!g->buffers) return ossa__gltf_fail(g, OSSA_ERROR_OUT_OF_MEMORY, SIZE_MAX, "out of memory");
-    }
     return ossa__gltf_convert(g, out);
 }
 
