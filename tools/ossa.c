@@ -26,6 +26,9 @@ static void usage(FILE *f)
             "  ossa view FILE.ossa [MORE.ossa...] [--port N] [--against INPUT [--skeleton FILE]]\n"
             "        serve the browser viewer (WebGL: play, scrub, blend two clips, per-joint error\n"
             "        against INPUT) on 127.0.0.1 and print its URL; runs until Ctrl-C\n"
+            "  ossa bench FILE.ossa [--clip N] [--threads N] [--simd sse2,avx2|all] [--json OUT.json]\n"
+            "        sampling (forward, backward, random), local-to-model and blending throughput of\n"
+            "        every clip: ns per call and per joint, joints per second, context bytes\n"
             "  ossa formats\n"
             "        list the import formats: detection, skeleton, whether built in, unit\n"
             "  ossa            same as `ossa bake` on %s\n",
@@ -42,6 +45,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "export")) return tool_export(argc - 2, argv + 2);
     if (!strcmp(argv[1], "plot")) return tool_plot(argc - 2, argv + 2);
     if (!strcmp(argv[1], "view")) return tool_view(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "bench")) return tool_bench(argc - 2, argv + 2);
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;

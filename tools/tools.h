@@ -130,6 +130,9 @@ int tool_batch(int argc, char **argv);
 /* `ossa formats`: prints the import format registry; argc/argv after the command. */
 int tool_formats(int argc, char **argv);
 int tool_info(int argc, char **argv);
+/* `ossa bench FILE.ossa`: sampling, local-to-model and blending throughput of an archive's
+ * clips (tools/bench.c). */
+int tool_bench(int argc, char **argv);
 
 /* `ossa view FILE.ossa...`: serves the browser viewer and the archives on 127.0.0.1
  * (tools/view.c, the viewer in tools/viewer/). */
