@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -683,6 +684,272 @@ static void batch_removes_archives_of_removed_sources(void **state)
     assert_int_equal(access(output_of("gone_shared", "sub/b.anim"), F_OK), 0);
 }
 
+/* batch_from with stderr also captured: *errors receives what it printed there. */
+static int batch_errors(const char *src_name, const char *out, const char *const *extra, size_t extra_count,
+                        char **printed, char **errors)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", ossa_test_scratch_path("stderr.txt"));
+    fflush(stderr);
+    const int saved = dup(STDERR_FILENO);
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    const int status = batch_from(src_name, out, extra, extra_count, printed);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    size_t size = 0;
+    char *bytes = ossa_test_read_file(path, &size);
+    assert_non_null(bytes);
+    *errors = malloc(size + 1);
+    assert_non_null(*errors);
+    memcpy(*errors, bytes, size);
+    (*errors)[size] = '\0';
+    free(bytes);
+    return status;
+}
+
+static void append_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "ab");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* What OUT_DIR's files say never removes anything outside it: a .ninja_log naming ../victim and
+ * an absolute path outside, and a build.ninja naming them, a path through a symbolic link to a
+ * folder outside and a symbolic link to a file outside, leave those files as they were; the
+ * archive of a removed source is still removed. */
+static void batch_removes_nothing_outside_out_dir(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+    assert_int_equal(mkdir(ossa_test_scratch_path("tamper"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("tamper/sub"), 0700), 0);
+    write_maya(ossa_test_scratch_path("tamper/a.anim"), 3, 1);
+    write_maya(ossa_test_scratch_path("tamper/sub/b.anim"), 4, 2);
+    char *text = NULL, *errors = NULL;
+    assert_int_equal(batch_from("tamper", "tamper_out", NULL, 0, &text), 0);
+    free(text);
+
+    /* Files outside OUT_DIR, named relative to it and absolutely. */
+    char victim[1024], absolute[1024], line[4096];
+    snprintf(victim, sizeof victim, "%s", ossa_test_scratch_path("victim"));
+    snprintf(absolute, sizeof absolute, "%s", ossa_test_scratch_path("elsewhere.ossa"));
+    write_text(victim, "not ossa batch's\n");
+    write_text(absolute, "not ossa batch's either\n");
+    assert_int_equal(mkdir(ossa_test_scratch_path("outside"), 0700), 0);
+    write_text(ossa_test_scratch_path("outside/x.ossa"), "outside\n");
+    assert_int_equal(symlink(ossa_test_scratch_path("outside"), ossa_test_scratch_path("tamper_out/link")), 0);
+    assert_int_equal(symlink(absolute, ossa_test_scratch_path("tamper_out/sym.ossa")), 0);
+    snapshot v = take_snapshot(victim), e = take_snapshot(absolute),
+             x = take_snapshot(ossa_test_scratch_path("outside/x.ossa"));
+    /* ninja's log lines: start, end, mtime, path, command hash. */
+    snprintf(line, sizeof line, "1\t2\t3\t../victim\t0123456789abcdef\n1\t2\t3\t%s\t0123456789abcdef\n", absolute);
+    append_text(ossa_test_scratch_path("tamper_out/.ninja_log"), line);
+    snprintf(line, sizeof line, "build ../victim.ossa %s link/x.ossa sym.ossa: bake ../victim\n", absolute);
+    append_text(ossa_test_scratch_path("tamper_out/build.ninja"), line);
+
+    assert_int_equal(remove(ossa_test_scratch_path("tamper/sub/b.anim")), 0);
+    assert_int_equal(batch_errors("tamper", "tamper_out", NULL, 0, &text, &errors), 0);
+    assert_true(unchanged(victim, &v));
+    assert_true(unchanged(absolute, &e));
+    assert_true(unchanged(ossa_test_scratch_path("outside/x.ossa"), &x));
+    assert_non_null(strstr(text, "removed sub/b.anim.ossa"));
+    assert_non_null(strstr(text, "1 sources, 1 baked, 0 failed"));
+    assert_non_null(strstr(errors, "left ../victim.ossa: not an archive path inside OUT_DIR"));
+    assert_non_null(strstr(errors, "left link/x.ossa: link is not a folder"));
+    assert_non_null(strstr(errors, "left sym.ossa: not a regular file"));
+    free(text);
+    free(errors);
+    assert_int_equal(access(output_of("tamper_out", "sub/b.anim"), F_OK), -1);
+    assert_int_equal(access(ossa_test_scratch_path("tamper_out/sub"), F_OK), -1);
+    assert_int_equal(access(output_of("tamper_out", "a.anim"), F_OK), 0);
+    struct stat st;
+    assert_int_equal(lstat(ossa_test_scratch_path("tamper_out/sym.ossa"), &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+
+    /* The next run starts from the build.ninja it wrote: nothing is left to remove. */
+    assert_int_equal(batch_errors("tamper", "tamper_out", NULL, 0, &text, &errors), 0);
+    assert_null(strstr(text, "removed "));
+    assert_null(strstr(errors, "left "));
+    free(text);
+    free(errors);
+}
+
+/* An OUT_DIR that is SRC_DIR or lies in it, however named (a folder of it, "..", a symbolic
+ * link), is refused with one line and exit 2 before anything is created; with
+ * --allow-out-inside-src it is baked into and its tree is not read as sources. */
+static void batch_refuses_out_dir_in_src(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+    assert_int_equal(mkdir(ossa_test_scratch_path("inner"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("inner/sub"), 0700), 0);
+    write_maya(ossa_test_scratch_path("inner/a.anim"), 3, 1);
+    write_maya(ossa_test_scratch_path("inner/sub/b.anim"), 3, 2);
+    assert_int_equal(symlink(ossa_test_scratch_path("inner"), ossa_test_scratch_path("inner_link")), 0);
+    static const char *const outs[] = {"inner",     "inner/",     "inner/sub",      "inner/sub/..",
+                                       "inner/new", "inner_link", "inner_link/sub", "inner/../inner/sub"};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; ++i) {
+        char *text = NULL, *errors = NULL;
+        assert_int_equal(batch_errors("inner", outs[i], NULL, 0, &text, &errors), 2);
+        assert_true(strstr(errors, "is SRC_DIR") || strstr(errors, "lies inside SRC_DIR"));
+        assert_non_null(strchr(errors, '\n'));
+        assert_int_equal(strchr(errors, '\n')[1], '\0'); /* one line */
+        assert_string_equal(text, "");
+        free(text);
+        free(errors);
+    }
+    assert_int_equal(access(ossa_test_scratch_path("inner/new"), F_OK), -1);
+    assert_int_equal(access(ossa_test_scratch_path("inner/build.ninja"), F_OK), -1);
+    assert_int_equal(access(ossa_test_scratch_path("inner/sub/build.ninja"), F_OK), -1);
+    /* SRC_DIR named through the link, OUT_DIR inside the real folder: the same. */
+    char *text = NULL, *errors = NULL;
+    assert_int_equal(batch_errors("inner_link", "inner/sub", NULL, 0, &text, &errors), 2);
+    free(text);
+    free(errors);
+
+    /* Allowed: the archives go to inner/baked, and a second run still sees two sources. */
+    const char *allow[] = {"--allow-out-inside-src"};
+    assert_int_equal(batch_from("inner", "inner/baked", allow, 1, &text), 0);
+    assert_non_null(strstr(text, "2 sources, 2 baked, 0 failed"));
+    free(text);
+    assert_int_equal(access(output_of("inner/baked", "sub/b.anim"), F_OK), 0);
+    assert_int_equal(batch_from("inner", "inner/baked", allow, 1, &text), 0);
+    assert_non_null(strstr(text, "ninja: no work to do."));
+    assert_non_null(strstr(text, "2 sources, 2 baked, 0 failed"));
+    free(text);
+    /* OUT_DIR = SRC_DIR stays refused: none of its files could be a source. */
+    assert_int_equal(batch_errors("inner", "inner", allow, 1, &text, &errors), 2);
+    free(text);
+    free(errors);
+}
+
+/* Awkward names: '|', ' ', '$', ':' (and quotes, '&') are carried through build.ninja, the
+ * shell and the depfile, so they bake and a second run has nothing to do; a name with a
+ * carriage return or a line break is refused alone, with the reason in the summary and the JSON,
+ * and the rest bakes. The archive of a removed '|' source is removed. */
+static void batch_carries_awkward_names(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+#ifdef OSSA_HAVE_ASSIMP
+#define CLIP             ".bvh"
+#define WRITE_CLIP(path) write_bvh(path)
+#else
+#define CLIP             ".anim"
+#define WRITE_CLIP(path) write_maya(path, 2, 0)
+#endif
+    static const char *const good[] = {"a|b" CLIP, "a b" CLIP, "a$b" CLIP, "a:b" CLIP, "Bob's & co" CLIP};
+    static const char *const bad[] = {"cr\r" CLIP, "nl\n" CLIP};
+    assert_int_equal(mkdir(ossa_test_scratch_path("names"), 0700), 0);
+    char name[256];
+    for (size_t i = 0; i < 5; ++i) {
+        snprintf(name, sizeof name, "names/%s", good[i]);
+        WRITE_CLIP(ossa_test_scratch_path(name));
+    }
+    for (size_t i = 0; i < 2; ++i) {
+        snprintf(name, sizeof name, "names/%s", bad[i]);
+        WRITE_CLIP(ossa_test_scratch_path(name));
+    }
+    char json[1024];
+    snprintf(json, sizeof json, "%s", ossa_test_scratch_path("names.json"));
+    const char *options[] = {"--json", json};
+#ifdef OSSA_HAVE_CJSON
+    const size_t option_count = 2;
+#else
+    const size_t option_count = 0;
+#endif
+    char *text = NULL;
+    assert_int_equal(batch_from("names", "names_out", options, option_count, &text), 1);
+    assert_non_null(strstr(text, "7 sources, 5 baked, 0 failed, 2 refused for their name"));
+    assert_non_null(strstr(text, "cr\\r" CLIP));
+    assert_non_null(strstr(text, "not baked: its name holds a carriage return"));
+    assert_non_null(strstr(text, "nl\\n" CLIP));
+    assert_non_null(strstr(text, "not baked: its name holds a line break"));
+    free(text);
+    for (size_t i = 0; i < 5; ++i) {
+        ossa_archive ar;
+        ossa_skeleton skel;
+        void *bytes = ossa_test_open_archive(output_of("names_out", good[i]), &ar);
+        assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+        assert_int_equal(skel.joint_count > 0, 1);
+        free(bytes);
+    }
+    for (size_t i = 0; i < 2; ++i) assert_int_equal(access(output_of("names_out", bad[i]), F_OK), -1);
+#ifdef OSSA_HAVE_CJSON
+    size_t size = 0;
+    char *bytes = ossa_test_read_file(json, &size);
+    assert_non_null(bytes);
+    cJSON *root = cJSON_ParseWithLength(bytes, size);
+    assert_non_null(root);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "sources"), *row;
+    size_t refused = 0;
+    cJSON_ArrayForEach(row, list)
+    {
+        const char *source = cJSON_GetObjectItemCaseSensitive(row, "source")->valuestring;
+        const bool baked = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "baked"));
+        const cJSON *problem = cJSON_GetObjectItemCaseSensitive(row, "problem");
+        if (strpbrk(source, "\r\n")) {
+            assert_false(baked);
+            assert_non_null(strstr(problem->valuestring, strchr(source, '\r') ? "carriage return" : "line break"));
+            ++refused;
+        } else
+            assert_true(baked && !problem);
+    }
+    assert_int_equal(refused, 2);
+    cJSON_Delete(root);
+    free(bytes);
+#endif
+    /* Every name reads back from build.ninja and the depfile as it is: nothing to do. */
+    assert_int_equal(batch_from("names", "names_out", NULL, 0, &text), 1);
+    assert_non_null(strstr(text, "ninja: no work to do."));
+    free(text);
+    /* The '|' source removed: its archive goes, declared through a variable in build.ninja. */
+    snprintf(name, sizeof name, "names/%s", good[0]);
+    assert_int_equal(remove(ossa_test_scratch_path(name)), 0);
+    assert_int_equal(batch_from("names", "names_out", NULL, 0, &text), 1);
+    assert_non_null(strstr(text, "removed a|b" CLIP ".ossa"));
+    assert_non_null(strstr(text, "6 sources, 4 baked, 0 failed, 2 refused for their name"));
+    free(text);
+    assert_int_equal(access(output_of("names_out", good[0]), F_OK), -1);
+    for (size_t i = 1; i < 5; ++i) assert_int_equal(access(output_of("names_out", good[i]), F_OK), 0);
+#undef CLIP
+#undef WRITE_CLIP
+}
+
+/* A run holding OUT_DIR's lock makes a second run fail at once, naming the lock, and write
+ * nothing; once it is released the run goes ahead. */
+static void batch_lock_excludes_a_second_run(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+    assert_int_equal(mkdir(ossa_test_scratch_path("locked"), 0700), 0);
+    write_maya(ossa_test_scratch_path("locked/a.anim"), 3, 1);
+    assert_int_equal(mkdir(ossa_test_scratch_path("locked_out"), 0700), 0);
+    /* flock locks belong to an open file: this one conflicts with the batch's own open. */
+    const int fd = open(ossa_test_scratch_path("locked_out/.ossa-batch.lock"), O_RDWR | O_CREAT, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+    char *text = NULL, *errors = NULL;
+    assert_int_equal(batch_errors("locked", "locked_out", NULL, 0, &text, &errors), 1);
+    assert_non_null(strstr(errors, "locked_out/.ossa-batch.lock is locked: another ossa batch is running"));
+    assert_non_null(strchr(errors, '\n'));
+    assert_int_equal(strchr(errors, '\n')[1], '\0');
+    free(text);
+    free(errors);
+    assert_int_equal(access(ossa_test_scratch_path("locked_out/build.ninja"), F_OK), -1);
+    assert_int_equal(access(output_of("locked_out", "a.anim"), F_OK), -1);
+    assert_int_equal(close(fd), 0);
+    assert_int_equal(batch_from("locked", "locked_out", NULL, 0, &text), 0);
+    free(text);
+    assert_int_equal(access(output_of("locked_out", "a.anim"), F_OK), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -698,9 +965,16 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(bakes_are_deterministic),   cmocka_unit_test(batch_bakes_incrementally),
-        cmocka_unit_test(shards_cover_the_set_once), cmocka_unit_test(json_summary),
-        cmocka_unit_test(batch_binds_skeletons),     cmocka_unit_test(batch_removes_archives_of_removed_sources),
+        cmocka_unit_test(bakes_are_deterministic),
+        cmocka_unit_test(batch_bakes_incrementally),
+        cmocka_unit_test(shards_cover_the_set_once),
+        cmocka_unit_test(json_summary),
+        cmocka_unit_test(batch_binds_skeletons),
+        cmocka_unit_test(batch_removes_archives_of_removed_sources),
+        cmocka_unit_test(batch_removes_nothing_outside_out_dir),
+        cmocka_unit_test(batch_refuses_out_dir_in_src),
+        cmocka_unit_test(batch_carries_awkward_names),
+        cmocka_unit_test(batch_lock_excludes_a_second_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -262,8 +262,26 @@ static char *escape_dep(char *at, const char *path, size_t length)
     return at;
 }
 
+/* Whether ninja's depfile parser reads `path` back from escape_dep as one name: it has no
+ * escape for '|', quotes, ';', '&', '*', '?', '<', '>', tabs and other control characters (it
+ * takes them as separators), keeps the backslash of "\x", and takes a name ending in ':' for
+ * a target. */
+static bool dep_can_carry(const char *path)
+{
+    const size_t length = strlen(path);
+    if (!length || path[length - 1] == ':') return false;
+    for (const unsigned char *c = (const unsigned char *)path; *c; ++c)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c >= 0x80 ||
+              strchr("+,/_:.~()}{%=@[]!- #$", *c)))
+            return false;
+    return true;
+}
+
 /* Writes a Makefile-style depfile "OUT: INPUT [SKELETON] [SIDE...]" (the side inputs of
- * tool_side_inputs, one a line). */
+ * tool_side_inputs, one a line). An input or skeleton the syntax cannot carry (dep_can_carry)
+ * is left out: the command line names both, so a build rule has them as inputs already (ossa
+ * batch's edges do). A side input is written all the same: read as pieces that do not exist,
+ * it makes ninja run the edge every time, which is slower but never misses a change. */
 static bool write_depfile(const char *depfile, const char *output, const char *input, const char *skeleton_path)
 {
     const char *side = tool_side_inputs();
@@ -274,8 +292,9 @@ static bool write_depfile(const char *depfile, const char *output, const char *i
     char *at = escape_dep(text, output, strlen(output));
     *at++ = ':';
     *at++ = ' ';
-    at = escape_dep(at, input, strlen(input));
-    if (skeleton_path) *at++ = ' ', at = escape_dep(at, skeleton_path, strlen(skeleton_path));
+    if (dep_can_carry(input)) at = escape_dep(at, input, strlen(input));
+    if (skeleton_path && dep_can_carry(skeleton_path))
+        *at++ = ' ', at = escape_dep(at, skeleton_path, strlen(skeleton_path));
     for (const char *line = side; *line;) {
         const size_t length = strcspn(line, "\n");
         *at++ = ' ';

@@ -2,6 +2,7 @@
  * that ninja gives the parallelism, the progress and the incremental rebuilds. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include "ossa/animation.h"
 #include "ossa/offline/import_ozz.h"
 #include "ossa/skeleton.h"
+#include "batch.h"
 #include "tools.h"
 
 /* Detection reads this much of each file (the content sniffs look at the first bytes). */
@@ -28,7 +30,7 @@ static void usage_batch(void)
     fprintf(stderr,
             "usage: ossa batch SRC_DIR -o OUT_DIR [--skeleton [PATTERN=]FILE]... [--drop-end-sites]\n"
             "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
-            "                  [-j N] [--shard I/N] [--json FILE] [--ossa EXE]\n"
+            "                  [-j N] [--shard I/N] [--json FILE] [--ossa EXE] [--allow-out-inside-src]\n"
             "  bakes every file under SRC_DIR that `ossa formats` recognises (not .ossa, not hidden)\n"
             "  into OUT_DIR/<relative path>.ossa: writes OUT_DIR/build.ninja, runs ninja, removes the\n"
             "  archives of sources gone since the last run, prints a summary\n"
@@ -42,7 +44,11 @@ static void usage_batch(void)
             "  -j N              parallel bakes (default: the online CPUs); each bake uses one thread\n"
             "  --shard I/N       only the sources whose index in path order, modulo N, is I-1 (I from 1)\n"
             "  --json FILE       also write the summary as JSON\n"
-            "  --ossa EXE        the ossa executable the bakes run (default: this one)\n");
+            "  --ossa EXE        the ossa executable the bakes run (default: this one)\n"
+            "  --allow-out-inside-src  accept an OUT_DIR inside SRC_DIR (its tree is not read as sources);\n"
+            "                    without it such an OUT_DIR is refused, and OUT_DIR = SRC_DIR always is\n"
+            "  A file whose name holds a line break or carriage return is not baked (build.ninja cannot\n"
+            "  carry it); the summary names it. Runs on one OUT_DIR exclude each other (" BATCH_LOCK_NAME ").\n");
 }
 
 static int batch_usage_error(const char *what, const char *argument)
@@ -63,6 +69,7 @@ typedef struct source {
     char *path; /* relative to the source folder */
     ossa_import_format format;
     source_role role;
+    const char *refused; /* why its name cannot be baked (a line break); NULL when it can */
 } source;
 
 typedef struct source_list {
@@ -168,23 +175,63 @@ static bool walk(const char *root, const char *rel, const struct stat *skip, sou
         } else if (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && stat(full, &st) == 0 && S_ISREG(st.st_mode))) {
             source item = {.path = child, .role = ROLE_OWN};
             if ((item.format = sniff(full, &item.role)) == OSSA_FORMAT_UNKNOWN) continue;
-            if (strchr(child, '\n'))
-                fprintf(stderr, "ossa: batch: skipped a file whose name has a line break under %s\n", folder);
-            else
-                ok = list_add(list, item);
+            /* ninja reads build.ninja a line at a time and refuses a carriage return: such a
+             * name has no escape. It is listed, not baked, and never taken as a skeleton. */
+            item.refused =
+                strchr(child, '\n')   ? "its name holds a line break (\\n), which build.ninja cannot carry; rename it"
+                : strchr(child, '\r') ? "its name holds a carriage return (\\r), which build.ninja cannot carry; "
+                                        "rename it"
+                                      : NULL;
+            if (item.refused) item.role = ROLE_OWN;
+            ok = list_add(list, item);
         }
     }
     closedir(d);
     return ok;
 }
 
-/* Writes `path` as ninja reads a path: '$', ' ' and ':' escaped with '$'. */
-static void put_ninja_path(FILE *f, const char *path)
+/* Writes `text` with ninja's escapes: '$', ' ' and ':' after a '$'. A variable's value reads
+ * back as `text`; so does a path of a build line, unless it holds a '|' (put_edge_path). */
+static void put_ninja_text(FILE *f, const char *text)
 {
-    for (const char *c = path; *c; ++c) {
+    for (const char *c = text; *c; ++c) {
         if (*c == '$' || *c == ' ' || *c == ':') fputc('$', f);
         fputc(*c, f);
     }
+}
+
+/* ninja ends a path of a build line at a '|' and has no escape for it, but a variable's value
+ * may hold one: such a path goes into the top-level variable `name` first (define_path, before
+ * the build line) and the line names $name. ninja evaluates a build line's paths as it reads
+ * the line, so the next edge can give the variable another value. */
+static void define_path(FILE *f, const char *name, const char *path)
+{
+    if (!strchr(path, '|')) return;
+    fprintf(f, "%s = ", name);
+    put_ninja_text(f, path);
+    fputc('\n', f);
+}
+
+static void put_edge_path(FILE *f, const char *name, const char *path)
+{
+    if (strchr(path, '|'))
+        fprintf(f, "$%s", name);
+    else
+        put_ninja_text(f, path);
+}
+
+/* `name` for one line of text: a line break and a carriage return written as \n and \r. */
+static const char *shown_name(const char *name, char *buffer, size_t size)
+{
+    size_t n = 0;
+    for (const char *c = name; *c && n + 3 < size; ++c) {
+        if (*c == '\n' || *c == '\r')
+            buffer[n++] = '\\', buffer[n++] = *c == '\n' ? 'n' : 'r';
+        else
+            buffer[n++] = *c;
+    }
+    buffer[n] = '\0';
+    return buffer;
 }
 
 /* Writes `text` as one shell word in single quotes, with ninja's '$' escaped. */
@@ -229,7 +276,8 @@ typedef struct batch_row {
     size_t joints, animations;
     float duration;       /* seconds, the longest clip */
     float max_error_mm;   /* -1 when the archive records none (lossless, no animation) */
-    const char *problem;  /* why the source has no edge (no skeleton for it); NULL when it has one */
+    const char *problem;  /* why the source has no edge (no skeleton for it, its name); NULL when it has one */
+    bool refused;         /* the problem is its name */
     const char *skeleton; /* the --skeleton its bake was given (absolute); NULL when none */
 } batch_row;
 
@@ -285,12 +333,16 @@ static void print_summary(const batch_row *rows, size_t count)
     printf("\n%-*s %6s %5s %8s %12s %10s %7s %10s\n", width, "clip", "joints", "anims", "seconds", "source bytes",
            "bytes", "ratio", "worst mm");
     long long source_total = 0, baked_total = 0;
-    size_t failed = 0, unbound = 0;
+    size_t failed = 0, unbound = 0, refused = 0;
     for (size_t i = 0; i < count; ++i) {
         const batch_row *r = &rows[i];
         if (r->problem) {
-            printf("%-*s not baked: %s\n", width, r->source, r->problem);
-            ++unbound;
+            char shown[PATH_MAX];
+            printf("%-*s not baked: %s\n", width, shown_name(r->source, shown, sizeof shown), r->problem);
+            if (r->refused)
+                ++refused;
+            else
+                ++unbound;
             continue;
         }
         if (r->bytes < 0) {
@@ -306,8 +358,9 @@ static void print_summary(const batch_row *rows, size_t count)
         if (r->source_bytes > 0) source_total += r->source_bytes;
         baked_total += r->bytes;
     }
-    printf("%zu sources, %zu baked, %zu failed", count, count - failed - unbound, failed);
+    printf("%zu sources, %zu baked, %zu failed", count, count - failed - unbound - refused, failed);
     if (unbound) printf(", %zu without a skeleton", unbound);
+    if (refused) printf(", %zu refused for their name", refused);
     printf("; %lld source bytes -> %lld bytes\n", source_total, baked_total);
 }
 
@@ -386,22 +439,26 @@ static bool write_build_file(const char *out_dir, const char *exe, const char *s
     for (size_t i = 0; i < sources->count; ++i) {
         const char *rel = sources->items[i].path;
         if (problems[i]) {
-            fprintf(f, "# not baked: ");
-            put_ninja_path(f, rel);
-            fprintf(f, ": %s\n", problems[i]);
+            char shown[PATH_MAX];
+            fprintf(f, "# not baked: %s: %s\n", shown_name(rel, shown, sizeof shown), problems[i]);
             continue;
         }
-        char full[PATH_MAX];
+        char full[PATH_MAX], output[PATH_MAX];
         snprintf(full, sizeof full, "%s/%s", src_root, rel);
+        snprintf(output, sizeof output, "%s.ossa", rel);
+        define_path(f, "output_path", output);
+        define_path(f, "input_path", full);
+        define_path(f, "exe_path", exe);
+        if (skeletons[i]) define_path(f, "skeleton_path", skeletons[i]);
         fputs("build ", f);
-        put_ninja_path(f, rel);
-        fputs(".ossa: bake ", f);
-        put_ninja_path(f, full);
+        put_edge_path(f, "output_path", output);
+        fputs(": bake ", f);
+        put_edge_path(f, "input_path", full);
         fputs(" | ", f);
-        put_ninja_path(f, exe);
-        if (skeletons[i]) fputc(' ', f), put_ninja_path(f, skeletons[i]);
+        put_edge_path(f, "exe_path", exe);
+        if (skeletons[i]) fputc(' ', f), put_edge_path(f, "skeleton_path", skeletons[i]);
         fputs("\n  source = ", f);
-        put_ninja_path(f, rel);
+        put_ninja_text(f, rel);
         if (skeletons[i]) fputs("\n  skeleton = --skeleton ", f), put_shell_word(f, skeletons[i]);
         fputs("\n", f);
     }
@@ -469,11 +526,14 @@ static int ninja_run(const char *ninja, const char *out_dir, const char *const *
     if (on_line) {
         close(fds[1]);
         FILE *f = fdopen(fds[0], "r");
-        char line[PATH_MAX + 64];
-        while (f && fgets(line, sizeof line, f)) {
+        char *line = NULL;
+        size_t capacity = 0;
+        /* Whole lines, however long: a line cut in two would read as two paths. */
+        while (f && getline(&line, &capacity, f) >= 0) {
             line[strcspn(line, "\n")] = '\0';
             on_line(line, user);
         }
+        free(line);
         if (f)
             fclose(f);
         else
@@ -485,30 +545,47 @@ static int ninja_run(const char *ninja, const char *out_dir, const char *const *
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* A "Remove REL" line of ninja -t cleandead: prints it and removes the folders it empties, up to
- * the out_dir in `user` (rmdir refuses the others). */
-static void removed_line(char *line, void *user)
+/* Paths, one a line of ninja's output. */
+typedef struct path_list {
+    char **items; /* [count] */
+    size_t count, capacity;
+    bool failed; /* out of memory */
+} path_list;
+
+static void path_line(char *line, void *user)
 {
-    const char *out_dir = user;
-    if (strncmp(line, "Remove ", 7)) return;
-    const char *rel = line + 7;
-    printf("removed %s (not produced any more: its source is gone or is not baked)\n", rel);
-    char folder[PATH_MAX];
-    if (snprintf(folder, sizeof folder, "%s/%s", out_dir, rel) >= (int)sizeof folder) return;
-    for (char *slash = strrchr(folder, '/'); slash && slash > folder + strlen(out_dir); slash = strrchr(folder, '/')) {
-        *slash = '\0';
-        if (rmdir(folder) != 0) break;
+    path_list *list = user;
+    if (list->failed || !*line) return;
+    if (list->count == list->capacity) {
+        const size_t capacity = list->capacity ? list->capacity * 2 : 64;
+        char **grown = realloc(list->items, capacity * sizeof *grown);
+        if (!grown) {
+            list->failed = true;
+            return;
+        }
+        list->items = grown;
+        list->capacity = capacity;
     }
+    if (!(list->items[list->count] = strdup(line)))
+        list->failed = true;
+    else
+        ++list->count;
 }
 
-/* ninja -C out_dir -v -t cleandead: removes the archives that the .ninja_log records as baked
- * by an earlier build.ninja of this folder and that the current one no longer produces (their
- * source is gone, or lost its skeleton), prints each and removes the folders this empties.
- * False when ninja could not run it (ninja before 1.10 has no cleandead). */
-static bool remove_dead(const char *ninja, const char *out_dir)
+static void path_list_free(path_list *list)
 {
-    const char *const args[] = {"-v", "-t", "cleandead", NULL};
-    return ninja_run(ninja, out_dir, args, removed_line, (void *)(uintptr_t)out_dir) == 0;
+    for (size_t i = 0; i < list->count; ++i) free(list->items[i]);
+    free(list->items);
+    *list = (path_list){0};
+}
+
+/* The outputs of rule bake in out_dir's build.ninja as it is now (before it is rewritten):
+ * ninja -C out_dir -t targets rule bake, so that the file is read by ninja's own parser. False
+ * when ninja cannot read it. */
+static bool previous_outputs(const char *ninja, const char *out_dir, path_list *outputs)
+{
+    const char *const args[] = {"-t", "targets", "rule", "bake", NULL};
+    return ninja_run(ninja, out_dir, args, path_line, outputs) == 0 && !outputs->failed;
 }
 
 /* Runs ninja -C out_dir -j jobs -k 0; its exit status, or -1 when it could not run. */
@@ -673,6 +750,10 @@ static bool bind_skeletons(const char *src_root, const skeleton_rule *rules, siz
     char full[PATH_MAX], text[PATH_MAX + 512];
     for (size_t i = 0; i < mine->count; ++i) {
         const source *s = &mine->items[i];
+        if (s->refused) {
+            if (!(problems[i] = strdup(s->refused))) return false;
+            continue;
+        }
         snprintf(full, sizeof full, "%s/%s", src_root, s->path);
         const skeleton_rule *rule = NULL;
         for (size_t r = 0; !rule && r < rule_count; ++r)
@@ -748,6 +829,7 @@ int tool_batch(int argc, char **argv)
     size_t rule_count = 0;
     batch_options o = {0};
     unsigned jobs = tool_cpu_count(), shard = 1, shards = 1;
+    bool allow_inside = false;
     for (int i = 0; i < argc; ++i) {
         float value;
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
@@ -764,6 +846,8 @@ int tool_batch(int argc, char **argv)
             o.no_optimize = true;
         else if (!strcmp(argv[i], "--drop-end-sites"))
             o.drop_end_sites = true;
+        else if (!strcmp(argv[i], "--allow-out-inside-src"))
+            allow_inside = true;
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
             if (!tool_parse_metres(argv[++i], 1e-7f, 1.f, &value))
                 return batch_usage_error("--tolerance needs metres from 1e-7 to 1", argv[i]);
@@ -800,7 +884,7 @@ int tool_batch(int argc, char **argv)
         fprintf(stderr, "ossa: batch: ninja is not in PATH (install ninja-build)\n");
         return 1;
     }
-    char exe[PATH_MAX], src_root[PATH_MAX], out_dir[PATH_MAX];
+    char exe[PATH_MAX], src_root[PATH_MAX], out_dir[PATH_MAX], src_real[PATH_MAX], out_real[PATH_MAX];
     const ssize_t exe_length = exe_arg ? 0 : readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (exe_arg ? !absolute_path(exe_arg, exe, sizeof exe) : exe_length <= 0) {
         fprintf(stderr, "ossa: batch: cannot find the ossa executable (%s); give --ossa EXE\n", strerror(errno));
@@ -812,28 +896,57 @@ int tool_batch(int argc, char **argv)
         fprintf(stderr, "ossa: batch: %s is not a folder\n", src);
         return 1;
     }
+    /* Every edge names these paths: a line break in one would break every line. */
+    if (strpbrk(src_root, "\n\r") || strpbrk(exe, "\n\r")) {
+        fprintf(stderr,
+                "ossa: batch: the path of %s holds a line break or carriage return, which build.ninja "
+                "cannot carry\n",
+                strpbrk(exe, "\n\r") ? "the ossa executable" : "SRC_DIR");
+        return 2;
+    }
+    /* Compared resolved (symbolic links, "..") before OUT_DIR is created: an OUT_DIR that is
+     * SRC_DIR, or lies in it, would have its archives and build.ninja among the sources. */
+    if (!absolute_path(out, out_dir, sizeof out_dir)) {
+        fprintf(stderr, "ossa: batch: path too long: %s\n", out);
+        return 1;
+    }
+    const int place = tool_batch_check_out(src, out, allow_inside, src_real, out_real);
+    if (place != 0) return place;
     skeleton_rule *rules = calloc(rule_count + 1, sizeof *rules);
     if (!rules) return fprintf(stderr, "ossa: batch: out of memory\n"), 1;
     source_list all = {0}, mine = {0};
-    int status = 1;
+    int status = 1, lock = -1, out_fd = -1;
     batch_row *rows = NULL;
     char **skeletons = NULL, **problems = NULL;
-    for (size_t r = 0; r < rule_count; ++r)
+    path_list before = {0};
+    for (size_t r = 0; r < rule_count; ++r) {
         if (!parse_skeleton_rule(skeleton_args[r], src_root, &rules[r])) goto done;
+        if (strpbrk(rules[r].file, "\n\r")) {
+            char shown[PATH_MAX];
+            fprintf(stderr,
+                    "ossa: batch: --skeleton %s: the path holds a line break or carriage return, which "
+                    "build.ninja cannot carry\n",
+                    shown_name(rules[r].file, shown, sizeof shown));
+            goto done;
+        }
+    }
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "ossa: batch: cannot create %s: %s\n", out, strerror(errno));
         goto done;
     }
     struct stat out_st;
-    if (!absolute_path(out, out_dir, sizeof out_dir) || stat(out_dir, &out_st) != 0 || !S_ISDIR(out_st.st_mode)) {
+    if (stat(out_dir, &out_st) != 0 || !S_ISDIR(out_st.st_mode)) {
         fprintf(stderr, "ossa: batch: %s is not a folder\n", out);
         goto done;
     }
-    /* An OUT_DIR that holds another build.ninja is left alone; the archives of removed
-     * sources are removed only when the last run here baked this shard or this run bakes all. */
+    /* An OUT_DIR that holds another build.ninja is left alone (not even locked); the archives
+     * of removed sources are removed only when the last run here baked this shard or this run
+     * bakes all. The manifest is read again once locked: another run may have rewritten it. */
     bool had_manifest = false;
     char shard_text[32], previous_shard[32];
     snprintf(shard_text, sizeof shard_text, "%u/%u", shard, shards);
+    if (!previous_manifest(out_dir, &had_manifest, previous_shard, sizeof previous_shard)) goto done;
+    if ((lock = tool_batch_lock(out_dir)) < 0) goto done;
     if (!previous_manifest(out_dir, &had_manifest, previous_shard, sizeof previous_shard)) goto done;
     const bool clean = had_manifest && (shards == 1 || !strcmp(previous_shard, shard_text));
     if (!walk(src_root, "", &out_st, &all)) goto done;
@@ -847,15 +960,33 @@ int tool_batch(int argc, char **argv)
         fprintf(stderr, "ossa: batch: out of memory\n");
         goto done;
     }
+    /* Removed sources: the archives the build.ninja still in place declares and the new one
+     * will not (source gone, or not baked any more), removed before that file is replaced so
+     * that a run cut short here leaves the record for the next. Not .ninja_log: its paths are
+     * whatever was ever built here, or whatever someone wrote into it. */
+    if (clean && !previous_outputs(ninja, out_dir, &before))
+        fprintf(stderr,
+                "ossa: batch: ninja cannot list the outputs of %s/build.ninja: archives of removed sources are "
+                "left in %s\n",
+                out, out);
+    else if (clean && (out_fd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        fprintf(stderr, "ossa: batch: cannot open %s: %s\n", out, strerror(errno));
+    for (size_t i = 0; out_fd >= 0 && i < before.count; ++i) {
+        const char *output = before.items[i];
+        const size_t length = strlen(output);
+        char rel[PATH_MAX];
+        const source *found = NULL;
+        if (length > 5 && length - 5 < sizeof rel && !strcmp(output + length - 5, ".ossa")) {
+            snprintf(rel, sizeof rel, "%.*s", (int)(length - 5), output);
+            const source key = {.path = rel};
+            found = bsearch(&key, mine.items, mine.count, sizeof *mine.items, compare_sources);
+        }
+        if (!found || problems[found - mine.items]) tool_batch_remove_output(out_fd, output);
+    }
     if (!write_build_file(out_dir, exe, src_root, &mine, (const char *const *)skeletons, (const char *const *)problems,
                           shard_text, &o))
         goto done;
-    if (clean && !remove_dead(ninja, out_dir))
-        fprintf(stderr,
-                "ossa: batch: ninja -t cleandead failed (ninja 1.10 or later has it): archives of removed "
-                "sources are left in %s\n",
-                out);
-    else if (had_manifest && !clean)
+    if (had_manifest && !clean)
         printf("archives of removed sources are kept: %s last held shard %s, this run bakes %s\n", out,
                previous_shard[0] ? previous_shard : "(unknown)", shard_text);
     const int ninja_status = run_ninja(ninja, out_dir, jobs);
@@ -875,6 +1006,7 @@ int tool_batch(int argc, char **argv)
         rows[i] = stale[i] || problems[i] ? (batch_row){.source = rel, .source_bytes = -1, .bytes = -1}
                                           : read_row(src_root, out_dir, rel);
         rows[i].problem = problems[i];
+        rows[i].refused = mine.items[i].refused != NULL;
         rows[i].skeleton = skeletons[i];
         failed += rows[i].bytes < 0;
     }
@@ -895,5 +1027,8 @@ done:
     free(rules);
     list_free(&all);
     list_free(&mine);
+    path_list_free(&before);
+    if (out_fd >= 0) close(out_fd);
+    if (lock >= 0) close(lock);
     return status;
 }
