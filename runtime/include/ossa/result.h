@@ -24,6 +24,7 @@ extern "C" {
     X(ERROR_BUFFER_TOO_SMALL, "an output buffer is smaller than required")                                             \
     X(ERROR_MISALIGNED, "a buffer is not aligned as documented")                                                       \
     X(ERROR_ALIASING, "an output buffer overlaps an input buffer")                                                     \
+    X(ERROR_SIZE_OVERFLOW, "a count times its element size or stride does not fit in the address space")               \
     /* job-specific errors */                                                                                          \
     X(ERROR_NO_ANIMATION, "the job has no animation")                                                                  \
     X(ERROR_NO_CONTEXT, "the sampling job has no context")                                                             \
@@ -64,7 +65,7 @@ extern "C" {
     /* skinning errors */                                                                                              \
     X(ERROR_NO_PALETTE, "the skinning job has no palette for its method")                                              \
     X(ERROR_NO_JOINT_DATA, "the skinning job has no joint indices, or no weights for several influences")              \
-    X(ERROR_INVALID_INFLUENCES, "the influence count is 0")                                                            \
+    X(ERROR_INVALID_INFLUENCES, "the influence count is 0 or so large that a vertex's bytes overflow")                 \
     X(ERROR_INVALID_JOINT_INDEX, "a joint index or remap entry is not below the palette or skeleton size")             \
     X(ERROR_INVALID_STRIDE, "a stride is smaller than its element or not a multiple of the element's alignment")
 
