@@ -163,6 +163,10 @@ ossa_result ossa_ik_aim_chain_job_validate(const ossa_ik_aim_chain_job *job)
     if (n == 0) return OSSA_ERROR_INVALID_RANGE;
     if (job->correction_count < n) return OSSA_ERROR_OUTPUT_TOO_SMALL;
     if (ossa__misaligned(job->models)) return OSSA_ERROR_MISALIGNED;
+    if (!ossa__fits(job->models, job->model_count, sizeof(ossa_float4x4)) ||
+        !ossa__fits(job->corrections, n, sizeof(ossa_quat)) || !ossa__fits(job->joints, n, sizeof(int)) ||
+        (job->joint_weights && !ossa__fits(job->joint_weights, n, sizeof(float))))
+        return OSSA_ERROR_SIZE_OVERFLOW;
     for (size_t i = 0; i < n; ++i) {
         const int j = job->joints[i];
         if (j < 0 || (size_t)j >= job->model_count || (i > 0 && j >= job->joints[i - 1]))

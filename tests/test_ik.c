@@ -683,6 +683,12 @@ static void aim_chain(void **state)
     assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_ERROR_OUTPUT_TOO_SMALL);
     bad.correction_count = 2, bad.joint_count = 0;
     assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_ERROR_INVALID_RANGE);
+    /* a model count whose bytes wrap around the address space (the aliasing span wrapped too) */
+    ossa_quat before[2];
+    memcpy(before, fixes, sizeof before);
+    bad.joint_count = 2, bad.model_count = SIZE_MAX / 32;
+    assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_ERROR_SIZE_OVERFLOW);
+    assert_memory_equal(fixes, before, sizeof before);
     ossa_ik_aim_chain_job zero = {0};
     assert_int_equal(ossa_ik_aim_chain_job_run(&zero), OSSA_ERROR_NO_INPUT);
     assert_int_equal(ossa_ik_aim_chain_job_run(NULL), OSSA_ERROR_NULL_ARGUMENT);

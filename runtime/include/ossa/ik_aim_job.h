@@ -114,7 +114,9 @@ OSSA_API ossa_result ossa_ik_aim_job_run(const ossa_ik_aim_job *job);
  * Errors (nothing is written): those of ossa_ik_aim_job (NO_INPUT for models or joints NULL,
  * NO_OUTPUT for corrections NULL), OSSA_ERROR_INVALID_RANGE (joint_count 0, an index out of
  * the models, or not strictly decreasing), OSSA_ERROR_OUTPUT_TOO_SMALL (correction_count
- * below joint_count), OSSA_ERROR_INVALID_WEIGHT (a non-finite joint weight).
+ * below joint_count), OSSA_ERROR_INVALID_WEIGHT (a non-finite joint weight),
+ * OSSA_ERROR_SIZE_OVERFLOW (model_count or joint_count elements run past the end of the
+ * address space).
  * Aliasing: corrections and reached must not overlap the models, joints or joint_weights.
  * Source: the look-at chain of the ozz-animation samples (a head-to-spine aim, one IKAimJob
  * per joint). */
