@@ -62,8 +62,12 @@ extern "C" {
  * NULL), OSSA_ERROR_NO_OUTPUT (correction NULL), OSSA_ERROR_MISALIGNED (joint not 16-byte
  * aligned), OSSA_ERROR_INVALID_WEIGHT (weight not finite), OSSA_ERROR_INVALID_ARGUMENT (a
  * non-finite value in the matrix, target, forward, up, pole_vector, offset or twist_angle; a
+ * value of the matrix, target, forward, up, pole_vector or offset beyond +-1e18; a
  * zero-length forward, up or pole_vector), OSSA_ERROR_ALIASING (an output overlaps another
  * output or the matrix).
+ * Range: within those limits the correction is finite: the solve scales its vectors to unit
+ * size by powers of two (exact: the result is the same bit for bit as unscaled whenever the
+ * unscaled products stay in float range), so huge and tiny inputs do not overflow.
  * Aliasing: the outputs must not overlap each other or the matrix.
  * Source: the behaviour follows ozz-animation IKAimJob (same inputs and meaning). */
 typedef struct ossa_ik_aim_job {
