@@ -50,7 +50,7 @@ extern "C" {
     X(ERROR_BAD_MAGIC, "the data does not start with the expected magic bytes")                                        \
     X(ERROR_UNSUPPORTED_VERSION, "the data has a version this build cannot read")                                      \
     X(ERROR_TRUNCATED, "the data ends before a declared size")                                                         \
-    X(ERROR_CORRUPT, "a size, index or checksum in the data is inconsistent")                                          \
+    X(ERROR_CORRUPT, "a size, index, tag or checksum in the data is inconsistent")                                     \
     X(ERROR_NOT_FOUND, "the requested chunk or item is not present")                                                   \
     X(ERROR_UNSUPPORTED_HOST, "this host is big-endian; in-place loading needs little-endian")                         \
     /* import errors */                                                                                                \
