@@ -18,16 +18,14 @@ OSSA__INLINE ossa_result validate(const ossa_ik_two_bone_job *job)
     _Static_assert(offsetof(ossa_ik_two_bone_job, weight) - offsetof(ossa_ik_two_bone_job, target) ==
                        11 * sizeof(float),
                    "the job's float fields are consecutive");
-    v4f acc = finite_acc_floats(v4f_zero(), &job->target, 12);
-    acc =
-        finite_acc_matrix(finite_acc_matrix(finite_acc_matrix(acc, job->start_joint), job->mid_joint), job->end_joint);
-    if (!finite_acc_ok(acc)) return OSSA_ERROR_INVALID_ARGUMENT;
-    /* target, pole_vector and mid_axis: the 9 floats from target, as floats 0..3, 4..7, 5..8 */
+    if (!finite_acc_ok(finite_acc_floats(v4f_zero(), &job->target, 12))) return OSSA_ERROR_INVALID_ARGUMENT;
+    /* The matrices, and target, pole_vector and mid_axis (the 9 floats from target, as floats
+     * 0..3, 4..7, 5..8): finite and within +-IK_MAX_VALUE. */
     const char *f = (const char *)&job->target;
-    v4f big = abs4(v4f_loadu((const float *)(const void *)f));
-    for (int i = 4; i <= 5; ++i) big = v4f_max(big, abs4(v4f_loadu((const float *)(const void *)(f + 4 * i))));
-    if (!abs_max_ok(
-            abs_max_matrix(abs_max_matrix(abs_max_matrix(big, job->start_joint), job->mid_joint), job->end_joint)))
+    v4f ok = bounded(bounded_all(), v4f_loadu((const float *)(const void *)f));
+    for (int i = 4; i <= 5; ++i) ok = bounded(ok, v4f_loadu((const float *)(const void *)(f + 4 * i)));
+    if (!bounded_ok(
+            bounded_matrix(bounded_matrix(bounded_matrix(ok, job->start_joint), job->mid_joint), job->end_joint)))
         return OSSA_ERROR_INVALID_ARGUMENT;
     if (f3_zero(job->pole_vector) || f3_zero(job->mid_axis)) return OSSA_ERROR_INVALID_ARGUMENT;
     const v4f s = m_position(job->start_joint), m = m_position(job->mid_joint), e = m_position(job->end_joint);
@@ -59,8 +57,11 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
      * (exact, see unit_scaled), their squares stay in float range for any input the validation
      * accepts. Products of higher degree below take their factors scaled one by one, where
      * only directions matter (the angle between the bones, the swing, the twist). */
-    const v4f scale = v4f_set1(pow2_inverse_of_max(v4f_max(v4f_max(abs4(sm0), abs4(me0)), abs4(st0))));
-    const v4f sm = v4f_mul(sm0, scale), me = v4f_mul(me0, scale), st = v4f_mul(st0, scale);
+    const v4f axis0 = v3_load_field(&job->mid_axis), pole0 = v3_load_field(&job->pole_vector);
+    const v4f scale =
+        pow2_inverse_of_max4(v4f_max(v4f_max(abs4(sm0), abs4(me0)), abs4(st0)), abs4(axis0), abs4(pole0), v4f_zero());
+    const v4f common = V4F_SPLAT(scale, 0);
+    const v4f sm = v4f_mul(sm0, common), me = v4f_mul(me0, common), st = v4f_mul(st0, common);
     /* |sm|^2, |me|^2, |st|^2 in lanes 0..2 */
     const v4f len2 = hsum3x(v4f_mul(sm, sm), v4f_mul(me, me), v4f_mul(st, st));
     const v4f len = v4f_sqrt(len2);
@@ -81,11 +82,12 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
 
     /* Mid joint: the signed interior angle of (start - mid, end - mid) about the hinge, then
      * the one the law of cosines gives for `reach`, on the same side of the hinge. */
-    const v4f axis = unit_scaled(v3_load_field(&job->mid_axis));
+    const v4f axis = v4f_mul(axis0, V4F_SPLAT(scale, 1));
     const v4f axis_local = v4f_mul(axis, v4f_rsqrt(dot4(axis, axis)));
     const frame mid_frame = frame_of(job->mid_joint);
     const v4f hinge = frame_to_model(&mid_frame, axis_local);
-    const v4f smu = unit_scaled(sm), meu = unit_scaled(me);
+    const v4f bones = pow2_inverse_of_max(v4f_max(abs4(sm), abs4(me)));
+    const v4f smu = v4f_mul(sm, bones), meu = v4f_mul(me, bones);
     float cos_now = -v4f_x(dot4(smu, meu)), sin_now = -v4f_x(dot4(hinge, cross3(smu, meu)));
     const float now2 = cos_now * cos_now + sin_now * sin_now;
     if (now2 > 0.f) {
@@ -108,10 +110,11 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
      * twist about that line that puts the mid joint in the pole's half-plane. */
     v4f start_ms = q_identity();
     if (d > length * 1e-6f) {
-        const v4f se = unit_scaled(v4f_add(sm, q_rotate(mid_ms, me))), stu = unit_scaled(st);
-        const v4f swing = q_from_to(se, stu, dot4(se, se), dot4(stu, stu));
+        /* st is at least 1e-6 of the largest vector here, se may be far shorter */
+        const v4f se = unit_scaled(v4f_add(sm, q_rotate(mid_ms, me)));
+        const v4f swing = q_from_to(se, st, dot4(se, se), V4F_SPLAT(len2, 2));
         const v4f k = v4f_div(st, V4F_SPLAT(len, 2));
-        v4f twist = q_align_about(k, unit_scaled(q_rotate(swing, sm)), unit_scaled(v3_load_field(&job->pole_vector)));
+        v4f twist = q_align_about(k, q_rotate(swing, smu), v4f_mul(pole0, V4F_SPLAT(scale, 2)));
         if (job->twist_angle != 0.f) twist = q_mul(q_axis_angle(k, job->twist_angle), twist);
         start_ms = q_mul(twist, swing);
     }
