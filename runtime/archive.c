@@ -40,6 +40,29 @@ static entry read_entry(const uint8_t *base, size_t index)
                    ossa__load_u32(e + OSSA__CHUNK_CRC), ossa__load_u64(e + OSSA__CHUNK_OFFSET), ossa__load_u64(e + 16)};
 }
 
+/* Version 1 of the format knows these four tags; any other one is a changed tag. */
+static bool known_tag(uint32_t tag)
+{
+    return tag == OSSA_TAG_SKELETON || tag == OSSA_TAG_ANIMATION || tag == OSSA_TAG_TRACK || tag == OSSA_TAG_META;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (p[i]) return false;
+    return true;
+}
+
+static uint64_t align16(uint64_t at) { return (at + 15u) & ~(uint64_t)15u; }
+
+/* META is "key=value\n" lines: no NUL, and a final newline unless it is empty. A size grown
+ * into the zero padding ends in NULs; a shrunk one cuts a line (and leaves non-zero bytes in
+ * the padding, which the layout check refuses). */
+static bool meta_text_ok(const uint8_t *text, size_t size)
+{
+    return size == 0 || (text[size - 1] == '\n' && memchr(text, 0, size) == NULL);
+}
+
 ossa_result ossa_archive_init(ossa_archive *archive, const void *data, size_t size)
 {
     if (!archive) return OSSA_ERROR_NULL_ARGUMENT;
@@ -60,19 +83,34 @@ ossa_result ossa_archive_init(ossa_archive *archive, const void *data, size_t si
     if (ossa__archive_table_crc(p, chunk_count) != ossa__load_u32(p + OSSA__ARCHIVE_TABLE_CRC))
         return OSSA_ERROR_CORRUPT;
 #endif
+    /* The CRCs catch changed bytes, not a rewritten table with its CRCs recomputed: the table
+     * is also checked against the layout the writer produces. Payloads are packed in table
+     * order, each at the first 16-byte boundary after the previous one's end (the first right
+     * after the table), with zero bytes between them and up to the archive's end, the 16-byte
+     * boundary after the last payload. A smaller chunk_count leaves a gap after the table, a
+     * changed size moves a boundary or uncovers non-zero bytes. */
     uint64_t previous_end = OSSA_ARCHIVE_HEADER_SIZE + (uint64_t)chunk_count * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE;
     for (uint32_t i = 0; i < chunk_count; ++i) {
         const entry e = read_entry(p, i);
         if (ossa__load_u32(p + OSSA_ARCHIVE_HEADER_SIZE + (size_t)i * OSSA_ARCHIVE_CHUNK_ENTRY_SIZE +
                            OSSA__CHUNK_RESERVED) != 0)
             return OSSA_ERROR_CORRUPT;
+        if (!known_tag(e.tag)) return OSSA_ERROR_CORRUPT;
         if ((e.offset & 15u) || e.offset < previous_end) return OSSA_ERROR_CORRUPT;
         if (e.offset > size || e.size > size - e.offset) return OSSA_ERROR_TRUNCATED;
+        if (e.offset != align16(previous_end) || !all_zero(p + previous_end, (size_t)(e.offset - previous_end)))
+            return OSSA_ERROR_CORRUPT;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
         if (ossa_crc32(0, p + e.offset, (size_t)e.size) != e.crc) return OSSA_ERROR_CORRUPT;
 #endif
+        /* META has no view of its own that would check its version when opened */
+        if (e.tag == OSSA_TAG_META && e.version != OSSA_META_CHUNK_VERSION) return OSSA_ERROR_UNSUPPORTED_VERSION;
+        if (e.tag == OSSA_TAG_META && !meta_text_ok(p + e.offset, (size_t)e.size)) return OSSA_ERROR_CORRUPT;
         previous_end = e.offset + e.size;
     }
+    if (size < align16(previous_end)) return OSSA_ERROR_TRUNCATED;
+    if (size != align16(previous_end) || !all_zero(p + previous_end, (size_t)(size - previous_end)))
+        return OSSA_ERROR_CORRUPT;
     archive->data = p;
     archive->size = size;
     archive->chunk_count = chunk_count;

@@ -16,6 +16,9 @@ static ossa_result validate_layers(const ossa_blend_layer *layers, size_t count,
         if (l->transform_count < soa_count) return OSSA_ERROR_INPUT_TOO_SMALL;
         if (l->joint_weights && l->joint_weight_count / 4 < soa_count) return OSSA_ERROR_JOINT_WEIGHTS_TOO_SMALL;
         if (ossa__misaligned(l->transform)) return OSSA_ERROR_MISALIGNED; /* joint weights need no alignment */
+        if (!ossa__fits(l->transform, soa_count, sizeof(ossa_soa_transform)) ||
+            (l->joint_weights && !ossa__fits(l->joint_weights, soa_count, 4 * sizeof(float))))
+            return OSSA_ERROR_SIZE_OVERFLOW;
         if (!isfinite(l->weight)) return OSSA_ERROR_INVALID_WEIGHT;
         for (size_t j = 0; l->joint_weights && j < 4 * soa_count; ++j)
             if (!isfinite(l->joint_weights[j])) return OSSA_ERROR_INVALID_WEIGHT;
@@ -46,6 +49,9 @@ ossa_result ossa_blending_job_validate(const ossa_blending_job *job)
     if (!job->output) return OSSA_ERROR_NO_OUTPUT;
     const size_t n = job->rest_pose_count;
     if (job->output_count < n) return OSSA_ERROR_OUTPUT_TOO_SMALL;
+    if (!ossa__fits(job->rest_pose, n, sizeof(ossa_soa_transform)) ||
+        !ossa__fits(job->output, n, sizeof(ossa_soa_transform)))
+        return OSSA_ERROR_SIZE_OVERFLOW;
     ossa_result r = validate_layers(job->layers, job->layer_count, n);
     if (r == OSSA_OK) r = validate_layers(job->additive_layers, job->additive_layer_count, n);
     if (r != OSSA_OK) return r;

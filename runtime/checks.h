@@ -31,6 +31,15 @@ static inline bool ossa__overlaps(const void *a, size_t a_bytes, const void *b, 
     return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
 }
 
+/* Whether `count` elements of `size` bytes from p fit in the address space: count * size does
+ * not overflow and p + count * size does not wrap around. A count that fails this describes
+ * no buffer (a negative value converted to size_t, an uninitialised field), and the byte
+ * sizes computed from it for the aliasing checks would wrap. */
+static inline bool ossa__fits(const void *p, size_t count, size_t size)
+{
+    return size == 0 || count <= (UINTPTR_MAX - (uintptr_t)p) / size;
+}
+
 /* Whether p is not 16-byte aligned (SoA data is loaded and stored four floats at a time). */
 static inline bool ossa__misaligned(const void *p) { return ((uintptr_t)p & 15u) != 0; }
 

@@ -18,6 +18,12 @@ static inline v4f hsum4x(v4f r0, v4f r1, v4f r2, v4f r3)
  * so is the result. Scalars are kept splatted across the lanes. */
 OSSA__INLINE v4f solve(v4f t, v4f o, v4f f, v4f u, v4f pole, float twist_angle, bool *reached)
 {
+    /* The result depends on the directions of f, u and pole and on the ratios of t and o:
+     * scaled by powers of two (unit_scaled), the products below, of degree up to 8 in f and o,
+     * stay in float range for every input the validation accepts. */
+    const v4f scale = pow2_inverse_of_max4(v4f_max(abs4(t), abs4(o)), abs4(f), abs4(u), abs4(pole));
+    t = v4f_mul(t, V4F_SPLAT(scale, 0)), o = v4f_mul(o, V4F_SPLAT(scale, 0));
+    f = v4f_mul(f, V4F_SPLAT(scale, 1)), u = v4f_mul(u, V4F_SPLAT(scale, 2)), pole = v4f_mul(pole, V4F_SPLAT(scale, 3));
     /* The ray point p at the target's distance, |o + l f|^2 = |t|^2: the larger root l, else
      * the point nearest to the target (l = -o.f / f.f), l clamped to >= 0. */
     const v4f dots = hsum4x(v4f_mul(f, f), v4f_mul(o, f), v4f_mul(o, o), v4f_mul(t, t));
@@ -95,6 +101,16 @@ static inline bool fields_ok(const ossa_float3 *target, v4f acc)
     return true;
 }
 
+/* The bound mask (ik_math.h) of target, forward, up, pole_vector and offset: the 15 floats
+ * from target; twist_angle, the 16th, only needs to be finite. */
+static inline v4f fields_bounded(const ossa_float3 *target)
+{
+    const char *b = (const char *)target;
+    v4f ok = bounded(bounded_all(), v4f_andnot(w_mask(), v4f_loadu((const float *)(const void *)(b + 48))));
+    for (int i = 0; i < 3; ++i) ok = bounded(ok, v4f_loadu((const float *)(const void *)(b + 16 * i)));
+    return ok;
+}
+
 /* The unsigned form of ossa__overlaps: [a, a + a_bytes) and [b, b + b_bytes) share a byte. */
 static inline bool overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {
@@ -111,11 +127,11 @@ static inline ossa_result validate(const ossa_ik_aim_job *job)
     /* target, forward, up, pole_vector, offset, twist_angle and weight: 17 consecutive floats */
     _Static_assert(offsetof(ossa_ik_aim_job, weight) - offsetof(ossa_ik_aim_job, target) == 16 * sizeof(float),
                    "the job's float fields are consecutive");
-    /* the matrix and the weight first, the weight's error taking precedence */
-    v4f acc = v4f_mul(v4f_loadu(&job->offset.y), v4f_zero()); /* offset.y, offset.z, twist_angle, weight */
-    for (int c = 0; c < 4; ++c) acc = v4f_mul(acc, col(m, c));
+    /* the weight's error takes precedence */
+    const v4f acc = v4f_mul(v4f_loadu(&job->offset.y), v4f_zero()); /* offset.y, offset.z, twist_angle, weight */
     if (!fields_ok(&job->target, acc))
         return isfinite(job->weight) ? OSSA_ERROR_INVALID_ARGUMENT : OSSA_ERROR_INVALID_WEIGHT;
+    if (!bounded_ok(bounded_matrix(fields_bounded(&job->target), m))) return OSSA_ERROR_INVALID_ARGUMENT;
     const size_t mat = sizeof(ossa_float4x4);
     if (overlaps(job->correction, sizeof(ossa_quat), m, mat)) return OSSA_ERROR_ALIASING;
     if (job->reached && (overlaps(job->reached, sizeof(bool), m, mat) ||
@@ -163,6 +179,10 @@ ossa_result ossa_ik_aim_chain_job_validate(const ossa_ik_aim_chain_job *job)
     if (n == 0) return OSSA_ERROR_INVALID_RANGE;
     if (job->correction_count < n) return OSSA_ERROR_OUTPUT_TOO_SMALL;
     if (ossa__misaligned(job->models)) return OSSA_ERROR_MISALIGNED;
+    if (!ossa__fits(job->models, job->model_count, sizeof(ossa_float4x4)) ||
+        !ossa__fits(job->corrections, n, sizeof(ossa_quat)) || !ossa__fits(job->joints, n, sizeof(int)) ||
+        (job->joint_weights && !ossa__fits(job->joint_weights, n, sizeof(float))))
+        return OSSA_ERROR_SIZE_OVERFLOW;
     for (size_t i = 0; i < n; ++i) {
         const int j = job->joints[i];
         if (j < 0 || (size_t)j >= job->model_count || (i > 0 && j >= job->joints[i - 1]))
@@ -172,9 +192,10 @@ ossa_result ossa_ik_aim_chain_job_validate(const ossa_ik_aim_chain_job *job)
     if (job->joint_weights)
         for (size_t i = 0; i < n; ++i)
             if (!isfinite(job->joint_weights[i])) return OSSA_ERROR_INVALID_WEIGHT;
-    v4f acc = v4f_zero();
-    for (size_t i = 0; i < n; ++i) acc = finite_acc_matrix(acc, &job->models[job->joints[i]]);
-    if (!fields_ok(&job->target, acc)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!fields_ok(&job->target, v4f_zero())) return OSSA_ERROR_INVALID_ARGUMENT;
+    v4f ok = fields_bounded(&job->target);
+    for (size_t i = 0; i < n; ++i) ok = bounded_matrix(ok, &job->models[job->joints[i]]);
+    if (!bounded_ok(ok)) return OSSA_ERROR_INVALID_ARGUMENT;
     const size_t out_bytes = n * sizeof(ossa_quat);
     const void *ins[3] = {job->models, job->joints, job->joint_weights};
     const size_t in_bytes[3] = {job->model_count * sizeof(ossa_float4x4), n * sizeof(int), n * sizeof(float)};

@@ -31,6 +31,23 @@ static inline v4f finite_acc_floats(v4f acc, const void *p, size_t count)
 }
 static inline bool finite_acc_ok(v4f acc) { return v4f_movemask(v4f_cmplt(acc, v4f_one())) == 0xfu; }
 
+/* Largest magnitude the IK jobs accept in a position, a direction or a matrix entry: squares
+ * of differences and sums of three of them stay finite (3 (2e18)^2 < FLT_MAX); the solves
+ * scale their vectors to unit size by powers of two before any higher-degree product. */
+#define IK_MAX_VALUE 1e18f
+/* |x| for every lane. */
+static inline v4f abs4(v4f v) { return v4f_andnot(v4f_set1(-0.f), v); }
+/* Bound checks accumulate a lane mask of |x| <= IK_MAX_VALUE, which is false for NaN and
+ * infinities too: one pass checks both. Start from bounded_all(). */
+static inline v4f bounded_all(void) { return v4i_as_f(v4i_set1(-1)); }
+static inline v4f bounded(v4f mask, v4f v) { return v4f_and(mask, v4f_cmpge(v4f_set1(IK_MAX_VALUE), abs4(v))); }
+static inline v4f bounded_matrix(v4f mask, const ossa_float4x4 *m)
+{
+    for (int c = 0; c < 4; ++c) mask = bounded(mask, v4f_load(m->cols[c]));
+    return mask;
+}
+static inline bool bounded_ok(v4f mask) { return v4f_movemask(mask) == 0xfu; }
+
 /* ---- vectors (x, y, z, 0) ---- */
 /* Lane 3 only: the mask (0, 0, 0, ~0). */
 static inline v4f w_mask(void) { return v4i_as_f(v4i_set(0, 0, 0, -1)); }
@@ -50,6 +67,28 @@ static inline v4f hsum4(v4f a)
     const v4f t = v4f_add(a, V4F_SWIZZLE(a, 1, 0, 3, 2));
     return v4f_add(t, V4F_SWIZZLE(t, 2, 3, 0, 1));
 }
+/* The power of two that brings the largest |lane| of v into [1, 2), in every lane: 2^(127 - e)
+ * for the largest lane's exponent field e, by integer arithmetic on the bits (2^127 when v is
+ * 0; the validation keeps every |lane| below 2^127). */
+static inline v4f pow2_inverse_of_max(v4f v)
+{
+    const v4f a = abs4(v);
+    const v4f m2 = v4f_max(a, V4F_SWIZZLE(a, 1, 0, 3, 2));
+    const v4f m = v4f_max(m2, V4F_SWIZZLE(m2, 2, 3, 0, 1));
+    return v4i_as_f(v4i_sub(v4i_set1(0x7f000000), v4i_and(v4f_as_i(m), v4i_set1(0x7f800000))));
+}
+/* pow2_inverse_of_max for four vectors at once, given their magnitudes (abs4 of each, or the
+ * lane-wise maximum of several): lane i is vector i's factor. */
+static inline v4f pow2_inverse_of_max4(v4f a0, v4f a1, v4f a2, v4f a3)
+{
+    v4f_transpose4(&a0, &a1, &a2, &a3);
+    const v4f m = v4f_max(v4f_max(a0, a1), v4f_max(a2, a3));
+    return v4i_as_f(v4i_sub(v4i_set1(0x7f000000), v4i_and(v4f_as_i(m), v4i_set1(0x7f800000))));
+}
+/* v times pow2_inverse_of_max(v): exact, so a solve that depends only on v's direction (or on
+ * the ratios of vectors scaled together) gives the same result bit for bit while none of its
+ * products can overflow or underflow to 0. v = 0 stays 0. */
+static inline v4f unit_scaled(v4f v) { return v4f_mul(v, pow2_inverse_of_max(v)); }
 /* a.b splatted (a 3D dot product when either has lane 3 = 0; a 4D one for quaternions). */
 static inline v4f dot4(v4f a, v4f b) { return hsum4(v4f_mul(a, b)); }
 /* The cross product of the xyz parts; lane 3 is 0. */

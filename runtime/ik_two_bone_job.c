@@ -18,10 +18,15 @@ OSSA__INLINE ossa_result validate(const ossa_ik_two_bone_job *job)
     _Static_assert(offsetof(ossa_ik_two_bone_job, weight) - offsetof(ossa_ik_two_bone_job, target) ==
                        11 * sizeof(float),
                    "the job's float fields are consecutive");
-    v4f acc = finite_acc_floats(v4f_zero(), &job->target, 12);
-    acc =
-        finite_acc_matrix(finite_acc_matrix(finite_acc_matrix(acc, job->start_joint), job->mid_joint), job->end_joint);
-    if (!finite_acc_ok(acc)) return OSSA_ERROR_INVALID_ARGUMENT;
+    if (!finite_acc_ok(finite_acc_floats(v4f_zero(), &job->target, 12))) return OSSA_ERROR_INVALID_ARGUMENT;
+    /* The matrices, and target, pole_vector and mid_axis (the 9 floats from target, as floats
+     * 0..3, 4..7, 5..8): finite and within +-IK_MAX_VALUE. */
+    const char *f = (const char *)&job->target;
+    v4f ok = bounded(bounded_all(), v4f_loadu((const float *)(const void *)f));
+    for (int i = 4; i <= 5; ++i) ok = bounded(ok, v4f_loadu((const float *)(const void *)(f + 4 * i)));
+    if (!bounded_ok(
+            bounded_matrix(bounded_matrix(bounded_matrix(ok, job->start_joint), job->mid_joint), job->end_joint)))
+        return OSSA_ERROR_INVALID_ARGUMENT;
     if (f3_zero(job->pole_vector) || f3_zero(job->mid_axis)) return OSSA_ERROR_INVALID_ARGUMENT;
     const v4f s = m_position(job->start_joint), m = m_position(job->mid_joint), e = m_position(job->end_joint);
     const v4f sm = v4f_sub(m, s), me = v4f_sub(e, m);
@@ -47,7 +52,16 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
     const ossa_result r = validate(job);
     if (r != OSSA_OK) return r;
     const v4f s = m_position(job->start_joint), m = m_position(job->mid_joint), e = m_position(job->end_joint);
-    const v4f sm = v4f_sub(m, s), me = v4f_sub(e, m), st = v4f_sub(v3_load_field(&job->target), s);
+    const v4f sm0 = v4f_sub(m, s), me0 = v4f_sub(e, m), st0 = v4f_sub(v3_load_field(&job->target), s);
+    /* The solve depends on the ratios of these three vectors: scaled together by a power of two
+     * (exact, see unit_scaled), their squares stay in float range for any input the validation
+     * accepts. Products of higher degree below take their factors scaled one by one, where
+     * only directions matter (the angle between the bones, the swing, the twist). */
+    const v4f axis0 = v3_load_field(&job->mid_axis), pole0 = v3_load_field(&job->pole_vector);
+    const v4f scale =
+        pow2_inverse_of_max4(v4f_max(v4f_max(abs4(sm0), abs4(me0)), abs4(st0)), abs4(axis0), abs4(pole0), v4f_zero());
+    const v4f common = V4F_SPLAT(scale, 0);
+    const v4f sm = v4f_mul(sm0, common), me = v4f_mul(me0, common), st = v4f_mul(st0, common);
     /* |sm|^2, |me|^2, |st|^2 in lanes 0..2 */
     const v4f len2 = hsum3x(v4f_mul(sm, sm), v4f_mul(me, me), v4f_mul(st, st));
     const v4f len = v4f_sqrt(len2);
@@ -68,11 +82,13 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
 
     /* Mid joint: the signed interior angle of (start - mid, end - mid) about the hinge, then
      * the one the law of cosines gives for `reach`, on the same side of the hinge. */
-    const v4f axis = v3_load_field(&job->mid_axis);
+    const v4f axis = v4f_mul(axis0, V4F_SPLAT(scale, 1));
     const v4f axis_local = v4f_mul(axis, v4f_rsqrt(dot4(axis, axis)));
     const frame mid_frame = frame_of(job->mid_joint);
     const v4f hinge = frame_to_model(&mid_frame, axis_local);
-    float cos_now = -v4f_x(dot4(sm, me)), sin_now = -v4f_x(dot4(hinge, cross3(sm, me)));
+    const v4f bones = pow2_inverse_of_max(v4f_max(abs4(sm), abs4(me)));
+    const v4f smu = v4f_mul(sm, bones), meu = v4f_mul(me, bones);
+    float cos_now = -v4f_x(dot4(smu, meu)), sin_now = -v4f_x(dot4(hinge, cross3(smu, meu)));
     const float now2 = cos_now * cos_now + sin_now * sin_now;
     if (now2 > 0.f) {
         const float inv = 1.f / sqrtf(now2);
@@ -94,17 +110,24 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
      * twist about that line that puts the mid joint in the pole's half-plane. */
     v4f start_ms = q_identity();
     if (d > length * 1e-6f) {
-        const v4f se = v4f_add(sm, q_rotate(mid_ms, me));
+        /* st is at least 1e-6 of the largest vector here, se may be far shorter */
+        const v4f se = unit_scaled(v4f_add(sm, q_rotate(mid_ms, me)));
         const v4f swing = q_from_to(se, st, dot4(se, se), V4F_SPLAT(len2, 2));
         const v4f k = v4f_div(st, V4F_SPLAT(len, 2));
-        v4f twist = q_align_about(k, q_rotate(swing, sm), v3_load_field(&job->pole_vector));
+        v4f twist = q_align_about(k, q_rotate(swing, smu), v4f_mul(pole0, V4F_SPLAT(scale, 2)));
         if (job->twist_angle != 0.f) twist = q_mul(q_axis_angle(k, job->twist_angle), twist);
         start_ms = q_mul(twist, swing);
     }
     const frame start_frame = frame_of(job->start_joint);
     const float weight = clamp01(job->weight);
-    q_store(job->start_correction, q_weighted(q_to_local(&start_frame, start_ms), weight));
-    q_store(job->mid_correction, q_weighted(mid_local, weight));
+    const v4f start_fix = q_weighted(q_to_local(&start_frame, start_ms), weight);
+    const v4f mid_fix = q_weighted(mid_local, weight);
+    /* Bones whose lengths differ by a factor beyond about 1e20 can still underflow a length
+     * to 0: such a chain is refused here, with nothing written. */
+    if (!finite_acc_ok(v4f_add(v4f_mul(start_fix, v4f_zero()), v4f_mul(mid_fix, v4f_zero()))))
+        return OSSA_ERROR_INVALID_ARGUMENT;
+    q_store(job->start_correction, start_fix);
+    q_store(job->mid_correction, mid_fix);
     if (job->reached) *job->reached = reached;
     return OSSA_OK;
 }

@@ -18,6 +18,9 @@ ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job)
     if (end > skel->joint_count || (job->joint_begin >= end && skel->joint_count > 0)) return OSSA_ERROR_INVALID_RANGE;
     if (ossa__misaligned(job->input) || ossa__misaligned(job->output) || (job->root && ossa__misaligned(job->root)))
         return OSSA_ERROR_MISALIGNED;
+    if (!ossa__fits(job->input, job->input_count, sizeof *job->input) ||
+        !ossa__fits(job->output, job->output_count, sizeof *job->output))
+        return OSSA_ERROR_SIZE_OVERFLOW;
     if (ossa__overlaps(job->input, job->input_count * sizeof *job->input, job->output,
                        job->output_count * sizeof *job->output))
         return OSSA_ERROR_ALIASING;

@@ -263,7 +263,8 @@ ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job)
     if (job->output_count < job->animation->soa_count) return OSSA_ERROR_OUTPUT_TOO_SMALL;
     const ossa_animation *a = job->animation;
     if (a->rest_count && (!job->rest_pose || job->rest_pose_count < a->soa_count)) return OSSA_ERROR_NO_REST_POSE;
-    if (ossa__misaligned(job->output)) return OSSA_ERROR_MISALIGNED;
+    if (ossa__misaligned(job->output) || (job->rest_pose && ossa__misaligned(job->rest_pose)))
+        return OSSA_ERROR_MISALIGNED;
     /* The output must not overlap the context, the blob (header to key data) or the rest pose. */
     const size_t out_bytes = a->soa_count * sizeof *job->output;
     const uint8_t *blob = a->kinds ? ossa__animation_blob(a) : NULL;

@@ -72,6 +72,12 @@ ossa_result ossa_skinning_palette_job_validate(const ossa_skinning_palette_job *
     if (ossa__misaligned(job->model) || ossa__misaligned(job->inverse_bind) ||
         (job->output && ossa__misaligned(job->output)) || (job->dual_quats && ossa__misaligned(job->dual_quats)))
         return OSSA_ERROR_MISALIGNED;
+    if (!ossa__fits(job->model, job->model_count, sizeof(ossa_float4x4)) ||
+        !ossa__fits(job->inverse_bind, n, sizeof(ossa_float4x4)) ||
+        (job->joint_remap && !ossa__fits(job->joint_remap, n, sizeof *job->joint_remap)) ||
+        (job->output && !ossa__fits(job->output, n, sizeof(ossa_float4x4))) ||
+        (job->dual_quats && !ossa__fits(job->dual_quats, n, sizeof(ossa_dual_quat))))
+        return OSSA_ERROR_SIZE_OVERFLOW;
     const size_t mb = n * sizeof(ossa_float4x4), qb = n * sizeof(ossa_dual_quat);
     const size_t model_bytes = job->model_count * sizeof(ossa_float4x4);
     const size_t remap_bytes = job->joint_remap ? n * sizeof *job->joint_remap : 0;
@@ -141,6 +147,16 @@ static bool spans_conflict(span a, span b, size_t n)
     return !(a.size <= r && r + b.size <= s);
 }
 
+/* Whether a stream's n elements lie within the address space from its start (absent streams
+ * and n == 0 do): a span that wraps describes no buffer, and the byte offsets v * stride
+ * computed from it would wrap too. */
+static bool span_fits(span a, size_t n)
+{
+    if (!a.begin || n == 0) return true;
+    const size_t room = UINTPTR_MAX - a.begin;
+    return a.size <= room && n - 1 <= (room - a.size) / a.stride;
+}
+
 static bool stride_bad(size_t stride, size_t size, size_t align) { return stride < size || stride % align != 0; }
 
 static bool misaligned4(const void *p) { return ((uintptr_t)p & 3u) != 0; }
@@ -200,7 +216,8 @@ ossa_result ossa_skinning_job_validate(const ossa_skinning_job *job)
     if (job->method != OSSA_SKINNING_LINEAR && job->method != OSSA_SKINNING_DUAL_QUAT)
         return OSSA_ERROR_INVALID_ARGUMENT;
     const size_t k = job->influence_count, n = job->vertex_count;
-    if (k == 0) return OSSA_ERROR_INVALID_INFLUENCES;
+    /* 2 * k index bytes and 4 * (k - 1) weight bytes per vertex must be countable. */
+    if (k == 0 || k > SIZE_MAX / 4) return OSSA_ERROR_INVALID_INFLUENCES;
     const bool linear = job->method == OSSA_SKINNING_LINEAR;
     if (linear ? !job->palette : !job->dual_quats) return OSSA_ERROR_NO_PALETTE;
     if (!job->joint_indices.data || (k > 1 && !job->joint_weights.data)) return OSSA_ERROR_NO_JOINT_DATA;
@@ -245,6 +262,13 @@ ossa_result ossa_skinning_job_validate(const ossa_skinning_job *job)
     const size_t palette_bytes =
         linear ? job->palette_count * sizeof(ossa_float4x4) : job->dual_quat_count * sizeof(ossa_dual_quat);
     const void *palette = linear ? (const void *)job->palette : (const void *)job->dual_quats;
+    for (int i = 0; i < 5; ++i)
+        if (!span_fits(in[i], n)) return OSSA_ERROR_SIZE_OVERFLOW;
+    for (int o = 0; o < 3; ++o)
+        if (!span_fits(out[o], n)) return OSSA_ERROR_SIZE_OVERFLOW;
+    if (!ossa__fits(palette, linear ? job->palette_count : job->dual_quat_count,
+                    linear ? sizeof(ossa_float4x4) : sizeof(ossa_dual_quat)))
+        return OSSA_ERROR_SIZE_OVERFLOW;
     for (int o = 0; o < 3; ++o) {
         if (!out[o].begin || n == 0) continue;
         for (int i = 0; i < 5; ++i) {

@@ -15,6 +15,10 @@ ossa_result ossa_track_sampling_job_validate(const ossa_track_sampling_job *job)
     if (!isfinite(job->ratio)) return OSSA_ERROR_INVALID_RATIO;
     if (!job->output) return OSSA_ERROR_NO_OUTPUT;
     if (job->output_count < t->width) return OSSA_ERROR_OUTPUT_TOO_SMALL;
+    if (!ossa__fits(t->ratios, t->key_count, sizeof(float)) ||
+        !ossa__fits(t->values, t->key_count, t->width * sizeof(float)) ||
+        !ossa__fits(t->interpolations, t->key_count, 1))
+        return OSSA_ERROR_INVALID_TRACK;
     const size_t out_bytes = t->width * sizeof(float);
     if (ossa__overlaps(job->output, out_bytes, t->ratios, t->key_count * sizeof(float)) ||
         ossa__overlaps(job->output, out_bytes, t->values, t->key_count * t->width * sizeof(float)) ||

@@ -259,6 +259,15 @@ static void test_job_errors_write_nothing(void **state)
     job.output = (ossa_soa_transform *)(void *)f.blob.data;
     assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_ALIASING);
     job.output = f.pose;
+    /* A rest pose, when given, is 16-byte aligned like the output (this clip does not read it). */
+    static OSSA_ALIGNAS(16) ossa_soa_transform rest[3];
+    job.rest_pose = (const ossa_soa_transform *)(const void *)((const char *)rest + 8), job.rest_pose_count = 2;
+    assert_int_equal(ossa_sampling_job_validate(&job), OSSA_ERROR_MISALIGNED);
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_MISALIGNED);
+    job.rest_pose = rest;
+    assert_int_equal(ossa_sampling_job_validate(&job), OSSA_OK);
+    job.rest_pose = NULL, job.rest_pose_count = 0;
+    for (size_t i = 0; i < sizeof(ossa_soa_transform) * 2; ++i) assert_int_equal(bytes[i], 0xab);
     /* Context placement errors. */
     assert_null(ossa_sampling_context_init(NULL, 1024, 4));
     assert_null(ossa_sampling_context_init((char *)small_mem + 4, small_bytes, 4));

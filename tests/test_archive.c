@@ -152,12 +152,131 @@ static void test_truncated_and_flipped_rejected(void **state)
     teardown(&f);
 }
 
+/* Little-endian fields of the archive, written here independently of runtime/blob.h. */
+static uint32_t get_u32(const unsigned char *p)
+{
+    return p[0] | p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint64_t get_u64(const unsigned char *p) { return get_u32(p) | (uint64_t)get_u32(p + 4) << 32; }
+static void put_u64(unsigned char *p, uint64_t v) { put_u32(p, (uint32_t)v), put_u32(p + 4, (uint32_t)(v >> 32)); }
+static unsigned char *entry_at(unsigned char *archive, size_t i) { return archive + 16 + 32 * i; }
+
+/* Recomputes every payload CRC of the table as it now stands (payloads inside the file) and
+ * the table CRC, as a forger would: only checks beyond the checksums can refuse the result. */
+static void recompute_crcs(unsigned char *archive, size_t size)
+{
+    const uint32_t count = get_u32(archive + 8);
+    for (uint32_t i = 0; i < count && 16 + 32 * (size_t)(i + 1) <= size; ++i) {
+        unsigned char *e = entry_at(archive, i);
+        const uint64_t offset = get_u64(e + 8), bytes = get_u64(e + 16);
+        if (offset <= size && bytes <= size - offset) put_u32(e + 24, ossa_crc32(0, archive + offset, (size_t)bytes));
+    }
+    put_u32(archive + 12, ossa__archive_table_crc(archive, count));
+}
+
+static ossa_result init_only(const void *data, size_t size)
+{
+    ossa_archive ar;
+    return ossa_archive_init(&ar, data, size);
+}
+
+/* Mutants of a real archive with their CRCs recomputed: a changed chunk tag, the META chunk's
+ * version and size, a smaller chunk_count, bytes after the end. Each used to load. */
+static void test_rewritten_table_rejected(void **state)
+{
+    (void)state;
+    fixture f;
+    build(&f);
+    const size_t size = f.file.size;
+    unsigned char *copy = aligned_alloc(16, size + 16);
+    /* the fixture: SKEL, META, ANIM; the CRC recomputation alone changes nothing */
+    memcpy(copy, f.file.data, size);
+    recompute_crcs(copy, size);
+    assert_memory_equal(copy, f.file.data, size);
+    assert_int_equal(init_only(copy, size), OSSA_OK);
+    unsigned char *meta = entry_at(copy, 1);
+    assert_int_equal(get_u32(meta), OSSA_TAG_META);
+
+    /* tags: an unknown one; a binary chunk relabelled META (not text) */
+    const uint32_t tags[4] = {OSSA_TAG('S', 'K', 'E', 'X'), OSSA_TAG('a', 'N', 'I', 'M'), 0, OSSA_TAG_META};
+    for (size_t i = 0; i < 3; ++i) {
+        for (int t = 0; t < 4; ++t) {
+            memcpy(copy, f.file.data, size);
+            if (get_u32(entry_at(copy, i)) == tags[t]) continue;
+            put_u32(entry_at(copy, i), tags[t]);
+            recompute_crcs(copy, size);
+            /* ANIM (chunk version 2) as META is a META version this build does not read */
+            const bool bad_meta_version = tags[t] == OSSA_TAG_META && get_u32(entry_at(copy, i) + 4) != 1;
+            const ossa_result want = bad_meta_version ? OSSA_ERROR_UNSUPPORTED_VERSION : OSSA_ERROR_CORRUPT;
+            const ossa_result got = init_only(copy, size);
+            if (got != want) fail_msg("chunk %zu retagged %08x: %s", i, tags[t], ossa_result_name(got));
+        }
+    }
+    /* a known tag on another blob: refused when its view is made */
+    memcpy(copy, f.file.data, size);
+    put_u32(entry_at(copy, 2), OSSA_TAG_TRACK);
+    recompute_crcs(copy, size);
+    ossa_archive ar;
+    assert_int_equal(ossa_archive_init(&ar, copy, size), OSSA_OK);
+    ossa_track track;
+    assert_int_equal(ossa_archive_track(&ar, 0, &track), OSSA_ERROR_UNSUPPORTED_VERSION);
+    ossa_animation anim;
+    assert_int_equal(ossa_archive_animation(&ar, 0, &anim), OSSA_ERROR_NOT_FOUND);
+
+    /* META's version */
+    const uint32_t versions[3] = {0, 2, 0xffffffffu};
+    for (int v = 0; v < 3; ++v) {
+        memcpy(copy, f.file.data, size);
+        put_u32(meta + 4, versions[v]);
+        recompute_crcs(copy, size);
+        assert_int_equal(init_only(copy, size), OSSA_ERROR_UNSUPPORTED_VERSION);
+    }
+    /* META's size, every change from empty to past the next chunk (15 bytes of text, padded
+     * to 16, then ANIM): cut text, text grown into the padding, or overlap */
+    const uint64_t meta_size = get_u64(meta + 16);
+    assert_int_equal(meta_size, 15);
+    for (uint64_t n = 0; n <= meta_size + 20; ++n) {
+        if (n == meta_size) continue;
+        memcpy(copy, f.file.data, size);
+        put_u64(meta + 16, n);
+        recompute_crcs(copy, size);
+        const ossa_result r = init_only(copy, size);
+        if (r != OSSA_ERROR_CORRUPT) fail_msg("META size %llu: %s", (unsigned long long)n, ossa_result_name(r));
+    }
+    /* chunk_count smaller (the table CRC then covers fewer entries) */
+    for (uint32_t count = 0; count < 3; ++count) {
+        memcpy(copy, f.file.data, size);
+        put_u32(copy + 8, count);
+        recompute_crcs(copy, size);
+        assert_int_equal(init_only(copy, size), OSSA_ERROR_CORRUPT);
+    }
+    /* bytes after the end, zero or not, and a last payload's padding cut */
+    memcpy(copy, f.file.data, size);
+    memset(copy + size, 0, 16);
+    assert_int_equal(init_only(copy, size + 16), OSSA_ERROR_CORRUPT);
+    assert_int_equal(init_only(copy, size + 1), OSSA_ERROR_CORRUPT);
+    const uint64_t last_end = get_u64(entry_at(copy, 2) + 8) + get_u64(entry_at(copy, 2) + 16);
+    if (last_end < size) assert_int_equal(init_only(copy, (size_t)last_end), OSSA_ERROR_TRUNCATED);
+    /* non-zero padding between payloads (META's 16th byte) */
+    memcpy(copy, f.file.data, size);
+    copy[get_u64(meta + 8) + 15] = '\n';
+    recompute_crcs(copy, size);
+    assert_int_equal(init_only(copy, size), OSSA_ERROR_CORRUPT);
+    free(copy);
+    teardown(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_bit_exact),
         cmocka_unit_test(test_known_crc),
         cmocka_unit_test(test_truncated_and_flipped_rejected),
+        cmocka_unit_test(test_rewritten_table_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

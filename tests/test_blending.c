@@ -451,6 +451,16 @@ static void test_errors_write_nothing(void **state)
          {.rest_pose = out + 1, .rest_pose_count = GROUPS, .output = out, .output_count = GROUPS + 1},
          false,
          OSSA_ERROR_ALIASING},
+        /* a group count whose bytes wrap around the address space (the aliasing checks' spans
+         * used to wrap with it) */
+        {{1.f, in, SIZE_MAX, NULL, 0},
+         {.rest_pose = rest, .rest_pose_count = SIZE_MAX / 64, .output = out, .output_count = SIZE_MAX},
+         false,
+         OSSA_ERROR_SIZE_OVERFLOW},
+        {{1.f, in, SIZE_MAX, NULL, 0},
+         {.rest_pose = rest, .rest_pose_count = SIZE_MAX / 64, .output = out, .output_count = SIZE_MAX},
+         true,
+         OSSA_ERROR_SIZE_OVERFLOW},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         ossa_blending_job job = cases[i].job;

@@ -321,6 +321,16 @@ static void test_rest_pose_sub_tracks(void **state)
     assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_NO_REST_POSE);
     job.rest_pose = rest, job.rest_pose_count = anim.soa_count - 1;
     assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_NO_REST_POSE);
+    /* a rest pose that is not 16-byte aligned (its SoA lanes are loaded four at a time) */
+    uint8_t *shifted = aligned_zero(anim.soa_count * sizeof *rest + 16);
+    for (size_t off = 4; off < 16; off += 4) {
+        memcpy(shifted + off, rest, anim.soa_count * sizeof *rest);
+        job.rest_pose = (const ossa_soa_transform *)(const void *)(shifted + off), job.rest_pose_count = anim.soa_count;
+        assert_int_equal(ossa_sampling_job_validate(&job), OSSA_ERROR_MISALIGNED);
+        assert_int_equal(ossa_sampling_job_run(&job), OSSA_ERROR_MISALIGNED);
+    }
+    free(shifted);
+    job.rest_pose = rest, job.rest_pose_count = anim.soa_count - 1;
     for (size_t i = 0; i < anim.soa_count * sizeof *pose; ++i) assert_int_equal(((uint8_t *)pose)[i], 0xab);
     job.rest_pose_count = anim.soa_count;
     assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);

@@ -683,11 +683,176 @@ static void aim_chain(void **state)
     assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_ERROR_OUTPUT_TOO_SMALL);
     bad.correction_count = 2, bad.joint_count = 0;
     assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_ERROR_INVALID_RANGE);
+    /* a model count whose bytes wrap around the address space (the aliasing span wrapped too) */
+    ossa_quat before[2];
+    memcpy(before, fixes, sizeof before);
+    bad.joint_count = 2, bad.model_count = SIZE_MAX / 32;
+    assert_int_equal(ossa_ik_aim_chain_job_run(&bad), OSSA_ERROR_SIZE_OVERFLOW);
+    assert_memory_equal(fixes, before, sizeof before);
     ossa_ik_aim_chain_job zero = {0};
     assert_int_equal(ossa_ik_aim_chain_job_run(&zero), OSSA_ERROR_NO_INPUT);
     assert_int_equal(ossa_ik_aim_chain_job_run(NULL), OSSA_ERROR_NULL_ARGUMENT);
     free(pose), free(models);
     ossa_blob_destroy(&blob);
+}
+
+/* ---- extreme magnitudes ---- */
+
+static bool quat_finite(ossa_quat q) { return isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w); }
+
+/* Chains and targets scaled by powers of two far from 1 give the same corrections bit for bit
+ * (the solves scale their vectors by powers of two before any product of high degree); at
+ * 2^50 these products used to overflow to NaN corrections with OSSA_OK. */
+static void extreme_scales_exact(void **state)
+{
+    (void)state;
+    uint32_t s = 47;
+    const double ks[4] = {0x1p50, 0x1p-40, 0x1p30, 0x1p-20};
+    for (int it = 0; it < 200; ++it) {
+        arm c;
+        arm_make(&c, &s);
+        const d3 target = {randd(&s, -2, 2), randd(&s, -2, 2), randd(&s, -2, 2)}, pole = rand_dir(&s);
+        const d3 forward = rand_dir(&s), up = rand_dir(&s), offset = {0, .1, .05};
+        ossa_quat fs, fm, fa, fc[2];
+        ossa_ik_two_bone_job job = arm_job(&c, target, pole, &fs, &fm, NULL);
+        job.soften = it % 2 ? .9f : 0.f;
+        assert_int_equal(ossa_ik_two_bone_job_run(&job), OSSA_OK);
+        ossa_ik_aim_job aim = {.joint = &c.models[1],
+                               .target = f3_of(target),
+                               .forward = f3_of(forward),
+                               .up = f3_of(up),
+                               .pole_vector = f3_of(pole),
+                               .offset = f3_of(offset),
+                               .weight = 1.f,
+                               .correction = &fa};
+        assert_int_equal(ossa_ik_aim_job_run(&aim), OSSA_OK);
+        const int joints[2] = {2, 0};
+        ossa_ik_aim_chain_job chain = {.models = c.models,
+                                       .model_count = 3,
+                                       .joints = joints,
+                                       .joint_count = 2,
+                                       .target = aim.target,
+                                       .forward = aim.forward,
+                                       .up = aim.up,
+                                       .pole_vector = aim.pole_vector,
+                                       .offset = aim.offset,
+                                       .weight = 1.f,
+                                       .corrections = fc,
+                                       .correction_count = 2};
+        assert_int_equal(ossa_ik_aim_chain_job_run(&chain), OSSA_OK);
+        for (int ki = 0; ki < 4; ++ki) {
+            const double k = ks[ki];
+            arm scaled = c;
+            for (int j = 0; j < 3; ++j)
+                for (int col = 0; col < 4; ++col)
+                    for (int row = 0; row < 3; ++row) scaled.models[j].cols[col][row] *= (float)k;
+            ossa_quat gs = {9, 9, 9, 9}, gm = gs, ga = gs, gc[2] = {gs, gs};
+            ossa_ik_two_bone_job sj = arm_job(&scaled, d3_mul(target, k), d3_mul(pole, 1. / k), &gs, &gm, NULL);
+            sj.soften = job.soften;
+            assert_int_equal(ossa_ik_two_bone_job_run(&sj), OSSA_OK);
+            assert_memory_equal(&gs, &fs, sizeof fs);
+            assert_memory_equal(&gm, &fm, sizeof fm);
+            /* joint-space directions scaled the other way, the pole by k */
+            ossa_ik_aim_job sa = aim;
+            sa.joint = &scaled.models[1], sa.target = f3_of(d3_mul(target, k)),
+            sa.forward = f3_of(d3_mul(forward, 1. / k));
+            sa.up = f3_of(d3_mul(up, k)), sa.pole_vector = f3_of(d3_mul(pole, k)), sa.correction = &ga;
+            assert_int_equal(ossa_ik_aim_job_run(&sa), OSSA_OK);
+            assert_memory_equal(&ga, &fa, sizeof fa);
+            ossa_ik_aim_chain_job sc = chain;
+            sc.models = scaled.models, sc.target = sa.target, sc.corrections = gc;
+            assert_int_equal(ossa_ik_aim_chain_job_run(&sc), OSSA_OK);
+            assert_memory_equal(gc, fc, sizeof fc);
+        }
+    }
+}
+
+/* A target or positions beyond 1e18 (the audit's 1e30) are refused, nothing written; up to
+ * 1e18 the corrections are finite and correct. */
+static void extreme_values_refused_or_finite(void **state)
+{
+    (void)state;
+    uint32_t s = 53;
+    arm c;
+    arm_make(&c, &s);
+    const ossa_quat pattern = {9, 9, 9, 9};
+    ossa_quat fs = pattern, fm = pattern, fa = pattern, fc[2] = {pattern, pattern};
+    bool reached = true;
+    const d3 dir = rand_dir(&s), pole = perpendicular(dir, &s);
+    const ossa_ik_two_bone_job good = arm_job(&c, dir, pole, &fs, &fm, &reached);
+    ossa_ik_two_bone_job j = good;
+    const float huge[3] = {1e30f, 2e18f, -1.1e18f};
+    for (int h = 0; h < 3; ++h) {
+        const float v = huge[h];
+        arm far = c;
+        far.models[1].cols[3][1] = v;
+        ossa_ik_two_bone_job muts[5] = {good, good, good, good, good};
+        muts[0].target = (ossa_float3){v, v, v}, muts[1].target.z = v, muts[2].pole_vector.x = v;
+        muts[3].mid_axis.y = v, muts[4].mid_joint = &far.models[1];
+        for (int m = 0; m < 5; ++m) {
+            assert_int_equal(ossa_ik_two_bone_job_validate(&muts[m]), OSSA_ERROR_INVALID_ARGUMENT);
+            assert_int_equal(ossa_ik_two_bone_job_run(&muts[m]), OSSA_ERROR_INVALID_ARGUMENT);
+            assert_memory_equal(&fs, &pattern, sizeof fs), assert_memory_equal(&fm, &pattern, sizeof fm);
+            assert_true(reached);
+        }
+        const ossa_ik_aim_job aim_good = {.joint = &c.models[1],
+                                          .target = f3_of(dir),
+                                          .forward = {1.f, 0.f, 0.f},
+                                          .up = {0.f, 1.f, 0.f},
+                                          .pole_vector = f3_of(pole),
+                                          .weight = 1.f,
+                                          .correction = &fa,
+                                          .reached = &reached};
+        ossa_ik_aim_job am[6] = {aim_good, aim_good, aim_good, aim_good, aim_good, aim_good};
+        am[0].target.x = v, am[1].forward.y = v, am[2].up.z = v, am[3].pole_vector.x = v, am[4].offset.y = v;
+        am[5].joint = &far.models[1];
+        for (int m = 0; m < 6; ++m) {
+            assert_int_equal(ossa_ik_aim_job_validate(&am[m]), OSSA_ERROR_INVALID_ARGUMENT);
+            assert_int_equal(ossa_ik_aim_job_run(&am[m]), OSSA_ERROR_INVALID_ARGUMENT);
+            assert_memory_equal(&fa, &pattern, sizeof fa);
+            assert_true(reached);
+        }
+        const int joints[2] = {1, 0};
+        ossa_ik_aim_chain_job chain = {.models = far.models,
+                                       .model_count = 3,
+                                       .joints = joints,
+                                       .joint_count = 2,
+                                       .target = f3_of(dir),
+                                       .forward = {1.f, 0.f, 0.f},
+                                       .up = {0.f, 1.f, 0.f},
+                                       .pole_vector = f3_of(pole),
+                                       .weight = 1.f,
+                                       .corrections = fc,
+                                       .correction_count = 2,
+                                       .reached = &reached};
+        assert_int_equal(ossa_ik_aim_chain_job_run(&chain), OSSA_ERROR_INVALID_ARGUMENT);
+        chain.models = c.models, chain.target.y = v;
+        assert_int_equal(ossa_ik_aim_chain_job_run(&chain), OSSA_ERROR_INVALID_ARGUMENT);
+        assert_memory_equal(&fc[0], &pattern, sizeof pattern), assert_memory_equal(&fc[1], &pattern, sizeof pattern);
+        assert_true(reached);
+    }
+    /* a target 1e18 away along dir: the chain straightens towards it, the aim points at it */
+    rigid now[3], moved[3];
+    arm_models(&c, now);
+    const d3 far_target = d3_mul(dir, 1e18);
+    j = good, j.target = f3_of(far_target), j.reached = NULL;
+    assert_int_equal(ossa_ik_two_bone_job_run(&j), OSSA_OK);
+    assert_true(quat_finite(fs) && quat_finite(fm));
+    arm_apply(&c, fs, fm, moved);
+    const double bend = angle_between(d3_sub(moved[2].t, now[0].t), d3_sub(far_target, now[0].t));
+    if (bend > 1e-5) fail_msg("end %.3g rad off the line to a target 1e18 away", bend);
+    const ossa_ik_aim_job aim = {.joint = &c.models[1],
+                                 .target = f3_of(far_target),
+                                 .forward = {1.f, 0.f, 0.f},
+                                 .up = {0.f, 1.f, 0.f},
+                                 .pole_vector = f3_of(pole),
+                                 .weight = 1.f,
+                                 .correction = &fa};
+    assert_int_equal(ossa_ik_aim_job_run(&aim), OSSA_OK);
+    assert_true(quat_finite(fa));
+    const d3 aimed = dq_rotate(dq_mul(now[1].r, dq_of(fa)), (d3){1, 0, 0});
+    const double off = angle_between(aimed, d3_sub(far_target, now[1].t));
+    if (off > 1e-5) fail_msg("forward %.3g rad off a target 1e18 away", off);
 }
 
 static void apply_correction(void **state)
@@ -718,6 +883,7 @@ int main(void)
         cmocka_unit_test(two_bone_soften),      cmocka_unit_test(two_bone_weight_zero),
         cmocka_unit_test(two_bone_weight_half), cmocka_unit_test(two_bone_pole),
         cmocka_unit_test(two_bone_errors),      cmocka_unit_test(aim_points),
+        cmocka_unit_test(extreme_scales_exact), cmocka_unit_test(extreme_values_refused_or_finite),
         cmocka_unit_test(aim_offset),           cmocka_unit_test(aim_weight_zero),
         cmocka_unit_test(aim_errors),           cmocka_unit_test(aim_chain),
         cmocka_unit_test(apply_correction),     cmocka_unit_test(aim_twist),

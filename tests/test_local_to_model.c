@@ -146,6 +146,12 @@ static void test_errors_write_nothing(void **state)
     job.joint_end = 0;
     job.output = (ossa_float4x4 *)(void *)((char *)f.out + 4); /* misaligned */
     assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_MISALIGNED);
+    /* counts whose bytes wrap around the address space (the aliasing check used to wrap too) */
+    job.output = f.out, job.input_count = SIZE_MAX / 64;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_SIZE_OVERFLOW);
+    job.input_count = 3, job.output_count = SIZE_MAX / 32;
+    assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_SIZE_OVERFLOW);
+    job.output_count = 9;
     job.output = (ossa_float4x4 *)(void *)f.pose; /* overlaps the input */
     assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_ERROR_ALIASING);
     const unsigned char *bytes = (const unsigned char *)f.out;

@@ -585,11 +585,11 @@ static void test_errors(void **state)
     f.job.out_normals.data = f.out + 3, expect(&f, OSSA_ERROR_ALIASING);
     f.job.palette = (const ossa_float4x4 *)(const void *)f.out, f.job.palette_count = 1,
     expect(&f, OSSA_ERROR_ALIASING);
-    /* a vertex count whose spans would wrap around the address space overlaps everything */
+    /* a vertex count whose spans would wrap around the address space describes no buffer */
     f.job.vertex_count = SIZE_MAX / 8, f.job.joint_indices.count = f.job.joint_weights.count = SIZE_MAX;
     f.job.in_positions.count = f.job.in_normals.count = f.job.in_tangents.count = SIZE_MAX;
     f.job.out_positions.count = f.job.out_normals.count = f.job.out_tangents.count = SIZE_MAX;
-    expect(&f, OSSA_ERROR_ALIASING);
+    expect(&f, OSSA_ERROR_SIZE_OVERFLOW);
     /* joint indices beyond the palette: packed (SIMD pass) and strided, and the limit's edge */
     f.job.palette_count = 3, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
     f.job.joint_indices.stride = 8, f.job.palette_count = 1, expect(&f, OSSA_ERROR_INVALID_JOINT_INDEX);
@@ -619,6 +619,60 @@ static void test_errors(void **state)
     f.job.out_tangents = (ossa_vertex_output){inter + 6, 40, 8};
     assert_int_equal(ossa_skinning_job_validate(&f.job), OSSA_OK);
     f.job.out_normals.data = inter + 2, assert_int_equal(ossa_skinning_job_validate(&f.job), OSSA_ERROR_ALIASING);
+}
+
+/* Counts and strides whose byte sizes overflow, or whose spans run past the end of the address
+ * space, are refused before any product is used (they used to divide by a wrapped stride of 0
+ * or read far outside the streams); all three outputs are left as they were. */
+static void expect_untouched_at(err_fixture *f, ossa_result code, int line)
+{
+    const ossa_result got = ossa_skinning_job_validate(&f->job);
+    if (got != code) fail_msg("line %d: %s, expected %s", line, ossa_result_name(got), ossa_result_name(code));
+    memset(f->onrm, SENTINEL, sizeof f->onrm), memset(f->otan, SENTINEL, sizeof f->otan);
+    assert_int_equal(ossa_skinning_job_run(&f->job), code);
+    const unsigned char *outs[3] = {(const unsigned char *)f->out, (const unsigned char *)f->onrm,
+                                    (const unsigned char *)f->otan};
+    const size_t sizes[3] = {sizeof f->out, sizeof f->onrm, sizeof f->otan};
+    for (int o = 0; o < 3; ++o)
+        for (size_t i = 0; i < sizes[o]; ++i)
+            if (outs[o][i] != SENTINEL)
+                fail_msg("line %d: output %d written after %s", line, o, ossa_result_name(code));
+    err_setup(f);
+}
+#define expect_untouched(f, code) expect_untouched_at(f, code, __LINE__)
+
+static void test_size_overflow(void **state)
+{
+    (void)state;
+    static err_fixture f;
+    err_setup(&f);
+    /* influence counts: 2^62 (4 * (k - 1) weight bytes wrap), 2^63 (2 * k index bytes wrap to a
+     * packed stride of 0), SIZE_MAX; the largest count whose bytes are countable passes that
+     * check and is refused by its streams' spans instead */
+    f.job.influence_count = (size_t)1 << 62, expect_untouched(&f, OSSA_ERROR_INVALID_INFLUENCES);
+    f.job.influence_count = (size_t)1 << 63, expect_untouched(&f, OSSA_ERROR_INVALID_INFLUENCES);
+    f.job.influence_count = SIZE_MAX, expect_untouched(&f, OSSA_ERROR_INVALID_INFLUENCES);
+    f.job.method = OSSA_SKINNING_DUAL_QUAT, f.job.influence_count = (size_t)1 << 62,
+    expect_untouched(&f, OSSA_ERROR_INVALID_INFLUENCES);
+    f.job.influence_count = SIZE_MAX / 4, expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    /* strides: (vertex_count - 1) * stride wraps; or it does not, but runs past the end of the
+     * address space from the stream's start */
+    const size_t wraps = (SIZE_MAX / 4) & ~(size_t)3, past_end = (SIZE_MAX / 7) & ~(size_t)3;
+    f.job.in_positions.stride = wraps, expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    f.job.in_positions.stride = past_end, expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    f.job.out_positions.stride = past_end, expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    f.job.in_normals.stride = wraps, expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    f.job.out_tangents.stride = past_end, expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    f.job.joint_indices.stride = wraps & ~(size_t)1, expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    f.job.joint_indices.stride = past_end, expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    f.job.joint_weights.stride = past_end, expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    /* a palette count whose bytes wrap (it used to shrink the palette's aliasing span) */
+    f.job.palette_count = SIZE_MAX / 32, expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    f.job.method = OSSA_SKINNING_DUAL_QUAT, f.job.dual_quat_count = SIZE_MAX / 16,
+    expect_untouched(&f, OSSA_ERROR_SIZE_OVERFLOW);
+    /* one vertex: the stride is never multiplied, so any valid one passes */
+    f.job.vertex_count = 1, f.job.in_positions.stride = wraps;
+    assert_int_equal(ossa_skinning_job_validate(&f.job), OSSA_OK);
 }
 
 static void test_palette_errors(void **state)
@@ -657,6 +711,15 @@ static void test_palette_errors(void **state)
     j.joint_remap = remap, j.joint_remap_count = 2;
     assert_int_equal(ossa_skinning_palette_job_run(&j), OSSA_ERROR_INVALID_JOINT_INDEX);
     for (size_t i = 0; i < sizeof out; ++i) assert_int_equal(((const unsigned char *)out)[i], SENTINEL);
+    /* counts whose bytes wrap around the address space */
+    j = good, j.model_count = SIZE_MAX / 32;
+    assert_int_equal(ossa_skinning_palette_job_run(&j), OSSA_ERROR_SIZE_OVERFLOW);
+    j = good, j.inverse_bind_count = SIZE_MAX / 32, j.model_count = j.output_count = SIZE_MAX;
+    assert_int_equal(ossa_skinning_palette_job_run(&j), OSSA_ERROR_SIZE_OVERFLOW);
+    j = good, j.dual_quats = dq, j.dual_quat_count = SIZE_MAX, j.inverse_bind_count = SIZE_MAX / 16;
+    j.model_count = j.output_count = SIZE_MAX,
+    assert_int_equal(ossa_skinning_palette_job_run(&j), OSSA_ERROR_SIZE_OVERFLOW);
+    for (size_t i = 0; i < sizeof out; ++i) assert_int_equal(((const unsigned char *)out)[i], SENTINEL);
 }
 
 int main(void)
@@ -670,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_palette),
         cmocka_unit_test(test_dual_quat_from_matrix),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_size_overflow),
         cmocka_unit_test(test_palette_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -162,6 +162,11 @@ static void test_sampling_errors(void **state)
     assert_int_equal(ossa_track_sampling_job_run(&job), OSSA_ERROR_NO_OUTPUT);
     job = (ossa_track_sampling_job){.track = &t, .ratio = .5f, .output = out, .output_count = 2};
     assert_int_equal(ossa_track_sampling_job_run(&job), OSSA_ERROR_OUTPUT_TOO_SMALL);
+    /* a key count whose value bytes wrap around the address space (the aliasing check's span
+     * used to wrap with it) */
+    bad = t, bad.key_count = SIZE_MAX / 8;
+    job = (ossa_track_sampling_job){.track = &bad, .ratio = .5f, .output = out, .output_count = 4};
+    assert_int_equal(ossa_track_sampling_job_run(&job), OSSA_ERROR_INVALID_TRACK);
     for (int c = 0; c < 4; ++c) assert_true(out[c] == 7.f);
     /* Output inside the track's own values. */
     job = (ossa_track_sampling_job){

@@ -41,6 +41,8 @@ extern "C" {
 #define OSSA_TAG_SKELETON  OSSA_TAG('S', 'K', 'E', 'L')
 #define OSSA_TAG_ANIMATION OSSA_TAG('A', 'N', 'I', 'M')
 #define OSSA_TAG_META      OSSA_TAG('M', 'E', 'T', 'A')
+/* Chunk version of META: UTF-8 "key=value\n" lines. */
+#define OSSA_META_CHUNK_VERSION 1u
 /* User-channel track blob (ossa/track.h), chunk version OSSA_TRACK_BLOB_VERSION. */
 #define OSSA_TAG_TRACK OSSA_TAG('T', 'R', 'C', 'K')
 
@@ -59,11 +61,19 @@ typedef struct ossa_archive_chunk {
     size_t size;      /* bytes */
 } ossa_archive_chunk;
 
-/* Validates the header, the chunk table, every chunk's bounds, alignment and CRC-32.
+/* Validates the header, the chunk table, every chunk's bounds, alignment and CRC-32, and the
+ * table against the layout: payloads packed in table order at the first 16-byte boundary
+ * after the previous one (the first right after the table), zero bytes between them and up
+ * to `size`, which is the 16-byte boundary after the last payload; every tag one of the four
+ * below; META of chunk version OSSA_META_CHUNK_VERSION, text without NUL ending in a newline.
+ * (The skeleton, animation and track chunks' versions and contents are checked when their
+ * views are made.)
  * Errors: OSSA_ERROR_NULL_ARGUMENT, OSSA_ERROR_MISALIGNED (data not 16-byte aligned),
- * OSSA_ERROR_TRUNCATED, OSSA_ERROR_BAD_MAGIC, OSSA_ERROR_UNSUPPORTED_VERSION,
- * OSSA_ERROR_CORRUPT (bad offsets, overlap, checksum mismatch, non-zero reserved fields),
- * OSSA_ERROR_UNSUPPORTED_HOST. `*archive` is zeroed on error. Cost: O(size) for the CRCs. */
+ * OSSA_ERROR_TRUNCATED, OSSA_ERROR_BAD_MAGIC, OSSA_ERROR_UNSUPPORTED_VERSION (the archive's
+ * or META's version), OSSA_ERROR_CORRUPT (bad offsets, overlap, a gap or non-zero bytes
+ * between payloads or after the last, bytes past its padding, an unknown tag, META text cut
+ * or grown, checksum mismatch, non-zero reserved fields), OSSA_ERROR_UNSUPPORTED_HOST.
+ * `*archive` is zeroed on error. Cost: O(size) for the CRCs. */
 OSSA_API ossa_result ossa_archive_init(ossa_archive *archive, const void *data, size_t size);
 
 /* Chunk `index` (< chunk_count). Errors: OSSA_ERROR_NULL_ARGUMENT, OSSA_ERROR_NOT_FOUND. */

@@ -87,8 +87,9 @@ typedef struct ossa_blend_layer {
  * transform is NULL), OSSA_ERROR_INPUT_TOO_SMALL (a layer's transform_count is below
  * rest_pose_count), OSSA_ERROR_JOINT_WEIGHTS_TOO_SMALL, OSSA_ERROR_INVALID_WEIGHT (a layer
  * weight or a joint weight is NaN or infinite), OSSA_ERROR_MISALIGNED (output, rest pose or a
- * layer's transforms not 16-byte aligned), OSSA_ERROR_ALIASING (output overlaps the rest pose,
- * a layer's transforms or joint weights).
+ * layer's transforms not 16-byte aligned), OSSA_ERROR_SIZE_OVERFLOW (rest_pose_count groups
+ * from the output, the rest pose or a layer's arrays run past the end of the address space),
+ * OSSA_ERROR_ALIASING (output overlaps the rest pose, a layer's transforms or joint weights).
  * Cost: O(rest_pose_count * (layer_count + additive_layer_count)), four joints per SIMD
  * operation; validation reads every joint weight once. Without joint weights the per-layer
  * weights are computed once per job; with them, once per SoA group. Up to 8 normal layers

@@ -62,8 +62,12 @@ extern "C" {
  * NULL), OSSA_ERROR_NO_OUTPUT (correction NULL), OSSA_ERROR_MISALIGNED (joint not 16-byte
  * aligned), OSSA_ERROR_INVALID_WEIGHT (weight not finite), OSSA_ERROR_INVALID_ARGUMENT (a
  * non-finite value in the matrix, target, forward, up, pole_vector, offset or twist_angle; a
+ * value of the matrix, target, forward, up, pole_vector or offset beyond +-1e18; a
  * zero-length forward, up or pole_vector), OSSA_ERROR_ALIASING (an output overlaps another
  * output or the matrix).
+ * Range: within those limits the correction is finite: the solve scales its vectors to unit
+ * size by powers of two (exact: the result is the same bit for bit as unscaled whenever the
+ * unscaled products stay in float range), so huge and tiny inputs do not overflow.
  * Aliasing: the outputs must not overlap each other or the matrix.
  * Source: the behaviour follows ozz-animation IKAimJob (same inputs and meaning). */
 typedef struct ossa_ik_aim_job {
@@ -114,7 +118,9 @@ OSSA_API ossa_result ossa_ik_aim_job_run(const ossa_ik_aim_job *job);
  * Errors (nothing is written): those of ossa_ik_aim_job (NO_INPUT for models or joints NULL,
  * NO_OUTPUT for corrections NULL), OSSA_ERROR_INVALID_RANGE (joint_count 0, an index out of
  * the models, or not strictly decreasing), OSSA_ERROR_OUTPUT_TOO_SMALL (correction_count
- * below joint_count), OSSA_ERROR_INVALID_WEIGHT (a non-finite joint weight).
+ * below joint_count), OSSA_ERROR_INVALID_WEIGHT (a non-finite joint weight),
+ * OSSA_ERROR_SIZE_OVERFLOW (model_count or joint_count elements run past the end of the
+ * address space).
  * Aliasing: corrections and reached must not overlap the models, joints or joint_weights.
  * Source: the look-at chain of the ozz-animation samples (a head-to-spine aim, one IKAimJob
  * per joint). */

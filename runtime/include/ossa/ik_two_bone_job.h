@@ -79,9 +79,16 @@ extern "C" {
  * joint matrix is NULL), OSSA_ERROR_NO_OUTPUT (start_correction or mid_correction NULL),
  * OSSA_ERROR_MISALIGNED (a matrix not 16-byte aligned), OSSA_ERROR_INVALID_WEIGHT (weight
  * not finite), OSSA_ERROR_INVALID_ARGUMENT (a non-finite value in a matrix (all 16 entries),
- * target, pole_vector, mid_axis, twist_angle or soften; a zero-length pole_vector or
- * mid_axis; the mid joint at the start or the end joint's position), OSSA_ERROR_ALIASING (an
- * output overlaps another output or an input matrix).
+ * target, pole_vector, mid_axis, twist_angle or soften; a value of a matrix, target,
+ * pole_vector or mid_axis beyond +-1e18; a zero-length pole_vector or mid_axis; the mid joint
+ * at the start or the end joint's position, or so near that the squared distance underflows;
+ * from _run only, a chain whose bone lengths and target distance differ by a factor beyond
+ * about 1e20, where a length still underflows to 0), OSSA_ERROR_ALIASING (an output overlaps
+ * another output or an input matrix).
+ * Range: within those limits the corrections are finite: the solve scales the bones and the
+ * start->target vector together, and the directions it combines one by one, by powers of two
+ * (exact: the result is the same bit for bit as unscaled whenever the unscaled products stay
+ * in float range), so huge and tiny chains do not overflow.
  * Aliasing: the outputs must not overlap each other or the matrices.
  * Source: the behaviour follows ozz-animation IKTwoBoneJob (same inputs and meaning; the
  * softening curve is ossa's own, given above); the geometry is the law of cosines. */

@@ -37,8 +37,9 @@ extern "C" {
  * Errors (nothing is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_NO_SKELETON,
  * OSSA_ERROR_NO_INPUT, OSSA_ERROR_INPUT_TOO_SMALL, OSSA_ERROR_NO_OUTPUT,
  * OSSA_ERROR_OUTPUT_TOO_SMALL, OSSA_ERROR_INVALID_RANGE (begin >= end or end > joint_count),
- * OSSA_ERROR_MISALIGNED (input, output or root not 16-byte aligned), OSSA_ERROR_ALIASING
- * (output overlaps input).
+ * OSSA_ERROR_MISALIGNED (input, output or root not 16-byte aligned), OSSA_ERROR_SIZE_OVERFLOW
+ * (input_count or output_count elements run past the end of the address space),
+ * OSSA_ERROR_ALIASING (output overlaps input).
  * Source: ozz-animation LocalToModelJob (SoA to AoS conversion four joints at a time). */
 typedef struct ossa_local_to_model_job {
     const ossa_skeleton *skeleton;

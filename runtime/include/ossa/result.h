@@ -24,6 +24,7 @@ extern "C" {
     X(ERROR_BUFFER_TOO_SMALL, "an output buffer is smaller than required")                                             \
     X(ERROR_MISALIGNED, "a buffer is not aligned as documented")                                                       \
     X(ERROR_ALIASING, "an output buffer overlaps an input buffer")                                                     \
+    X(ERROR_SIZE_OVERFLOW, "a count times its element size or stride does not fit in the address space")               \
     /* job-specific errors */                                                                                          \
     X(ERROR_NO_ANIMATION, "the job has no animation")                                                                  \
     X(ERROR_NO_CONTEXT, "the sampling job has no context")                                                             \
@@ -49,7 +50,7 @@ extern "C" {
     X(ERROR_BAD_MAGIC, "the data does not start with the expected magic bytes")                                        \
     X(ERROR_UNSUPPORTED_VERSION, "the data has a version this build cannot read")                                      \
     X(ERROR_TRUNCATED, "the data ends before a declared size")                                                         \
-    X(ERROR_CORRUPT, "a size, index or checksum in the data is inconsistent")                                          \
+    X(ERROR_CORRUPT, "a size, index, tag or checksum in the data is inconsistent")                                     \
     X(ERROR_NOT_FOUND, "the requested chunk or item is not present")                                                   \
     X(ERROR_UNSUPPORTED_HOST, "this host is big-endian; in-place loading needs little-endian")                         \
     /* import errors */                                                                                                \
@@ -64,7 +65,7 @@ extern "C" {
     /* skinning errors */                                                                                              \
     X(ERROR_NO_PALETTE, "the skinning job has no palette for its method")                                              \
     X(ERROR_NO_JOINT_DATA, "the skinning job has no joint indices, or no weights for several influences")              \
-    X(ERROR_INVALID_INFLUENCES, "the influence count is 0")                                                            \
+    X(ERROR_INVALID_INFLUENCES, "the influence count is 0 or so large that a vertex's bytes overflow")                 \
     X(ERROR_INVALID_JOINT_INDEX, "a joint index or remap entry is not below the palette or skeleton size")             \
     X(ERROR_INVALID_STRIDE, "a stride is smaller than its element or not a multiple of the element's alignment")
 

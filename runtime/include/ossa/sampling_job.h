@@ -96,7 +96,7 @@ OSSA_API size_t ossa_sampling_context_max_animated(const ossa_sampling_context *
  * OSSA_ERROR_NO_CONTEXT, OSSA_ERROR_CONTEXT_TOO_SMALL, OSSA_ERROR_INVALID_RATIO,
  * OSSA_ERROR_NO_OUTPUT, OSSA_ERROR_OUTPUT_TOO_SMALL, OSSA_ERROR_NO_REST_POSE (the animation has
  * rest-pose sub-tracks and the job no rest pose of soa_count groups), OSSA_ERROR_MISALIGNED
- * (output not 16-byte aligned), OSSA_ERROR_ALIASING (output overlaps the context, the
+ * (output, or rest_pose when not NULL, not 16-byte aligned), OSSA_ERROR_ALIASING (output overlaps the context, the
  * animation's blob or the rest pose).
  * Aliasing: output must not overlap the context, the animation's blob or the rest pose.
  * Source: the job shape of ozz-animation's SamplingJob; keys are found from per-segment
@@ -110,9 +110,9 @@ typedef struct ossa_sampling_job {
     ossa_soa_transform *output;
     size_t output_count;
     const ossa_soa_transform *rest_pose; /* [rest_pose_count >= animation->soa_count] the skeleton's
-                                            rest pose (ossa_skeleton.rest_pose); needed only when the
-                                            animation has rest-pose sub-tracks (rest_count > 0),
-                                            which builds against a skeleton have */
+                                            rest pose (ossa_skeleton.rest_pose), 16-byte aligned;
+                                            needed only when the animation has rest-pose sub-tracks
+                                            (rest_count > 0), which builds against a skeleton have */
     size_t rest_pose_count;
 } ossa_sampling_job;
 

@@ -62,7 +62,9 @@ OSSA_API ossa_dual_quat ossa_dual_quat_from_float4x4(const ossa_float4x4 *m);
  * inverse_bind_count, or joint_remap_count < inverse_bind_count), OSSA_ERROR_NO_OUTPUT (both
  * outputs NULL), OSSA_ERROR_OUTPUT_TOO_SMALL, OSSA_ERROR_INVALID_JOINT_INDEX (a remap entry >=
  * model_count), OSSA_ERROR_MISALIGNED (a matrix or dual quaternion array not 16-byte
- * aligned), OSSA_ERROR_ALIASING (an output overlaps an input or the other output).
+ * aligned), OSSA_ERROR_SIZE_OVERFLOW (an array's count of elements from its pointer runs past
+ * the end of the address space), OSSA_ERROR_ALIASING (an output overlaps an input or the other
+ * output).
  * Aliasing: none; outputs are distinct from every input.
  * Source: the usual engine convention (e.g. ozz-animation's skinning sample: model matrix
  * times inverse bind matrix, joints remapped through the mesh's joint table). */
@@ -135,6 +137,7 @@ typedef struct ossa_joint_weights {
  *   method           OSSA_SKINNING_LINEAR (0) or OSSA_SKINNING_DUAL_QUAT
  *   vertex_count     vertices to skin; sets the work size (0: nothing to do, OSSA_OK)
  *   influence_count  joints per vertex, >= 1 (1 to 4 have specialised loops, more a general one)
+ *                    and <= SIZE_MAX / 4 (a vertex's index and weight bytes must be countable)
  *   palette          LINEAR: [palette_count] skinning matrices (ossa_skinning_palette_job),
  *                    16-byte aligned; DUAL_QUAT: unused
  *   dual_quats       DUAL_QUAT: [dual_quat_count] unit dual quaternions, 16-byte aligned;
@@ -161,14 +164,17 @@ typedef struct ossa_joint_weights {
  * Reads: for every vertex but the last, up to 4 bytes past a position or normal (inside the
  * stream's span, so inside the caller's buffer); those bytes are not used.
  * Errors (nothing is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_INVALID_ARGUMENT
- * (unknown method), OSSA_ERROR_INVALID_INFLUENCES (influence_count 0), OSSA_ERROR_NO_PALETTE
+ * (unknown method), OSSA_ERROR_INVALID_INFLUENCES (influence_count 0 or above SIZE_MAX / 4),
+ * OSSA_ERROR_NO_PALETTE
  * (the method's palette NULL), OSSA_ERROR_NO_JOINT_DATA (indices NULL, or weights NULL with more
  * than one influence), OSSA_ERROR_NO_INPUT (input positions NULL, or a normal/tangent output
  * without its input), OSSA_ERROR_NO_OUTPUT (output positions NULL, or a normal/tangent input
  * without its output), OSSA_ERROR_INPUT_TOO_SMALL / OSSA_ERROR_OUTPUT_TOO_SMALL (a stream's
  * count < vertex_count), OSSA_ERROR_INVALID_STRIDE, OSSA_ERROR_MISALIGNED (palette not 16-byte
- * aligned, float streams not 4-byte, indices not 2-byte), OSSA_ERROR_INVALID_JOINT_INDEX,
- * OSSA_ERROR_ALIASING.
+ * aligned, float streams not 4-byte, indices not 2-byte), OSSA_ERROR_SIZE_OVERFLOW (a stream's
+ * span, (vertex_count - 1) * stride + its element's size, or the palette's count of elements
+ * runs past the end of the address space: checked before any of these products is used),
+ * OSSA_ERROR_INVALID_JOINT_INDEX, OSSA_ERROR_ALIASING.
  * Aliasing: an output may be its own input exactly (same data and stride: in-place skinning,
  * interleaved buffers included). Otherwise the bytes an output writes must not be any bytes
  * another stream or the palette reads or another output writes; streams of one interleaved

@@ -38,7 +38,8 @@ extern "C" {
  * value is that key's. This is ossa_raw_track_evaluate's definition, in the same float
  * arithmetic.
  * Errors (nothing is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_NO_TRACK,
- * OSSA_ERROR_INVALID_TRACK (a view with fewer than 2 keys or NULL arrays),
+ * OSSA_ERROR_INVALID_TRACK (a view with fewer than 2 keys, NULL arrays, or a key_count whose
+ * arrays would run past the end of the address space),
  * OSSA_ERROR_INVALID_RATIO, OSSA_ERROR_NO_OUTPUT, OSSA_ERROR_OUTPUT_TOO_SMALL,
  * OSSA_ERROR_ALIASING (output overlaps the track's ratios, values or interpolations).
  * Cost: O(log keys).
