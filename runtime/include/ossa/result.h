@@ -4,7 +4,8 @@
  *   if (r != OSSA_OK) fprintf(stderr, "%s\n", ossa_result_string(r));
  *
  * Each distinct caller mistake has its own code, so tests and callers can tell them apart.
- * The list is an X-macro: OSSA_RESULT_LIST(X) expands X(NAME, "message") per code.
+ * The list is an X-macro: OSSA_RESULT_LIST(X) expands X(NAME, "message") per code. New codes
+ * are appended, so a code's value never changes between versions.
  */
 #ifndef OSSA_RESULT_H
 #define OSSA_RESULT_H
@@ -24,7 +25,6 @@ extern "C" {
     X(ERROR_BUFFER_TOO_SMALL, "an output buffer is smaller than required")                                             \
     X(ERROR_MISALIGNED, "a buffer is not aligned as documented")                                                       \
     X(ERROR_ALIASING, "an output buffer overlaps an input buffer")                                                     \
-    X(ERROR_SIZE_OVERFLOW, "a count times its element size or stride does not fit in the address space")               \
     /* job-specific errors */                                                                                          \
     X(ERROR_NO_ANIMATION, "the job has no animation")                                                                  \
     X(ERROR_NO_CONTEXT, "the sampling job has no context")                                                             \
@@ -67,7 +67,8 @@ extern "C" {
     X(ERROR_NO_JOINT_DATA, "the skinning job has no joint indices, or no weights for several influences")              \
     X(ERROR_INVALID_INFLUENCES, "the influence count is 0 or so large that a vertex's bytes overflow")                 \
     X(ERROR_INVALID_JOINT_INDEX, "a joint index or remap entry is not below the palette or skeleton size")             \
-    X(ERROR_INVALID_STRIDE, "a stride is smaller than its element or not a multiple of the element's alignment")
+    X(ERROR_INVALID_STRIDE, "a stride is smaller than its element or not a multiple of the element's alignment")     \
+    X(ERROR_SIZE_OVERFLOW, "a count times its element size or stride does not fit in the address space")
 
 /* Result code of every ossa function that can fail. OSSA_OK is 0. */
 typedef enum ossa_result {
