@@ -365,6 +365,25 @@ static void references_stay_inside_the_folder(void **state)
         assert_int_equal(tool_read_relative(refused[i], &data, &size, sub), OSSA_ERROR_IO);
         assert_null(data);
     }
+    /* Symbolic links: the resolved file must be inside too. A link to a file beside it works;
+     * a link to a file outside, or a linked folder outside, is refused. */
+    char target[512];
+    snprintf(target, sizeof target, "%s", ossa_test_scratch_path("secret.bin"));
+    assert_int_equal(symlink("buffer.bin", ossa_test_scratch_path("sub/inside.bin")), 0);
+    assert_int_equal(symlink("../secret.bin", ossa_test_scratch_path("sub/up.bin")), 0);
+    assert_int_equal(symlink(target, ossa_test_scratch_path("sub/absolute.bin")), 0);
+    assert_int_equal(symlink("..", ossa_test_scratch_path("sub/parent")), 0);
+    data = NULL;
+    assert_int_equal(tool_read_relative("inside.bin", &data, &size, sub), OSSA_OK);
+    assert_int_equal(size, 6);
+    assert_memory_equal(data, "buffer", 6);
+    free(data);
+    const char *linked_out[] = {"up.bin", "absolute.bin", "parent/secret.bin"};
+    for (size_t i = 0; i < sizeof linked_out / sizeof *linked_out; ++i) {
+        data = NULL;
+        assert_int_equal(tool_read_relative(linked_out[i], &data, &size, sub), OSSA_ERROR_IO);
+        assert_null(data);
+    }
 }
 
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON

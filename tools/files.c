@@ -1,3 +1,6 @@
+/* realpath() is an X/Open extension of POSIX. */
+#define _XOPEN_SOURCE 700
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -173,10 +176,22 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
         return OSSA_ERROR_IO;
     }
     if (snprintf(full, sizeof full, "%s/%s", dir && *dir ? dir : ".", path) >= (int)sizeof full) return OSSA_ERROR_IO;
-    FILE *f = fopen(full, "rb");
-    if (!f) return OSSA_ERROR_IO;
-    fclose(f);
-    *data = tool_read_file(full, size);
+    /* The name stays inside, but a symbolic link on the way may not: the resolved file must
+     * still lie under the resolved folder (links that stay inside keep working). */
+    char *real_dir = realpath(dir && *dir ? dir : ".", NULL), *real_file = realpath(full, NULL);
+    if (!real_dir || !real_file) {
+        free(real_dir), free(real_file);
+        return OSSA_ERROR_IO;
+    }
+    const size_t dir_length = strlen(real_dir);
+    const bool inside = !strncmp(real_file, real_dir, dir_length) &&
+                        (real_file[dir_length] == '/' || (dir_length == 1 && real_dir[0] == '/'));
+    if (!inside)
+        fprintf(stderr, "ossa: refused to read \"%s\": it resolves to %s, outside the input's folder %s\n", path,
+                real_file, real_dir);
+    /* The resolved name is what is read: a link changed after the check cannot redirect it. */
+    *data = inside ? tool_read_file(real_file, size) : NULL;
+    free(real_dir), free(real_file);
     if (*data) log_side_input(full);
     return *data ? OSSA_OK : OSSA_ERROR_IO;
 }
