@@ -532,6 +532,15 @@ static void gltf_buffers_stay_inside_the_folder(void **state)
     assert_int_equal(symlink("walk.bin", ossa_test_scratch_path("gltf-sub/link.bin")), 0);
     assert_int_equal(run_bake(4, inside), 0);
     assert_true(file_size(out) > 0);
+    /* The glTF importer's key budget follows --max-memory: 100 B is 2 keys, the file has 4. */
+    remove(out);
+    const char *tight[] = {ossa_test_scratch_path("gltf-sub/linked.gltf"), "-o", out, "-q", "--max-memory", "0.0001"};
+    err = bake_stderr(6, tight, &status);
+    assert_int_equal(status, 1);
+    assert_non_null(strstr(err, "more keys than the import's budget (max_keys); the budget is --max-memory / 48 B"));
+    assert_int_equal(count_lines(err, "ossa: "), 1);
+    free(err);
+    assert_int_equal(access(out, F_OK), -1);
 }
 #endif
 

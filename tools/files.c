@@ -231,7 +231,7 @@ static size_t import_max_keys;
 
 void tool_import_set_max_keys(size_t max_keys) { import_max_keys = max_keys; }
 
-static void print_import_error(const char *path, const ossa_diag *diag);
+static void print_import_error(const char *path, const ossa_diag *diag, bool budgeted);
 
 /* Imports `data` (the bytes of `path`; a Metroid ANIM bound to `cinf` when not NULL), then
  * sorts, names and validates as tool_import says; prints one error line on failure. */
@@ -241,6 +241,7 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
     ossa_diag diag;
     ossa_diag_clear(&diag);
     ossa_result r;
+    bool budgeted = false; /* the importer's max_keys came from tool_import_set_max_keys */
     if (cinf) {
         r = ossa_import_metroid_anim(data, size, cinf, out, &diag);
     } else if (bind) {
@@ -255,6 +256,7 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
                                  .read_file_user = dir,
                                  .max_keys = import_max_keys};
         r = ossa_import_assimp(data, size, &desc, out, &diag);
+        budgeted = import_max_keys != 0;
     } else if (ossa_import_detect(data, size, path) == OSSA_FORMAT_GLTF) {
         /* glTF buffer URIs resolve next to the input file, never outside its folder. */
         char dir[4096];
@@ -265,6 +267,7 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
                                      .read_file_user = dir,
                                      .max_keys = import_max_keys && import_max_keys < gltf_keys ? import_max_keys : 0};
         r = ossa_import_gltf(data, size, &desc, out, &diag);
+        budgeted = desc.max_keys != 0;
     } else {
         r = ossa_import_any(data, size, path, out, &diag);
     }
@@ -282,7 +285,7 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
     for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a)
         r = ossa_raw_animation_validate(&out->animations[a], &diag);
     if (r != OSSA_OK) {
-        print_import_error(path, &diag);
+        print_import_error(path, &diag, budgeted);
         ossa_import_output_destroy(out);
         return false;
     }
@@ -291,11 +294,11 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
 
 /* As tool_print_diag for an import: a refusal by the key budget says where the budget comes
  * from, on the same line. */
-static void print_import_error(const char *path, const ossa_diag *diag)
+static void print_import_error(const char *path, const ossa_diag *diag, bool budgeted)
 {
     char line[512];
     ossa_diag_format(diag, line, sizeof line);
-    if (import_max_keys && strstr(line, "(max_keys)"))
+    if (budgeted && strstr(line, "(max_keys)"))
         fprintf(stderr,
                 "ossa: %s: %s; the budget is --max-memory / %u B per key (raise --max-memory, or 0 removes "
                 "it)\n",
