@@ -657,19 +657,37 @@ static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_d
         shape->keys = mul_add(1, shape->keys, t->rotation_count);
         shape->keys = mul_add(1, shape->keys, t->scale_count);
     }
-    size_t T = 0;
-    float *times = ossa__source_key_times(raw, desc->allocator, &T);
-    ossa_free(desc->allocator, times);
-    shape->T = mul_add(1, T, 2);
     shape->bounded = desc->tolerance > 0.f;
     shape->threads = desc->threads > MAX_THREADS ? MAX_THREADS : (desc->threads ? desc->threads : 1);
 #if !OSSA_HAVE_PTHREADS
     shape->threads = 1;
 #endif
+    /* Out of memory for the lists: the estimates saturate (a build would not start either). */
+    size_t T = 0;
+    const ossa_allocator *a = desc->allocator;
+    float *times = ossa__source_key_times(raw, a, &T);
+    shape->T = times ? mul_add(1, T, 2) : SIZE_MAX;
+    shape->M = shape->bounded ? SIZE_MAX : 0;
+    if (times && shape->bounded) {
+        /* measured_times' count without its sort: both lists are ascending, so a merge counts
+         * their distinct union. */
+        const float rate = ossa__fixed_rate(FIXED_RATE, raw->duration);
+        const size_t n = thinned_fixed(times, T, rate, raw->duration, NULL);
+        float *fixed = ossa__calloc(a, n ? n : 1, sizeof *fixed);
+        if (fixed) {
+            thinned_fixed(times, T, rate, raw->duration, fixed);
+            size_t M = 0, i = 0, k = 0;
+            float last = 0.f;
+            while (i < T || k < n) {
+                const float t = k == n || (i < T && times[i] <= fixed[k]) ? times[i++] : fixed[k++];
+                if (M == 0 || t != last) ++M, last = t;
+            }
+            shape->M = M;
+        }
+        ossa_free(a, fixed);
+    }
+    ossa_free(a, times);
     if (!shape->bounded) return true;
-    times = measured_times(raw, desc->allocator, &shape->M);
-    ossa_free(desc->allocator, times);
-    if (!times) shape->M = SIZE_MAX;
     /* Each joint counts once per ancestor and once for itself (parents of a valid skeleton are
      * acyclic; without one, every joint is a root). */
     const ossa_raw_skeleton *skel = desc->skeleton;
