@@ -45,6 +45,16 @@ static ossa_result collect_ratios(ossa__clip *clip, const ossa_raw_animation *ra
     for (size_t i = 1; i < count; ++i)
         if (ratios[i] - ratios[unique - 1] > SAME_RATIO) ratios[unique++] = ratios[i];
     ratios[unique - 1] = 1.f; /* the last one merged into 1 */
+    /* Every key of every channel was collected: keep only the distinct ones for the build (a
+     * long BVH has 2 keys per joint and frame, the table would hold 76 times its time points). */
+    float *kept = ossa__calloc(clip->allocator, unique, sizeof *kept);
+    if (!kept) {
+        ossa_free(clip->allocator, ratios);
+        return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory collecting key times");
+    }
+    memcpy(kept, ratios, unique * sizeof *kept);
+    ossa_free(clip->allocator, ratios);
+    ratios = kept;
     clip->ratios = ratios;
     clip->frames = unique;
     /* Uniform when every time point is within 1 % of a frame of f / (frames - 1). */

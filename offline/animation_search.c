@@ -132,30 +132,75 @@ static void run_workers(void *(*fn)(void *), void *items, size_t item_size, unsi
 #endif
 }
 
-/* The measured times, as the error report takes them: every source key time and every
- * fixed-rate sample (as ratios, distinct, ascending). */
+/* At most this many fixed-rate samples are measured strictly between two consecutive source
+ * key times. Between them every curve, source and built, interpolates its values at the two
+ * ends in the interval's own parameter (the built keys are a subset of the source's time
+ * points), so the error's shape over the interval does not depend on its length in seconds:
+ * a 1000 s gap between BVH frames needs no more checks than a 1/30 s one, and the fixed rate
+ * alone would make the work follow the duration (60 000 samples per such gap). 15 keeps
+ * every fixed sample of any clip keyed at 4 Hz or faster, whose results stay as they were. */
+#define MAX_FIXED_PER_INTERVAL 15
+
+/* The fixed-rate samples measured (see measured_times) into `out` when not NULL; returns how
+ * many. `key_times` [keys] ascending. */
+static size_t thinned_fixed(const float *key_times, size_t keys, float rate, float duration, float *out)
+{
+    const size_t fixed = ossa__fixed_count(rate, duration);
+    size_t n = 0;
+    /* A run: the fixed samples below the next key time (k: the first key time above the run's
+     * first sample). */
+    for (size_t i = 0, k = 0; i < fixed;) {
+        const float first = ossa__fixed_time(i, rate, duration);
+        while (k < keys && key_times[k] <= first) ++k;
+        size_t end = i + 1;
+        while (end < fixed && (k == keys || ossa__fixed_time(end, rate, duration) < key_times[k])) ++end;
+        const size_t run = end - i;
+        if (run <= MAX_FIXED_PER_INTERVAL) {
+            for (size_t q = i; out && q < end; ++q) out[n + q - i] = ossa__fixed_time(q, rate, duration);
+            n += run;
+        } else {
+            for (size_t m = 1; out && m <= MAX_FIXED_PER_INTERVAL; ++m)
+                out[n + m - 1] = ossa__fixed_time(i + m * (run + 1) / (MAX_FIXED_PER_INTERVAL + 1) - 1, rate, duration);
+            n += MAX_FIXED_PER_INTERVAL;
+        }
+        i = end;
+    }
+    return n;
+}
+
+/* The measured times, in seconds, distinct and ascending (*count of them): every source key
+ * time, as the error report takes them, and the fixed-rate samples, thinned evenly to
+ * MAX_FIXED_PER_INTERVAL within each interval between key times. NULL when out of memory. */
+static float *measured_times(const ossa_raw_animation *raw, const ossa_allocator *a, size_t *count)
+{
+    const float rate = ossa__fixed_rate(FIXED_RATE, raw->duration);
+    size_t keys = 0, total = 0;
+    float *key_times = ossa__source_key_times(raw, a, &keys);
+    const size_t fixed = key_times ? thinned_fixed(key_times, keys, rate, raw->duration, NULL) : 0;
+    float *times =
+        key_times && ossa__add_size(keys, fixed, &total) ? ossa__calloc(a, total ? total : 1, sizeof *times) : NULL;
+    if (!times) {
+        ossa_free(a, key_times);
+        return NULL;
+    }
+    memcpy(times, key_times, keys * sizeof *times);
+    const size_t n = keys + thinned_fixed(key_times, keys, rate, raw->duration, times + keys);
+    ossa_free(a, key_times);
+    qsort(times, n, sizeof *times, ossa__compare_floats);
+    size_t distinct = n ? 1 : 0;
+    for (size_t i = 1; i < n; ++i)
+        if (times[i] != times[distinct - 1]) times[distinct++] = times[i];
+    *count = distinct;
+    return times;
+}
+
+/* The measured times as ratios (see measured_times). */
 static bool sample_ratios(search *s, const ossa_raw_animation *raw)
 {
-    const ossa__clip *c = s->clip;
-    const float rate = ossa__fixed_rate(FIXED_RATE, c->duration);
-    const size_t fixed = ossa__fixed_count(rate, c->duration);
-    size_t keys = 0;
-    float *times = ossa__source_key_times(raw, s->desc->allocator, &keys);
-    s->ratios = times ? ossa__calloc(s->desc->allocator, keys + fixed, sizeof *s->ratios) : NULL;
-    if (!s->ratios) {
-        ossa_free(s->desc->allocator, times);
-        return false;
-    }
-    memcpy(s->ratios, times, keys * sizeof *s->ratios);
-    ossa_free(s->desc->allocator, times);
-    for (size_t i = 0; i < fixed; ++i) s->ratios[keys + i] = ossa__fixed_time(i, rate, c->duration);
-    qsort(s->ratios, keys + fixed, sizeof *s->ratios, ossa__compare_floats);
-    size_t n = 1;
-    for (size_t i = 1; i < keys + fixed; ++i)
-        if (s->ratios[i] != s->ratios[n - 1]) s->ratios[n++] = s->ratios[i];
-    s->M = n;
+    s->ratios = measured_times(raw, s->desc->allocator, &s->M);
+    if (!s->ratios) return false;
     /* Times to ratios only now: the report samples the built clip at time / duration. */
-    for (size_t i = 0; i < n; ++i) s->ratios[i] = s->ratios[i] / c->duration;
+    for (size_t i = 0; i < s->M; ++i) s->ratios[i] = s->ratios[i] / s->clip->duration;
     return true;
 }
 
@@ -581,7 +626,7 @@ done:
     return r;
 }
 
-/* Saturating a * b + c for the estimate. */
+/* Saturating a * b + c for the estimates. */
 static size_t mul_add(size_t a, size_t b, size_t c)
 {
     size_t ab;
@@ -589,25 +634,132 @@ static size_t mul_add(size_t a, size_t b, size_t c)
     return ab;
 }
 
+/* What the estimates are made of: the counts the builder's allocations and loops follow. */
+typedef struct build_shape {
+    size_t J;        /* tracks */
+    size_t T;        /* time points: distinct key times, plus 0 and the duration */
+    size_t keys;     /* keys of every channel of every track, plus 2 */
+    size_t M;        /* measured times (error-bounded builds) */
+    size_t subtrees; /* error-bounded: the sum of every joint's subtree size (loosening's work) */
+    unsigned threads;
+    bool bounded;
+} build_shape;
+
+static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc, build_shape *shape)
+{
+    memset(shape, 0, sizeof *shape);
+    if (!raw || ossa_raw_animation_validate(raw, NULL) != OSSA_OK) return false;
+    shape->J = raw->track_count;
+    shape->keys = 2;
+    for (size_t j = 0; j < raw->track_count; ++j) {
+        const ossa_raw_joint_track *t = &raw->tracks[j];
+        shape->keys = mul_add(1, shape->keys, t->translation_count);
+        shape->keys = mul_add(1, shape->keys, t->rotation_count);
+        shape->keys = mul_add(1, shape->keys, t->scale_count);
+    }
+    shape->bounded = desc->tolerance > 0.f;
+    shape->threads = desc->threads > MAX_THREADS ? MAX_THREADS : (desc->threads ? desc->threads : 1);
+#if !OSSA_HAVE_PTHREADS
+    shape->threads = 1;
+#endif
+    /* Out of memory for the lists: the estimates saturate (a build would not start either). */
+    size_t T = 0;
+    const ossa_allocator *a = desc->allocator;
+    float *times = ossa__source_key_times(raw, a, &T);
+    shape->T = times ? mul_add(1, T, 2) : SIZE_MAX;
+    shape->M = shape->bounded ? SIZE_MAX : 0;
+    if (times && shape->bounded) {
+        /* measured_times' count without its sort: both lists are ascending, so a merge counts
+         * their distinct union. */
+        const float rate = ossa__fixed_rate(FIXED_RATE, raw->duration);
+        const size_t n = thinned_fixed(times, T, rate, raw->duration, NULL);
+        float *fixed = ossa__calloc(a, n ? n : 1, sizeof *fixed);
+        if (fixed) {
+            thinned_fixed(times, T, rate, raw->duration, fixed);
+            size_t M = 0, i = 0, k = 0;
+            float last = 0.f;
+            while (i < T || k < n) {
+                const float t = k == n || (i < T && times[i] <= fixed[k]) ? times[i++] : fixed[k++];
+                if (M == 0 || t != last) ++M, last = t;
+            }
+            shape->M = M;
+        }
+        ossa_free(a, fixed);
+    }
+    ossa_free(a, times);
+    if (!shape->bounded) return true;
+    /* Each joint counts once per ancestor and once for itself (parents of a valid skeleton are
+     * acyclic; without one, every joint is a root). */
+    const ossa_raw_skeleton *skel = desc->skeleton;
+    const bool chain =
+        skel && skel->joint_count == raw->track_count && ossa_raw_skeleton_validate(skel, NULL) == OSSA_OK;
+    for (size_t j = 0; j < shape->J; ++j) {
+        size_t depth = 1;
+        for (int32_t p = chain ? skel->joints[j].parent : -1; p >= 0; p = skel->joints[p].parent) ++depth;
+        shape->subtrees = mul_add(1, shape->subtrees, depth);
+    }
+    return true;
+}
+
 size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc)
 {
-    if (!raw || ossa_raw_animation_validate(raw, NULL) != OSSA_OK) return 0;
     const ossa_animation_build_desc defaults = {0};
     if (!desc) desc = &defaults;
-    size_t T = 0;
-    float *times = ossa__source_key_times(raw, desc->allocator, &T);
-    ossa_free(desc->allocator, times);
-    T += 2; /* 0 and the duration */
-    const size_t J = raw->track_count;
-    /* Clip samples (16 B), key flags (1 B), quantised keys and their flags (17 B) and the
-     * source-key flags (1 B) per sub-track and time point; one encoder's scratch (88 B). */
-    size_t bytes = mul_add(mul_add(T, 3 * J, 0), 35, mul_add(T, 88, 0));
-    if (desc->tolerance > 0.f) {
-        const unsigned threads = desc->threads > MAX_THREADS ? MAX_THREADS : (desc->threads ? desc->threads : 1);
-        const float rate = ossa__fixed_rate(FIXED_RATE, raw->duration);
-        const size_t M = T + ossa__fixed_count(rate, raw->duration);
-        bytes = mul_add(mul_add(T, 88, 0), threads - 1, bytes);
-        bytes = mul_add(mul_add(M, J, 0), 12 * sizeof(float) + sizeof(ossa_transform) + sizeof(ossa_float4x4), bytes);
-    }
+    build_shape b;
+    if (!shape_of(raw, desc, &b)) return 0;
+    const size_t J = b.J, T = b.T, S = 3 * J;
+    /* The clip: samples (16 B) and source-key flags (1 B) per sub-track and time point, and
+     * the time point table. */
+    size_t bytes = mul_add(mul_add(S, T, 0), 17, mul_add(T, sizeof(float), 0));
+    /* Sub-tracks: key flags and quantised keys (17 B per time point), one encoder's scratch
+     * (88 B per time point). */
+    bytes = mul_add(mul_add(S, T, 0), 17, bytes);
+    bytes = mul_add(S, sizeof(ossa__subtrack), bytes);
+    bytes = mul_add(T, 88, bytes);
+    /* The largest blob: 4 components of 24 bits per sub-track and time point, the time point
+     * table and 64 B per track for kinds, formats, widths and ranges. The lossless one is the
+     * caller's; an error-bounded build holds the best candidate and the next. */
+    const size_t blob = mul_add(mul_add(S, 12, 4), T, mul_add(J, 64, 4096));
+    /* Before all that, every key time is collected in a table grown by doubling (the old and
+     * the new table at once); it can be the peak of a clip with many keys and few tracks. */
+    size_t capacity = 4;
+    while (capacity < b.keys && capacity <= SIZE_MAX / 4) capacity *= 2;
+    const size_t collect = mul_add(capacity, 3 * sizeof(float) / 2, 0);
+    if (collect > bytes) bytes = collect;
+    if (!b.bounded) return bytes;
+    bytes = mul_add(blob, 1, bytes);
+    /* The search: per measured time, reference points (48 B), decoded local transforms (40 B)
+     * and model matrices (64 B) per joint, the time (4 B), a trial's values (16 B); per extra
+     * thread an encoder's scratch; the trial sub-track (17 B per time point). */
+    bytes = mul_add(mul_add(b.M, J, 0), 12 * sizeof(float) + sizeof(ossa_transform) + sizeof(ossa_float4x4), bytes);
+    bytes = mul_add(b.M, 20, bytes);
+    bytes = mul_add(mul_add(T, 88, 0), b.threads - 1, bytes);
+    bytes = mul_add(T, 17, bytes);
     return bytes;
+}
+
+/* Calibration of ossa_animation_build_seconds (see its docstring and docs/error-metric.md):
+ * nanoseconds of one core per unit of each kind of work, fitted on the CPU time of
+ * single-threaded builds of CMU 01_01 (whole and five times over), the ozz pab clips and
+ * generated sparse clips, on an x86-64 server core of 2020 (SSE2 build, -O3). */
+#define NS_PER_SAMPLED    300.0 /* one sub-track at one time point: the clip's samples, a lossless encoding */
+#define NS_PER_ENCODED    5.0   /* one sub-track at one time point, one encoding of the search */
+#define NS_PER_MEASURED   80.0  /* one joint at one measured time: sampling, model space, points */
+#define NS_PER_LOOSENED   30.0  /* one joint of a subtree at one measured time, one loosening try */
+#define TYPICAL_ENCODINGS 12.0  /* encodings (and measurements) of a typical search */
+
+double ossa_animation_build_seconds(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc)
+{
+    const ossa_animation_build_desc defaults = {0};
+    if (!desc) desc = &defaults;
+    build_shape b;
+    if (!shape_of(raw, desc, &b)) return 0.0;
+    const double S = 3.0 * (double)b.J, T = (double)b.T;
+    const double clip = S * T * NS_PER_SAMPLED;
+    if (!b.bounded) return clip * 1e-9;
+    /* Encoding and measuring are shared among the threads; loosening is not. */
+    const double shared = TYPICAL_ENCODINGS * (S * T * NS_PER_ENCODED + (double)b.M * (double)b.J * NS_PER_MEASURED);
+    const double alone =
+        (double)(sizeof LOOSEN / sizeof *LOOSEN) * 3.0 * (double)b.M * (double)b.subtrees * NS_PER_LOOSENED;
+    return (clip + shared / (double)b.threads + alone) * 1e-9;
 }

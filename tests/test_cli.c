@@ -267,6 +267,98 @@ static size_t file_size(const char *path)
     return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
 }
 
+/* ossa bake with its standard error captured: returns the text (free it) and the status. */
+static char *bake_stderr(int argc, const char **argv, int *status)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s", ossa_test_scratch_path("stderr.txt"));
+    fflush(stderr);
+    const int saved = dup(STDERR_FILENO);
+    FILE *f = fopen(path, "wb");
+    assert_true(saved >= 0 && f);
+    dup2(fileno(f), STDERR_FILENO);
+    *status = run_bake(argc, argv);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    fclose(f);
+    size_t size = 0;
+    char *bytes = ossa_test_read_file(path, &size);
+    assert_non_null(bytes);
+    char *text = malloc(size + 1);
+    assert_non_null(text);
+    memcpy(text, bytes, size);
+    text[size] = '\0';
+    free(bytes);
+    return text;
+}
+
+/* --max-memory and --max-seconds: a clip over either is refused before its build, in one line
+ * naming the clip, the estimate and the budget (exit 1, nothing written); 0 removes each. */
+static void budgets_refuse_before_building(void **state)
+{
+    (void)state;
+    char walk[512], skeleton[512], out[512];
+    snprintf(walk, sizeof walk, "%s", ossa_test_shared_path("ozz/pab_walk_raw.ozz"));
+    snprintf(skeleton, sizeof skeleton, "%s", ossa_test_shared_path("ozz/pab_skeleton.ozz"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("budget.ossa"));
+    size_t size = 0;
+    free(ossa_test_read_or_skip(walk, "DATA/ozz/pab_walk_raw.ozz", &size));
+    int status = -1;
+    const char *small[] = {walk, "--skeleton", skeleton, "-o", out, "-q", "--max-memory", "1"};
+    char *err = bake_stderr(8, small, &status);
+    assert_int_equal(status, 1);
+    assert_non_null(strstr(err, "animation \"walk\" (1 s, 67 joints) needs about "));
+    assert_non_null(
+        strstr(err, "MB to build, over the memory budget of 1 MB (--max-memory MB raises it, 0 removes it)\n"));
+    assert_int_equal(count_lines(err, "ossa: "), 1);
+    free(err);
+    assert_int_equal(access(out, F_OK), -1);
+    const char *slow[] = {walk, "--skeleton", skeleton, "-o", out, "-q", "--max-seconds", "0.000001"};
+    err = bake_stderr(8, slow, &status);
+    assert_int_equal(status, 1);
+    assert_non_null(strstr(err, "over the time budget of 0 s (--max-seconds S raises it, 0 removes it)\n"));
+    assert_int_equal(count_lines(err, "ossa: "), 1);
+    free(err);
+    assert_int_equal(access(out, F_OK), -1);
+    const char *unlimited[] = {walk,           "--skeleton", skeleton,        "-o", out, "-q",
+                               "--max-memory", "0",          "--max-seconds", "0"};
+    assert_int_equal(run_bake(10, unlimited), 0);
+    assert_true(file_size(out) > 0);
+    const char *bad[][2] = {{"--max-memory", "-1"}, {"--max-memory", "lots"}, {"--max-seconds", "inf"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        const char *argv[] = {walk, "--skeleton", skeleton, "-o", out, bad[i][0], bad[i][1], "-q"};
+        assert_int_equal(run_bake(8, argv), 2);
+    }
+}
+
+#if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
+/* A BVH with Frame Time 1000 (frames 1000 s apart) bakes at the default budgets, and the
+ * importer's key budget follows --max-memory: 3 frames x 2 moving joints x 2 keys is over
+ * 500 B / 48 B per key, refused before assimp reads the frames. */
+static void sparse_bvh_within_budgets(void **state)
+{
+    (void)state;
+    need_assimp();
+    char bvh[512], out[512];
+    snprintf(bvh, sizeof bvh, "%s", tiny_bvh("sparse.bvh", "1000"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("sparse.ossa"));
+    const char *baked[] = {bvh, "-o", out, "-q"};
+    assert_int_equal(run_bake(4, baked), 0);
+    assert_true(file_size(out) > 0);
+    remove(out);
+    int status = -1;
+    const char *tight[] = {bvh, "-o", out, "-q", "--max-memory", "0.0005"};
+    char *err = bake_stderr(6, tight, &status);
+    assert_int_equal(status, 1);
+    assert_non_null(strstr(err, "BVH declares 3 frames of 2 moving joints, 12 keys; more than the import's budget of "
+                                "10 keys (max_keys); the budget is --max-memory / 48 B per key"));
+    assert_int_equal(count_lines(err, "ossa: "), 1);
+    free(err);
+    assert_int_equal(access(out, F_OK), -1);
+}
+#endif
+
 /* The bad-input audit of the command line: each case exits non-zero with nothing written,
  * and a valid bake next to it succeeds (so the refusals are not an importer failure). */
 static void bad_invocations_are_refused(void **state)
@@ -365,6 +457,25 @@ static void references_stay_inside_the_folder(void **state)
         assert_int_equal(tool_read_relative(refused[i], &data, &size, sub), OSSA_ERROR_IO);
         assert_null(data);
     }
+    /* Symbolic links: the resolved file must be inside too. A link to a file beside it works;
+     * a link to a file outside, or a linked folder outside, is refused. */
+    char target[512];
+    snprintf(target, sizeof target, "%s", ossa_test_scratch_path("secret.bin"));
+    assert_int_equal(symlink("buffer.bin", ossa_test_scratch_path("sub/inside.bin")), 0);
+    assert_int_equal(symlink("../secret.bin", ossa_test_scratch_path("sub/up.bin")), 0);
+    assert_int_equal(symlink(target, ossa_test_scratch_path("sub/absolute.bin")), 0);
+    assert_int_equal(symlink("..", ossa_test_scratch_path("sub/parent")), 0);
+    data = NULL;
+    assert_int_equal(tool_read_relative("inside.bin", &data, &size, sub), OSSA_OK);
+    assert_int_equal(size, 6);
+    assert_memory_equal(data, "buffer", 6);
+    free(data);
+    const char *linked_out[] = {"up.bin", "absolute.bin", "parent/secret.bin"};
+    for (size_t i = 0; i < sizeof linked_out / sizeof *linked_out; ++i) {
+        data = NULL;
+        assert_int_equal(tool_read_relative(linked_out[i], &data, &size, sub), OSSA_ERROR_IO);
+        assert_null(data);
+    }
 }
 
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
@@ -400,6 +511,35 @@ static void gltf_buffers_stay_inside_the_folder(void **state)
     snprintf(out, sizeof out, "%s", ossa_test_scratch_path("escape.ossa"));
     const char *escape[] = {ossa_test_scratch_path("gltf-sub/escape.gltf"), "-o", out, "-q"};
     assert_int_equal(run_bake(4, escape), 1);
+    assert_int_equal(access(out, F_OK), -1);
+    /* A link inside the folder to the buffer outside it: refused, one line naming the uri. */
+    assert_int_equal(symlink("../walk.bin", ossa_test_scratch_path("gltf-sub/link.bin")), 0);
+    snprintf(json, sizeof json, format, "link.bin");
+    ossa_test_write_file(ossa_test_scratch_path("gltf-sub/linked.gltf"), json, strlen(json));
+    const char *linked[] = {ossa_test_scratch_path("gltf-sub/linked.gltf"), "-o", out, "-q"};
+    int status = -1;
+    char *err = bake_stderr(4, linked, &status);
+    assert_int_equal(status, 1);
+    assert_non_null(strstr(err, "refused to read \"link.bin\": it resolves to "));
+    assert_non_null(strstr(err, "outside the input's folder"));
+    free(err);
+    assert_int_equal(access(out, F_OK), -1);
+    /* A link to a file inside the folder is read. */
+    assert_int_equal(rename(ossa_test_scratch_path("walk.bin"), ossa_test_scratch_path("gltf-sub/walk.bin")), 0);
+    const char *inside[] = {ossa_test_scratch_path("gltf-sub/linked.gltf"), "-o", out, "-q"};
+    assert_int_equal(run_bake(4, inside), 1); /* link.bin still points to ../walk.bin: gone */
+    assert_int_equal(remove(ossa_test_scratch_path("gltf-sub/link.bin")), 0);
+    assert_int_equal(symlink("walk.bin", ossa_test_scratch_path("gltf-sub/link.bin")), 0);
+    assert_int_equal(run_bake(4, inside), 0);
+    assert_true(file_size(out) > 0);
+    /* The glTF importer's key budget follows --max-memory: 100 B is 2 keys, the file has 4. */
+    remove(out);
+    const char *tight[] = {ossa_test_scratch_path("gltf-sub/linked.gltf"), "-o", out, "-q", "--max-memory", "0.0001"};
+    err = bake_stderr(6, tight, &status);
+    assert_int_equal(status, 1);
+    assert_non_null(strstr(err, "more keys than the import's budget (max_keys); the budget is --max-memory / 48 B"));
+    assert_int_equal(count_lines(err, "ossa: "), 1);
+    free(err);
     assert_int_equal(access(out, F_OK), -1);
 }
 #endif
@@ -880,6 +1020,10 @@ int main(void)
         cmocka_unit_test(errors_leave_no_archive),
         cmocka_unit_test(bad_invocations_are_refused),
         cmocka_unit_test(references_stay_inside_the_folder),
+        cmocka_unit_test(budgets_refuse_before_building),
+#if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
+        cmocka_unit_test(sparse_bvh_within_budgets),
+#endif
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
         cmocka_unit_test(gltf_buffers_stay_inside_the_folder),
 #endif

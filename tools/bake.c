@@ -10,13 +10,31 @@
 #include "ossa/offline/track_builder.h"
 #include "tools.h"
 
+/* --max-seconds' default: ten minutes. The longest real clips we bake (hours of motion
+ * capture at 120 Hz) are estimated at a few minutes on one core; a build estimated beyond ten
+ * is a mistake in the input far more often than a clip (a BVH Frame Time in milliseconds, a
+ * day-long glTF sampler), and one who means it raises or removes the limit. */
+#define BAKE_DEFAULT_MAX_SECONDS 600.0
+
+/* --max-memory's default: half the physical memory (the rest for the importer's output, the
+ * system and whatever else runs), or no limit when the system does not say. */
+static size_t default_max_memory(void)
+{
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && (unsigned long)pages <= SIZE_MAX / (unsigned long)page)
+        return (size_t)pages * (size_t)page / 2;
+#endif
+    return 0;
+}
+
 static void usage_bake(void)
 {
     fprintf(stderr,
             "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites] [--root-motion]\n"
             "                 [--retarget FILE [--joint-map MAP]]\n"
             "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
-            "                 [--depfile FILE]\n"
+            "                 [--max-memory MB] [--max-seconds S] [--depfile FILE]\n"
             "  INPUT defaults to %s\n"
             "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation),\n"
             "                      bind to it by joint name (Maya .anim) or with its CINF (Metroid ANIM)\n"
@@ -33,9 +51,14 @@ static void usage_bake(void)
             "  --unit-scale M      metres per source unit (replaces the input's, or the one inferred\n"
             "                      from the rest pose when it states none, as BVH); kept in META\n"
             "  --threads N         encoding threads (default: the online CPUs); the result is the same\n"
+            "  --max-memory MB     refuse a clip whose build is estimated to need more memory (default: half\n"
+            "                      the physical memory, %.0f MB here; 0: no limit); the importers' keys\n"
+            "                      are held to it too\n"
+            "  --max-seconds S     refuse a clip whose build is estimated to take longer (default %.0f;\n"
+            "                      0: no limit); estimates are approximate (docs/error-metric.md)\n"
             "  -q, --quiet         print only the one-line summary, not the report (and no progress bar)\n"
             "  --depfile FILE      also write a Makefile depfile \"OUT: INPUT SKELETON BUFFERS...\" (for ninja)\n",
-            OSSA_DEFAULT_INPUT);
+            OSSA_DEFAULT_INPUT, (double)default_max_memory() / 1e6, BAKE_DEFAULT_MAX_SECONDS);
 }
 
 /* The error first, then the usage; exit status 2. */
@@ -307,6 +330,37 @@ static bool write_depfile(const char *depfile, const char *output, const char *i
     return ok;
 }
 
+/* The budgets (--max-memory, --max-seconds) against every clip's estimates, before any build
+ * allocates: false after printing the one line of the first clip over one of them. */
+static bool within_budgets(const char *input, const ossa_import_output *imp, const ossa_animation_build_desc *base,
+                           size_t max_memory, double max_seconds)
+{
+    for (size_t a = 0; a < imp->animation_count; ++a) {
+        const ossa_raw_animation *source = &imp->animations[a];
+        ossa_animation_build_desc build = *base;
+        if (imp->skeleton.joint_count != source->track_count) build.skeleton = NULL, build.tolerance = 0.f;
+        const size_t need = ossa_animation_build_memory(source, &build);
+        if (max_memory && need > max_memory) {
+            fprintf(stderr,
+                    "ossa: %s: animation \"%s\" (%.0f s, %zu joints) needs about %.0f MB to build, over the "
+                    "memory budget of %.0f MB (--max-memory MB raises it, 0 removes it)\n",
+                    input, source->name, (double)source->duration, source->track_count, (double)need / 1e6,
+                    (double)max_memory / 1e6);
+            return false;
+        }
+        const double seconds = ossa_animation_build_seconds(source, &build);
+        if (max_seconds > 0.0 && seconds > max_seconds) {
+            fprintf(stderr,
+                    "ossa: %s: animation \"%s\" (%.0f s, %zu joints) would take about %.0f s to build on %u "
+                    "thread%s, over the time budget of %.0f s (--max-seconds S raises it, 0 removes it)\n",
+                    input, source->name, (double)source->duration, source->track_count, seconds, build.threads,
+                    build.threads == 1 ? "" : "s", max_seconds);
+            return false;
+        }
+    }
+    return true;
+}
+
 int tool_bake(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL, *skeleton_path = NULL, *retarget_path = NULL, *map_path = NULL,
@@ -314,6 +368,8 @@ int tool_bake(int argc, char **argv)
     bool drop_end_sites = false, optimize = true, quiet = false, root_motion = false;
     float tolerance_m = OSSA_BUILD_DEFAULT_TOLERANCE, unit_scale_arg = 0.f;
     unsigned threads = tool_cpu_count();
+    size_t max_memory = default_max_memory();
+    double max_seconds = BAKE_DEFAULT_MAX_SECONDS;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             output = argv[++i];
@@ -333,6 +389,16 @@ int tool_bake(int argc, char **argv)
             const long n = strtol(argv[++i], &end, 10);
             if (*end || end == argv[i] || n < 1 || n > 64) return bake_usage_error("--threads needs 1 to 64", argv[i]);
             threads = (unsigned)n;
+        } else if (!strcmp(argv[i], "--max-memory") && i + 1 < argc) {
+            float mb;
+            if (!tool_parse_metres(argv[++i], 0.f, 1e9f, &mb))
+                return bake_usage_error("--max-memory needs megabytes from 0 (no limit) to 1e9", argv[i]);
+            max_memory = (size_t)((double)mb * 1e6);
+        } else if (!strcmp(argv[i], "--max-seconds") && i + 1 < argc) {
+            float seconds;
+            if (!tool_parse_metres(argv[++i], 0.f, 1e9f, &seconds))
+                return bake_usage_error("--max-seconds needs seconds from 0 (no limit) to 1e9", argv[i]);
+            max_seconds = (double)seconds;
         } else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
             if (!tool_parse_metres(argv[++i], TOOL_UNIT_SCALE_MIN, TOOL_UNIT_SCALE_MAX, &unit_scale_arg))
                 return bake_usage_error("--unit-scale needs metres per unit from 1e-6 to 1e4", argv[i]);
@@ -363,7 +429,10 @@ int tool_bake(int argc, char **argv)
     const double t0 = tool_now();
     if (depfile) tool_side_inputs_begin();
     tool_progress *bar = tool_progress_start(!quiet && isatty(STDERR_FILENO));
-    if (!tool_import_with_skeleton(input, skeleton_path, drop_end_sites, &imp)) {
+    tool_import_set_max_keys(max_memory / TOOL_BYTES_PER_IMPORTED_KEY);
+    const bool imported = tool_import_with_skeleton(input, skeleton_path, drop_end_sites, &imp);
+    tool_import_set_max_keys(0);
+    if (!imported) {
         tool_progress_stop(bar);
         tool_side_inputs_end();
         return 1;
@@ -424,6 +493,12 @@ int tool_bake(int argc, char **argv)
         fprintf(stderr, "ossa: out of memory\n");
         goto done;
     }
+    const ossa_animation_build_desc budgeted = {.skeleton = optimize ? &imp.skeleton : NULL,
+                                                .tolerance = optimize ? tolerance_m / unit.scale : 0.f,
+                                                .unit_scale = unit.scale,
+                                                .threads = threads};
+    tool_progress_clear(bar);
+    if (!within_budgets(input, &imp, &budgeted, max_memory, max_seconds)) goto done;
     if (imp.skeleton.joint_count) {
         if (ossa_skeleton_build(&imp.skeleton, NULL, &blobs[0], &diag) != OSSA_OK) {
             tool_progress_clear(bar);

@@ -1,3 +1,6 @@
+/* realpath() is an X/Open extension of POSIX. */
+#define _XOPEN_SOURCE 700
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -173,10 +176,22 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
         return OSSA_ERROR_IO;
     }
     if (snprintf(full, sizeof full, "%s/%s", dir && *dir ? dir : ".", path) >= (int)sizeof full) return OSSA_ERROR_IO;
-    FILE *f = fopen(full, "rb");
-    if (!f) return OSSA_ERROR_IO;
-    fclose(f);
-    *data = tool_read_file(full, size);
+    /* The name stays inside, but a symbolic link on the way may not: the resolved file must
+     * still lie under the resolved folder (links that stay inside keep working). */
+    char *real_dir = realpath(dir && *dir ? dir : ".", NULL), *real_file = realpath(full, NULL);
+    if (!real_dir || !real_file) {
+        free(real_dir), free(real_file);
+        return OSSA_ERROR_IO;
+    }
+    const size_t dir_length = strlen(real_dir);
+    const bool inside = !strncmp(real_file, real_dir, dir_length) &&
+                        (real_file[dir_length] == '/' || (dir_length == 1 && real_dir[0] == '/'));
+    if (!inside)
+        fprintf(stderr, "ossa: refused to read \"%s\": it resolves to %s, outside the input's folder %s\n", path,
+                real_file, real_dir);
+    /* The resolved name is what is read: a link changed after the check cannot redirect it. */
+    *data = inside ? tool_read_file(real_file, size) : NULL;
+    free(real_dir), free(real_file);
     if (*data) log_side_input(full);
     return *data ? OSSA_OK : OSSA_ERROR_IO;
 }
@@ -211,6 +226,13 @@ static const char *assimp_hint(const char *path)
     return prev > base + 1 && prev[-1] == '.' && last - prev <= 15 ? prev : last + 1;
 }
 
+/* The key budget of the importers that resample or hold every frame (tool_import_set_max_keys). */
+static size_t import_max_keys;
+
+void tool_import_set_max_keys(size_t max_keys) { import_max_keys = max_keys; }
+
+static void print_import_error(const char *path, const ossa_diag *diag, bool budgeted);
+
 /* Imports `data` (the bytes of `path`; a Metroid ANIM bound to `cinf` when not NULL), then
  * sorts, names and validates as tool_import says; prints one error line on failure. */
 static bool import_bytes(const char *path, const void *data, size_t size, bool drop_end_sites,
@@ -219,6 +241,7 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
     ossa_diag diag;
     ossa_diag_clear(&diag);
     ossa_result r;
+    bool budgeted = false; /* the importer's max_keys came from tool_import_set_max_keys */
     if (cinf) {
         r = ossa_import_metroid_anim(data, size, cinf, out, &diag);
     } else if (bind) {
@@ -230,14 +253,21 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
         ossa_assimp_desc desc = {.format_hint = assimp_hint(path),
                                  .drop_end_sites = drop_end_sites,
                                  .read_file = tool_read_relative,
-                                 .read_file_user = dir};
+                                 .read_file_user = dir,
+                                 .max_keys = import_max_keys};
         r = ossa_import_assimp(data, size, &desc, out, &diag);
+        budgeted = import_max_keys != 0;
     } else if (ossa_import_detect(data, size, path) == OSSA_FORMAT_GLTF) {
         /* glTF buffer URIs resolve next to the input file, never outside its folder. */
         char dir[4096];
         folder_of(path, dir, sizeof dir);
-        const ossa_gltf_desc desc = {.read_file = tool_read_relative, .read_file_user = dir};
+        /* The glTF importer's own limit (2^24) stays the ceiling. */
+        const size_t gltf_keys = (size_t)1 << 24;
+        const ossa_gltf_desc desc = {.read_file = tool_read_relative,
+                                     .read_file_user = dir,
+                                     .max_keys = import_max_keys && import_max_keys < gltf_keys ? import_max_keys : 0};
         r = ossa_import_gltf(data, size, &desc, out, &diag);
+        budgeted = desc.max_keys != 0;
     } else {
         r = ossa_import_any(data, size, path, out, &diag);
     }
@@ -255,11 +285,26 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
     for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a)
         r = ossa_raw_animation_validate(&out->animations[a], &diag);
     if (r != OSSA_OK) {
-        tool_print_diag(path, &diag);
+        print_import_error(path, &diag, budgeted);
         ossa_import_output_destroy(out);
         return false;
     }
     return true;
+}
+
+/* As tool_print_diag for an import: a refusal by the key budget says where the budget comes
+ * from, on the same line. */
+static void print_import_error(const char *path, const ossa_diag *diag, bool budgeted)
+{
+    char line[512];
+    ossa_diag_format(diag, line, sizeof line);
+    if (budgeted && strstr(line, "(max_keys)"))
+        fprintf(stderr,
+                "ossa: %s: %s; the budget is --max-memory / %u B per key (raise --max-memory, or 0 removes "
+                "it)\n",
+                path, line, TOOL_BYTES_PER_IMPORTED_KEY);
+    else
+        fprintf(stderr, "ossa: %s: %s\n", path, line);
 }
 
 bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out)

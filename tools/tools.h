@@ -83,6 +83,14 @@ tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale);
  * starting one that needs at least this many bytes. */
 #define TOOL_MEMORY_NOTE_BYTES ((size_t)256 << 20)
 
+/* The most keys the importers that resample or hold every frame in memory may produce (glTF
+ * CUBICSPLINE resampling, assimp's BVH frames), for the imports that follow; 0 (the start)
+ * keeps each importer's own limit. ossa bake sets it from --max-memory: every imported key
+ * costs the build at least TOOL_BYTES_PER_IMPORTED_KEY (the key, its time point's samples and
+ * encoder state), so a file refused by it would be refused by the build's estimate, only later. */
+void tool_import_set_max_keys(size_t max_keys);
+#define TOOL_BYTES_PER_IMPORTED_KEY 48u
+
 /* Parses a finite number in [min, max] (the whole text); false otherwise. */
 bool tool_parse_metres(const char *text, float min, float max, float *value);
 

@@ -863,7 +863,7 @@ static double bvh_number(const char *data, size_t size, size_t at, const char *l
 /* A BVH declares its clip in two header lines after MOTION ("Frames: N", "Frame Time: T").
  * A clip longer than a day is refused here, before assimp reads millions of lines. Source:
  * the Biovision BVH layout as CMU's motion-capture files use it. */
-static ossa_result check_bvh_motion(const char *data, size_t size, const char *name, ossa_diag *diag)
+static ossa_result check_bvh_motion(const char *data, size_t size, const char *name, size_t max_keys, ossa_diag *diag)
 {
     const char *last = strrchr(name, '.');
     const bool bvh = (last && !strcasecmp(last + 1, "bvh")) || (size >= 9 && !memcmp(data, "HIERARCHY", 9));
@@ -871,8 +871,10 @@ static ossa_result check_bvh_motion(const char *data, size_t size, const char *n
     double frames = (double)NAN, frame_time = (double)NAN;
     size_t line = 1, frames_line = 0, time_line = 0;
     bool motion = false;
+    size_t moving = 0; /* joints with CHANNELS: assimp gives each a position and a rotation key a frame */
     for (size_t at = 0; at < size; ++line) {
         while (at < size && (data[at] == ' ' || data[at] == '\t')) ++at;
+        if (!motion && size - at >= 8 && !memcmp(data + at, "CHANNELS", 8)) ++moving;
         if (!motion && size - at >= 6 && !memcmp(data + at, "MOTION", 6))
             motion = true;
         else if (motion && isnan(frames) && !isnan(frames = bvh_number(data, size, at, "Frames:")))
@@ -892,6 +894,31 @@ static ossa_result check_bvh_motion(const char *data, size_t size, const char *n
         return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, frames_line, 0,
                              "BVH declares %.0f frames of %g s, a clip of %g s; expected at most %g s (a day)", frames,
                              frame_time, frames * frame_time, (double)OSSA_RAW_ANIMATION_MAX_DURATION);
+    /* Before assimp holds every frame: the budget is checked on what the header declares. */
+    if (max_keys && frames * 2.0 * (double)moving > (double)max_keys)
+        return ossa_diag_set(diag, OSSA_ERROR_INVALID_ANIMATION, SIZE_MAX, frames_line, 0,
+                             "BVH declares %.0f frames of %zu moving joints, %.0f keys; more than the import's "
+                             "budget of %zu keys (max_keys)",
+                             frames, moving, frames * 2.0 * (double)moving, max_keys);
+    return OSSA_OK;
+}
+
+/* Every channel's keys in the scene, against the import's budget (desc->max_keys). */
+static ossa_result check_scene_keys(const struct aiScene *scene, size_t max_keys, ossa_diag *diag)
+{
+    double keys = 0.0;
+    for (unsigned a = 0; max_keys && a < scene->mNumAnimations; ++a) {
+        const struct aiAnimation *anim = scene->mAnimations ? scene->mAnimations[a] : NULL;
+        for (unsigned c = 0; anim && anim->mChannels && c < anim->mNumChannels; ++c) {
+            const struct aiNodeAnim *ch = anim->mChannels[c];
+            if (ch) keys += (double)ch->mNumPositionKeys + (double)ch->mNumRotationKeys + (double)ch->mNumScalingKeys;
+        }
+    }
+    if (max_keys && keys > (double)max_keys)
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ANIMATION,
+                          "the scene's animations hold %.0f keys; more than the import's budget of %zu keys "
+                          "(max_keys)",
+                          keys, max_keys);
     return OSSA_OK;
 }
 
@@ -907,7 +934,7 @@ static ossa_result import_scene(const void *data, size_t size, const ossa_assimp
     char name[48]; /* "ossa-input." and a hint of up to 31 characters */
     ossa_result r = main_name(desc->format_hint, name, sizeof name, diag);
     if (r != OSSA_OK) return r;
-    if ((r = check_bvh_motion(data, size, name, diag)) != OSSA_OK) return r;
+    if ((r = check_bvh_motion(data, size, name, desc->max_keys, diag)) != OSSA_OK) return r;
     /* Formats that hold static geometry only are refused before assimp reads them: there is
      * nothing to import, and some of assimp's readers trust declared counts (an OFF header
      * declaring 35 billion vertices runs for minutes). */
@@ -935,7 +962,7 @@ static ossa_result import_scene(const void *data, size_t size, const ossa_assimp
         r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory reading files");
     else if (!scene)
         r = import_error(&io, diag);
-    else
+    else if ((r = check_scene_keys(scene, desc->max_keys, diag)) == OSSA_OK)
         r = convert(scene, desc, out, diag);
     if (scene) aiReleaseImport(scene);
     ossa__assimp_io_release(&io);

@@ -32,6 +32,12 @@ enum { INTERP_LINEAR, INTERP_STEP, INTERP_CUBIC };
  * scale factors, quaternion components) of the spline. */
 #define CUBIC_TOLERANCE     1e-5
 #define CUBIC_MAX_DOUBLINGS 8
+/* A segment's first cut is ceil(interval x sample_rate) pieces, but at most this many: a long
+ * segment is then halved only as far as its curve needs (down to the sample rate's pieces,
+ * then CUBIC_MAX_DOUBLINGS more), so two keys a day apart give the keys of the curve's shape
+ * rather than 5 million. A cubic's chord error falls as 1 / pieces^2, and 64 pieces already
+ * see its bends; segments up to 64 / sample_rate seconds (about 1 s) are cut as before. */
+#define CUBIC_FIRST_PARTS 64
 
 #define FAIL(x, code, ...) ossa__gltf_fail((x)->g, code, SIZE_MAX, __VA_ARGS__)
 
@@ -241,16 +247,25 @@ static ossa_result curve_keys(anim *x, int interp, const float *times, size_t n,
                     return FAIL(x, OSSA_ERROR_INVALID_KEY, "%s: a tangent of key %zu or %zu is not finite", what, k - 1,
                                 k);
             const double want = ceil(dt * (double)x->g->rate);
-            if (want > (double)x->g->keys_left)
+            size_t parts = want < 1 ? 1 : (want > CUBIC_FIRST_PARTS ? CUBIC_FIRST_PARTS : (size_t)want);
+            if (parts > x->g->keys_left)
                 return FAIL(x, OSSA_ERROR_INVALID_ANIMATION,
                             "%s: resampling %.9g s at %g Hz needs more keys than the import's budget (max_keys)", what,
                             dt, (double)x->g->rate);
-            size_t parts = want < 1 ? 1 : (size_t)want;
+            int rounds = CUBIC_MAX_DOUBLINGS;
+            for (double p = (double)parts; p < want; p *= 2) ++rounds;
             /* Finer while a chord strays from the curve (see CUBIC_TOLERANCE); keys_left bounds it. */
-            for (int round = 0; round < CUBIC_MAX_DOUBLINGS && parts <= x->g->keys_left / 2; ++round) {
-                if (chord_error(v0, b0, a1, v1, dt, width, rotation, parts) <= CUBIC_TOLERANCE) break;
+            bool met = false;
+            for (int round = 0; round < rounds && parts <= x->g->keys_left / 2; ++round) {
+                if ((met = chord_error(v0, b0, a1, v1, dt, width, rotation, parts) <= CUBIC_TOLERANCE)) break;
                 parts *= 2;
             }
+            /* Coarser than the sample rate and still off the curve: the budget is what stopped it. */
+            if ((double)parts < want && !met &&
+                chord_error(v0, b0, a1, v1, dt, width, rotation, parts) > CUBIC_TOLERANCE)
+                return FAIL(x, OSSA_ERROR_INVALID_ANIMATION,
+                            "%s: resampling %.9g s at %g Hz needs more keys than the import's budget (max_keys)", what,
+                            dt, (double)x->g->rate);
             for (size_t p = 1; p < parts; ++p) {
                 const double s = (double)p / (double)parts;
                 double h[4];

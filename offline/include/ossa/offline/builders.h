@@ -133,14 +133,35 @@ OSSA_API ossa_result ossa_animation_build(const ossa_raw_animation *raw, const o
                                           ossa_blob *out, ossa_diag *diag);
 
 /* An estimate of the peak bytes ossa_animation_build allocates for `raw` with `desc` (NULL:
- * the defaults), besides `raw` itself and the returned blob, so that a tool can say what a
- * bake needs before it starts. With T distinct key times, J tracks and, for error-bounded
- * builds, M measured times (T plus the 60 Hz samples) and `threads` encoders:
- *   lossless:       T x 3J x 35 B + T x 88 B
- *   error-bounded:  the same + T x 88 B per extra thread + M x J x 152 B (reference points,
- *                   poses and model matrices at every measured time)
+ * the defaults), besides `raw` itself and the returned blob, so that a tool or a service can
+ * refuse a build before it starts. With J tracks, S = 3J sub-tracks, T time points (distinct
+ * key times plus 0 and the duration) and, for error-bounded builds, M measured times (the key
+ * times plus the 60 Hz samples, at most 15 of those between two key times; see
+ * docs/error-metric.md) and `threads` encoders:
+ *   lossless:       S x T x 34 B + T x 92 B (samples, key flags, quantised keys, one encoder's
+ *                   scratch, the time point table)
+ *   error-bounded:  the same + M x J x 152 B (reference points, poses and model matrices at
+ *                   every measured time) + M x 20 B + T x 88 B per extra thread + T x 17 B +
+ *                   one candidate blob (at most S x T x 12 B)
+ * or the table every key time is first collected in, when that is larger. Against the
+ * allocator's peak it is within 10 % above (an over-estimate when the search keeps few keys).
+ * Work: the key times are sorted, O(keys log keys), and the measured times listed.
  * Rounded up to whole bytes, saturating at SIZE_MAX; 0 for NULL or an invalid `raw`. */
 OSSA_API size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc);
+
+/* An estimate of the seconds ossa_animation_build takes for `raw` with `desc` (NULL: the
+ * defaults), from the work it does, so that a tool or a service can refuse a build before it
+ * starts. With the counts of ossa_animation_build_memory and D the sum over joints of their
+ * depth in `desc->skeleton` (1 for a root):
+ *   lossless:       S x T x 300 ns (sampling the clip at its time points, encoding)
+ *   error-bounded:  S x T x 300 ns + 12 encodings x (S x T x 5 ns + M x J x 80 ns) / threads
+ *                   + 9 loosening tries per sub-track x M x D x 30 ns (on one thread)
+ * Units: CPU seconds of one idle core. The constants were fitted on single-threaded builds on
+ * an x86-64 server core of 2020 (SSE2 build); the search's real number of encodings varies
+ * from about 6 to 20 with the clip and a loaded machine takes longer, so take the result as
+ * the order of magnitude (it was within about 30 % on the clips it was fitted on), not as a
+ * deadline. Work: as ossa_animation_build_memory. 0 for NULL or an invalid `raw`. */
+OSSA_API double ossa_animation_build_seconds(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,10 @@ typedef struct ossa_assimp_desc {
     ossa_read_file_fn read_file; /* for external references; NULL -> none can be resolved */
     void *read_file_user;
     const ossa_allocator *allocator; /* NULL keeps out->allocator (zero: malloc/free) */
+    size_t max_keys;                 /* keys over the whole import (each channel's keys counted);
+                                        0 -> no limit. A BVH is checked before assimp reads it
+                                        (declared Frames x 2 x joints with CHANNELS), other
+                                        formats after assimp and before the conversion */
 } ossa_assimp_desc;
 
 /* Imports the joint hierarchy and every animation of the scene in `data` (`size` bytes).
@@ -81,7 +85,7 @@ typedef struct ossa_assimp_desc {
  * without assimp); OSSA_ERROR_TOO_MANY_JOINTS; OSSA_ERROR_INVALID_SKELETON (a non-finite
  * node transform); OSSA_ERROR_INVALID_KEY (NaN or infinite key, zero quaternion);
  * OSSA_ERROR_INVALID_ANIMATION (ticks per second negative, NaN or infinite: a BVH Frame Time
- * of 0); OSSA_ERROR_OUT_OF_MEMORY. On failure `out` is destroyed
+ * of 0; more keys than max_keys); OSSA_ERROR_OUT_OF_MEMORY. On failure `out` is destroyed
  * (empty, safe to destroy again). A scene with joints but no animation succeeds with
  * animation_count 0. `out` must be empty (zero-initialised or destroyed) on entry.
  * Aliasing: none; read_file must not call ossa_import_assimp.

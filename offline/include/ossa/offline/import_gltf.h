@@ -28,7 +28,9 @@ typedef struct ossa_gltf_desc {
                                     file); NULL -> a file with an external buffer fails */
     void *read_file_user;
     float sample_rate;               /* CUBICSPLINE resampling, the least samples per second
-                                        (finer where the curve bends); 0 -> 60; in [1, 10000] */
+                                        (finer where the curve bends; segments longer than 64
+                                        samples only as fine as their curve needs); 0 -> 60;
+                                        in [1, 10000] */
     size_t max_keys;                 /* keys produced over the whole import; 0 -> 2^24 */
     const ossa_allocator *allocator; /* NULL keeps out->allocator (zero: malloc/free) */
 } ossa_gltf_desc;
@@ -61,9 +63,12 @@ typedef struct ossa_gltf_desc {
  *                duration), so the value changes within that instant only.
  *   CUBICSPLINE  evaluated as the cubic Hermite spline with the in/out tangents scaled by the
  *                key interval, at the keys and in between: each segment is cut in
- *                ceil(interval x sample_rate) equal parts, halved (at most 8 times) until the
- *                middle of every chord is within 1e-5 x max(1, |key values|) of the spline;
- *                rotations normalised.
+ *                min(ceil(interval x sample_rate), 64) equal parts, halved until the middle of
+ *                every chord is within 1e-5 x max(1, |key values|) of the spline (at most 8
+ *                times past ceil(interval x sample_rate) parts); rotations normalised. So a
+ *                segment longer than 64 / sample_rate seconds gets the keys its curve needs,
+ *                not one per 1 / sample_rate (two keys a day apart: a few hundred, not 5
+ *                million).
  * Morph-target weights: each `weights` channel gives one float raw track per morph target,
  * named "<mesh name>.<target name>" (target names from the mesh's extras.targetNames, else
  * the target index; the node's name or "nodes[<i>]" when the mesh has none), prefixed by
