@@ -1,6 +1,7 @@
 /* The `ossa` command line, run in process: bake and info on generated Metroid ANIM + CINF
  * files of both games (the pipeline `ossa bake ANIM --skeleton CINF`), the default BVH clip,
  * and its errors (one line, non-zero status, no partial archive). */
+#include <float.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
@@ -767,8 +768,10 @@ static void info_json_matches_text(void **state)
         const ossa_error_desc measure = {.shell_distance = k ? .03f / .05f : 0.f, .source_times = 1};
         ossa_error_report rep;
         assert_int_equal(ossa_measure_error(&skel, &raw.animations[0], &built, &measure, &rep, &diag), OSSA_OK);
-        /* The tool's conversion: metres per unit (a float, as parsed) x 1000. */
-        assert_true(max == (double)rep.max * ((double).05f * 1e3));
+        /* The tool's conversion: metres per unit (a float, as parsed) x 1000. cJSON writes 15
+         * digits when they read back within a relative DBL_EPSILON, so the last bit may differ. */
+        const double expected = (double)rep.max * ((double).05f * 1e3);
+        assert_true(fabs(max - expected) <= DBL_EPSILON * expected);
         assert_true(max > 0.);
         /* The per-joint maxima: none above the maximum, the largest equal to it, at the worst joint. */
         const cJSON *per_joint = cJSON_GetObjectItemCaseSensitive(e, "joint_max_mm");
