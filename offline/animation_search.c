@@ -28,9 +28,9 @@ static inline float min_f(float a, float b) { return a < b ? a : b; }
 #define FLOOR_CHECK (1.f / 8.f)
 /* Per-sub-track loosening after the search: factors tried, largest first. */
 static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
-/* Loosening is checked with scalar model-space maths, the final verification with the
- * runtime's SIMD jobs: their rounding differs by up to ~1e-7 of the model's size, which at a
- * 0.05 mm tolerance and 2 m is 0.5 %; this margin keeps the verification from failing. */
+/* Loosening is checked with scalar float model-space maths, the verification (verify) in
+ * double: they differ by float rounding, up to ~1e-7 of the model's size, which at a 0.05 mm
+ * tolerance and 2 m is 0.5 %; this margin keeps the verification from failing. */
 #define LOOSEN_MARGIN .99f
 /* The fixed rate the error is also measured at (as ossa_measure_error's default). */
 #define FIXED_RATE 60.f
@@ -45,6 +45,7 @@ static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
 
 typedef struct search {
     const ossa__clip *clip;
+    const ossa_raw_animation *raw;
     const ossa_animation_build_desc *desc;
     const char *name;
     ossa_diag *diag;
@@ -55,7 +56,8 @@ typedef struct search {
     float *reach_scale;                  /* [J] largest model-space scale of each joint over the clip */
     float *mult;                         /* [3 J] per sub-track factor of its local tolerance */
     size_t M;                            /* measured samples: time points and fixed-rate times */
-    float *ratios;                       /* [M] ascending */
+    float *times;                        /* [M] seconds, ascending */
+    float *joint_max, *joint_time;       /* [J] the exact measurement's (verify) */
     float *ref;                          /* [M * J * 12] reference points */
     ossa_transform *local;               /* [M * J] decoded local transforms of the kept encoding */
     ossa_float4x4 *model;                /* [M * J] their model-space matrices */
@@ -133,29 +135,31 @@ static void run_workers(void *(*fn)(void *), void *items, size_t item_size, unsi
 }
 
 /* The measured times, as the error report takes them: every source key time and every
- * fixed-rate sample (as ratios, distinct, ascending). */
-static bool sample_ratios(search *s, const ossa_raw_animation *raw)
+ * fixed-rate sample (distinct, ascending). They stay times: the source is sampled at each
+ * time itself and the blob at time / duration, as ossa_measure_error does. A reference taken
+ * at ratio x duration instead is off by a float step of the time (1.9e-6 s at 21 s), which
+ * for a toe moving at 4 m/s is 0.008 mm: the measure would judge another pose than `ossa
+ * info` does. */
+static bool sample_times(search *s, const ossa_raw_animation *raw)
 {
     const ossa__clip *c = s->clip;
     const float rate = ossa__fixed_rate(FIXED_RATE, c->duration);
     const size_t fixed = ossa__fixed_count(rate, c->duration);
     size_t keys = 0;
     float *times = ossa__source_key_times(raw, s->desc->allocator, &keys);
-    s->ratios = times ? ossa__calloc(s->desc->allocator, keys + fixed, sizeof *s->ratios) : NULL;
-    if (!s->ratios) {
+    s->times = times ? ossa__calloc(s->desc->allocator, keys + fixed, sizeof *s->times) : NULL;
+    if (!s->times) {
         ossa_free(s->desc->allocator, times);
         return false;
     }
-    memcpy(s->ratios, times, keys * sizeof *s->ratios);
+    memcpy(s->times, times, keys * sizeof *s->times);
     ossa_free(s->desc->allocator, times);
-    for (size_t i = 0; i < fixed; ++i) s->ratios[keys + i] = ossa__fixed_time(i, rate, c->duration);
-    qsort(s->ratios, keys + fixed, sizeof *s->ratios, ossa__compare_floats);
+    for (size_t i = 0; i < fixed; ++i) s->times[keys + i] = ossa__fixed_time(i, rate, c->duration);
+    qsort(s->times, keys + fixed, sizeof *s->times, ossa__compare_floats);
     size_t n = 1;
     for (size_t i = 1; i < keys + fixed; ++i)
-        if (s->ratios[i] != s->ratios[n - 1]) s->ratios[n++] = s->ratios[i];
+        if (s->times[i] != s->times[n - 1]) s->times[n++] = s->times[i];
     s->M = n;
-    /* Times to ratios only now: the report samples the built clip at time / duration. */
-    for (size_t i = 0; i < n; ++i) s->ratios[i] = s->ratios[i] / c->duration;
     return true;
 }
 
@@ -165,7 +169,7 @@ static void reference(search *s, const ossa_raw_animation *raw)
     ossa_transform *local = s->local; /* scratch: the first J entries */
     ossa_float4x4 *model = s->model;  /* scratch: the first J entries */
     for (size_t m = 0; m < s->M; ++m) {
-        ossa_raw_animation_sample(raw, s->ratios[m] * raw->duration, local, s->J);
+        ossa_raw_animation_sample(raw, s->times[m], local, s->J);
         ossa__raw_to_model(s->parents, s->J, local, model);
         for (size_t j = 0; j < s->J; ++j) points_of(&model[j], s->shell[j], s->ref + (m * s->J + j) * 12);
     }
@@ -180,8 +184,9 @@ static void *measure_some(void *arg)
     ossa_sampling_context_invalidate(w->context);
     w->worst = w->worst_error = 0.f, w->worst_joint = w->worst_m = 0, w->failed = false;
     for (size_t m = w->begin; m < w->end; ++m) {
+        const float at = s->times[m] / s->clip->duration; /* the ratio ossa_measure_error samples at */
         const ossa_sampling_job job = {
-            w->anim, w->context, s->ratios[m], w->pose, s->soa, s->skeleton.rest_pose, s->skeleton.soa_count};
+            w->anim, w->context, at, w->pose, s->soa, s->skeleton.rest_pose, s->skeleton.soa_count};
         if (ossa_sampling_job_run(&job) != OSSA_OK || model_space(s, w) != OSSA_OK) {
             w->failed = true;
             return NULL;
@@ -224,9 +229,38 @@ static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stat
         stats->max_error = best.worst_error;
         stats->error_ratio = best.worst;
         stats->worst_joint = best.worst_joint;
-        stats->worst_time = s->ratios[best.worst_m] * s->clip->duration;
+        stats->worst_time = s->times[best.worst_m];
     }
     return best.worst;
+}
+
+/* The final word on a blob: the measurement of ossa_measure_error and `ossa info --against`
+ * (ossa__measure_joints: the source interpolated at the same times, model space in double),
+ * against each joint's tolerance and shell. Fills the stats' error, ratio, worst joint and
+ * time from it and returns the largest error / tolerance (INFINITY when it could not be
+ * measured: *status says why). */
+static float verify(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats, ossa_result *status)
+{
+    ossa_animation anim;
+    if ((*status = ossa_animation_init(&anim, blob->data, blob->size)) != OSSA_OK) {
+        ossa__fail(s->diag, *status, "the built animation does not load: %s", ossa_result_string(*status));
+        return INFINITY;
+    }
+    if ((*status = ossa__measure_joints(&s->skeleton, s->raw, &anim, s->times, s->M, s->shell, s->desc->allocator,
+                                        s->joint_max, s->joint_time, s->diag)) != OSSA_OK)
+        return INFINITY;
+    float worst = 0.f;
+    size_t joint = 0;
+    for (size_t j = 0; j < s->J; ++j) {
+        /* A NaN error fails rather than slip past the comparison. */
+        const float ratio = isnan(s->joint_max[j]) ? INFINITY : s->joint_max[j] / s->tol[j];
+        if (ratio > worst) worst = ratio, joint = j;
+    }
+    stats->max_error = s->joint_max[joint];
+    stats->error_ratio = worst;
+    stats->worst_joint = joint;
+    stats->worst_time = s->joint_time[joint];
+    return worst;
 }
 
 /* Sub-tracks first, first + step, ... at factor k (one thread's share of encode_all). */
@@ -265,21 +299,26 @@ typedef struct best {
     ossa_animation_build_stats stats;
 } best;
 
-/* Writes and measures the current encoding; keeps the blob in `b` when it passes and is not
- * larger. Returns the measured ratio (INFINITY when writing failed: see *status). */
-static float evaluate(search *s, best *b, float k, ossa_result *status)
+/* Writes and measures the current encoding with the search's measure (float, on the kept
+ * reference points); keeps the blob in `b` when it passes and is not larger. With `verified`,
+ * such a blob is also verified (verify) and kept only if that passes too; the ratio returned
+ * is then the verification's. Else the kept blob still awaits its verification (see
+ * search_verified). Returns the ratio (INFINITY when writing or measuring failed: *status). */
+static float evaluate(search *s, best *b, float k, bool verified, ossa_result *status)
 {
     ossa_blob blob = {0};
     *status = ossa__animation_write(s->clip, s->st, s->name, s->desc->allocator, &blob, s->diag);
     if (*status != OSSA_OK) return INFINITY;
     ossa_animation_build_stats stats = {0};
-    const float ratio = measure(s, &blob, &stats, true);
+    float ratio = measure(s, &blob, &stats, true);
     ++s->evaluations;
     if (!s->refining)
         ossa__progress_report(&s->progress,
                               PROGRESS_REFERENCE + (PROGRESS_SEARCH - PROGRESS_REFERENCE) *
                                                        (1.f - powf(SEARCH_DECAY, (float)s->evaluations)),
                               "search");
+    if (verified && ratio <= 1.f && (!b->blob.data || blob.size <= b->blob.size))
+        ratio = verify(s, &blob, &stats, status);
     if (ratio <= 1.f && (!b->blob.data || blob.size <= b->blob.size)) {
         ossa_blob_destroy(&b->blob);
         b->blob = blob, b->k = k, b->ratio = ratio, b->stats = stats;
@@ -365,7 +404,7 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
     ossa_float4x4 *chain = s->worker[0].matrices; /* [J] scratch: the subtree's new matrices */
     for (size_t m = 0; m < s->M; ++m) {
         float *v = s->values + 4 * m;
-        ossa__subtrack_decode_ratio(s->clip, i, trial, s->ratios[m], v);
+        ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v);
         ossa_transform t = s->local[m * J + j];
         if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
@@ -421,7 +460,7 @@ static ossa_result loosen(search *s, best *b)
         }
     if (!changed) return OSSA_OK;
     ossa_result r;
-    evaluate(s, b, b->k, &r);
+    evaluate(s, b, b->k, true, &r);
     return r;
 }
 
@@ -440,7 +479,8 @@ static void release(search *s)
     }
     ossa_free(a, s->worker);
     ossa_free(a, s->mult), ossa_free(a, s->ref);
-    ossa_free(a, s->ratios), ossa_free(a, s->local), ossa_free(a, s->model);
+    ossa_free(a, s->times), ossa_free(a, s->local), ossa_free(a, s->model);
+    ossa_free(a, s->joint_max), ossa_free(a, s->joint_time);
     ossa_free(a, s->values);
     ossa_blob_destroy(&s->skeleton_blob);
 }
@@ -462,6 +502,8 @@ static bool allocate(search *s)
     s->local = ossa__calloc(a, mj, sizeof *s->local);
     s->model = ossa__calloc(a, mj, sizeof *s->model);
     s->values = ossa__calloc(a, 4 * M, sizeof *s->values);
+    s->joint_max = ossa__calloc(a, J, sizeof(float));
+    s->joint_time = ossa__calloc(a, J, sizeof(float));
     s->threads = s->desc->threads > MAX_THREADS ? MAX_THREADS : (s->desc->threads ? s->desc->threads : 1);
 #if !OSSA_HAVE_PTHREADS
     s->threads = 1;
@@ -480,7 +522,7 @@ static bool allocate(search *s)
     }
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
     if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->reach_scale || !s->mult || !s->ref ||
-        !s->local || !s->model || !s->values || !s->worker || !s->st ||
+        !s->local || !s->model || !s->values || !s->joint_max || !s->joint_time || !s->worker || !s->st ||
         !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;
     for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
@@ -489,13 +531,13 @@ static bool allocate(search *s)
 
 /* k: doubled while the encoding passes, halved while it fails, then bisected between the last
  * pass and fail. The measured error is not monotonic in k, so every passing encoding is a
- * candidate and the smallest wins. */
+ * candidate and the smallest wins. Candidates are only screened here: see search_verified. */
 static ossa_result search_k(search *s, best *b)
 {
     ossa_result r = OSSA_OK;
     float k = 1.f, pass = 0.f, fail = 0.f;
     encode_all(s, k);
-    if (evaluate(s, b, k, &r) <= 1.f)
+    if (evaluate(s, b, k, false, &r) <= 1.f)
         pass = k;
     else
         fail = k;
@@ -505,10 +547,10 @@ static ossa_result search_k(search *s, best *b)
             /* Still failing: if even the finest encoding fails, the tolerance is below what the
              * data and float model space can resolve, and halving further is wasted. */
             encode_all(s, K_MIN);
-            if (evaluate(s, b, K_MIN, &r) > 1.f) return r;
+            if (evaluate(s, b, K_MIN, false, &r) > 1.f) return r;
         }
         encode_all(s, k);
-        if (evaluate(s, b, k, &r) <= 1.f)
+        if (evaluate(s, b, k, false, &r) <= 1.f)
             pass = k;
         else
             fail = k;
@@ -516,10 +558,34 @@ static ossa_result search_k(search *s, best *b)
     for (int i = 0; r == OSSA_OK && i < BISECTIONS && pass > 0.f && fail > 0.f; ++i) {
         const float mid = sqrtf(pass * fail);
         encode_all(s, mid);
-        if (evaluate(s, b, mid, &r) <= 1.f)
+        if (evaluate(s, b, mid, false, &r) <= 1.f)
             pass = mid;
         else
             fail = mid;
+    }
+    return r;
+}
+
+/* search_k, then the verification of the blob it keeps: the smallest that passed the
+ * screening. Should the verification fail it, float rounding at this model's size is about as
+ * large as the tolerance and the screening cannot be trusted near it: the blob is dropped and
+ * the search goes on with every candidate verified, first the finest encoding (if even that
+ * fails, `b` is left empty: no encoding reaches the tolerance), then k halved from the failed
+ * one until an encoding passes. One verification per search on every clip we measured; more
+ * only when the screening was wrong. */
+static ossa_result search_verified(search *s, best *b)
+{
+    ossa_result r = search_k(s, b);
+    if (r != OSSA_OK || !b->blob.data) return r;
+    if (verify(s, &b->blob, &b->stats, &r) <= 1.f || r != OSSA_OK) return r;
+    float k = b->k;
+    ossa_blob_destroy(&b->blob);
+    memset(b, 0, sizeof *b);
+    encode_all(s, K_MIN);
+    if (evaluate(s, b, K_MIN, true, &r) > 1.f) return r;
+    while (r == OSSA_OK && (k *= .5f) > K_MIN) {
+        encode_all(s, k);
+        if (evaluate(s, b, k, true, &r) <= 1.f) break;
     }
     return r;
 }
@@ -530,12 +596,13 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
 {
     search s;
     memset(&s, 0, sizeof s);
-    s.clip = clip, s.desc = desc, s.name = name, s.diag = diag, s.J = clip->joints, s.soa = (clip->joints + 3) / 4;
+    s.clip = clip, s.raw = raw, s.desc = desc, s.name = name, s.diag = diag, s.J = clip->joints,
+    s.soa = (clip->joints + 3) / 4;
     s.progress = (ossa__progress){.fn = desc->progress, .user = desc->progress_user};
     best b;
     memset(&b, 0, sizeof b);
     ossa_result r = OSSA_OK;
-    if (!sample_ratios(&s, raw) || !allocate(&s)) {
+    if (!sample_times(&s, raw) || !allocate(&s)) {
         r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory measuring %zu joints at %zu times", s.J, s.M);
         goto done;
     }
@@ -549,13 +616,13 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
     joint_figures(&s);
     reference(&s, raw);
     ossa__progress_report(&s.progress, PROGRESS_REFERENCE, "search");
-    if ((r = search_k(&s, &b)) != OSSA_OK) goto done;
+    if ((r = search_verified(&s, &b)) != OSSA_OK) goto done;
     if (!b.blob.data) {
         /* Nothing passed: the local checks at the time points may have dropped rotation keys
          * whose removal bends the curve between them (two nlerps agree at the points and part
          * in between). Search again with those checks half-way between time points too. */
         clip->midpoints = true;
-        if ((r = search_k(&s, &b)) != OSSA_OK) goto done;
+        if ((r = search_verified(&s, &b)) != OSSA_OK) goto done;
     }
     if (b.blob.data) {
         if ((r = loosen(&s, &b)) != OSSA_OK) goto done;
@@ -564,7 +631,8 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
          * the tightest encoding and report what it measures. */
         encode_all(&s, K_MIN);
         if ((r = ossa__animation_write(clip, s.st, name, desc->allocator, &b.blob, diag)) != OSSA_OK) goto done;
-        measure(&s, &b.blob, &b.stats, false);
+        verify(&s, &b.blob, &b.stats, &r);
+        if (r != OSSA_OK) goto done;
     }
     if (desc->stats) {
         *desc->stats = b.stats;

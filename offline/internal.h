@@ -103,5 +103,17 @@ float ossa__fixed_rate(float rate, float duration);
 size_t ossa__fixed_count(float rate, float duration);
 /* Fixed-rate sample i, in seconds, clamped to the duration. */
 float ossa__fixed_time(size_t i, float rate, float duration);
+/* The error measurement itself (error.c), which ossa_measure_error and the builder's final
+ * verification both run: at each of `times` (seconds, ascending), the source interpolated in
+ * double and `built` decoded by the runtime sampling job at time / duration, both taken to
+ * model space in double; each joint's largest point distance (origin and the three vertices
+ * at shells[j]) into joint_max[j], at joint_time[j] (both [joint_count], in skeleton units
+ * and seconds). The caller has checked that track and joint counts agree. */
+#include "ossa/animation.h"
+#include "ossa/skeleton.h"
+ossa_result ossa__measure_joints(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
+                                 const ossa_animation *built, const float *times, size_t time_count,
+                                 const float *shells, const ossa_allocator *allocator, float *joint_max,
+                                 float *joint_time, ossa_diag *diag);
 
 #endif
