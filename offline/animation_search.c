@@ -28,9 +28,9 @@ static inline float min_f(float a, float b) { return a < b ? a : b; }
 #define FLOOR_CHECK (1.f / 8.f)
 /* Per-sub-track loosening after the search: factors tried, largest first. */
 static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
-/* Loosening is checked with scalar model-space maths, the final verification with the
- * runtime's SIMD jobs: their rounding differs by up to ~1e-7 of the model's size, which at a
- * 0.05 mm tolerance and 2 m is 0.5 %; this margin keeps the verification from failing. */
+/* Loosening is checked with scalar float model-space maths, the verification (verify) in
+ * double: they differ by float rounding, up to ~1e-7 of the model's size, which at a 0.05 mm
+ * tolerance and 2 m is 0.5 %; this margin keeps the verification from failing. */
 #define LOOSEN_MARGIN .99f
 /* The fixed rate the error is also measured at (as ossa_measure_error's default). */
 #define FIXED_RATE 60.f
@@ -45,6 +45,7 @@ static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
 
 typedef struct search {
     const ossa__clip *clip;
+    const ossa_raw_animation *raw;
     const ossa_animation_build_desc *desc;
     const char *name;
     ossa_diag *diag;
@@ -55,7 +56,8 @@ typedef struct search {
     float *reach_scale;                  /* [J] largest model-space scale of each joint over the clip */
     float *mult;                         /* [3 J] per sub-track factor of its local tolerance */
     size_t M;                            /* measured samples: time points and fixed-rate times */
-    float *ratios;                       /* [M] ascending */
+    float *times;                        /* [M] seconds, ascending */
+    float *joint_max, *joint_time;       /* [J] the exact measurement's (verify) */
     float *ref;                          /* [M * J * 12] reference points */
     ossa_transform *local;               /* [M * J] decoded local transforms of the kept encoding */
     ossa_float4x4 *model;                /* [M * J] their model-space matrices */
@@ -132,51 +134,19 @@ static void run_workers(void *(*fn)(void *), void *items, size_t item_size, unsi
 #endif
 }
 
-/* At most this many fixed-rate samples are measured strictly between two consecutive source
- * key times. Between them every curve, source and built, interpolates its values at the two
- * ends in the interval's own parameter (the built keys are a subset of the source's time
- * points), so the error's shape over the interval does not depend on its length in seconds:
- * a 1000 s gap between BVH frames needs no more checks than a 1/30 s one, and the fixed rate
- * alone would make the work follow the duration (60 000 samples per such gap). 15 keeps
- * every fixed sample of any clip keyed at 4 Hz or faster, whose results stay as they were. */
-#define MAX_FIXED_PER_INTERVAL 15
-
-/* The fixed-rate samples measured (see measured_times) into `out` when not NULL; returns how
- * many. `key_times` [keys] ascending. */
-static size_t thinned_fixed(const float *key_times, size_t keys, float rate, float duration, float *out)
-{
-    const size_t fixed = ossa__fixed_count(rate, duration);
-    size_t n = 0;
-    /* A run: the fixed samples below the next key time (k: the first key time above the run's
-     * first sample). */
-    for (size_t i = 0, k = 0; i < fixed;) {
-        const float first = ossa__fixed_time(i, rate, duration);
-        while (k < keys && key_times[k] <= first) ++k;
-        size_t end = i + 1;
-        while (end < fixed && (k == keys || ossa__fixed_time(end, rate, duration) < key_times[k])) ++end;
-        const size_t run = end - i;
-        if (run <= MAX_FIXED_PER_INTERVAL) {
-            for (size_t q = i; out && q < end; ++q) out[n + q - i] = ossa__fixed_time(q, rate, duration);
-            n += run;
-        } else {
-            for (size_t m = 1; out && m <= MAX_FIXED_PER_INTERVAL; ++m)
-                out[n + m - 1] = ossa__fixed_time(i + m * (run + 1) / (MAX_FIXED_PER_INTERVAL + 1) - 1, rate, duration);
-            n += MAX_FIXED_PER_INTERVAL;
-        }
-        i = end;
-    }
-    return n;
-}
-
 /* The measured times, in seconds, distinct and ascending (*count of them): every source key
- * time, as the error report takes them, and the fixed-rate samples, thinned evenly to
- * MAX_FIXED_PER_INTERVAL within each interval between key times. NULL when out of memory. */
+ * time and the fixed-rate samples thinned as ossa__thinned_fixed says, the times `ossa info`
+ * measures too (ossa_measure_error). They stay times: the source is sampled at each time
+ * itself and the blob at time / duration, as ossa_measure_error does. A reference taken at
+ * ratio x duration instead is off by a float step of the time (1.9e-6 s at 21 s), which for a
+ * toe moving at 4 m/s is 0.008 mm: the measure would judge another pose than `ossa info` does.
+ * NULL when out of memory. */
 static float *measured_times(const ossa_raw_animation *raw, const ossa_allocator *a, size_t *count)
 {
     const float rate = ossa__fixed_rate(FIXED_RATE, raw->duration);
     size_t keys = 0, total = 0;
     float *key_times = ossa__source_key_times(raw, a, &keys);
-    const size_t fixed = key_times ? thinned_fixed(key_times, keys, rate, raw->duration, NULL) : 0;
+    const size_t fixed = key_times ? ossa__thinned_fixed(key_times, keys, rate, raw->duration, NULL) : 0;
     float *times =
         key_times && ossa__add_size(keys, fixed, &total) ? ossa__calloc(a, total ? total : 1, sizeof *times) : NULL;
     if (!times) {
@@ -184,7 +154,7 @@ static float *measured_times(const ossa_raw_animation *raw, const ossa_allocator
         return NULL;
     }
     memcpy(times, key_times, keys * sizeof *times);
-    const size_t n = keys + thinned_fixed(key_times, keys, rate, raw->duration, times + keys);
+    const size_t n = keys + ossa__thinned_fixed(key_times, keys, rate, raw->duration, times + keys);
     ossa_free(a, key_times);
     qsort(times, n, sizeof *times, ossa__compare_floats);
     size_t distinct = n ? 1 : 0;
@@ -194,14 +164,10 @@ static float *measured_times(const ossa_raw_animation *raw, const ossa_allocator
     return times;
 }
 
-/* The measured times as ratios (see measured_times). */
-static bool sample_ratios(search *s, const ossa_raw_animation *raw)
+static bool sample_times(search *s, const ossa_raw_animation *raw)
 {
-    s->ratios = measured_times(raw, s->desc->allocator, &s->M);
-    if (!s->ratios) return false;
-    /* Times to ratios only now: the report samples the built clip at time / duration. */
-    for (size_t i = 0; i < s->M; ++i) s->ratios[i] = s->ratios[i] / s->clip->duration;
-    return true;
+    s->times = measured_times(raw, s->desc->allocator, &s->M);
+    return s->times != NULL;
 }
 
 /* Reference points at every measured time, from the raw animation, by the report's path. */
@@ -210,7 +176,7 @@ static void reference(search *s, const ossa_raw_animation *raw)
     ossa_transform *local = s->local; /* scratch: the first J entries */
     ossa_float4x4 *model = s->model;  /* scratch: the first J entries */
     for (size_t m = 0; m < s->M; ++m) {
-        ossa_raw_animation_sample(raw, s->ratios[m] * raw->duration, local, s->J);
+        ossa_raw_animation_sample(raw, s->times[m], local, s->J);
         ossa__raw_to_model(s->parents, s->J, local, model);
         for (size_t j = 0; j < s->J; ++j) points_of(&model[j], s->shell[j], s->ref + (m * s->J + j) * 12);
     }
@@ -225,8 +191,9 @@ static void *measure_some(void *arg)
     ossa_sampling_context_invalidate(w->context);
     w->worst = w->worst_error = 0.f, w->worst_joint = w->worst_m = 0, w->failed = false;
     for (size_t m = w->begin; m < w->end; ++m) {
+        const float at = s->times[m] / s->clip->duration; /* the ratio ossa_measure_error samples at */
         const ossa_sampling_job job = {
-            w->anim, w->context, s->ratios[m], w->pose, s->soa, s->skeleton.rest_pose, s->skeleton.soa_count};
+            w->anim, w->context, at, w->pose, s->soa, s->skeleton.rest_pose, s->skeleton.soa_count};
         if (ossa_sampling_job_run(&job) != OSSA_OK || model_space(s, w) != OSSA_OK) {
             w->failed = true;
             return NULL;
@@ -269,9 +236,38 @@ static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stat
         stats->max_error = best.worst_error;
         stats->error_ratio = best.worst;
         stats->worst_joint = best.worst_joint;
-        stats->worst_time = s->ratios[best.worst_m] * s->clip->duration;
+        stats->worst_time = s->times[best.worst_m];
     }
     return best.worst;
+}
+
+/* The final word on a blob: the measurement of ossa_measure_error and `ossa info --against`
+ * (ossa__measure_joints: the source interpolated at the same times, model space in double),
+ * against each joint's tolerance and shell. Fills the stats' error, ratio, worst joint and
+ * time from it and returns the largest error / tolerance (INFINITY when it could not be
+ * measured: *status says why). */
+static float verify(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats, ossa_result *status)
+{
+    ossa_animation anim;
+    if ((*status = ossa_animation_init(&anim, blob->data, blob->size)) != OSSA_OK) {
+        ossa__fail(s->diag, *status, "the built animation does not load: %s", ossa_result_string(*status));
+        return INFINITY;
+    }
+    if ((*status = ossa__measure_joints(&s->skeleton, s->raw, &anim, s->times, s->M, s->shell, s->desc->allocator,
+                                        s->joint_max, s->joint_time, s->diag)) != OSSA_OK)
+        return INFINITY;
+    float worst = 0.f;
+    size_t joint = 0;
+    for (size_t j = 0; j < s->J; ++j) {
+        /* A NaN error fails rather than slip past the comparison. */
+        const float ratio = isnan(s->joint_max[j]) ? INFINITY : s->joint_max[j] / s->tol[j];
+        if (ratio > worst) worst = ratio, joint = j;
+    }
+    stats->max_error = s->joint_max[joint];
+    stats->error_ratio = worst;
+    stats->worst_joint = joint;
+    stats->worst_time = s->joint_time[joint];
+    return worst;
 }
 
 /* Sub-tracks first, first + step, ... at factor k (one thread's share of encode_all). */
@@ -310,21 +306,26 @@ typedef struct best {
     ossa_animation_build_stats stats;
 } best;
 
-/* Writes and measures the current encoding; keeps the blob in `b` when it passes and is not
- * larger. Returns the measured ratio (INFINITY when writing failed: see *status). */
-static float evaluate(search *s, best *b, float k, ossa_result *status)
+/* Writes and measures the current encoding with the search's measure (float, on the kept
+ * reference points); keeps the blob in `b` when it passes and is not larger. With `verified`,
+ * such a blob is also verified (verify) and kept only if that passes too; the ratio returned
+ * is then the verification's. Else the kept blob still awaits its verification (see
+ * search_verified). Returns the ratio (INFINITY when writing or measuring failed: *status). */
+static float evaluate(search *s, best *b, float k, bool verified, ossa_result *status)
 {
     ossa_blob blob = {0};
     *status = ossa__animation_write(s->clip, s->st, s->name, s->desc->allocator, &blob, s->diag);
     if (*status != OSSA_OK) return INFINITY;
     ossa_animation_build_stats stats = {0};
-    const float ratio = measure(s, &blob, &stats, true);
+    float ratio = measure(s, &blob, &stats, true);
     ++s->evaluations;
     if (!s->refining)
         ossa__progress_report(&s->progress,
                               PROGRESS_REFERENCE + (PROGRESS_SEARCH - PROGRESS_REFERENCE) *
                                                        (1.f - powf(SEARCH_DECAY, (float)s->evaluations)),
                               "search");
+    if (verified && ratio <= 1.f && (!b->blob.data || blob.size <= b->blob.size))
+        ratio = verify(s, &blob, &stats, status);
     if (ratio <= 1.f && (!b->blob.data || blob.size <= b->blob.size)) {
         ossa_blob_destroy(&b->blob);
         b->blob = blob, b->k = k, b->ratio = ratio, b->stats = stats;
@@ -410,7 +411,7 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
     ossa_float4x4 *chain = s->worker[0].matrices; /* [J] scratch: the subtree's new matrices */
     for (size_t m = 0; m < s->M; ++m) {
         float *v = s->values + 4 * m;
-        ossa__subtrack_decode_ratio(s->clip, i, trial, s->ratios[m], v);
+        ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v);
         ossa_transform t = s->local[m * J + j];
         if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
@@ -466,7 +467,7 @@ static ossa_result loosen(search *s, best *b)
         }
     if (!changed) return OSSA_OK;
     ossa_result r;
-    evaluate(s, b, b->k, &r);
+    evaluate(s, b, b->k, true, &r);
     return r;
 }
 
@@ -485,7 +486,8 @@ static void release(search *s)
     }
     ossa_free(a, s->worker);
     ossa_free(a, s->mult), ossa_free(a, s->ref);
-    ossa_free(a, s->ratios), ossa_free(a, s->local), ossa_free(a, s->model);
+    ossa_free(a, s->times), ossa_free(a, s->local), ossa_free(a, s->model);
+    ossa_free(a, s->joint_max), ossa_free(a, s->joint_time);
     ossa_free(a, s->values);
     ossa_blob_destroy(&s->skeleton_blob);
 }
@@ -507,6 +509,8 @@ static bool allocate(search *s)
     s->local = ossa__calloc(a, mj, sizeof *s->local);
     s->model = ossa__calloc(a, mj, sizeof *s->model);
     s->values = ossa__calloc(a, 4 * M, sizeof *s->values);
+    s->joint_max = ossa__calloc(a, J, sizeof(float));
+    s->joint_time = ossa__calloc(a, J, sizeof(float));
     s->threads = s->desc->threads > MAX_THREADS ? MAX_THREADS : (s->desc->threads ? s->desc->threads : 1);
 #if !OSSA_HAVE_PTHREADS
     s->threads = 1;
@@ -525,7 +529,7 @@ static bool allocate(search *s)
     }
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
     if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->reach_scale || !s->mult || !s->ref ||
-        !s->local || !s->model || !s->values || !s->worker || !s->st ||
+        !s->local || !s->model || !s->values || !s->joint_max || !s->joint_time || !s->worker || !s->st ||
         !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;
     for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
@@ -534,13 +538,13 @@ static bool allocate(search *s)
 
 /* k: doubled while the encoding passes, halved while it fails, then bisected between the last
  * pass and fail. The measured error is not monotonic in k, so every passing encoding is a
- * candidate and the smallest wins. */
+ * candidate and the smallest wins. Candidates are only screened here: see search_verified. */
 static ossa_result search_k(search *s, best *b)
 {
     ossa_result r = OSSA_OK;
     float k = 1.f, pass = 0.f, fail = 0.f;
     encode_all(s, k);
-    if (evaluate(s, b, k, &r) <= 1.f)
+    if (evaluate(s, b, k, false, &r) <= 1.f)
         pass = k;
     else
         fail = k;
@@ -550,10 +554,10 @@ static ossa_result search_k(search *s, best *b)
             /* Still failing: if even the finest encoding fails, the tolerance is below what the
              * data and float model space can resolve, and halving further is wasted. */
             encode_all(s, K_MIN);
-            if (evaluate(s, b, K_MIN, &r) > 1.f) return r;
+            if (evaluate(s, b, K_MIN, false, &r) > 1.f) return r;
         }
         encode_all(s, k);
-        if (evaluate(s, b, k, &r) <= 1.f)
+        if (evaluate(s, b, k, false, &r) <= 1.f)
             pass = k;
         else
             fail = k;
@@ -561,10 +565,34 @@ static ossa_result search_k(search *s, best *b)
     for (int i = 0; r == OSSA_OK && i < BISECTIONS && pass > 0.f && fail > 0.f; ++i) {
         const float mid = sqrtf(pass * fail);
         encode_all(s, mid);
-        if (evaluate(s, b, mid, &r) <= 1.f)
+        if (evaluate(s, b, mid, false, &r) <= 1.f)
             pass = mid;
         else
             fail = mid;
+    }
+    return r;
+}
+
+/* search_k, then the verification of the blob it keeps: the smallest that passed the
+ * screening. Should the verification fail it, float rounding at this model's size is about as
+ * large as the tolerance and the screening cannot be trusted near it: the blob is dropped and
+ * the search goes on with every candidate verified, first the finest encoding (if even that
+ * fails, `b` is left empty: no encoding reaches the tolerance), then k halved from the failed
+ * one until an encoding passes. One verification per search on every clip we measured; more
+ * only when the screening was wrong. */
+static ossa_result search_verified(search *s, best *b)
+{
+    ossa_result r = search_k(s, b);
+    if (r != OSSA_OK || !b->blob.data) return r;
+    if (verify(s, &b->blob, &b->stats, &r) <= 1.f || r != OSSA_OK) return r;
+    float k = b->k;
+    ossa_blob_destroy(&b->blob);
+    memset(b, 0, sizeof *b);
+    encode_all(s, K_MIN);
+    if (evaluate(s, b, K_MIN, true, &r) > 1.f) return r;
+    while (r == OSSA_OK && (k *= .5f) > K_MIN) {
+        encode_all(s, k);
+        if (evaluate(s, b, k, true, &r) <= 1.f) break;
     }
     return r;
 }
@@ -575,12 +603,13 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
 {
     search s;
     memset(&s, 0, sizeof s);
-    s.clip = clip, s.desc = desc, s.name = name, s.diag = diag, s.J = clip->joints, s.soa = (clip->joints + 3) / 4;
+    s.clip = clip, s.raw = raw, s.desc = desc, s.name = name, s.diag = diag, s.J = clip->joints,
+    s.soa = (clip->joints + 3) / 4;
     s.progress = (ossa__progress){.fn = desc->progress, .user = desc->progress_user};
     best b;
     memset(&b, 0, sizeof b);
     ossa_result r = OSSA_OK;
-    if (!sample_ratios(&s, raw) || !allocate(&s)) {
+    if (!sample_times(&s, raw) || !allocate(&s)) {
         r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory measuring %zu joints at %zu times", s.J, s.M);
         goto done;
     }
@@ -594,13 +623,13 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
     joint_figures(&s);
     reference(&s, raw);
     ossa__progress_report(&s.progress, PROGRESS_REFERENCE, "search");
-    if ((r = search_k(&s, &b)) != OSSA_OK) goto done;
+    if ((r = search_verified(&s, &b)) != OSSA_OK) goto done;
     if (!b.blob.data) {
         /* Nothing passed: the local checks at the time points may have dropped rotation keys
          * whose removal bends the curve between them (two nlerps agree at the points and part
          * in between). Search again with those checks half-way between time points too. */
         clip->midpoints = true;
-        if ((r = search_k(&s, &b)) != OSSA_OK) goto done;
+        if ((r = search_verified(&s, &b)) != OSSA_OK) goto done;
     }
     if (b.blob.data) {
         if ((r = loosen(&s, &b)) != OSSA_OK) goto done;
@@ -609,7 +638,8 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
          * the tightest encoding and report what it measures. */
         encode_all(&s, K_MIN);
         if ((r = ossa__animation_write(clip, s.st, name, desc->allocator, &b.blob, diag)) != OSSA_OK) goto done;
-        measure(&s, &b.blob, &b.stats, false);
+        verify(&s, &b.blob, &b.stats, &r);
+        if (r != OSSA_OK) goto done;
     }
     if (desc->stats) {
         *desc->stats = b.stats;
@@ -672,10 +702,10 @@ static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_d
         /* measured_times' count without its sort: both lists are ascending, so a merge counts
          * their distinct union. */
         const float rate = ossa__fixed_rate(FIXED_RATE, raw->duration);
-        const size_t n = thinned_fixed(times, T, rate, raw->duration, NULL);
+        const size_t n = ossa__thinned_fixed(times, T, rate, raw->duration, NULL);
         float *fixed = ossa__calloc(a, n ? n : 1, sizeof *fixed);
         if (fixed) {
-            thinned_fixed(times, T, rate, raw->duration, fixed);
+            ossa__thinned_fixed(times, T, rate, raw->duration, fixed);
             size_t M = 0, i = 0, k = 0;
             float last = 0.f;
             while (i < T || k < n) {
@@ -735,7 +765,10 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     bytes = mul_add(b.M, 20, bytes);
     bytes = mul_add(mul_add(T, 88, 0), b.threads - 1, bytes);
     bytes = mul_add(T, 17, bytes);
-    return bytes;
+    /* The final verification (ossa__measure_joints, one pass at a time) and each joint's worst
+     * error and its time. */
+    bytes = mul_add(J, 2 * sizeof(float), bytes);
+    return mul_add(1, ossa__measure_joints_memory(J), bytes);
 }
 
 /* Calibration of ossa_animation_build_seconds (see its docstring and docs/error-metric.md):

@@ -103,5 +103,34 @@ float ossa__fixed_rate(float rate, float duration);
 size_t ossa__fixed_count(float rate, float duration);
 /* Fixed-rate sample i, in seconds, clamped to the duration. */
 float ossa__fixed_time(size_t i, float rate, float duration);
+/* At most this many fixed-rate samples are measured strictly between two consecutive source
+ * key times. Between them every curve, source and built, interpolates its values at the two
+ * ends in the interval's own parameter (the built keys are a subset of the source's time
+ * points), so the error's shape over the interval does not depend on its length in seconds:
+ * a 1000 s gap between BVH frames needs no more checks than a 1/30 s one, and the fixed rate
+ * alone would make the work follow the duration (60 000 samples per such gap). 15 keeps
+ * every fixed sample of any clip keyed at 4 Hz or faster, whose results stay as they were. */
+#define OSSA__MAX_FIXED_PER_INTERVAL 15
+/* The fixed-rate samples the error is measured at when the source's key times are measured
+ * too (the builder's search and verification, ossa_measure_error with source_times): all of
+ * them, except that a run of more than OSSA__MAX_FIXED_PER_INTERVAL between two consecutive
+ * key times is thinned to that many, evenly spread. Written ascending into `out` when not NULL
+ * (room for the returned count); returns how many. `key_times` [keys] distinct, ascending. */
+size_t ossa__thinned_fixed(const float *key_times, size_t keys, float rate, float duration, float *out);
+/* The bytes ossa__measure_joints allocates for one pass over a skeleton of joint_count joints
+ * (the builder's memory estimate counts them). */
+size_t ossa__measure_joints_memory(size_t joint_count);
+/* The error measurement itself (error.c), which ossa_measure_error and the builder's final
+ * verification both run: at each of `times` (seconds, ascending), the source interpolated in
+ * double and `built` decoded by the runtime sampling job at time / duration, both taken to
+ * model space in double; each joint's largest point distance (origin and the three vertices
+ * at shells[j]) into joint_max[j], at joint_time[j] (both [joint_count], in skeleton units
+ * and seconds). The caller has checked that track and joint counts agree. */
+#include "ossa/animation.h"
+#include "ossa/skeleton.h"
+ossa_result ossa__measure_joints(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
+                                 const ossa_animation *built, const float *times, size_t time_count,
+                                 const float *shells, const ossa_allocator *allocator, float *joint_max,
+                                 float *joint_time, ossa_diag *diag);
 
 #endif

@@ -15,6 +15,7 @@
 #include "ossa/offline/import_assimp.h"
 #include "ossa/offline/import_ozz.h"
 #include "ossa/sampling_job.h"
+#include "internal.h" /* ossa__fixed_count, OSSA__MAX_FIXED_PER_INTERVAL: the thinned measure */
 #include "ossa/skeleton.h"
 #include "test_util.h"
 
@@ -210,6 +211,9 @@ static bool bake_clip(const char *label, const ossa_raw_skeleton *skel, const os
               (double)tolerances_m[i] * 1e3);
         CHECK(stats.max_error <= tolerance && stats.error_ratio <= 1.f, "%s: builder stats max %.6f mm, ratio %.4f\n",
               label, (double)stats.max_error * mm, (double)stats.error_ratio);
+        /* The builder's figure is its verification, the pass ossa_measure_error runs: the same. */
+        CHECK(stats.max_error == rep.max, "%s: builder figure %.7f mm, measured %.7f mm\n", label,
+              (double)stats.max_error * mm, (double)rep.max * mm);
         CHECK(i == 0 || blob.size < previous, "%s: %zu bytes at %g m, not fewer than %zu at the tighter tolerance\n",
               label, blob.size, (double)tolerances_m[i], previous);
         previous = blob.size;
@@ -446,8 +450,8 @@ static size_t counted_peak(const ossa_raw_animation *raw, const ossa_animation_b
 
 /* Keys 1000 s apart (40 of them, 39 000 s): the builder's memory follows the keys, not the
  * duration at 60 Hz, whose 1 048 577 fixed-rate samples x 152 B per joint measured 6 GB for a
- * 38-joint BVH. The estimate matches the counted peak, and the error bound still holds where
- * ossa_measure_error looks (every key and 60 Hz). */
+ * 38-joint BVH. The estimate matches the counted peak, and the error bound still holds at
+ * every 60 Hz sample, which the build thinned out. */
 static void test_sparse_keys_cost_what_they_hold(void **state)
 {
     (void)state;
@@ -476,9 +480,18 @@ static void test_sparse_keys_cost_what_they_hold(void **state)
     assert_int_equal(ossa_skeleton_build(&skel, NULL, &skel_blob, NULL), OSSA_OK);
     assert_int_equal(ossa_skeleton_init(&runtime_skel, skel_blob.data, skel_blob.size), OSSA_OK);
     ossa_error_report report = {0};
-    const ossa_error_desc measure = {.shell_distance = .03f, .source_times = 1};
-    assert_int_equal(ossa_measure_error(&runtime_skel, &raw, &anim, &measure, &report, NULL), OSSA_OK);
+    /* Every 60 Hz sample (without the key times nothing is thinned), which the build did not
+     * all measure: the bound holds between its measured times too. */
+    const ossa_error_desc dense = {.shell_distance = .03f};
+    assert_int_equal(ossa_measure_error(&runtime_skel, &raw, &anim, &dense, &report, NULL), OSSA_OK);
+    assert_true(report.sample_count == ossa__fixed_count(ossa__fixed_rate(60.f, raw.duration), raw.duration));
     print_message("keys 1000 s apart, measured at 60 Hz: max %g m (tolerance 1e-3)\n", (double)report.max);
+    assert_true(report.max <= 1e-3f);
+    /* With the key times, `ossa info`'s measure thins as the builder does: a few samples per
+     * 1000 s interval, and the same times give the same figure as the build's. */
+    const ossa_error_desc thinned = {.shell_distance = .03f, .source_times = 1};
+    assert_int_equal(ossa_measure_error(&runtime_skel, &raw, &anim, &thinned, &report, NULL), OSSA_OK);
+    assert_true(report.sample_count < 40 * (OSSA__MAX_FIXED_PER_INTERVAL + 2));
     assert_true(report.max <= 1e-3f);
     ossa_blob_destroy(&skel_blob);
     ossa_blob_destroy(&blob);
@@ -923,6 +936,12 @@ static void make_swing_clip(ossa_raw_animation *raw)
     assert_int_equal(ossa_raw_animation_validate(raw, NULL), OSSA_OK);
 }
 
+#define FAR_X     20000.f
+#define FAR_FLOOR 9.765625e-4f
+/* The first is below the floor of float storage there: half a float step, 2^-10 units (a
+ * source value interpolated between two keys lies between two floats). */
+static const float far_tolerances[] = {9e-4f, 2e-3f, 1e-2f};
+
 static void test_joint_overrides(void **state)
 {
     (void)state;
@@ -958,6 +977,54 @@ static void test_joint_overrides(void **state)
         ossa_blob_destroy(&blob);
     }
     assert_true(sizes[2] <= sizes[0]);
+    ossa_raw_animation_destroy(&raw);
+    ossa_raw_skeleton_destroy(&skel);
+}
+
+/* Far from the origin, float model space rounds by about as much as a tight tolerance: the
+ * swing chain 20000 units from the origin (a float step there is 2^-9 units). The search
+ * screens candidates in float, but the blob it returns was verified by the double-precision
+ * pass of ossa_measure_error: that measurement, taken here, is the builder's figure, bit for
+ * bit, and within the tolerance whenever the builder says so. At 9e-4 units the float
+ * screening passes encodings (it cannot see below a float step) that the verification fails:
+ * no encoding can pass, and the builder says so (error_ratio > 1) rather than report a pass. */
+static void test_far_from_origin(void **state)
+{
+    (void)state;
+    ossa_raw_skeleton skel = {0};
+    ossa_raw_animation raw = {0};
+    make_chain(&skel, 5);
+    make_swing_clip(&raw);
+    for (size_t f = 0; f < raw.tracks[0].translation_count; ++f) raw.tracks[0].translations[f].value.x += FAR_X;
+    skel.joints[0].rest.translation.x = FAR_X;
+    ossa_blob skel_blob = {0};
+    ossa_skeleton skeleton;
+    assert_int_equal(ossa_skeleton_build(&skel, NULL, &skel_blob, NULL), OSSA_OK);
+    assert_int_equal(ossa_skeleton_init(&skeleton, skel_blob.data, skel_blob.size), OSSA_OK);
+    for (size_t t = 0; t < sizeof far_tolerances / sizeof *far_tolerances; ++t) {
+        const float tolerance = far_tolerances[t];
+        ossa_animation_build_stats stats = {0};
+        const ossa_animation_build_desc desc = {.skeleton = &skel, .tolerance = tolerance, .stats = &stats};
+        ossa_blob blob;
+        ossa_animation anim;
+        build_view(&raw, &desc, &blob, &anim);
+        const ossa_error_desc measure = {.shell_distance = SHELL_M, .source_times = 1};
+        ossa_error_report rep;
+        assert_int_equal(ossa_measure_error(&skeleton, &raw, &anim, &measure, &rep, NULL), OSSA_OK);
+        print_message("far: tolerance %g, %zu bytes, %zu encodings, measured %g (ratio %.4f), builder %g\n",
+                      (double)tolerance, blob.size, stats.evaluations, (double)rep.max, (double)stats.error_ratio,
+                      (double)stats.max_error);
+        assert_true(stats.max_error == rep.max);
+        if (tolerance < FAR_FLOOR) {
+            assert_true(stats.error_ratio > 1.f);
+            assert_true(rep.max >= FAR_FLOOR);
+        } else {
+            assert_true(stats.error_ratio <= 1.f);
+            assert_true(rep.max <= tolerance);
+        }
+        ossa_blob_destroy(&blob);
+    }
+    ossa_blob_destroy(&skel_blob);
     ossa_raw_animation_destroy(&raw);
     ossa_raw_skeleton_destroy(&skel);
 }
@@ -1096,6 +1163,7 @@ int main(void)
         cmocka_unit_test(test_lossless_round_trip),
         cmocka_unit_test(test_linear_reduces_to_breakpoints),
         cmocka_unit_test(test_joint_overrides),
+        cmocka_unit_test(test_far_from_origin),
         cmocka_unit_test(test_progress_report),
         cmocka_unit_test(test_real_pab),
         cmocka_unit_test(test_threads_same_blob),

@@ -1,6 +1,7 @@
 /* The `ossa` command line, run in process: bake and info on generated Metroid ANIM + CINF
  * files of both games (the pipeline `ossa bake ANIM --skeleton CINF`), the default BVH clip,
  * and its errors (one line, non-zero status, no partial archive). */
+#include <float.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "ossa/offline/error.h"
 #include "ossa/offline/import_gltf.h"
 #include "ossa/offline/import_metroid.h"
+#include "info.h"
 #include "test_util.h"
 #include "tools.h"
 
@@ -907,8 +909,10 @@ static void info_json_matches_text(void **state)
         const ossa_error_desc measure = {.shell_distance = k ? .03f / .05f : 0.f, .source_times = 1};
         ossa_error_report rep;
         assert_int_equal(ossa_measure_error(&skel, &raw.animations[0], &built, &measure, &rep, &diag), OSSA_OK);
-        /* The tool's conversion: metres per unit (a float, as parsed) x 1000. */
-        assert_true(max == (double)rep.max * ((double).05f * 1e3));
+        /* The tool's conversion: metres per unit (a float, as parsed) x 1000. cJSON writes 15
+         * digits when they read back within a relative DBL_EPSILON, so the last bit may differ. */
+        const double expected = (double)rep.max * ((double).05f * 1e3);
+        assert_true(fabs(max - expected) <= DBL_EPSILON * expected);
         assert_true(max > 0.);
         /* The per-joint maxima: none above the maximum, the largest equal to it, at the worst joint. */
         const cJSON *per_joint = cJSON_GetObjectItemCaseSensitive(e, "joint_max_mm");
@@ -999,6 +1003,55 @@ static void info_json_matches_text(void **state)
     mw_buf_free(&cinf);
 }
 
+/* The tolerance is a hard bound in the figure `ossa info --against` reports: CMU 01_03 (37.6 s,
+ * a run whose toes reach 4 m/s) baked at 0.05 mm measures at most 0.05 mm in info's own
+ * measurement (info_measure, as `ossa info` runs it), and the bake's recorded figure is that
+ * same measurement. Before the builder verified with info's computation it accepted an
+ * archive that info measured at 0.05197 mm: its reference poses were sampled at
+ * (time / duration) x duration, a float step (1.9e-6 s) away from the times info samples. */
+static void bake_bound_holds_in_info(void **state)
+{
+    (void)state;
+    need_assimp();
+    char source[512];
+    snprintf(source, sizeof source, "%s", ossa_test_assimp_path("BVH/01_03.bvh"));
+    size_t size = 0;
+    free(ossa_test_read_or_skip(source, source, &size));
+    const char *out_path = ossa_test_scratch_path("bound.ossa");
+    const char *bake[] = {source, "--unit-scale", "0.05644", "--tolerance", "5e-05", "-o", out_path, "-q"};
+    assert_int_equal(run_bake(8, bake), 0);
+
+    ossa_import_output imp = {0};
+    assert_true(tool_import(source, false, &imp));
+    void *archive = tool_read_file(out_path, &size);
+    assert_non_null(archive);
+    const tool_unit unit = info_unit(archive, size, &imp, 0.f);
+    assert_true(unit.scale == 0.05644f); /* from META, as the bake recorded it */
+    info_report rep;
+    assert_int_equal(info_measure(&rep, out_path, archive, size, &imp, source, unit, false), 0);
+    assert_int_equal(rep.animation_count, 1);
+    const info_error *e = &rep.animations[0].errors[INFO_ERROR_VERTICES];
+    const double tolerance_mm = (double)5e-05f * 1e3; /* --tolerance as the tool parses it */
+    print_message("01_03 at %.4f mm: info measures %.6f mm (joint %zu at %.3f s)\n", tolerance_mm, e->max_mm,
+                  e->worst_joint, e->worst_time);
+    if (!(e->max_mm <= tolerance_mm))
+        fail_msg("info measures %.6f mm, above the %.4f mm the bake accepted", e->max_mm, tolerance_mm);
+    /* Not a lossless bake that passes trivially: the search used most of the room. */
+    assert_true(e->max_mm > .5 * tolerance_mm);
+
+    /* The bake's own figure (META max_error_mm, a float) is info's, to float precision. */
+    char *meta = read_meta(out_path);
+    const char *line = strstr(meta, "\nmax_error_mm=");
+    assert_non_null(line);
+    const double bake_mm = strtod(line + strlen("\nmax_error_mm="), NULL);
+    if (!(fabs(bake_mm - e->max_mm) <= 1e-6 * e->max_mm))
+        fail_msg("the bake recorded %.7f mm, info measures %.7f mm", bake_mm, e->max_mm);
+    free(meta);
+    info_report_free(&rep);
+    free(archive);
+    ossa_import_output_destroy(&imp);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1037,6 +1090,7 @@ int main(void)
         cmocka_unit_test(export_reimports_to_the_same_poses),
 #endif
         cmocka_unit_test(info_json_matches_text),
+        cmocka_unit_test(bake_bound_holds_in_info),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

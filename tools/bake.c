@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -509,6 +510,11 @@ int tool_bake(int argc, char **argv)
             (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
     }
     const float unit_scale = unit.scale;
+    /* The tolerance in source units, rounded down: an error the builder accepts (at most this)
+     * is then at most --tolerance in metres too, as `ossa info` converts it back (in double). */
+    float tolerance = tolerance_m / unit_scale;
+    while (tolerance > 0.f && (double)tolerance * (double)unit_scale > (double)tolerance_m)
+        tolerance = nextafterf(tolerance, 0.f);
     float worst_mm = -1.f; /* over the error-bounded builds; -1 when there is none */
     for (size_t a = 0; a < imp.animation_count; ++a) {
         tool_progress_stage(bar, "build animation", a + 1, imp.animation_count);
@@ -516,7 +522,7 @@ int tool_bake(int argc, char **argv)
         ossa_animation_build_stats stats = {0};
         const bool bounded = optimize && imp.skeleton.joint_count == source->track_count;
         const ossa_animation_build_desc build = {.skeleton = bounded ? &imp.skeleton : NULL,
-                                                 .tolerance = bounded ? tolerance_m / unit_scale : 0.f,
+                                                 .tolerance = bounded ? tolerance : 0.f,
                                                  .unit_scale = unit_scale,
                                                  .stats = &stats,
                                                  .threads = threads,

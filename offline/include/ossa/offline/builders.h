@@ -114,7 +114,9 @@ typedef struct ossa_animation_build_desc {
  * within k times the smallest tolerance of its subtree; k is searched (doubling, then
  * bisection) for the smallest blob whose measured error stays within every joint's
  * tolerance; then each sub-track's share is loosened where the measured error leaves room.
- * The tolerance is a verified bound at the time points; between them both curves are
+ * The tolerance is a verified bound at the time points: the returned blob was measured by the
+ * computation of ossa_measure_error (double-precision model space at the source's key times
+ * and 60 Hz, as `ossa info --against` reports it); between them both curves are
  * interpolations of neighbouring samples. When no encoding reaches it (a tolerance below
  * what float model space resolves at the skeleton's scale), the finest one is returned with
  * OSSA_OK and stats->error_ratio > 1: check it.

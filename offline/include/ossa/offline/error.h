@@ -5,11 +5,13 @@
  *   printf("max %g p99 %g mean %g (joint %zu at %g s)\n", rep.max, rep.p99, rep.mean,
  *          rep.worst_joint, rep.worst_time);
  *
- * Both animations are sampled at the same times (the raw one by ossa_raw_animation_sample,
- * the built one by the runtime sampling job): every 1 / sample_rate seconds and, when
- * `source_times` is set, also at every key time of the raw animation (an error that lives
- * between two fixed-rate samples, such as a spike key, is then seen). They are converted to
- * model space with the skeleton's hierarchy, and compared at each joint's position and, when
+ * Both animations are sampled at the same times t (the raw one's keys interpolated at t as
+ * ossa_raw_animation_sample does, in double; the built one by the runtime sampling job at
+ * t / duration): every 1 / sample_rate seconds and, when `source_times` is set, also at every
+ * key time of the raw animation (an error that lives between two fixed-rate samples, such as
+ * a spike key, is then seen). They are converted to model space with the skeleton's
+ * hierarchy in double precision (so a skeleton far from the origin loses nothing to float
+ * rounding), and compared at each joint's position and, when
  * `shell_distance` > 0, at virtual vertices that far from the joint along its local x, y
  * and z axes (ACL's metric). The error is the distance between the two positions of a point,
  * in the skeleton's units.
