@@ -475,6 +475,52 @@ static void maya_clip_binds_to_skeleton(void **state)
     free(meta);
 }
 
+/* ozz archives store no unit: the bake infers it from the rest pose and rounds it to the
+ * nearest of metres, centimetres and millimetres. ozz's own skeletons (metres: the 1.8 m
+ * human, the 0.3 m robot) stay at 1; the human with every rest translation times 100 is
+ * taken as centimetres. */
+static void ozz_unit_is_inferred(void **state)
+{
+    (void)state;
+    size_t size = 0;
+    uint8_t *bytes =
+        ossa_test_read_or_skip(ossa_test_shared_path("ozz/pab_skeleton.ozz"), "DATA/ozz/pab_skeleton.ozz", &size);
+    /* Runtime Skeleton v2, little-endian: endianness byte, "ozz-skeleton\0", version, joint
+     * count, name bytes, names, int16 parents, then per SoA group of 4 joints 10 x 4 floats
+     * (translation x, y, z lanes first). */
+    static const char tag[] = "ozz-skeleton";
+    assert_true(size > 32 && bytes[0] == 1 && !memcmp(bytes + 1, tag, sizeof tag));
+    uint32_t joints, chars;
+    memcpy(&joints, bytes + 1 + sizeof tag + 4, 4);
+    memcpy(&chars, bytes + 1 + sizeof tag + 8, 4);
+    const size_t soa = 1 + sizeof tag + 12 + chars + 2 * (size_t)joints, groups = (joints + 3) / 4;
+    assert_int_equal(size, soa + groups * 160);
+    char paths[3][512], out_path[512]; /* ossa_test_*_path return one static buffer */
+    snprintf(paths[0], sizeof paths[0], "%s", ossa_test_shared_path("ozz/pab_skeleton.ozz"));
+    snprintf(paths[1], sizeof paths[1], "%s", ossa_test_scratch_path("pab_cm.ozz"));
+    snprintf(paths[2], sizeof paths[2], "%s", ossa_test_shared_path("ozz/robot_skeleton.ozz"));
+    for (size_t g = 0; g < groups; ++g)
+        for (size_t f = 0; f < 12; ++f) {
+            float v;
+            memcpy(&v, bytes + soa + g * 160 + f * 4, 4);
+            v *= 100.f;
+            memcpy(bytes + soa + g * 160 + f * 4, &v, 4);
+        }
+    ossa_test_write_file(paths[1], bytes, size);
+    free(bytes);
+    const char *want[3] = {"\nunit_scale=1\n", "\nunit_scale=0.01\n", "\nunit_scale=1\n"};
+    for (int i = 0; i < 3; ++i) {
+        snprintf(out_path, sizeof out_path, "%s", ossa_test_scratch_path("ozz_unit.ossa"));
+        const char *argv[] = {paths[i], "-o", out_path, "-q"};
+        assert_int_equal(run_bake(4, argv), 0);
+        char *meta = read_meta(out_path);
+        if (!strstr(meta, want[i])) fail_msg("file %d: expected %s in META:%s", i, want[i] + 1, meta);
+        assert_non_null(strstr(meta, "\nunit_source=inferred\n"));
+        assert_non_null(strstr(meta, "\nsource_units=unknown\n"));
+        free(meta);
+    }
+}
+
 /* --root-motion: the clip's root travel becomes two tracks in the archive, and the baked root
  * no longer travels (tiny_bvh moves its root 1 unit along x per frame). */
 static void root_motion_tracks(void **state)
@@ -886,6 +932,7 @@ int main(void)
         cmocka_unit_test(clips_are_named_after_the_file),
         cmocka_unit_test(empty_bake_is_an_error),
         cmocka_unit_test(maya_clip_binds_to_skeleton),
+        cmocka_unit_test(ozz_unit_is_inferred),
         cmocka_unit_test(root_motion_tracks),
         cmocka_unit_test(retarget_onto_another_skeleton),
         cmocka_unit_test(plot_draws_an_svg),
