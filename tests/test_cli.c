@@ -425,7 +425,7 @@ static void clips_are_named_after_the_file(void **state)
     (void)state;
     static const char anim[] = "animVersion 1.1;\nmayaVersion 2026;\ntimeUnit film;\nlinearUnit cm;\n"
                                "angularUnit deg;\nstartTime 0;\nendTime 10;\n"
-                               "anim translate.translateX translateX j1 0 1 0;\nanimData {\n  keys {\n"
+                               "anim translate.translateX translateX j1 0 0 0;\nanimData {\n  keys {\n"
                                "    0 0 linear linear 1 1 0;\n    10 5 linear linear 1 1 0;\n  }\n}\n";
     const char *path = ossa_test_scratch_path("wave.take2.anim");
     ossa_test_write_file(path, anim, sizeof anim - 1);
@@ -434,6 +434,31 @@ static void clips_are_named_after_the_file(void **state)
     assert_int_equal(out.animation_count, 1);
     assert_string_equal(out.animations[0].name, "wave.take2");
     ossa_import_output_destroy(&out);
+}
+
+/* The bake says where a Maya clip's joint hierarchy comes from: the file's child counts
+ * (a -> b), or none (every node a root, errors per joint). */
+static void maya_hierarchy_in_report(void **state)
+{
+    (void)state;
+    static const char chain[] = "animVersion 1.1;\ntimeUnit film;\nstartTime 0;\nendTime 10;\nanim a 0 1 0;\n"
+                                "anim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n  output angular;\n  keys {\n"
+                                "    0 0 linear linear 1 1 0;\n    10 45 linear linear 1 1 0;\n  }\n}\n";
+    const char *kinds[2] = {"from the file (1 root)", "flat: the file gives no parents"};
+    for (int flat = 0; flat < 2; ++flat) {
+        char text[sizeof chain], path[512], out_path[512];
+        memcpy(text, chain, sizeof chain);
+        if (flat) text[strstr(text, "anim a 0 1 0;") - text + 9] = '0';
+        snprintf(path, sizeof path, "%s", ossa_test_scratch_path(flat ? "flat.anim" : "chain.anim"));
+        snprintf(out_path, sizeof out_path, "%s", ossa_test_scratch_path("chain.ossa"));
+        ossa_test_write_file(path, text, sizeof text - 1);
+        const char *argv[] = {path, "-o", out_path, "--threads", "1"};
+        int status = -1;
+        char *printed = ossa_test_run_captured(tool_bake, 5, argv, &status);
+        assert_int_equal(status, 0);
+        if (!strstr(printed, kinds[flat])) fail_msg("expected \"%s\" in:\n%s", kinds[flat], printed);
+        free(printed);
+    }
 }
 
 /* A Maya clip names its nodes: --skeleton binds them to the given skeleton's joints (here a
@@ -932,6 +957,7 @@ int main(void)
         cmocka_unit_test(clips_are_named_after_the_file),
         cmocka_unit_test(empty_bake_is_an_error),
         cmocka_unit_test(maya_clip_binds_to_skeleton),
+        cmocka_unit_test(maya_hierarchy_in_report),
         cmocka_unit_test(ozz_unit_is_inferred),
         cmocka_unit_test(root_motion_tracks),
         cmocka_unit_test(retarget_onto_another_skeleton),

@@ -385,6 +385,20 @@ int tool_bake(int argc, char **argv)
             fprintf(stderr, "ossa: warning: %s: %.*s\n", input, (int)(length - 8), line + 8);
         line += length + (end != NULL);
     }
+    /* Where the joints' parents come from, when the importer says (Maya .anim): a flat
+     * skeleton measures each joint's error alone, not in model space. */
+    char hierarchy[16], roots[24] = "";
+    if (!quiet && ossa_import_output_metadata(&imp, "hierarchy", hierarchy, sizeof hierarchy)) {
+        ossa_import_output_metadata(&imp, "hierarchy_roots", roots, sizeof roots);
+        if (!strcmp(hierarchy, "file"))
+            printf("%s: hierarchy from the file (%s root%s)\n", input, roots, strcmp(roots, "1") ? "s" : "");
+        else if (!strcmp(hierarchy, "flat"))
+            printf("%s: flat: the file gives no parents, every joint is a root (errors are measured per joint, "
+                   "not in model space; --skeleton binds to a rig)\n",
+                   input);
+        else
+            printf("%s: hierarchy from the skeleton file\n", input);
+    }
     const double t1 = tool_now();
     ossa_diag diag;
     ossa_diag_clear(&diag);
