@@ -385,7 +385,7 @@ static void test_example_cut_everywhere(void **state)
     /* After each of the 7 header statements and joint5's 10 curves, and after the newline
      * that follows each (the file ends with one). */
     assert_int_equal(imported, 2 * 7 + 2 * 10);
-    /* The audit's case: cut after "anim visibility visibility joint2 0 1 0;" (line 9). */
+    /* Cut after "anim visibility visibility joint2 0 1 0;" (line 9): this baked as a static clip. */
     const char *line9 = strstr(text, "anim visibility visibility joint2");
     const size_t cut = (size_t)(strchr(line9, ';') - text) + 1;
     ossa_maya_anim anim;
