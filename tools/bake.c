@@ -408,15 +408,18 @@ int tool_bake(int argc, char **argv)
     ossa_archive_entry *entries = calloc(blob_count + 1, sizeof *entries);
     ossa_blob *blobs = calloc(blob_count, sizeof *blobs);
     const tool_unit unit = tool_unit_of_import(&imp, unit_scale_arg);
-    char candidates[128];
-    if (!strcmp(unit.source, "inferred") &&
-        ossa_import_output_metadata(&imp, "unit_candidates", candidates, sizeof candidates))
+    /* Where the format lists its usual units (ozz: m, cm, mm), only a unit other than the
+     * importer's default (metres) is news; META records unit_source=inferred either way. */
+    char candidates[128], stated[32] = "";
+    const bool listed = ossa_import_output_metadata(&imp, "unit_candidates", candidates, sizeof candidates);
+    ossa_import_output_metadata(&imp, "unit_scale", stated, sizeof stated);
+    if (!strcmp(unit.source, "inferred") && listed && strtof(stated, NULL) != unit.scale)
         fprintf(stderr,
                 "ossa: %s states no unit: assumed %.4g m per unit, of the units its format is written in (%s m) "
                 "the nearest to a rest pose %.1f units tall (the joints of a 1.7 m human span %.2f m); "
                 "--unit-scale overrides\n",
                 input, (double)unit.scale, candidates, (double)unit.height, (double)TOOL_HUMAN_JOINT_SPAN);
-    else if (!strcmp(unit.source, "inferred"))
+    else if (!strcmp(unit.source, "inferred") && !listed)
         fprintf(stderr,
                 "ossa: %s states no unit: assumed %.4g m per unit from a rest pose %.1f units tall (the joints "
                 "of a 1.7 m human span %.2f m); --unit-scale overrides\n",
