@@ -567,7 +567,7 @@ static void clips_are_named_after_the_file(void **state)
     (void)state;
     static const char anim[] = "animVersion 1.1;\nmayaVersion 2026;\ntimeUnit film;\nlinearUnit cm;\n"
                                "angularUnit deg;\nstartTime 0;\nendTime 10;\n"
-                               "anim translate.translateX translateX j1 0 1 0;\nanimData {\n  keys {\n"
+                               "anim translate.translateX translateX j1 0 0 0;\nanimData {\n  keys {\n"
                                "    0 0 linear linear 1 1 0;\n    10 5 linear linear 1 1 0;\n  }\n}\n";
     const char *path = ossa_test_scratch_path("wave.take2.anim");
     ossa_test_write_file(path, anim, sizeof anim - 1);
@@ -576,6 +576,31 @@ static void clips_are_named_after_the_file(void **state)
     assert_int_equal(out.animation_count, 1);
     assert_string_equal(out.animations[0].name, "wave.take2");
     ossa_import_output_destroy(&out);
+}
+
+/* The bake says where a Maya clip's joint hierarchy comes from: the file's child counts
+ * (a -> b), or none (every node a root, errors per joint). */
+static void maya_hierarchy_in_report(void **state)
+{
+    (void)state;
+    static const char chain[] = "animVersion 1.1;\ntimeUnit film;\nstartTime 0;\nendTime 10;\nanim a 0 1 0;\n"
+                                "anim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n  output angular;\n  keys {\n"
+                                "    0 0 linear linear 1 1 0;\n    10 45 linear linear 1 1 0;\n  }\n}\n";
+    const char *kinds[2] = {"from the file (1 root)", "flat: the file gives no parents"};
+    for (int flat = 0; flat < 2; ++flat) {
+        char text[sizeof chain], path[512], out_path[512];
+        memcpy(text, chain, sizeof chain);
+        if (flat) text[strstr(text, "anim a 0 1 0;") - text + 9] = '0';
+        snprintf(path, sizeof path, "%s", ossa_test_scratch_path(flat ? "flat.anim" : "chain.anim"));
+        snprintf(out_path, sizeof out_path, "%s", ossa_test_scratch_path("chain.ossa"));
+        ossa_test_write_file(path, text, sizeof text - 1);
+        const char *argv[] = {path, "-o", out_path, "--threads", "1"};
+        int status = -1;
+        char *printed = ossa_test_run_captured(tool_bake, 5, argv, &status);
+        assert_int_equal(status, 0);
+        if (!strstr(printed, kinds[flat])) fail_msg("expected \"%s\" in:\n%s", kinds[flat], printed);
+        free(printed);
+    }
 }
 
 /* A Maya clip names its nodes: --skeleton binds them to the given skeleton's joints (here a
@@ -615,6 +640,52 @@ static void maya_clip_binds_to_skeleton(void **state)
     assert_non_null(strstr(meta, "unit_scale=1\n"));
     assert_non_null(strstr(meta, "source_unit_scale=0.01\n"));
     free(meta);
+}
+
+/* ozz archives store no unit: the bake infers it from the rest pose and rounds it to the
+ * nearest of metres, centimetres and millimetres. ozz's own skeletons (metres: the 1.8 m
+ * human, the 0.3 m robot) stay at 1; the human with every rest translation times 100 is
+ * taken as centimetres. */
+static void ozz_unit_is_inferred(void **state)
+{
+    (void)state;
+    size_t size = 0;
+    uint8_t *bytes =
+        ossa_test_read_or_skip(ossa_test_shared_path("ozz/pab_skeleton.ozz"), "DATA/ozz/pab_skeleton.ozz", &size);
+    /* Runtime Skeleton v2, little-endian: endianness byte, "ozz-skeleton\0", version, joint
+     * count, name bytes, names, int16 parents, then per SoA group of 4 joints 10 x 4 floats
+     * (translation x, y, z lanes first). */
+    static const char tag[] = "ozz-skeleton";
+    assert_true(size > 32 && bytes[0] == 1 && !memcmp(bytes + 1, tag, sizeof tag));
+    uint32_t joints, chars;
+    memcpy(&joints, bytes + 1 + sizeof tag + 4, 4);
+    memcpy(&chars, bytes + 1 + sizeof tag + 8, 4);
+    const size_t soa = 1 + sizeof tag + 12 + chars + 2 * (size_t)joints, groups = (joints + 3) / 4;
+    assert_int_equal(size, soa + groups * 160);
+    char paths[3][512], out_path[512]; /* ossa_test_*_path return one static buffer */
+    snprintf(paths[0], sizeof paths[0], "%s", ossa_test_shared_path("ozz/pab_skeleton.ozz"));
+    snprintf(paths[1], sizeof paths[1], "%s", ossa_test_scratch_path("pab_cm.ozz"));
+    snprintf(paths[2], sizeof paths[2], "%s", ossa_test_shared_path("ozz/robot_skeleton.ozz"));
+    for (size_t g = 0; g < groups; ++g)
+        for (size_t f = 0; f < 12; ++f) {
+            float v;
+            memcpy(&v, bytes + soa + g * 160 + f * 4, 4);
+            v *= 100.f;
+            memcpy(bytes + soa + g * 160 + f * 4, &v, 4);
+        }
+    ossa_test_write_file(paths[1], bytes, size);
+    free(bytes);
+    const char *want[3] = {"\nunit_scale=1\n", "\nunit_scale=0.01\n", "\nunit_scale=1\n"};
+    for (int i = 0; i < 3; ++i) {
+        snprintf(out_path, sizeof out_path, "%s", ossa_test_scratch_path("ozz_unit.ossa"));
+        const char *argv[] = {paths[i], "-o", out_path, "-q"};
+        assert_int_equal(run_bake(4, argv), 0);
+        char *meta = read_meta(out_path);
+        if (!strstr(meta, want[i])) fail_msg("file %d: expected %s in META:%s", i, want[i] + 1, meta);
+        assert_non_null(strstr(meta, "\nunit_source=inferred\n"));
+        assert_non_null(strstr(meta, "\nsource_units=unknown\n"));
+        free(meta);
+    }
 }
 
 /* --root-motion: the clip's root travel becomes two tracks in the archive, and the baked root
@@ -1083,6 +1154,8 @@ int main(void)
         cmocka_unit_test(clips_are_named_after_the_file),
         cmocka_unit_test(empty_bake_is_an_error),
         cmocka_unit_test(maya_clip_binds_to_skeleton),
+        cmocka_unit_test(maya_hierarchy_in_report),
+        cmocka_unit_test(ozz_unit_is_inferred),
         cmocka_unit_test(root_motion_tracks),
         cmocka_unit_test(retarget_onto_another_skeleton),
         cmocka_unit_test(plot_draws_an_svg),

@@ -24,7 +24,7 @@ static void near_at(double a, double b, double eps, const char *file, int line)
 }
 
 #define HEADER  "animVersion 1.1;\nmayaVersion 2026;\ntimeUnit film;\nlinearUnit cm;\nangularUnit deg;\n"
-#define CURVE_X "anim translate.translateX translateX j1 0 1 0;\nanimData {\n  keys {\n"
+#define CURVE_X "anim translate.translateX translateX j1 0 0 0;\nanimData {\n  keys {\n"
 #define CLOSE   "  }\n}\n"
 
 static ossa_result import_text(const char *text, const ossa_maya_desc *desc, ossa_import_output *out, ossa_diag *diag)
@@ -223,13 +223,16 @@ static void test_example_file(void **state)
     assert_metadata(&out, "angular_unit", "deg");
     assert_metadata(&out, "sample_rate", "60");
     assert_metadata(&out, "curves", "20");
-    /* Placeholders joint1, joint3, joint4 are joints too, in file order. */
+    /* Placeholders joint1, joint3, joint4 are joints too, in file order; every node declares
+     * one child but joint5: a chain. */
     assert_int_equal(out.skeleton.joint_count, 5);
     const char *names[5] = {"joint1", "joint2", "joint3", "joint4", "joint5"};
     for (size_t j = 0; j < 5; ++j) {
         assert_string_equal(out.skeleton.joints[j].name, names[j]);
-        assert_int_equal(out.skeleton.joints[j].parent, -1);
+        assert_int_equal(out.skeleton.joints[j].parent, (int)j - 1);
     }
+    assert_metadata(&out, "hierarchy", "file");
+    assert_metadata(&out, "hierarchy_roots", "1");
     assert_int_equal(out.animation_count, 1);
     assert_near(out.animations[0].duration, 3.0 / 60, 1e-7); /* startTime 1, endTime 4 */
     assert_int_equal(ossa_raw_animation_validate(&out.animations[0], &diag), OSSA_OK);
@@ -275,6 +278,20 @@ static void test_front_file(void **state)
     assert_int_equal(ossa_maya_anim_parse(data, size, NULL, &anim, &diag), OSSA_OK);
     assert_int_equal(anim.curve_count, 216);
     assert_int_equal(out.skeleton.joint_count, anim.node_count);
+    /* The anim lines' child counts make one tree: GBL_RT (1) > CENTER_RT (1) > BASE (2) >
+     * MUNE1 (1) > MUNE2 (7) > SAKOTSU_L (3) > KATA_L. */
+    assert_int_equal(anim.node_count, 50);
+    const char *chain[7] = {"GBL_RT", "CENTER_RT", "BASE", "MUNE1", "MUNE2", "SAKOTSU_L", "KATA_L"};
+    for (int i = 0; i < 7; ++i) {
+        const size_t j = joint_named(&out, chain[i]);
+        assert_int_equal(j, (size_t)i);
+        assert_int_equal(out.skeleton.joints[j].parent, i - 1);
+        assert_int_equal(anim.parents[j], i - 1);
+    }
+    size_t roots = 0;
+    for (size_t j = 0; j < anim.node_count; ++j) roots += anim.parents[j] < 0;
+    assert_int_equal(roots, 1);
+    assert_metadata(&out, "hierarchy", "file");
     assert_int_equal(ossa_raw_animation_validate(&out.animations[0], &diag), OSSA_OK);
     assert_near(out.animations[0].duration, 39.0 / 60, 1e-6); /* frames 1.00002 .. 40.00002 */
     /* A fixed out-tangent written as 42.792758 degrees is the slope per frame to the next key
@@ -312,10 +329,33 @@ static void test_kamae_file(void **state)
 {
     (void)state;
     size_t size;
-    void *data = read_shared("kamae_toolgen.anim", &size);
+    char *data = read_shared("kamae_toolgen.anim", &size);
     ossa_import_output out = {0};
     ossa_diag diag = {0};
+    /* The converter writes child count 1 on every placeholder line: each takes the next node
+     * as its child, and the last one, "anim ATH_TE_R90 0 1 0;" (line 2417), has none after
+     * it: the child count (column 19) does not fit the node list. */
+    assert_int_equal(ossa_import_maya_anim(data, size, NULL, &out, &diag), OSSA_ERROR_PARSE);
+    assert_int_equal(diag.line, 2417);
+    assert_int_equal(diag.column, 19);
+    assert_non_null(strstr(diag.message, "'ATH_TE_R90' declares 1 children"));
+    assert_empty(&out);
+    /* With those counts set to 0 (every node a root) the curves import. */
+    size_t patched = 0;
+    for (char *line = data, *end; line < data + size; line = end + 1) {
+        end = memchr(line, '\n', size - (size_t)(line - data));
+        if (!end) end = data + size;
+        char *stop = end > line && end[-1] == '\r' ? end - 1 : end; /* the file has CRLF lines */
+        /* a placeholder: "anim NAME 0 1 0;", one name, no dotted attribute */
+        if (stop - line > 12 && !memcmp(line, "anim ", 5) && !memcmp(stop - 6, "0 1 0;", 6) &&
+            !memchr(line + 5, '.', (size_t)(stop - line - 5))) {
+            stop[-4] = '0';
+            ++patched;
+        }
+    }
+    assert_int_equal(patched, 34);
     assert_int_equal(ossa_import_maya_anim(data, size, NULL, &out, &diag), OSSA_OK);
+    assert_metadata(&out, "hierarchy", "flat");
     assert_metadata(&out, "time_unit", "ntsc");
     assert_metadata(&out, "maya_version", "2020");
     /* startTime = endTime = 0: the clip lasts one sample interval. */

@@ -539,6 +539,56 @@ static void compressed_timing(void **state)
     mw_buf_free(&anim);
 }
 
+/* A frame on a stored key holds that key's value exactly, even next to a much larger value:
+ * frames 1 and 2 are stored (t = 1 from the key before), frame 3 is half way. */
+static void compressed_stored_frames_exact(void **state)
+{
+    (void)state;
+    enum { K = 3 };
+    const float mult = .02f;
+    int32_t tot[K + 1][1][3][3] = {{{{0}}}};
+    const int32_t x[K + 1] = {32060, 29, 32060, 32060}, y[K + 1] = {29, 32060, -32000, 29};
+    for (int k = 0; k <= K; ++k) tot[k][0][1][0] = x[k], tot[k][0][1][1] = y[k], tot[k][0][1][2] = -x[k];
+    mw_cchannel ch[1] = {{3, {false, true, false}, {{0}}}};
+    static const bool bitmap[5] = {1, 1, 1, 0, 1};
+    mw_canim a = {.game = 2,
+                  .duration = 1.f,
+                  .interval = .25f,
+                  .root_bone_id = 3,
+                  .rotation_divisor = 4096,
+                  .translation_mult = mult,
+                  .scale_mult = 1.f,
+                  .bitmap_bits = 5,
+                  .bitmap = bitmap,
+                  .channel_count = 1,
+                  .channels = ch,
+                  .key_count = K,
+                  .totals = &tot[0][0][0][0]};
+    mw_fit_widths(&a, ch);
+    mw_buf anim = {0};
+    assert_true(mw_write_compressed(&anim, &a, NULL));
+    ossa_import_output out = {0};
+    ossa_diag diag;
+    assert_int_equal(import_anim(&anim, NULL, &out, &diag), OSSA_OK);
+    const ossa_raw_joint_track *t = &out.animations[0].tracks[0];
+    assert_int_equal(t->translation_count, 5);
+    const int frame_of_key[K + 1] = {0, 1, 2, 4};
+    for (int k = 0; k <= K; ++k) {
+        /* The stored value is total * multiplier in float (the format's formula). */
+        const ossa_float3 v = t->translations[frame_of_key[k]].value;
+        assert_true(v.x == (float)x[k] * mult);
+        assert_true(v.y == (float)y[k] * mult);
+        assert_true(v.z == (float)-x[k] * mult);
+    }
+    /* 0.58 (29 * 0.02) exactly, where 641.2 + (0.58 - 641.2) gives 0.580017. */
+    assert_true(t->translations[1].value.x == 29.f * mult);
+    assert_true(641.2f + (29.f * mult - 641.2f) != 29.f * mult);
+    /* Frame 3 lies half way between stored frames 2 and 4. */
+    assert_vec_near(t->translations[3].value, 641.2, (-32000 + 29) * .01, -641.2, 1e-3);
+    ossa_import_output_destroy(&out);
+    mw_buf_free(&anim);
+}
+
 static void compressed_quantisation(void **state)
 {
     (void)state;
@@ -864,6 +914,7 @@ int main(void)
         cmocka_unit_test(compressed_mp1),
         cmocka_unit_test(compressed_mp2_scale),
         cmocka_unit_test(compressed_timing),
+        cmocka_unit_test(compressed_stored_frames_exact),
         cmocka_unit_test(compressed_quantisation),
         cmocka_unit_test(bind_raw_skeleton),
         cmocka_unit_test(compressed_errors),

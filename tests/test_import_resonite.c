@@ -249,6 +249,97 @@ static void test_seed_values(void **state)
 }
 #endif
 
+/* Every integer type's exact extremes, as text and as bytes: accepted, and one past each
+ * refused. 2^64 - 1 and 2^63 - 1 have no double; AnimJ reads a plain integer from its text
+ * (cJSON keeps only the double) and AnimX from its bytes, so the range check is exact. */
+static const struct {
+    unsigned id;
+    const char *name, *min, *max, *below, *above;
+    bool negative_min;
+    uint64_t min_magnitude, max_value;
+} int_types[] = {
+    {4, "byte", "0", "255", "-1", "256", false, 0, 255},
+    {5, "ushort", "0", "65535", "-1", "65536", false, 0, 65535},
+    {6, "uint", "0", "4294967295", "-1", "4294967296", false, 0, 4294967295u},
+    {7, "ulong", "0", "18446744073709551615", "-1", "18446744073709551616", false, 0, UINT64_MAX},
+    {8, "sbyte", "-128", "127", "-129", "128", true, 128, 127},
+    {9, "short", "-32768", "32767", "-32769", "32768", true, 32768, 32767},
+    {10, "int", "-2147483648", "2147483647", "-2147483649", "2147483648", true, 2147483648u, 2147483647},
+    {11, "long", "-9223372036854775808", "9223372036854775807", "-9223372036854775809", "9223372036854775808", true,
+     (uint64_t)1 << 63, INT64_MAX},
+};
+
+#define INT_TRACK                                                                                                      \
+    "{\"tracks\": [{\"trackType\": \"Discrete\", \"valueType\": \"%s\", \"data\": {\"node\": \"N\", \"keyframes\": "   \
+    "[{\"time\": 0, \"value\": %s}, {\"time\": 1, \"value\": %s}]}}]}"
+
+static void test_int_extremes(void **state)
+{
+    (void)state;
+    const size_t types = sizeof int_types / sizeof *int_types;
+    ossa_import_output out = {0};
+    ossa_diag diag;
+    /* AnimX: one Discrete track per type, keys (0, min) and (1, max) as raw bytes. */
+    test_bytes *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    tb_header(b, 1, (unsigned)types, 1.f, "ints", 0);
+    for (size_t i = 0; i < types; ++i) {
+        const size_t n = tb_type_size(int_types[i].id);
+        tb_u8(b, 1), tb_u8(b, int_types[i].id), tb_str(b, "N"), tb_str(b, int_types[i].name), tb_var(b, 2);
+        const uint64_t min = int_types[i].negative_min ? (uint64_t)0 - int_types[i].min_magnitude : 0;
+        tb_f32(b, 0.f), tb_le(b, min, n);
+        tb_f32(b, 1.f), tb_le(b, int_types[i].max_value, n);
+    }
+    assert_int_equal(import_bytes(b, NULL, &out, &diag), OSSA_OK);
+    assert_int_equal(out.track_count, types);
+    for (size_t i = 0; i < types; ++i) {
+        const double min = int_types[i].negative_min ? -(double)int_types[i].min_magnitude : 0.0;
+        assert_float_equal(out.tracks[i].keys[0].value[0], (float)min, 0.f);
+        assert_float_equal(out.tracks[i].keys[1].value[0], (float)(double)int_types[i].max_value, 0.f);
+    }
+    ossa_import_output_destroy(&out);
+    free(b);
+#ifdef OSSA_HAVE_CJSON
+    char text[512];
+    for (size_t i = 0; i < types; ++i) {
+        snprintf(text, sizeof text, INT_TRACK, int_types[i].name, int_types[i].min, int_types[i].max);
+        assert_int_equal(import_text(text, NULL, &out, &diag), OSSA_OK);
+        const double min = int_types[i].negative_min ? -(double)int_types[i].min_magnitude : 0.0;
+        assert_float_equal(out.tracks[0].keys[0].value[0], (float)min, 0.f);
+        assert_float_equal(out.tracks[0].keys[1].value[0], (float)(double)int_types[i].max_value, 0.f);
+        ossa_import_output_destroy(&out);
+        /* One below the minimum, then one above the maximum: refused where the number is. */
+        for (int side = 0; side < 2; ++side) {
+            const char *past = side ? int_types[i].above : int_types[i].below;
+            snprintf(text, sizeof text, INT_TRACK, int_types[i].name, side ? int_types[i].min : past,
+                     side ? past : int_types[i].max);
+            assert_int_equal(import_text(text, NULL, &out, &diag), OSSA_ERROR_INVALID_KEY);
+            assert_int_equal(diag.offset, (size_t)(strstr(text, side ? "}]}}]}" : "}, {") - strlen(past) - text));
+            assert_non_null(strstr(diag.message, past));
+            assert_non_null(strstr(diag.message, "out of the type's range"));
+            assert_int_equal(out.track_count, 0);
+        }
+    }
+    /* With an exponent a number is a double: 1e19 fits ulong but not long, and 2^64 - 1
+     * written with an exponent is the double 2^64, one past ulong. */
+    const char *doubles[][3] = {{"ulong", "1e19", "ok"},
+                                {"long", "1e19", "range"},
+                                {"ulong", "1.8446744073709551615e19", "range"},
+                                {"long", "-9.223372036854775808e18", "ok"},
+                                {"int", "2.5e0", "integer"}};
+    for (size_t i = 0; i < sizeof doubles / sizeof *doubles; ++i) {
+        snprintf(text, sizeof text,
+                 "{\"tracks\": [{\"trackType\": \"Discrete\", \"valueType\": \"%s\", \"data\": {\"node\": \"N\", "
+                 "\"keyframes\": [{\"time\": 0, \"value\": %s}]}}]}",
+                 doubles[i][0], doubles[i][1]);
+        const bool ok = !strcmp(doubles[i][2], "ok");
+        assert_int_equal(import_text(text, NULL, &out, &diag), ok ? OSSA_OK : OSSA_ERROR_INVALID_KEY);
+        if (!ok) assert_non_null(strstr(diag.message, doubles[i][2]));
+        ossa_import_output_destroy(&out);
+    }
+#endif
+}
+
 /* Discrete tracks "N<id>/<type name>" with keys at 0 and 0.5 for each type id in [first, last],
  * in AnimX (into b) and, for non-matrix types, AnimJ (into json). Plus a Raw double track and
  * a Curve float3 track with CubicBezier tangents, so those bodies are compared too. */
@@ -697,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_animx_errors),
         cmocka_unit_test(test_truncations),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_int_extremes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -474,6 +474,20 @@ int tool_bake(int argc, char **argv)
             fprintf(stderr, "ossa: warning: %s: %.*s\n", input, (int)(length - 8), line + 8);
         line += length + (end != NULL);
     }
+    /* Where the joints' parents come from, when the importer says (Maya .anim): a flat
+     * skeleton measures each joint's error alone, not in model space. */
+    char hierarchy[16], roots[24] = "";
+    if (!quiet && ossa_import_output_metadata(&imp, "hierarchy", hierarchy, sizeof hierarchy)) {
+        ossa_import_output_metadata(&imp, "hierarchy_roots", roots, sizeof roots);
+        if (!strcmp(hierarchy, "file"))
+            printf("%s: hierarchy from the file (%s root%s)\n", input, roots, strcmp(roots, "1") ? "s" : "");
+        else if (!strcmp(hierarchy, "flat"))
+            printf("%s: flat: the file gives no parents, every joint is a root (errors are measured per joint, "
+                   "not in model space; --skeleton binds to a rig)\n",
+                   input);
+        else
+            printf("%s: hierarchy from the skeleton file\n", input);
+    }
     const double t1 = tool_now();
     ossa_diag diag;
     ossa_diag_clear(&diag);
@@ -483,7 +497,18 @@ int tool_bake(int argc, char **argv)
     ossa_archive_entry *entries = calloc(blob_count + 1, sizeof *entries);
     ossa_blob *blobs = calloc(blob_count, sizeof *blobs);
     const tool_unit unit = tool_unit_of_import(&imp, unit_scale_arg);
-    if (!strcmp(unit.source, "inferred"))
+    /* Where the format lists its usual units (ozz: m, cm, mm), only a unit other than the
+     * importer's default (metres) is news; META records unit_source=inferred either way. */
+    char candidates[128], stated[32] = "";
+    const bool listed = ossa_import_output_metadata(&imp, "unit_candidates", candidates, sizeof candidates);
+    ossa_import_output_metadata(&imp, "unit_scale", stated, sizeof stated);
+    if (!strcmp(unit.source, "inferred") && listed && strtof(stated, NULL) != unit.scale)
+        fprintf(stderr,
+                "ossa: %s states no unit: assumed %.4g m per unit, of the units its format is written in (%s m) "
+                "the nearest to a rest pose %.1f units tall (the joints of a 1.7 m human span %.2f m); "
+                "--unit-scale overrides\n",
+                input, (double)unit.scale, candidates, (double)unit.height, (double)TOOL_HUMAN_JOINT_SPAN);
+    else if (!strcmp(unit.source, "inferred") && !listed)
         fprintf(stderr,
                 "ossa: %s states no unit: assumed %.4g m per unit from a rest pose %.1f units tall (the joints "
                 "of a 1.7 m human span %.2f m); --unit-scale overrides\n",

@@ -362,7 +362,20 @@ tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale)
     float height = 0.f;
     if (ossa_raw_skeleton_rest_height(&imp->skeleton, &height, NULL) == OSSA_OK && height > 0.f &&
         isfinite(TOOL_HUMAN_JOINT_SPAN / height)) {
-        const float inferred = TOOL_HUMAN_JOINT_SPAN / height;
+        float inferred = TOOL_HUMAN_JOINT_SPAN / height;
+        /* A format whose files can only be in a few units (ozz: m, cm, mm) lists them: the
+         * estimate goes to the nearest by ratio, so a 1.8 m clip in metres stays at 1. */
+        char list[128];
+        if (ossa_import_output_metadata(imp, "unit_candidates", list, sizeof list)) {
+            float best = 0.f;
+            for (char *p = list, *end; *p; p = end) {
+                const float c = strtof(p, &end);
+                if (end == p) break;
+                if (c > 0.f && isfinite(c) && (best == 0.f || fabsf(logf(c / inferred)) < fabsf(logf(best / inferred))))
+                    best = c;
+            }
+            if (best > 0.f) inferred = best;
+        }
         if (inferred >= TOOL_UNIT_SCALE_MIN && inferred <= TOOL_UNIT_SCALE_MAX)
             return (tool_unit){inferred, "inferred", height};
     }

@@ -71,8 +71,10 @@ typedef struct tool_unit {
 #define TOOL_HUMAN_JOINT_SPAN 1.47f
 
 /* `user_scale` when > 0 (--unit-scale); else the importer's unit_scale, unless its
- * source_units is "unknown" (BVH); else inferred: TOOL_HUMAN_JOINT_SPAN over the rest pose's
- * extent (ossa_raw_skeleton_rest_height); else 1, "default". */
+ * source_units is "unknown" (BVH, ozz); else inferred: TOOL_HUMAN_JOINT_SPAN over the rest
+ * pose's extent (ossa_raw_skeleton_rest_height), moved to the nearest (by ratio) of the
+ * metres-per-unit values the importer lists in "unit_candidates" when it lists any (ozz:
+ * "1 0.01 0.001"); else 1, "default". */
 tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale);
 
 /* The accepted range of --unit-scale, metres per source unit (a micrometre to 10 km). */

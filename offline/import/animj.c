@@ -215,6 +215,40 @@ static ossa_result get_string(json *j, const cJSON *v, const char *what, char **
     return *out ? OSSA_OK : fail(j, v, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
 }
 
+/* Reads an integer-typed number from its text: cJSON keeps only a double, which cannot hold
+ * 2^64 - 1 or 2^63 - 1 (they round to the excluded powers of two). A plain "-?digits"
+ * literal is range-checked exactly; one with a fraction or an exponent goes through the
+ * double check (exact for every double). */
+static ossa_result integer_value(json *j, const cJSON *item, const ossa__res_type *type, size_t c, double *out)
+{
+    const size_t at = offset_of(j, item);
+    const uint8_t *p = j->text + at, *end = j->text + j->size;
+    const bool negative = p < end && *p == '-';
+    if (negative) ++p;
+    const uint8_t *digits = p;
+    uint64_t magnitude = 0;
+    bool overflow = false;
+    for (; p < end && *p >= '0' && *p <= '9'; ++p) {
+        const unsigned d = (unsigned)(*p - '0');
+        if (magnitude > (UINT64_MAX - d) / 10) overflow = true;
+        magnitude = magnitude * 10 + d;
+    }
+    const bool plain = p > digits && (p == end || (*p != '.' && *p != 'e' && *p != 'E'));
+    const char *bad;
+    if (plain) {
+        bad = overflow ? "is out of the type's range" : ossa__res_check_integer(type, negative, magnitude);
+        *out = negative ? -(double)magnitude : (double)magnitude;
+    } else {
+        *out = item->valuedouble;
+        bad = ossa__res_check_component(type, *out);
+    }
+    if (!bad) return OSSA_OK;
+    if (!plain) return fail(j, item, OSSA_ERROR_INVALID_KEY, "%s component %zu (%g) %s", type->name, c, *out, bad);
+    const size_t length = (size_t)(p - (j->text + at));
+    return fail(j, item, OSSA_ERROR_INVALID_KEY, "%s component %zu (%.*s%s) %s", type->name, c,
+                (int)(length < 40 ? length : 40), (const char *)(j->text + at), length > 40 ? "..." : "", bad);
+}
+
 static ossa_result parse_value(json *j, const cJSON *v, const ossa__res_type *type, double *dst, char **str)
 {
     if (type->kind == OSSA__RES_KIND_STRING) {
@@ -245,6 +279,11 @@ static ossa_result parse_value(json *j, const cJSON *v, const ossa__res_type *ty
                 return fail(j, item, OSSA_ERROR_PARSE, "expected a number in a %s value, found %s", type->name,
                             ossa__json_kind(item));
             d = item->valuedouble;
+        }
+        if (type->kind == OSSA__RES_KIND_INT || type->kind == OSSA__RES_KIND_UINT) {
+            TRY(integer_value(j, item, type, c, &d));
+            dst[c] = d;
+            continue;
         }
         const char *bad = ossa__res_check_component(type, d);
         if (bad) return fail(j, item, OSSA_ERROR_INVALID_KEY, "%s component %zu (%g) %s", type->name, c, d, bad);

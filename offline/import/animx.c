@@ -107,12 +107,20 @@ static ossa_result read_value(ossa__byte_reader *r, const ossa__res_type *type, 
         const size_t n = type->component_bytes;
         const uint64_t bits = type->kind == OSSA__RES_KIND_BOOL ? (packed >> c) & 1u : read_component(r, n, type->name);
         double v;
+        const char *bad = NULL;
         switch (type->kind) {
         case OSSA__RES_KIND_INT: {
+            /* Checked as an integer: 2^63 - 1 has no double (it rounds to 2^63). */
             const uint64_t sign = (uint64_t)1 << (8 * n - 1);
-            v = (bits & sign) ? -(double)((~bits & (sign - 1)) + 1) : (double)bits;
+            const uint64_t magnitude = (bits & sign) ? (~bits & (sign - 1)) + 1 : bits;
+            bad = ossa__res_check_integer(type, (bits & sign) != 0, magnitude);
+            v = (bits & sign) ? -(double)magnitude : (double)magnitude;
             break;
         }
+        case OSSA__RES_KIND_UINT:
+            bad = ossa__res_check_integer(type, false, bits);
+            v = (double)bits;
+            break;
         case OSSA__RES_KIND_FLOAT: {
             union {
                 uint32_t u;
@@ -133,7 +141,8 @@ static ossa_result read_value(ossa__byte_reader *r, const ossa__res_type *type, 
             v = (double)bits;
             break;
         }
-        const char *bad = ossa__res_check_component(type, v);
+        if (type->kind != OSSA__RES_KIND_INT && type->kind != OSSA__RES_KIND_UINT)
+            bad = ossa__res_check_component(type, v);
         if (bad)
             return ossa__br_fail(r, OSSA_ERROR_INVALID_KEY, at + c * n, "%s component %zu (%g) %s", type->name, c, v,
                                  bad);

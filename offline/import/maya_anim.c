@@ -112,62 +112,6 @@ static ossa_result parse_header(parser *p, const token *kw)
                            ossa__maya_show(p, kw));
 }
 
-/* ---- nodes ---- */
-
-static size_t hash_name(const char *text, size_t len)
-{
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (size_t i = 0; i < len; ++i) h = (h ^ (unsigned char)text[i]) * 1099511628211u;
-    return (size_t)h;
-}
-
-static bool rehash(parser *p, size_t count)
-{
-    size_t *slots = ossa__calloc(&p->out->allocator, count, sizeof *slots);
-    if (!slots) return false;
-    for (size_t i = 0; i < p->out->node_count; ++i) {
-        const char *name = p->out->nodes[i];
-        size_t s = hash_name(name, strlen(name)) & (count - 1);
-        while (slots[s]) s = (s + 1) & (count - 1);
-        slots[s] = i + 1;
-    }
-    ossa_free(&p->out->allocator, p->slots);
-    p->slots = slots;
-    p->slot_count = count;
-    return true;
-}
-
-/* The node's index in out->nodes, added on first use; false when out of memory. */
-static bool intern_node(parser *p, const token *t, size_t *index)
-{
-    ossa_maya_anim *a = p->out;
-    if (p->slot_count) {
-        size_t s = hash_name(t->text, t->len) & (p->slot_count - 1);
-        for (; p->slots[s]; s = (s + 1) & (p->slot_count - 1)) {
-            const char *name = a->nodes[p->slots[s] - 1];
-            if (strlen(name) == t->len && memcmp(name, t->text, t->len) == 0) {
-                *index = p->slots[s] - 1;
-                return true;
-            }
-        }
-    }
-    if ((a->node_count + 1) * 2 > p->slot_count &&
-        (p->slot_count > SIZE_MAX / 4 || !rehash(p, p->slot_count ? p->slot_count * 2 : 64)))
-        return false;
-    if (!ossa__grow(&a->allocator, (void **)&a->nodes, &p->node_capacity, a->node_count + 1, sizeof *a->nodes))
-        return false;
-    char *name = ossa_alloc(&a->allocator, t->len + 1);
-    if (!name) return false;
-    memcpy(name, t->text, t->len);
-    name[t->len] = '\0';
-    *index = a->node_count;
-    a->nodes[a->node_count++] = name;
-    size_t s = hash_name(t->text, t->len) & (p->slot_count - 1);
-    while (p->slots[s]) s = (s + 1) & (p->slot_count - 1);
-    p->slots[s] = a->node_count;
-    return true;
-}
-
 /* ---- keys ---- */
 
 typedef struct curve_builder {
@@ -407,7 +351,8 @@ static char *join_names(const ossa_allocator *allocator, const token *full, cons
     return s;
 }
 
-static ossa_result parse_anim_data(parser *p, const token *kw, const token *names, size_t name_count, const token *anim)
+static ossa_result parse_anim_data(parser *p, const token *kw, const token *names, size_t name_count, size_t node,
+                                   const token *anim)
 {
     ossa_maya_anim *a = p->out;
     curve_builder b = {0};
@@ -439,8 +384,7 @@ static ossa_result parse_anim_data(parser *p, const token *kw, const token *name
     if ((r = resolve_units(p, &b)) != OSSA_OK) goto fail;
     const token *full = name_count ? &names[0] : NULL, *leaf = name_count == 3 ? &names[1] : full;
     char *attribute = join_names(&a->allocator, full, leaf);
-    size_t node = SIZE_MAX;
-    if (!attribute || (name_count == 3 && !intern_node(p, &names[2], &node)) ||
+    if (!attribute ||
         !ossa__grow(&a->allocator, (void **)&a->curves, &p->curve_capacity, a->curve_count + 1, sizeof *a->curves)) {
         ossa_free(&a->allocator, attribute);
         r = ossa__maya_fail(p, OSSA_ERROR_OUT_OF_MEMORY, anim, "out of memory for curve %zu", a->curve_count);
@@ -498,15 +442,30 @@ static ossa_result parse_anim(parser *p, const token *kw)
         return ossa__maya_fail(p, OSSA_ERROR_PARSE, &toks[0],
                                "expected 0, 1 or 3 names before the integers of the anim "
                                "statement, found 2");
-    if (ossa__maya_is(ossa__maya_peek(p), "animData")) {
-        token d;
-        ossa__maya_next(p, &d);
-        return parse_anim_data(p, &d, toks, names, kw);
+    /* Only the placeholder form (one name: the node) stands alone; a statement naming an
+     * attribute, or none, announces its curve, and a file that ends before it is cut short. */
+    const bool has_data = ossa__maya_is(ossa__maya_peek(p), "animData");
+    if (!has_data && names != 1) {
+        char node[80] = "a curve connected to no node";
+        if (names)
+            snprintf(node, sizeof node, "a curve of node '%.*s'", (int)(toks[2].len < 48 ? toks[2].len : 48),
+                     toks[2].text);
+        return ossa__maya_fail(p, OSSA_ERROR_PARSE, ossa__maya_peek(p),
+                               "expected the animData block of the anim statement at line %u (%s), found %s",
+                               (unsigned)kw->line, node, ossa__maya_show(p, ossa__maya_peek(p)));
     }
-    size_t node;
-    if (names && !intern_node(p, &toks[names == 1 ? 0 : 2], &node))
-        return ossa__maya_fail(p, OSSA_ERROR_OUT_OF_MEMORY, kw, "out of memory for node names");
-    return OSSA_OK;
+    /* A curve statement with one name is connected to that attribute only: it has no node. */
+    size_t node = SIZE_MAX;
+    if (names == 3 || (names == 1 && !has_data)) {
+        const ossa_result r = ossa__maya_node_statement(p, &toks[names == 3 ? 2 : 0], !has_data, &toks[n - 2], &node);
+        if (r != OSSA_OK) return r;
+        p->last_node = node;
+        p->last_placeholder = !has_data;
+    }
+    if (!has_data) return OSSA_OK;
+    token d;
+    ossa__maya_next(p, &d);
+    return parse_anim_data(p, &d, toks, names, node, kw);
 }
 
 static ossa_result parse_file(parser *p)
@@ -539,7 +498,7 @@ static ossa_result parse_file(parser *p)
     if (!p->out->version)
         return ossa__maya_fail(p, p->size ? OSSA_ERROR_PARSE : OSSA_ERROR_TRUNCATED, &t,
                                "expected an animVersion statement (required), found end of file");
-    return OSSA_OK;
+    return ossa__maya_build_tree(p);
 }
 
 ossa_result ossa_maya_anim_parse(const void *data, size_t size, const ossa_allocator *allocator, ossa_maya_anim *out,
@@ -555,11 +514,12 @@ ossa_result ossa_maya_anim_parse(const void *data, size_t size, const ossa_alloc
     strcpy(out->time_unit, "film");
     strcpy(out->linear_unit, "cm");
     strcpy(out->angular_unit, "deg");
-    parser p = {.data = data, .size = data ? size : 0, .line = 1, .out = out, .diag = diag};
+    parser p = {.data = data, .size = data ? size : 0, .line = 1, .out = out, .diag = diag, .last_node = SIZE_MAX};
     const struct lconv *lc = localeconv();
     p.decimal_point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
     const ossa_result r = parse_file(&p);
     ossa_free(&out->allocator, p.slots);
+    ossa_free(&out->allocator, p.node_info);
     if (r != OSSA_OK) ossa_maya_anim_destroy(out);
     return r;
 }
@@ -575,6 +535,7 @@ void ossa_maya_anim_destroy(ossa_maya_anim *anim)
     for (size_t i = 0; i < anim->node_count; ++i) ossa_free(&allocator, anim->nodes[i]);
     ossa_free(&allocator, anim->curves);
     ossa_free(&allocator, anim->nodes);
+    ossa_free(&allocator, anim->parents);
     memset(anim, 0, sizeof *anim);
     anim->allocator = allocator;
 }

@@ -18,6 +18,12 @@ typedef struct ossa__maya_token {
     uint32_t line, column;
 } ossa__maya_token;
 
+/* What the parser keeps of a node until the end of the file. */
+typedef struct ossa__maya_node_info {
+    uint32_t children;      /* child count of its anim statements (UINT32_MAX for larger) */
+    ossa__maya_token count; /* that count in its first statement, for messages */
+} ossa__maya_node_info;
+
 typedef struct ossa__maya_parser {
     const char *data;
     size_t size, pos, line_start;
@@ -31,6 +37,10 @@ typedef struct ossa__maya_parser {
     size_t curve_capacity, node_capacity;
     size_t *slots; /* open-addressing node index + 1 by name hash */
     size_t slot_count;
+    ossa__maya_node_info *node_info; /* [node_count] */
+    size_t info_capacity;
+    size_t last_node;      /* node of the last anim statement that named one, SIZE_MAX none */
+    bool last_placeholder; /* that statement was a placeholder */
 } ossa__maya_parser;
 
 /* The next token (after a peeked one, if any). */
@@ -60,6 +70,15 @@ bool ossa__maya_angular_unit(const ossa__maya_token *t, double *radians);
 /* Tangent type ("global" reads as spline) and infinity names. */
 bool ossa__maya_tangent_type(const ossa__maya_token *t, ossa_maya_tangent_type *type);
 bool ossa__maya_infinity_type(const ossa__maya_token *t, ossa_maya_infinity *type);
+/* The anim statement of node `name` (a placeholder, or a curve statement naming a node) with
+ * child count token `count` (an integer): the node's index in out->nodes through *index,
+ * added when the statement starts a node. Errors: a negative count, a count that differs
+ * from the node's earlier statements, a node named again after other nodes (maya_nodes.c). */
+ossa_result ossa__maya_node_statement(ossa__maya_parser *p, const ossa__maya_token *name, bool placeholder,
+                                      const ossa__maya_token *count, size_t *index);
+/* Sets out->parents from the nodes' child counts (depth-first); an error names the node
+ * whose children do not all follow it. */
+ossa_result ossa__maya_build_tree(ossa__maya_parser *p);
 /* Copies the token into dst (`size` bytes, cut and NUL-terminated). */
 void ossa__maya_copy_word(char *dst, size_t size, const ossa__maya_token *t);
 

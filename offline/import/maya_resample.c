@@ -280,10 +280,47 @@ static ossa_result build_skeleton(context *cx, size_t *node_joint)
         if (bind) {
             s->joints[j].parent = bind->joints[j].parent;
             s->joints[j].rest = bind->joints[j].rest;
+        } else {
+            s->joints[j].parent = a->parents[j]; /* depth-first: parents come first */
         }
     }
     for (size_t i = 0; i < a->node_count; ++i) node_joint[i] = bind ? find_joint(bind, a->nodes[i]) : i;
     return OSSA_OK;
+}
+
+/* Where the hierarchy comes from ("skeleton", "file" or "flat") and, with a bound skeleton, a
+ * warning when the file's tree gives a bound node another parent than the skeleton does
+ * (between nodes both bound: the skeleton may have joints the clip does not list). */
+static ossa_result add_hierarchy(context *cx, const size_t *node_joint)
+{
+    const ossa_maya_anim *a = cx->anim;
+    size_t roots = 0, differ = 0, first = SIZE_MAX;
+    for (size_t i = 0; i < a->node_count; ++i) {
+        roots += a->parents[i] < 0;
+        const size_t parent = a->parents[i] < 0 ? SIZE_MAX : (size_t)a->parents[i];
+        if (!cx->desc->bind_skeleton || node_joint[i] == SIZE_MAX || parent == SIZE_MAX ||
+            node_joint[parent] == SIZE_MAX)
+            continue;
+        if (cx->desc->bind_skeleton->joints[node_joint[i]].parent != (int32_t)node_joint[parent]) {
+            differ += 1;
+            if (first == SIZE_MAX) first = i;
+        }
+    }
+    const char *source = cx->desc->bind_skeleton ? "skeleton" : roots < a->node_count ? "file" : "flat";
+    char text[512];
+    snprintf(text, sizeof text, "%zu", roots);
+    if (ossa_import_output_add_metadata(cx->out, "hierarchy", source) != OSSA_OK ||
+        ossa_import_output_add_metadata(cx->out, "hierarchy_roots", text) != OSSA_OK)
+        return alloc_fail(cx);
+    if (!differ) return OSSA_OK;
+    const ossa_raw_skeleton *bind = cx->desc->bind_skeleton;
+    const int32_t bound_parent = bind->joints[node_joint[first]].parent;
+    snprintf(text, sizeof text,
+             "%zu node%s of the file sit under another parent than in the bound skeleton, whose hierarchy is used "
+             "(first: %.80s under %.80s in the file, under %.80s in the skeleton)",
+             differ, differ == 1 ? "" : "s", a->nodes[first], a->nodes[a->parents[first]],
+             bound_parent < 0 ? "no joint" : bind->joints[bound_parent].name);
+    return ossa_import_output_add_metadata(cx->out, "warning", text) != OSSA_OK ? alloc_fail(cx) : OSSA_OK;
 }
 
 static ossa_result add_metadata(context *cx, size_t unitless, const char *unmatched)
@@ -407,6 +444,7 @@ static ossa_result run(context *cx)
     bool failed = false;
     if (r == OSSA_OK) unmatched_list = join_unmatched(cx, unmatched, &failed);
     if (r == OSSA_OK) r = failed ? alloc_fail(cx) : add_metadata(cx, unitless, unmatched_list);
+    if (r == OSSA_OK) r = add_hierarchy(cx, node_joint);
 done:
     ossa_free(al, unmatched_list);
     ossa_free(al, (void *)curves);

@@ -189,8 +189,12 @@ static ossa_result read_descriptor(ossa__byte_reader *r, bool mp2, uint32_t inde
     return OSSA_OK;
 }
 
+/* A frame on a stored key is that key exactly: a + (b - a) * 1 would round b to the grid of
+ * the larger of a and b (0.58 next to 641.2 lost up to half a float step of 641.2). */
 static ossa_float3 lerp3(ossa_float3 a, ossa_float3 b, float t)
 {
+    if (t <= 0.f) return a;
+    if (t >= 1.f) return b;
     return (ossa_float3){a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t};
 }
 

@@ -148,9 +148,15 @@ static size_t utf8_error(const uint8_t *p, size_t n)
 
 static ossa_result read_markers(ossa__byte_reader *r, ossa__mrtk_recording *rec)
 {
-    if (r->pos == r->size) return OSSA_OK; /* the published layout stops before the list */
-    rec->has_markers = true;
+    /* Required: MRTK's writer ends every file with the list and its reader (FromStream) reads
+     * it unconditionally. The published format page lists only the curves, without saying the
+     * list may be left out, so a file that ends after the curves is cut short. */
     const size_t count_at = r->pos;
+    if (r->pos == r->size)
+        return ossa__br_fail(r, OSSA_ERROR_TRUNCATED, count_at,
+                             "the file ends after the curves at byte %zu; expected the marker list (Int32 count, "
+                             "then the markers) that MRTK writes after them and its reader requires",
+                             count_at);
     int32_t n;
     if (ossa__br_i32(r, "the marker count (Int32)", &n) != OSSA_OK) return OSSA_ERROR_TRUNCATED;
     if (n < 0)

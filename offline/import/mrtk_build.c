@@ -223,10 +223,7 @@ static ossa_result add_metadata(ossa_import_output *out, const ossa__mrtk_record
     char version[32], duration[32], markers[32];
     snprintf(version, sizeof version, "%d.%d", (int)rec->major, (int)rec->minor);
     snprintf(duration, sizeof duration, "%.9g", (double)rec->duration);
-    if (rec->has_markers)
-        snprintf(markers, sizeof markers, "%zu", rec->marker_count);
-    else
-        snprintf(markers, sizeof markers, "absent");
+    snprintf(markers, sizeof markers, "%zu", rec->marker_count);
     const char *const pairs[][2] = {
         {"format", "mrtk"},
         {"version", version},
@@ -242,12 +239,6 @@ static ossa_result add_metadata(ossa_import_output *out, const ossa__mrtk_record
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; ++i)
         if (ossa_import_output_add_metadata(out, pairs[i][0], pairs[i][1]) != OSSA_OK)
             return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for metadata");
-    /* MRTK's writer always ends with the marker list; the published format page omits it. */
-    if (!rec->has_markers &&
-        ossa_import_output_add_metadata(out, "warning",
-                                        "the file ends after the curves, without the marker list MRTK writes: "
-                                        "no events (cut short, or written from the format page?)") != OSSA_OK)
-        return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for metadata");
     /* MRTK's reader ignores them too, but a count smaller than the data written ends here. */
     if (rec->trailing) {
         char text[160];

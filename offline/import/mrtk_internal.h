@@ -28,7 +28,7 @@ typedef struct ossa__mrtk_marker {
 
 typedef struct ossa__mrtk_recording {
     int32_t major, minor;
-    bool has_camera, has_hands, has_gaze, has_markers;
+    bool has_camera, has_hands, has_gaze;
     size_t trailing; /* bytes after the marker list, which the declared counts do not cover */
     ossa__mrtk_curve curves[OSSA__MRTK_CURVE_COUNT]; /* absent sections have no key */
     ossa__mrtk_marker *markers;

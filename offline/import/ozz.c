@@ -419,8 +419,12 @@ static ossa_result read_archive(ossa__byte_reader *r, ossa_import_output *out)
     res = ossa_import_output_add_metadata(out, "format", kinds[format].format);
     if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "objects", objects);
     if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "endianness", r->big_endian ? "big" : "little");
-    if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "source_units", "metres");
+    /* An archive stores no unit. ozz's converters write metres, but a pipeline that skips
+     * their conversion keeps its tool's centimetres or millimetres: the unit is left to the
+     * rest pose, rounded to the nearest of those three. */
+    if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "source_units", "unknown");
     if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "unit_scale", "1");
+    if (res == OSSA_OK) res = ossa_import_output_add_metadata(out, "unit_candidates", "1 0.01 0.001");
     if (res != OSSA_OK) return ossa__br_fail(r, res, SIZE_MAX, "out of memory writing the metadata");
     return OSSA_OK;
 }

@@ -80,25 +80,33 @@ const char *ossa__res_check_component(const ossa__res_type *type, double v)
 {
     if (!isfinite(v)) return "is not a finite number";
     if (fabs(v) > (double)FLT_MAX) return "is beyond the float range";
-    double lo = 0.0, hi = 0.0;
-    switch (type->kind) {
-    case OSSA__RES_KIND_BOOL:
-        lo = 0.0, hi = 1.0;
-        break;
-    case OSSA__RES_KIND_UINT:
-        lo = 0.0, hi = ldexp(1.0, 8 * type->component_bytes) - 1.0;
-        break;
-    case OSSA__RES_KIND_INT:
-        hi = ldexp(1.0, 8 * type->component_bytes - 1) - 1.0;
-        lo = -hi - 1.0;
-        break;
-    default:
+    if (type->kind != OSSA__RES_KIND_BOOL && type->kind != OSSA__RES_KIND_UINT && type->kind != OSSA__RES_KIND_INT)
         return NULL;
-    }
     if (v != floor(v)) return "is not an integer";
-    /* 2^64 - 1 and 2^63 - 1 round up to powers of two in double: compare strictly above. */
-    if (v < lo || (type->component_bytes == 8 ? v >= hi + 1.0 : v > hi)) return "is out of the type's range";
-    return NULL;
+    /* The bounds as powers of two, exact in double: [0, 2^bits) unsigned, [-2^(bits-1),
+     * 2^(bits-1)) signed, [0, 1] bool. A double cannot hold 2^64 - 1 or 2^63 - 1 (they round
+     * up to the excluded power of two); text and bytes carry them exactly through
+     * ossa__res_check_integer. */
+    const int bits = 8 * type->component_bytes;
+    double lo = 0.0, end = 2.0;
+    if (type->kind == OSSA__RES_KIND_UINT) end = ldexp(1.0, bits);
+    if (type->kind == OSSA__RES_KIND_INT) end = ldexp(1.0, bits - 1), lo = -end;
+    return v < lo || v >= end ? "is out of the type's range" : NULL;
+}
+
+const char *ossa__res_check_integer(const ossa__res_type *type, bool negative, uint64_t magnitude)
+{
+    if (type->kind != OSSA__RES_KIND_BOOL && type->kind != OSSA__RES_KIND_UINT && type->kind != OSSA__RES_KIND_INT)
+        return NULL;
+    const unsigned bits = 8u * type->component_bytes;
+    uint64_t max; /* the largest magnitude on this side of zero */
+    if (type->kind == OSSA__RES_KIND_BOOL)
+        max = negative ? 0u : 1u;
+    else if (type->kind == OSSA__RES_KIND_UINT)
+        max = negative ? 0u : bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1u;
+    else
+        max = ((uint64_t)1 << (bits - 1)) - (negative ? 0u : 1u);
+    return magnitude > max ? "is out of the type's range" : NULL;
 }
 
 size_t ossa__res_utf8_invalid(const uint8_t *s, size_t n)

@@ -92,8 +92,15 @@ size_t ossa__res_type_size(const ossa__res_type *type);
 bool ossa__res_type_is_stepped(const ossa__res_type *type);
 
 /* Checks a component value: finite, within the float range, and for integers within the
- * type's range and integral. Returns NULL when fine, else what is wrong. */
+ * type's range and integral. Returns NULL when fine, else what is wrong. Exact for every
+ * double; integers near 2^63 and 2^64 that a double cannot hold go through
+ * ossa__res_check_integer instead. */
 const char *ossa__res_check_component(const ossa__res_type *type, double v);
+
+/* Checks the integer -magnitude (negative) or +magnitude exactly against the range of an
+ * integer or bool type (ulong up to 18446744073709551615, long from -9223372036854775808 to
+ * 9223372036854775807, ...). NULL when it fits or the type is not an integer type. */
+const char *ossa__res_check_integer(const ossa__res_type *type, bool negative, uint64_t magnitude);
 
 /* Number of bytes of the first invalid UTF-8 sequence, or SIZE_MAX when `text` is valid
  * (NUL bytes count as invalid). */

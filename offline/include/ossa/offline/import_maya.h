@@ -136,8 +136,10 @@ typedef struct ossa_maya_anim {
     ossa_maya_curve *curves; /* [curve_count], in file order */
     size_t curve_count;
     char **nodes; /* [node_count] nodes of all anim lines, placeholders included,
-                     in order of first appearance */
+                     in file order (depth-first, as Maya lists its clipboard) */
     size_t node_count;
+    int32_t *parents;      /* [node_count] parent node index, -1 for a root: the tree that the
+                              anim lines' child counts describe, depth-first */
     int version;           /* 10 for animVersion 1.0, 11 for 1.1 */
     char maya_version[64]; /* "" when absent */
     double frame_rate;     /* header timeUnit in frames per second (default film, 24) */
@@ -158,12 +160,20 @@ typedef struct ossa_maya_anim {
  * Errors: OSSA_ERROR_NULL_ARGUMENT (out, or data with size > 0); OSSA_ERROR_PARSE with the
  * line:column and offset of the offending token and a message saying what was expected and what
  * was found (unknown keyword, tangent or unit, missing ';', a number that is not finite, a fixed
- * side without angle and weight, ...); OSSA_ERROR_TRUNCATED when the input ends inside a
- * statement or block; OSSA_ERROR_INVALID_KEY (with the key's line) when key times do not strictly
- * increase; OSSA_ERROR_UNSUPPORTED_VERSION for an animVersion other than 1.0 or 1.1;
+ * side without angle and weight, a curve statement (one naming an attribute, or none) without
+ * its animData block, a node whose statements give different child counts or that is listed
+ * again after other nodes, a negative child count, a node whose children do not all follow it
+ * (at the deepest such node's count: "file cut short?"), ...); OSSA_ERROR_TRUNCATED when the
+ * input ends inside a statement or block, or right after a curve statement;
+ * OSSA_ERROR_INVALID_KEY (with the key's line) when key times do not strictly increase;
+ * OSSA_ERROR_UNSUPPORTED_VERSION for an animVersion other than 1.0 or 1.1;
  * OSSA_ERROR_OUT_OF_MEMORY. On error `out` is empty and safe to destroy.
- * Source: the .anim specification (1.0, 1.1 breakdown and weighted additions), Maya 2026 exports
- * for placeholder lines, "<n>fps" units and angle/weight pairs. */
+ * Tree: the anim statements list the clipboard's nodes depth-first, a node's statements
+ * together, each giving the node's child count; in that order the counts are the tree (the
+ * specification's 4-joint chain has 1, 1, 1, 0). Roots may follow one another; rows are not
+ * read (Maya 2026 writes 0 on every line).
+ * Source: the .anim specification (1.0, 1.1 breakdown and weighted additions, the clipboard
+ * example), Maya 2026 exports for placeholder lines, "<n>fps" units and angle/weight pairs. */
 OSSA_API ossa_result ossa_maya_anim_parse(const void *data, size_t size, const ossa_allocator *allocator,
                                           ossa_maya_anim *out, ossa_diag *diag);
 
@@ -177,9 +187,12 @@ OSSA_API bool ossa_maya_anim_detect(const void *data, size_t size);
 /* Options of ossa_import_maya_anim. Zero-initialised means the defaults. */
 typedef struct ossa_maya_desc {
     /* Skeleton the curves animate (joints matched by name: exact, else the names without DAG
-     * path and namespaces, "|rig|ns:hips" = "hips"). NULL: a flat skeleton, one root joint per
-     * node of the file (in order of first appearance, placeholders included), identity rest
-     * pose. The bound skeleton is copied to the output; rest translations are in metres. */
+     * path and namespaces, "|rig|ns:hips" = "hips"); its hierarchy is used, and a "warning="
+     * line counts the bound nodes the file places under another bound parent. NULL: one joint
+     * per node of the file (in file order, placeholders included) with the parents the anim
+     * lines' child counts give (ossa_maya_anim.parents), identity rest pose: the file stores
+     * no static value, so a channel without a curve and a placeholder stay at identity. The
+     * bound skeleton is copied to the output; rest translations are in metres. */
     const ossa_raw_skeleton *bind_skeleton;
     /* Euler rotate order for every joint, a permutation of "xyz" (x applied first for "xyz",
      * Maya's default). NULL -> "xyz". */
@@ -215,7 +228,9 @@ typedef struct ossa_maya_desc {
  * Units: seconds, metres, radians, scale factors; metadata records format=maya-anim,
  * anim_version, maya_version, source_units, unit_scale (1: values are converted to metres),
  * source_unit_scale (metres per file unit), time_unit, frame_rate, angular_unit, sample_rate,
- * start_time (s), curves and unmatched_nodes / unitless_input_curves when any.
+ * start_time (s), curves, hierarchy=skeleton (bound) | file (parents from the child counts) |
+ * flat (every count 0: each joint a root, so errors are measured per joint), hierarchy_roots,
+ * and unmatched_nodes / unitless_input_curves when any.
  * Errors: those of ossa_maya_anim_parse; OSSA_ERROR_NULL_ARGUMENT; OSSA_ERROR_INVALID_ARGUMENT
  * (desc values); OSSA_ERROR_ALIASING (bind_skeleton is &out->skeleton); those of
  * ossa_raw_skeleton_validate for the bind skeleton; OSSA_ERROR_TOO_MANY_JOINTS (flat skeleton

@@ -35,7 +35,7 @@
  * - events: the recording's markers, in file order (time in seconds, name as UTF-8).
  * - metadata: format=mrtk, version=<major>.<minor>, source_units=metres, unit_scale=1,
  *   axes=unity (left-handed, y up, z forward; not converted), duration=<seconds>,
- *   has_camera_pose, has_hand_data, has_eye_gaze (0/1), markers=<count or "absent">.
+ *   has_camera_pose, has_hand_data, has_eye_gaze (0/1), markers=<count>.
  *
  * Units: metres, seconds, unit quaternions (x, y, z, w).
  * Ownership: see ossa/offline/import.h.
@@ -83,7 +83,8 @@ typedef struct ossa_mrtk_desc {
  * and what was found; `out` left empty):
  *   OSSA_ERROR_NULL_ARGUMENT (data with size > 0, out), OSSA_ERROR_INVALID_ARGUMENT (desc),
  *   OSSA_ERROR_BAD_MAGIC, OSSA_ERROR_UNSUPPORTED_VERSION (not 1.0 or 1.1, offset 8 or 12),
- *   OSSA_ERROR_TRUNCATED (a field or a declared key or marker count runs past the end),
+ *   OSSA_ERROR_TRUNCATED (a field or a declared key or marker count runs past the end, or
+ *   the file ends where the marker list starts),
  *   OSSA_ERROR_CORRUPT (negative count, weighted mode outside 0..3, bad string length),
  *   OSSA_ERROR_INVALID_KEY (time or value not finite, time before the previous key's, NaN
  *   tangent, non-finite weight, a curve that evaluates to a non-finite value, a joint
@@ -91,10 +92,11 @@ typedef struct ossa_mrtk_desc {
  *   OSSA_ERROR_PARSE (marker name not UTF-8 or holding a NUL),
  *   OSSA_ERROR_UNSUPPORTED_FORMAT (recording longer than max_duration),
  *   OSSA_ERROR_OUT_OF_MEMORY.
- * A file that ends exactly where the marker list starts (the layout of the published format
- * document, which omits the list; MRTK's writer always writes it) is read as having no
- * markers, with a "warning=" metadata line. Bytes after the marker list are ignored, as MRTK's
- * reader does, with a "warning=" line giving their count. */
+ * The marker list is required in both versions: MRTK's writer always ends with it and its
+ * reader (InputAnimation.FromStream) always reads it; the published format page lists only
+ * the curves and does not say the list may be left out, so a file that ends where the list
+ * starts is OSSA_ERROR_TRUNCATED at that offset. Bytes after the marker list are ignored, as
+ * MRTK's reader does, with a "warning=" line giving their count. */
 OSSA_API ossa_result ossa_import_mrtk(const void *data, size_t size, const ossa_mrtk_desc *desc,
                                       ossa_import_output *out, ossa_diag *diag);
 

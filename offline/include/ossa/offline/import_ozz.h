@@ -41,7 +41,10 @@
  * that need depth-first order use ossa_import_output_sort_depth_first.
  * Metadata: format=ozz-raw-skeleton | ozz-skeleton | ozz-raw-animation (the skeleton's kind
  * when there is one), objects=<the tags in archive order, comma-separated>,
- * endianness=little|big, source_units=metres, unit_scale=1 (ozz's convention).
+ * endianness=little|big, source_units=unknown, unit_scale=1 and unit_candidates=1 0.01 0.001:
+ * an archive stores no unit; ozz's converters write metres, but a pipeline that skipped their
+ * conversion keeps centimetres or millimetres, so a tool infers the unit from the rest pose
+ * and rounds it to one of those (ossa bake does).
  *
  * Errors: OSSA_ERROR_BAD_MAGIC (no endianness byte 0/1 or a first tag not starting with
  * "ozz-"), OSSA_ERROR_UNSUPPORTED_FORMAT (another ozz object, a second skeleton),
@@ -55,8 +58,8 @@
  * object's first byte), OSSA_ERROR_JOINT_MISMATCH, OSSA_ERROR_OUT_OF_MEMORY,
  * OSSA_ERROR_NULL_ARGUMENT. On failure the output is empty but safe to destroy.
  *
- * Units: metres, seconds, quaternions x,y,z,w as stored (validated to unit length within 1e-3
- * for the skeleton's rest pose).
+ * Units: translations as stored (see the metadata above), seconds, quaternions x,y,z,w as
+ * stored (validated to unit length within 1e-3 for the skeleton's rest pose).
  * Ownership: see ossa/offline/import.h.
  * Source: guillaumeblanc/ozz-animation (MIT): src/base/io/archive.cc and archive.h (header,
  * tags, versions, endianness swap), include/ozz/base/containers/vector_archive.h and
