@@ -319,10 +319,10 @@ static bool write_json(const char *path, const batch_row *rows, size_t count, in
         const batch_row *r = &rows[i];
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(list, o)) break;
-        cJSON_AddStringToObject(o, "source", r->source);
+        tool_json_add_string(o, "source", r->source);
         cJSON_AddBoolToObject(o, "baked", r->bytes >= 0);
-        if (r->problem) cJSON_AddStringToObject(o, "problem", r->problem);
-        if (r->skeleton) cJSON_AddStringToObject(o, "skeleton", r->skeleton);
+        if (r->problem) tool_json_add_string(o, "problem", r->problem);
+        if (r->skeleton) tool_json_add_string(o, "skeleton", r->skeleton);
         if (r->source_bytes >= 0) cJSON_AddNumberToObject(o, "source_bytes", (double)r->source_bytes);
         if (r->bytes < 0) continue;
         cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);

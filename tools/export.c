@@ -153,7 +153,7 @@ static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim,
         }
     }
     cJSON *a = cJSON_CreateObject(), *samplers = cJSON_CreateArray(), *channels = cJSON_CreateArray();
-    cJSON_AddStringToObject(a, "name", anim->name);
+    tool_json_add_string(a, "name", anim->name);
     cJSON_AddItemToObject(a, "samplers", samplers);
     cJSON_AddItemToObject(a, "channels", channels);
     cJSON_AddItemToArray(animations, a);
@@ -213,7 +213,7 @@ static int export_glb(const char *in_path, const void *data, size_t size, const 
     for (size_t j = 0; ok && j < J; ++j) {
         const ossa_transform t = in_metres(ossa_skeleton_rest_transform(&skel, j), unit);
         cJSON *node = cJSON_CreateObject();
-        cJSON_AddStringToObject(node, "name", ossa_skeleton_joint_name(&skel, j));
+        tool_json_add_string(node, "name", ossa_skeleton_joint_name(&skel, j));
         cJSON_AddItemToObject(node, "translation", float_array(&t.translation.x, 3));
         cJSON_AddItemToObject(node, "rotation", float_array(&t.rotation.x, 4));
         cJSON_AddItemToObject(node, "scale", float_array(&t.scale.x, 3));

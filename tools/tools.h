@@ -140,6 +140,17 @@ int tool_view(int argc, char **argv);
 int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,
                 const char *against_path, tool_unit unit);
 
+/* Writes `text` to `f` as a JSON string: quoted, with the quote, the backslash and U+0000..001F
+ * escaped and each ill-formed UTF-8 sequence as U+FFFD (tools/json.c). NULL is "". */
+void tool_json_write_string(FILE *f, const char *text);
+
+/* A cJSON string of `text` made valid UTF-8 as tool_json_write_string does (cJSON itself
+ * escapes, but copies any other byte); NULL when out of memory. tool_json_add_string adds it to
+ * `object` under `name` (a name the caller knows is UTF-8) and returns it. Only with cJSON. */
+struct cJSON;
+struct cJSON *tool_json_string(const char *text);
+struct cJSON *tool_json_add_string(struct cJSON *object, const char *name, const char *text);
+
 /* Online CPUs (at least 1). */
 unsigned tool_cpu_count(void);
 

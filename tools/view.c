@@ -9,6 +9,7 @@
  * serve.py (Python's http.server), run as a child process until Ctrl-C or SIGTERM. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -98,18 +99,13 @@ static void *read_archive(const char *path, bool first, size_t *size)
     return NULL;
 }
 
-static void json_string(FILE *f, const char *s)
+/* JSON has no NaN or infinity: those are null. */
+static void json_number(FILE *f, double value)
 {
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(f, "\\u%04x", *c);
-        else
-            fputc(*c, f);
-    }
-    fputc('"', f);
+    if (isfinite(value))
+        fprintf(f, "%.6g", value);
+    else
+        fputs("null", f);
 }
 
 /* Measures the first archive against `against` and writes errors.json (schema in
@@ -129,19 +125,23 @@ static int write_errors(const char *out, const char *archive_path, const void *a
     }
     if (f) {
         fprintf(f, "{\"against\": ");
-        json_string(f, tool_base_name(against));
+        tool_json_write_string(f, tool_base_name(against));
         fprintf(f, ", \"archive\": ");
-        json_string(f, tool_base_name(archive_path));
+        tool_json_write_string(f, tool_base_name(archive_path));
         fprintf(f, ", \"measure\": \"virtual vertices %g m from each joint\", \"unit\": \"mm\",\n \"clips\": [",
                 (double)INFO_SHELL_METRES);
         for (size_t a = 0; a < rep.animation_count; ++a) {
             const info_animation *ia = &rep.animations[a];
             const info_error *e = &ia->errors[INFO_ERROR_VERTICES];
             fprintf(f, "%s\n  {\"index\": %zu, \"name\": ", a ? "," : "", a);
-            json_string(f, ia->anim.name);
-            fprintf(f, ", \"max_mm\": %.6g, \"worst_joint\": %zu, \"joint_max_mm\": [", e->max_mm, e->worst_joint);
-            for (size_t j = 0; e->joint_max_mm && j < rep.skeleton.joint_count; ++j)
-                fprintf(f, "%s%.6g", j ? ", " : "", e->joint_max_mm[j]);
+            tool_json_write_string(f, ia->anim.name);
+            fprintf(f, ", \"max_mm\": ");
+            json_number(f, e->max_mm);
+            fprintf(f, ", \"worst_joint\": %zu, \"joint_max_mm\": [", e->worst_joint);
+            for (size_t j = 0; e->joint_max_mm && j < rep.skeleton.joint_count; ++j) {
+                if (j) fprintf(f, ", ");
+                json_number(f, e->joint_max_mm[j]);
+            }
             fprintf(f, "]}");
         }
         fprintf(f, "\n]}\n");
