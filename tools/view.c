@@ -341,13 +341,13 @@ int tool_view(int argc, char **argv)
              * (only its '%' changes): "a=b c.ossa" is files/a%3Db%20c.ossa in the URL and
              * file=files/a%253Db%2520c.ossa in the query. The page's URLSearchParams undoes the
              * second, the server the first. */
-            used += (size_t)snprintf(query_arg + used, sizeof query_arg - used, "%s%s=files/",
-                                     i ? "&" : "", errors ? "errors" : "file");
+            used += (size_t)snprintf(query_arg + used, sizeof query_arg - used, "%s%s=files/", i ? "&" : "",
+                                     errors ? "errors" : "file");
             for (const unsigned char *c = (const unsigned char *)name; *c; ++c) {
                 const bool unreserved = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
                                         (*c >= '0' && *c <= '9') || strchr("-._~", *c);
-                used += (size_t)snprintf(query_arg + used, sizeof query_arg - used,
-                                         unreserved ? "%c" : "%%25%02X", (unsigned)*c);
+                used += (size_t)snprintf(query_arg + used, sizeof query_arg - used, unreserved ? "%c" : "%%25%02X",
+                                         (unsigned)*c);
             }
         }
         args[n] = NULL;
