@@ -1008,6 +1008,71 @@ static void names_that_are_not_utf8(void **state)
     assert_string_equal(string_at(cJSON_GetArrayItem(animations, 0), "name"), "w\xEF\xBF\xBDlk 0");
     cJSON_Delete(doc);
 }
+
+/* An archive of 2,000 two-key clips: info (text and JSON) and export read every clip, in order,
+ * and the GLB's indices (accessor to buffer view, channel to sampler) are each item's own.
+ * Both used to walk a list per clip (cJSON_GetArraySize per accessor, ossa_archive_find per
+ * clip), quadratic in the clip count: 10,000 clips took minutes to export. */
+static void many_clips(void **state)
+{
+    (void)state;
+    enum { CLIPS = 2000, JOINTS = 3 };
+    static const char *const names[JOINTS] = {"root", "mid", "tip"};
+    char out[512], glb[512], name[32];
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("many.ossa"));
+    snprintf(glb, sizeof glb, "%s", ossa_test_scratch_path("many.glb"));
+    write_archive(out, names, JOINTS, CLIPS, "clip ");
+
+    cJSON *doc = info_json(out);
+    const cJSON *clips = cJSON_GetObjectItemCaseSensitive(doc, "animations");
+    assert_int_equal(cJSON_GetArraySize(clips), CLIPS);
+    size_t c = 0;
+    for (const cJSON *clip = clips ? clips->child : NULL; clip; clip = clip->next, ++c) {
+        snprintf(name, sizeof name, "clip %zu", c);
+        assert_string_equal(string_at(clip, "name"), name);
+        assert_true(number_at(clip, "duration_s") == 0.5);
+    }
+    assert_int_equal(c, CLIPS);
+    cJSON_Delete(doc);
+    int status = -1;
+    const char *info_args[] = {out};
+    char *text = ossa_test_run_captured(tool_info, 1, info_args, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(text, "animation 1999       \"clip 1999\""));
+    assert_null(strstr(text, "animation 2000"));
+    free(text);
+
+    const char *exp[] = {out, "-o", glb};
+    assert_int_equal(tool_export(3, (char **)(uintptr_t)exp), 0);
+    doc = glb_json(glb);
+    const cJSON *animations = cJSON_GetObjectItemCaseSensitive(doc, "animations");
+    const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(doc, "accessors");
+    /* The skin's inverse bind matrices, then per clip its times and 3 channels per joint. */
+    const int per_clip = 1 + 3 * JOINTS;
+    assert_int_equal(cJSON_GetArraySize(animations), CLIPS);
+    assert_int_equal(cJSON_GetArraySize(accessors), 1 + CLIPS * per_clip);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "bufferViews")), 1 + CLIPS * per_clip);
+    int index = 0;
+    for (const cJSON *acc = accessors ? accessors->child : NULL; acc; acc = acc->next, ++index)
+        assert_int_equal((int)number_at(acc, "bufferView"), index);
+    c = 0;
+    for (const cJSON *anim = animations ? animations->child : NULL; anim; anim = anim->next, ++c) {
+        snprintf(name, sizeof name, "clip %zu", c);
+        assert_string_equal(string_at(anim, "name"), name);
+        const cJSON *samplers = cJSON_GetObjectItemCaseSensitive(anim, "samplers");
+        const cJSON *channels = cJSON_GetObjectItemCaseSensitive(anim, "channels");
+        assert_int_equal(cJSON_GetArraySize(samplers), 3 * JOINTS);
+        int k = 0;
+        for (const cJSON *ch = channels ? channels->child : NULL; ch; ch = ch->next, ++k)
+            assert_int_equal((int)number_at(ch, "sampler"), k);
+        assert_int_equal(k, 3 * JOINTS);
+        const cJSON *last = cJSON_GetArrayItem(samplers, 3 * JOINTS - 1);
+        assert_int_equal((int)number_at(last, "input"), 1 + (int)c * per_clip);
+        assert_int_equal((int)number_at(last, "output"), (int)(c + 1) * per_clip);
+    }
+    assert_int_equal(c, CLIPS);
+    cJSON_Delete(doc);
+}
 #endif
 
 static int setup(void **state)
@@ -1046,6 +1111,7 @@ int main(void)
         cmocka_unit_test(info_json_matches_text),
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
         cmocka_unit_test(names_that_are_not_utf8),
+        cmocka_unit_test(many_clips),
 #endif
     };
     return cmocka_run_group_tests(tests, setup, teardown);

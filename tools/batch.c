@@ -253,11 +253,14 @@ static batch_row read_row(const char *src_root, const char *out_dir, const char 
     ossa_skeleton skel;
     if (ossa_archive_skeleton(&ar, &skel) == OSSA_OK) row.joints = skel.joint_count;
     row.animations = ossa_archive_count(&ar, OSSA_TAG_ANIMATION);
-    for (size_t a = 0; a < row.animations; ++a) {
+    ossa_archive_chunk *chunks;
+    const size_t chunk_count = tool_archive_chunks(&ar, OSSA_TAG_ANIMATION, &chunks);
+    for (size_t a = 0; chunk_count != SIZE_MAX && a < chunk_count; ++a) {
         ossa_animation anim;
-        if (ossa_archive_animation(&ar, a, &anim) == OSSA_OK && anim.duration > row.duration)
+        if (tool_chunk_animation(&chunks[a], &anim) == OSSA_OK && anim.duration > row.duration)
             row.duration = anim.duration;
     }
+    free(chunks);
     ossa_archive_chunk meta;
     if (ossa_archive_find(&ar, OSSA_TAG_META, 0, &meta) == OSSA_OK) {
         const char *text = meta.data, *key = "max_error_mm=";

@@ -42,7 +42,8 @@ static void add_meta(cJSON *root, const ossa_archive *ar)
     cJSON *events = cJSON_AddArrayToObject(root, "events");
     const char *line;
     size_t len;
-    for (size_t at = 0; info_meta_line(ar, &at, &line, &len);) {
+    const ossa_archive_chunk meta_chunk = info_meta_chunk(ar);
+    for (size_t at = 0; info_meta_line(&meta_chunk, &at, &line, &len);) {
         const char *eq = memchr(line, '=', len);
         if (!eq || eq == line) continue; /* not a key=value line */
         char *key = malloc(len + 1);

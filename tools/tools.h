@@ -151,6 +151,16 @@ struct cJSON;
 struct cJSON *tool_json_string(const char *text);
 struct cJSON *tool_json_add_string(struct cJSON *object, const char *name, const char *text);
 
+/* The chunks of `archive` with `tag` in archive order, found in one pass over the chunk table
+ * (ossa_archive_find walks it from the start for each index: quadratic over an archive's
+ * clips). Returns the count, with the array in *chunks (free with free(); NULL when none), or
+ * SIZE_MAX when out of memory. */
+size_t tool_archive_chunks(const ossa_archive *archive, uint32_t tag, ossa_archive_chunk **chunks);
+
+/* The animation view of an ANIM chunk, as ossa_archive_animation gives it (the same errors,
+ * OSSA_ERROR_UNSUPPORTED_VERSION for another blob version). */
+ossa_result tool_chunk_animation(const ossa_archive_chunk *chunk, ossa_animation *animation);
+
 /* Online CPUs (at least 1). */
 unsigned tool_cpu_count(void);
 
