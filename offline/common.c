@@ -120,3 +120,70 @@ void ossa_blob_destroy(ossa_blob *blob)
     ossa_free(&blob->allocator, blob->data);
     memset(blob, 0, sizeof *blob);
 }
+
+/* The length of the well-formed UTF-8 sequence at `s` (1 to 4), or 0 with `*subpart` set to the
+ * length of its maximal subpart (at least 1): the longest prefix that starts a well-formed
+ * sequence, which Unicode 15, 3.9 (U+FFFD substitution of maximal subparts, Table 3-7) replaces
+ * by one U+FFFD. Lead bytes C0, C1 and F5..FF start nothing (overlong forms, beyond U+10FFFF);
+ * the second byte's range after E0, ED, F0 and F4 excludes overlong forms, the surrogates
+ * U+D800..DFFF and code points above U+10FFFF. A NUL byte ends `s` (it is no continuation). */
+static size_t utf8_sequence(const unsigned char *s, size_t *subpart)
+{
+    const unsigned char b = s[0];
+    if (b < 0x80) return 1;
+    size_t length;
+    unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
+    if (b >= 0xC2 && b <= 0xDF)
+        length = 2;
+    else if (b >= 0xE0 && b <= 0xEF)
+        length = 3, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+    else if (b >= 0xF0 && b <= 0xF4)
+        length = 4, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+    else {
+        *subpart = 1;
+        return 0;
+    }
+    for (size_t i = 1; i < length; ++i) {
+        const unsigned char c = s[i];
+        if (c < (i == 1 ? lo : 0x80) || c > (i == 1 ? hi : 0xBF)) {
+            *subpart = i;
+            return 0;
+        }
+    }
+    return length;
+}
+
+bool ossa_utf8_valid(const char *text)
+{
+    if (!text) return true;
+    const unsigned char *s = (const unsigned char *)text;
+    size_t n, subpart;
+    while (*s) {
+        if ((n = utf8_sequence(s, &subpart)) == 0) return false;
+        s += n;
+    }
+    return true;
+}
+
+size_t ossa_utf8_sanitize(const char *text, char *output, size_t output_size)
+{
+    static const char replacement[3] = {(char)0xEF, (char)0xBF, (char)0xBD}; /* U+FFFD */
+    size_t length = 0, written = 0;
+    bool room = output && output_size;
+    for (const unsigned char *s = (const unsigned char *)(text ? text : ""); *s;) {
+        size_t subpart = 0;
+        const size_t n = utf8_sequence(s, &subpart);
+        const char *piece = n ? (const char *)s : replacement;
+        const size_t piece_size = n ? n : sizeof replacement;
+        /* Whole characters only, so that a truncated output is still valid UTF-8. */
+        room = room && written + piece_size < output_size;
+        if (room) {
+            memcpy(output + written, piece, piece_size);
+            written += piece_size;
+        }
+        length += piece_size;
+        s += n ? n : subpart;
+    }
+    if (output && output_size) output[written] = '\0';
+    return length;
+}

@@ -18,7 +18,9 @@ ossa_result ossa__import_begin(ossa_import_output *out, const void *data, size_t
 
 /* Ends an import that produced `result`: on success checks that every animation and track in
  * `out` validates (a clip over a day long, a key out of order: the importer's bug or a limit
- * it did not check, reported instead of handed on); on any failure empties `out` (allocator
+ * it did not check, reported instead of handed on) and replaces each ill-formed UTF-8 sequence
+ * in joint, clip, track and event names and in metadata by U+FFFD (ossa_utf8_sanitize), with a
+ * "warning=" metadata line per kind of name repaired; on any failure empties `out` (allocator
  * kept). Returns the final result. */
 ossa_result ossa__import_end(ossa_import_output *out, ossa_result result, ossa_diag *diag);
 

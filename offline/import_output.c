@@ -1,4 +1,5 @@
 /* The import output container: what every importer fills, independent of any format. */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -147,6 +148,67 @@ ossa_result ossa__import_begin(ossa_import_output *out, const void *data, size_t
     return OSSA_OK;
 }
 
+/* Replaces `*text` (allocated with `allocator`) by its copy with U+FFFD for each ill-formed
+ * UTF-8 sequence. False when out of memory (`*text` is then unchanged). */
+static bool sanitize_text(const ossa_allocator *allocator, char **text)
+{
+    const size_t size = ossa_utf8_sanitize(*text, NULL, 0) + 1;
+    char *clean = ossa_alloc(allocator, size);
+    if (!clean) return false;
+    ossa_utf8_sanitize(*text, clean, size);
+    ossa_free(allocator, *text);
+    *text = clean;
+    return true;
+}
+
+/* The names of one kind that were not UTF-8: how many, and the first. */
+typedef struct bad_names {
+    const char *what; /* "joint", "clip", ... */
+    size_t count, first;
+    const char *first_name; /* after the repair */
+} bad_names;
+
+/* Repairs `*name` when it is not UTF-8 and counts it in `bad`. */
+static bool repair_name(const ossa_allocator *allocator, char **name, size_t index, bad_names *bad)
+{
+    if (!*name || ossa_utf8_valid(*name)) return true;
+    if (!sanitize_text(allocator, name)) return false;
+    if (bad->count++ == 0) bad->first = index, bad->first_name = *name;
+    return true;
+}
+
+/* Names go on into JSON and glTF (ossa info --json, ossa export) and to the viewer, which all
+ * need UTF-8, while formats carry whatever bytes their writer had (a Latin-1 BVH, a Shift JIS
+ * FBX). They are repaired here, once for every importer, with one "warning=" line per kind. */
+static ossa_result repair_names(ossa_import_output *out, ossa_diag *diag)
+{
+    bad_names bad[4] = {{"joint", 0, 0, NULL}, {"clip", 0, 0, NULL}, {"track", 0, 0, NULL}, {"event", 0, 0, NULL}};
+    bool ok = true;
+    for (size_t i = 0; ok && i < out->skeleton.joint_count; ++i)
+        ok = repair_name(&out->skeleton.allocator, &out->skeleton.joints[i].name, i, &bad[0]);
+    for (size_t i = 0; ok && i < out->animation_count; ++i)
+        ok = repair_name(&out->animations[i].allocator, &out->animations[i].name, i, &bad[1]);
+    for (size_t i = 0; ok && i < out->track_count; ++i)
+        ok = repair_name(&out->tracks[i].allocator, &out->tracks[i].name, i, &bad[2]);
+    for (size_t i = 0; ok && i < out->event_count; ++i)
+        ok = repair_name(&out->allocator, &out->events[i].name, i, &bad[3]);
+    /* Metadata values quote the file too (a glTF generator, a take name); no warning of their own. */
+    if (ok && out->metadata && !ossa_utf8_valid(out->metadata)) ok = sanitize_text(&out->allocator, &out->metadata);
+    if (!ok) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory repairing names that are not UTF-8");
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; ++k) {
+        if (!bad[k].count) continue;
+        char shown[64], line[192];
+        ossa_utf8_sanitize(bad[k].first_name, shown, sizeof shown); /* shortened on a character */
+        snprintf(line, sizeof line,
+                 "%zu %s name%s not valid UTF-8: each ill-formed byte sequence is now U+FFFD (the first, %s %zu: "
+                 "\"%s\")",
+                 bad[k].count, bad[k].what, bad[k].count == 1 ? " was" : "s were", bad[k].what, bad[k].first, shown);
+        const ossa_result r = ossa_import_output_add_metadata(out, "warning", line);
+        if (r != OSSA_OK) return ossa__fail(diag, r, "out of memory recording a warning");
+    }
+    return OSSA_OK;
+}
+
 ossa_result ossa__import_end(ossa_import_output *out, ossa_result result, ossa_diag *diag)
 {
     if (!out) return result;
@@ -154,6 +216,7 @@ ossa_result ossa__import_end(ossa_import_output *out, ossa_result result, ossa_d
         result = ossa_raw_animation_validate(&out->animations[i], diag);
     for (size_t i = 0; result == OSSA_OK && i < out->track_count; ++i)
         result = ossa_raw_track_validate(&out->tracks[i], diag);
+    if (result == OSSA_OK) result = repair_names(out, diag);
     if (result != OSSA_OK) ossa_import_output_destroy(out);
     return result;
 }

@@ -18,6 +18,7 @@
 #include "ossa/archive.h"
 #include "ossa/sampling_job.h"
 #include "ossa/offline/archive_writer.h"
+#include "ossa/offline/builders.h"
 #include "ossa/offline/error.h"
 #include "ossa/offline/import_gltf.h"
 #include "ossa/offline/import_metroid.h"
@@ -1123,6 +1124,221 @@ static void bake_bound_holds_in_info(void **state)
     ossa_import_output_destroy(&imp);
 }
 
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+/* Writes to `path` an archive made through the offline library, as a hand-made archive would
+ * be: a chain of `joint_count` joints named `names[j]` (bytes as given) and `clip_count` clips of
+ * two keys, named `clip_name` followed by the clip's index. */
+static void write_archive(const char *path, const char *const *names, size_t joint_count, size_t clip_count,
+                          const char *clip_name)
+{
+    ossa_raw_skeleton rs;
+    assert_int_equal(ossa_raw_skeleton_create(&rs, joint_count, NULL), OSSA_OK);
+    for (size_t j = 0; j < joint_count; ++j) {
+        rs.joints[j].parent = (int)j - 1;
+        rs.joints[j].rest.translation.y = j ? 0.25f : 0.f;
+        assert_int_equal(ossa_raw_skeleton_set_name(&rs, j, names[j]), OSSA_OK);
+    }
+    ossa_blob *blobs = calloc(clip_count + 1, sizeof *blobs);
+    ossa_archive_entry *entries = calloc(clip_count + 1, sizeof *entries);
+    assert_non_null(blobs);
+    assert_non_null(entries);
+    assert_int_equal(ossa_skeleton_build(&rs, NULL, &blobs[0], NULL), OSSA_OK);
+    entries[0] = (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
+    ossa_raw_animation ra;
+    assert_int_equal(ossa_raw_animation_create(&ra, joint_count, NULL), OSSA_OK);
+    ra.duration = 0.5f;
+    for (size_t j = 0; j < joint_count; ++j) {
+        assert_int_equal(ossa_raw_joint_track_resize(&ra, j, 1, 2, 0), OSSA_OK);
+        ra.tracks[j].translations[0] = (ossa_raw_float3_key){0.f, {0.f, j ? 0.25f : 0.f, 0.f}};
+        ra.tracks[j].rotations[0] = (ossa_raw_quat_key){0.f, {0.f, 0.f, 0.f, 1.f}};
+        ra.tracks[j].rotations[1] = (ossa_raw_quat_key){0.5f, {0.f, .6f, 0.f, .8f}};
+    }
+    for (size_t c = 0; c < clip_count; ++c) {
+        char name[128];
+        snprintf(name, sizeof name, "%s%zu", clip_name, c);
+        assert_int_equal(ossa_raw_animation_set_name(&ra, name), OSSA_OK);
+        assert_int_equal(ossa_animation_build(&ra, NULL, &blobs[c + 1], NULL), OSSA_OK);
+        entries[c + 1] =
+            (ossa_archive_entry){OSSA_TAG_ANIMATION, OSSA_ANIMATION_BLOB_VERSION, blobs[c + 1].data, blobs[c + 1].size};
+    }
+    ossa_blob file = {0};
+    assert_int_equal(ossa_archive_write(entries, clip_count + 1, NULL, &file, NULL), OSSA_OK);
+    ossa_test_write_file(path, file.data, file.size);
+    ossa_blob_destroy(&file);
+    for (size_t i = 0; i <= clip_count; ++i) ossa_blob_destroy(&blobs[i]);
+    free(blobs), free(entries);
+    ossa_raw_animation_destroy(&ra);
+    ossa_raw_skeleton_destroy(&rs);
+}
+
+/* The JSON chunk of the GLB at `path`, parsed (the glTF 2.0 specification, 4.4: a 12-byte
+ * header, then the chunk's length, type "JSON" and bytes). Fails the test when it is not JSON. */
+static cJSON *glb_json(const char *path)
+{
+    size_t size = 0;
+    unsigned char *glb = tool_read_file(path, &size);
+    assert_non_null(glb);
+    assert_true(size >= 20 && !memcmp(glb, "glTF", 4) && !memcmp(glb + 16, "JSON", 4));
+    const uint32_t length =
+        (uint32_t)glb[12] | (uint32_t)glb[13] << 8 | (uint32_t)glb[14] << 16 | (uint32_t)glb[15] << 24;
+    assert_true(length <= size - 20);
+    char *text = malloc(length + 1);
+    assert_non_null(text);
+    memcpy(text, glb + 20, length);
+    text[length] = '\0';
+    if (!ossa_utf8_valid(text)) fail_msg("the JSON chunk of %s is not UTF-8", path);
+    cJSON *doc = cJSON_ParseWithLength(text, length);
+    if (!doc) fail_msg("the JSON chunk of %s does not parse", path);
+    free(text), free(glb);
+    return doc;
+}
+
+/* `ossa info --json ARCHIVE` as one parsed document, checked to be UTF-8. */
+static cJSON *info_json(const char *archive)
+{
+    int status = -1;
+    const char *args[] = {archive, "--json"};
+    char *text = ossa_test_run_captured(tool_info, 2, args, &status);
+    assert_non_null(text);
+    assert_int_equal(status, 0);
+    if (!ossa_utf8_valid(text)) fail_msg("ossa info --json printed bytes that are not UTF-8:\n%s", text);
+    cJSON *doc = cJSON_Parse(text);
+    if (!doc) fail_msg("ossa info --json printed no JSON document:\n%s", text);
+    free(text);
+    return doc;
+}
+
+static const char *string_at(const cJSON *item, const char *name)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(item, name));
+    if (!s) fail_msg("JSON member \"%s\" is not a string", name);
+    return s;
+}
+
+/* A BVH whose joint is named in Latin-1 ("H\xE9ps", as a Western European Windows tool writes
+ * it) bakes with a warning and the joint named "H\uFFFDps"; ossa info --json and ossa export
+ * then write documents that parse and name it so. An archive made by hand with names that are
+ * not UTF-8 (the importers never make one) still gives valid JSON and glTF. */
+static void names_that_are_not_utf8(void **state)
+{
+    (void)state;
+    need_assimp();
+    static const char bvh[] = "HIERARCHY\nROOT H\xE9ps\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition "
+                              "Zrotation Xrotation Yrotation\n JOINT Sp\xEDne\n {\n  OFFSET 0 10 0\n  CHANNELS 3 "
+                              "Zrotation Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 10 0\n  }\n }\n}\nMOTION\n"
+                              "Frames: 2\nFrame Time: 0.1\n0 30 0 0 0 0 0 0 0\n1 30 0 10 0 0 5 0 0\n";
+    char in[512], out[512], glb[512];
+    snprintf(in, sizeof in, "%s", ossa_test_scratch_path("latin1.bvh"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("latin1.ossa"));
+    snprintf(glb, sizeof glb, "%s", ossa_test_scratch_path("latin1.glb"));
+    ossa_test_write_file(in, bvh, sizeof bvh - 1);
+    const char *bake[] = {in, "-o", out, "-q"};
+    assert_int_equal(run_bake(4, bake), 0);
+    cJSON *doc = info_json(out);
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "skeleton"), "names");
+    assert_int_equal(cJSON_GetArraySize(names), 3); /* Hips, Spine and its end site */
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(names, 0)), "H\xEF\xBF\xBDps");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(names, 1)), "Sp\xEF\xBF\xBDne");
+    const char *warning = string_at(cJSON_GetObjectItemCaseSensitive(doc, "meta"), "warning");
+    /* Hips, Spine and Spine's end site, named after it. */
+    if (!strstr(warning, "3 joint names were not valid UTF-8")) fail_msg("warning: %s", warning);
+    cJSON_Delete(doc);
+    const char *exp[] = {out, "-o", glb};
+    assert_int_equal(tool_export(3, (char **)(uintptr_t)exp), 0);
+    doc = glb_json(glb);
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes");
+    assert_string_equal(string_at(cJSON_GetArrayItem(nodes, 0), "name"), "H\xEF\xBF\xBDps");
+    assert_string_equal(string_at(cJSON_GetArrayItem(nodes, 1), "name"), "Sp\xEF\xBF\xBDne");
+    cJSON_Delete(doc);
+
+    /* By hand: a surrogate, a truncated sequence, control characters and a quote. */
+    static const char *const raw_names[] = {"root\xED\xA0\x80", "tip\xF0\x9F\x98", "tab\t\"q\"\x01"};
+    write_archive(out, raw_names, 3, 2, "w\xE4lk ");
+    doc = info_json(out);
+    names = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "skeleton"), "names");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(names, 0)), "root\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(names, 1)), "tip\xEF\xBF\xBD");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(names, 2)), "tab\t\"q\"\x01");
+    const cJSON *clips = cJSON_GetObjectItemCaseSensitive(doc, "animations");
+    assert_int_equal(cJSON_GetArraySize(clips), 2);
+    assert_string_equal(string_at(cJSON_GetArrayItem(clips, 1), "name"), "w\xEF\xBF\xBDlk 1");
+    cJSON_Delete(doc);
+    assert_int_equal(tool_export(3, (char **)(uintptr_t)exp), 0);
+    doc = glb_json(glb);
+    nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes");
+    assert_string_equal(string_at(cJSON_GetArrayItem(nodes, 0), "name"), "root\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+    assert_string_equal(string_at(cJSON_GetArrayItem(nodes, 2), "name"), "tab\t\"q\"\x01");
+    const cJSON *animations = cJSON_GetObjectItemCaseSensitive(doc, "animations");
+    assert_string_equal(string_at(cJSON_GetArrayItem(animations, 0), "name"), "w\xEF\xBF\xBDlk 0");
+    cJSON_Delete(doc);
+}
+
+/* An archive of 2,000 two-key clips: info (text and JSON) and export read every clip, in order,
+ * and the GLB's indices (accessor to buffer view, channel to sampler) are each item's own.
+ * Both used to walk a list per clip (cJSON_GetArraySize per accessor, ossa_archive_find per
+ * clip), quadratic in the clip count: 10,000 clips took minutes to export. */
+static void many_clips(void **state)
+{
+    (void)state;
+    enum { CLIPS = 2000, JOINTS = 3 };
+    static const char *const names[JOINTS] = {"root", "mid", "tip"};
+    char out[512], glb[512], name[32];
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("many.ossa"));
+    snprintf(glb, sizeof glb, "%s", ossa_test_scratch_path("many.glb"));
+    write_archive(out, names, JOINTS, CLIPS, "clip ");
+
+    cJSON *doc = info_json(out);
+    const cJSON *clips = cJSON_GetObjectItemCaseSensitive(doc, "animations");
+    assert_int_equal(cJSON_GetArraySize(clips), CLIPS);
+    size_t c = 0;
+    for (const cJSON *clip = clips ? clips->child : NULL; clip; clip = clip->next, ++c) {
+        snprintf(name, sizeof name, "clip %zu", c);
+        assert_string_equal(string_at(clip, "name"), name);
+        assert_true(number_at(clip, "duration_s") == 0.5);
+    }
+    assert_int_equal(c, CLIPS);
+    cJSON_Delete(doc);
+    int status = -1;
+    const char *info_args[] = {out};
+    char *text = ossa_test_run_captured(tool_info, 1, info_args, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(text, "animation 1999       \"clip 1999\""));
+    assert_null(strstr(text, "animation 2000"));
+    free(text);
+
+    const char *exp[] = {out, "-o", glb};
+    assert_int_equal(tool_export(3, (char **)(uintptr_t)exp), 0);
+    doc = glb_json(glb);
+    const cJSON *animations = cJSON_GetObjectItemCaseSensitive(doc, "animations");
+    const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(doc, "accessors");
+    /* The skin's inverse bind matrices, then per clip its times and 3 channels per joint. */
+    const int per_clip = 1 + 3 * JOINTS;
+    assert_int_equal(cJSON_GetArraySize(animations), CLIPS);
+    assert_int_equal(cJSON_GetArraySize(accessors), 1 + CLIPS * per_clip);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "bufferViews")), 1 + CLIPS * per_clip);
+    int index = 0;
+    for (const cJSON *acc = accessors ? accessors->child : NULL; acc; acc = acc->next, ++index)
+        assert_int_equal((int)number_at(acc, "bufferView"), index);
+    c = 0;
+    for (const cJSON *anim = animations ? animations->child : NULL; anim; anim = anim->next, ++c) {
+        snprintf(name, sizeof name, "clip %zu", c);
+        assert_string_equal(string_at(anim, "name"), name);
+        const cJSON *samplers = cJSON_GetObjectItemCaseSensitive(anim, "samplers");
+        const cJSON *channels = cJSON_GetObjectItemCaseSensitive(anim, "channels");
+        assert_int_equal(cJSON_GetArraySize(samplers), 3 * JOINTS);
+        int k = 0;
+        for (const cJSON *ch = channels ? channels->child : NULL; ch; ch = ch->next, ++k)
+            assert_int_equal((int)number_at(ch, "sampler"), k);
+        assert_int_equal(k, 3 * JOINTS);
+        const cJSON *last = cJSON_GetArrayItem(samplers, 3 * JOINTS - 1);
+        assert_int_equal((int)number_at(last, "input"), 1 + (int)c * per_clip);
+        assert_int_equal((int)number_at(last, "output"), (int)(c + 1) * per_clip);
+    }
+    assert_int_equal(c, CLIPS);
+    cJSON_Delete(doc);
+}
+#endif
+
 static int setup(void **state)
 {
     (void)state;
@@ -1164,6 +1380,10 @@ int main(void)
 #endif
         cmocka_unit_test(info_json_matches_text),
         cmocka_unit_test(bake_bound_holds_in_info),
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+        cmocka_unit_test(names_that_are_not_utf8),
+        cmocka_unit_test(many_clips),
+#endif
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -301,11 +301,14 @@ static batch_row read_row(const char *src_root, const char *out_dir, const char 
     ossa_skeleton skel;
     if (ossa_archive_skeleton(&ar, &skel) == OSSA_OK) row.joints = skel.joint_count;
     row.animations = ossa_archive_count(&ar, OSSA_TAG_ANIMATION);
-    for (size_t a = 0; a < row.animations; ++a) {
+    ossa_archive_chunk *chunks;
+    const size_t chunk_count = tool_archive_chunks(&ar, OSSA_TAG_ANIMATION, &chunks);
+    for (size_t a = 0; chunk_count != SIZE_MAX && a < chunk_count; ++a) {
         ossa_animation anim;
-        if (ossa_archive_animation(&ar, a, &anim) == OSSA_OK && anim.duration > row.duration)
+        if (tool_chunk_animation(&chunks[a], &anim) == OSSA_OK && anim.duration > row.duration)
             row.duration = anim.duration;
     }
+    free(chunks);
     ossa_archive_chunk meta;
     if (ossa_archive_find(&ar, OSSA_TAG_META, 0, &meta) == OSSA_OK) {
         const char *text = meta.data, *key = "max_error_mm=";
@@ -372,10 +375,10 @@ static bool write_json(const char *path, const batch_row *rows, size_t count, in
         const batch_row *r = &rows[i];
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(list, o)) break;
-        cJSON_AddStringToObject(o, "source", r->source);
+        tool_json_add_string(o, "source", r->source);
         cJSON_AddBoolToObject(o, "baked", r->bytes >= 0);
-        if (r->problem) cJSON_AddStringToObject(o, "problem", r->problem);
-        if (r->skeleton) cJSON_AddStringToObject(o, "skeleton", r->skeleton);
+        if (r->problem) tool_json_add_string(o, "problem", r->problem);
+        if (r->skeleton) tool_json_add_string(o, "skeleton", r->skeleton);
         if (r->source_bytes >= 0) cJSON_AddNumberToObject(o, "source_bytes", (double)r->source_bytes);
         if (r->bytes < 0) continue;
         cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);

@@ -21,11 +21,14 @@
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
 #include <cjson/cJSON.h>
 
-/* The binary chunk, grown as accessors are appended (4-byte aligned views). */
+/* The binary chunk, grown as accessors are appended (4-byte aligned views). The arrays'
+ * lengths are kept here: cJSON_GetArraySize walks the list, which made an export quadratic in
+ * its accessors (10,000 clips took minutes). */
 typedef struct bin {
     uint8_t *data;
     size_t size, capacity;
     cJSON *views, *accessors;
+    size_t view_count, accessor_count;
 } bin;
 
 /* Appends `count` elements of `comps` floats as a buffer view and an accessor; returns the
@@ -49,7 +52,7 @@ static int add_floats(bin *b, const float *v, size_t count, int comps, const cha
     cJSON_AddItemToArray(b->views, view);
     b->size += bytes;
     cJSON *acc = cJSON_CreateObject();
-    cJSON_AddNumberToObject(acc, "bufferView", cJSON_GetArraySize(b->views) - 1);
+    cJSON_AddNumberToObject(acc, "bufferView", (double)b->view_count++);
     cJSON_AddNumberToObject(acc, "componentType", 5126); /* FLOAT */
     cJSON_AddNumberToObject(acc, "count", (double)count);
     cJSON_AddStringToObject(acc, "type", type);
@@ -64,7 +67,7 @@ static int add_floats(bin *b, const float *v, size_t count, int comps, const cha
         cJSON_AddItemToObject(acc, "max", cJSON_CreateDoubleArray(hi, comps));
     }
     cJSON_AddItemToArray(b->accessors, acc);
-    return cJSON_GetArraySize(b->accessors) - 1;
+    return (int)b->accessor_count++;
 }
 
 static cJSON *float_array(const float *v, int n)
@@ -153,7 +156,7 @@ static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim,
         }
     }
     cJSON *a = cJSON_CreateObject(), *samplers = cJSON_CreateArray(), *channels = cJSON_CreateArray();
-    cJSON_AddStringToObject(a, "name", anim->name);
+    tool_json_add_string(a, "name", anim->name);
     cJSON_AddItemToObject(a, "samplers", samplers);
     cJSON_AddItemToObject(a, "channels", channels);
     cJSON_AddItemToArray(animations, a);
@@ -162,6 +165,7 @@ static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim,
     float *column = ok ? malloc(F * 4 * sizeof(float)) : NULL;
     ok = ok && column;
     static const char *const paths[3] = {"translation", "rotation", "scale"};
+    size_t sampler_count = 0;
     for (size_t j = 0; ok && j < J; ++j)
         for (int c = 0; ok && c < 3; ++c) {
             const int comps = c == 1 ? 4 : 3;
@@ -176,7 +180,7 @@ static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim,
             cJSON_AddStringToObject(sampler, "interpolation", "LINEAR");
             cJSON_AddItemToArray(samplers, sampler);
             cJSON *channel = cJSON_CreateObject(), *target = cJSON_CreateObject();
-            cJSON_AddNumberToObject(channel, "sampler", cJSON_GetArraySize(samplers) - 1);
+            cJSON_AddNumberToObject(channel, "sampler", (double)sampler_count++);
             cJSON_AddNumberToObject(target, "node", (double)j);
             cJSON_AddStringToObject(target, "path", paths[c]);
             cJSON_AddItemToObject(channel, "target", target);
@@ -206,14 +210,14 @@ static int export_glb(const char *in_path, const void *data, size_t size, const 
     cJSON_AddStringToObject(asset, "version", "2.0");
     cJSON_AddStringToObject(asset, "generator", "ossa export");
     cJSON_AddItemToObject(root, "asset", asset);
-    bin b = {NULL, 0, 0, cJSON_CreateArray(), cJSON_CreateArray()};
+    bin b = {NULL, 0, 0, cJSON_CreateArray(), cJSON_CreateArray(), 0, 0};
     float *inverse_bind = malloc((J + 1) * 16 * sizeof(float));
     ossa_float4x4 *model = malloc((J + 1) * sizeof *model);
     bool ok = inverse_bind && model;
     for (size_t j = 0; ok && j < J; ++j) {
         const ossa_transform t = in_metres(ossa_skeleton_rest_transform(&skel, j), unit);
         cJSON *node = cJSON_CreateObject();
-        cJSON_AddStringToObject(node, "name", ossa_skeleton_joint_name(&skel, j));
+        tool_json_add_string(node, "name", ossa_skeleton_joint_name(&skel, j));
         cJSON_AddItemToObject(node, "translation", float_array(&t.translation.x, 3));
         cJSON_AddItemToObject(node, "rotation", float_array(&t.rotation.x, 4));
         cJSON_AddItemToObject(node, "scale", float_array(&t.scale.x, 3));
@@ -249,13 +253,20 @@ static int export_glb(const char *in_path, const void *data, size_t size, const 
     cJSON_AddItemToArray(skins, skin);
     cJSON_AddItemToObject(root, "skins", skins);
     cJSON *animations = cJSON_CreateArray();
-    const size_t anim_count = ossa_archive_count(&ar, OSSA_TAG_ANIMATION);
+    ossa_archive_chunk *chunks;
+    size_t anim_count = tool_archive_chunks(&ar, OSSA_TAG_ANIMATION, &chunks);
+    if (anim_count == SIZE_MAX) {
+        fprintf(stderr, "ossa: %s: out of memory\n", in_path);
+        ok = false;
+        anim_count = 0;
+    }
     for (size_t a = 0; ok && a < anim_count; ++a) {
         ossa_animation anim;
-        ok = ossa_archive_animation(&ar, a, &anim) == OSSA_OK && anim.track_count == J &&
+        ok = tool_chunk_animation(&chunks[a], &anim) == OSSA_OK && anim.track_count == J &&
              add_animation(&b, animations, &anim, &skel, unit);
         if (!ok) fprintf(stderr, "ossa: %s: animation %zu could not be exported\n", in_path, a);
     }
+    free(chunks);
     if (anim_count)
         cJSON_AddItemToObject(root, "animations", animations);
     else

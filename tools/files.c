@@ -450,3 +450,26 @@ unsigned tool_cpu_count(void)
     return 1u;
 #endif
 }
+
+size_t tool_archive_chunks(const ossa_archive *archive, uint32_t tag, ossa_archive_chunk **chunks)
+{
+    *chunks = NULL;
+    const size_t count = ossa_archive_count(archive, tag);
+    if (!count) return 0;
+    ossa_archive_chunk *list = malloc(count * sizeof *list);
+    if (!list) return SIZE_MAX;
+    size_t n = 0;
+    for (size_t i = 0; i < archive->chunk_count && n < count; ++i) {
+        ossa_archive_chunk c;
+        if (ossa_archive_chunk_at(archive, i, &c) == OSSA_OK && c.tag == tag) list[n++] = c;
+    }
+    *chunks = list;
+    return n;
+}
+
+ossa_result tool_chunk_animation(const ossa_archive_chunk *chunk, ossa_animation *animation)
+{
+    memset(animation, 0, sizeof *animation);
+    if (chunk->version != OSSA_ANIMATION_BLOB_VERSION) return OSSA_ERROR_UNSUPPORTED_VERSION;
+    return ossa_animation_init(animation, chunk->data, chunk->size);
+}

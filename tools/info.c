@@ -45,13 +45,19 @@ static double time_sampling(const ossa_animation *anim, const ossa_skeleton *ske
     return reps[3];
 }
 
-bool info_meta_line(const ossa_archive *archive, size_t *at, const char **line, size_t *length)
+ossa_archive_chunk info_meta_chunk(const ossa_archive *archive)
 {
-    ossa_archive_chunk c;
-    if (ossa_archive_find(archive, OSSA_TAG_META, 0, &c) != OSSA_OK || *at >= c.size) return false;
-    *line = (const char *)c.data + *at;
-    const char *end = memchr(*line, '\n', c.size - *at);
-    *length = end ? (size_t)(end - *line) : c.size - *at;
+    ossa_archive_chunk c = {0};
+    if (ossa_archive_find(archive, OSSA_TAG_META, 0, &c) != OSSA_OK) c = (ossa_archive_chunk){0};
+    return c;
+}
+
+bool info_meta_line(const ossa_archive_chunk *meta, size_t *at, const char **line, size_t *length)
+{
+    if (!meta->data || *at >= meta->size) return false;
+    *line = (const char *)meta->data + *at;
+    const char *end = memchr(*line, '\n', meta->size - *at);
+    *length = end ? (size_t)(end - *line) : meta->size - *at;
     *at += *length + 1;
     return true;
 }
@@ -87,16 +93,21 @@ tool_unit info_unit(const void *data, size_t size, const ossa_import_output *aga
 static int measure_tracks(info_report *rep)
 {
     static const char *const type_names[] = {"?", "float", "float2", "float3", "float4", "quaternion"};
-    const size_t count = ossa_archive_count(&rep->archive, OSSA_TAG_TRACK);
-    rep->tracks = count ? calloc(count, sizeof *rep->tracks) : NULL;
+    ossa_archive_chunk *chunks;
+    const size_t count = tool_archive_chunks(&rep->archive, OSSA_TAG_TRACK, &chunks);
+    rep->tracks = count && count != SIZE_MAX ? calloc(count, sizeof *rep->tracks) : NULL;
     if (count && !rep->tracks) {
+        free(chunks);
         fprintf(stderr, "ossa: %s: out of memory\n", rep->path);
         return 1;
     }
     for (size_t i = 0; i < count; ++i) {
-        ossa_track track;
-        const ossa_result r = ossa_archive_track(&rep->archive, i, &track);
+        ossa_track track = {0};
+        const ossa_result r = chunks[i].version != OSSA_TRACK_BLOB_VERSION
+                                  ? OSSA_ERROR_UNSUPPORTED_VERSION
+                                  : ossa_track_init(&track, chunks[i].data, chunks[i].size);
         if (r != OSSA_OK) {
+            free(chunks);
             fprintf(stderr, "ossa: %s: track %zu: %s (%s)\n", rep->path, i, ossa_result_string(r), ossa_result_name(r));
             return 1;
         }
@@ -108,6 +119,7 @@ static int measure_tracks(info_report *rep)
         rep->tracks[rep->track_count++] =
             (info_track){track.name, type_names[track.type <= 5 ? track.type : 0], track.key_count, lo, hi};
     }
+    free(chunks);
     return 0;
 }
 
@@ -166,17 +178,19 @@ int info_measure(info_report *rep, const char *archive_path, const void *archive
     }
     rep->loaded = true;
     const ossa_skeleton *skel = &rep->skeleton;
-    const size_t anim_count = ossa_archive_count(&rep->archive, OSSA_TAG_ANIMATION);
+    ossa_archive_chunk *chunks;
+    size_t anim_count = tool_archive_chunks(&rep->archive, OSSA_TAG_ANIMATION, &chunks);
     ossa_soa_transform *pose = aligned_alloc(16, (skel->soa_count + 1) * sizeof *pose);
-    rep->animations = calloc(anim_count + 1, sizeof *rep->animations);
+    rep->animations = anim_count != SIZE_MAX ? calloc(anim_count + 1, sizeof *rep->animations) : NULL;
     int status = 0;
     if (!pose || !rep->animations) {
         fprintf(stderr, "ossa: %s: out of memory\n", archive_path);
         status = 1;
+        anim_count = 0;
     }
     for (size_t a = 0; a < anim_count && status == 0; ++a) {
         info_animation *ia = &rep->animations[a];
-        if ((r = ossa_archive_animation(&rep->archive, a, &ia->anim)) != OSSA_OK) {
+        if ((r = tool_chunk_animation(&chunks[a], &ia->anim)) != OSSA_OK) {
             fprintf(stderr, "ossa: %s: animation %zu: %s (%s)\n", archive_path, a, ossa_result_string(r),
                     ossa_result_name(r));
             status = 1;
@@ -184,9 +198,7 @@ int info_measure(info_report *rep, const char *archive_path, const void *archive
         }
         rep->animation_count = a + 1;
         const ossa_animation *anim = &ia->anim;
-        ossa_archive_chunk chunk;
-        ossa_archive_find(&rep->archive, OSSA_TAG_ANIMATION, a, &chunk);
-        ia->baked_bytes = chunk.size;
+        ia->baked_bytes = chunks[a].size;
         for (size_t j = 0; j < anim->track_count; ++j)
             for (int c = 0; c < 3; ++c) ia->kinds[c][ossa_animation_channel_kind(anim, j, c)]++;
         ossa_animation_sizes(anim, &ia->sizes);
@@ -210,6 +222,7 @@ int info_measure(info_report *rep, const char *archive_path, const void *archive
         }
     }
     free(pose);
+    free(chunks);
     if (status == 0) status = measure_tracks(rep);
     return status;
 }
@@ -308,7 +321,8 @@ static void print_text(const info_report *rep, bool with_tracks)
     }
     const char *line;
     size_t len, events = 0;
-    for (size_t at = 0; info_meta_line(ar, &at, &line, &len);) {
+    const ossa_archive_chunk meta = info_meta_chunk(ar);
+    for (size_t at = 0; info_meta_line(&meta, &at, &line, &len);) {
         if (len > 6 && !strncmp(line, "event=", 6)) {
             if (events++ == 0) printf("\n%-16s (seconds, name)\n", "events");
             printf("  %.*s\n", (int)(len - 6), line + 6);

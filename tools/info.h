@@ -70,8 +70,12 @@ int info_measure(info_report *report, const char *archive_path, const void *arch
                  const ossa_import_output *against, const char *against_path, tool_unit unit, bool joint_errors);
 void info_report_free(info_report *report);
 
-/* The META chunk's lines, one per call from *at = 0 (without the '\n'); false after the last. */
-bool info_meta_line(const ossa_archive *archive, size_t *at, const char **line, size_t *length);
+/* The archive's META chunk, or a chunk with no data when it has none. */
+ossa_archive_chunk info_meta_chunk(const ossa_archive *archive);
+
+/* The lines of `meta` (info_meta_chunk), one per call from *at = 0 (without the '\n'); false
+ * after the last. */
+bool info_meta_line(const ossa_archive_chunk *meta, size_t *at, const char **line, size_t *length);
 
 /* True when this build writes JSON (it was built with cJSON). */
 bool info_json_available(void);

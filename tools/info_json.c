@@ -42,7 +42,8 @@ static void add_meta(cJSON *root, const ossa_archive *ar)
     cJSON *events = cJSON_AddArrayToObject(root, "events");
     const char *line;
     size_t len;
-    for (size_t at = 0; info_meta_line(ar, &at, &line, &len);) {
+    const ossa_archive_chunk meta_chunk = info_meta_chunk(ar);
+    for (size_t at = 0; info_meta_line(&meta_chunk, &at, &line, &len);) {
         const char *eq = memchr(line, '=', len);
         if (!eq || eq == line) continue; /* not a key=value line */
         char *key = malloc(len + 1);
@@ -59,10 +60,14 @@ static void add_meta(cJSON *root, const ossa_archive *ar)
             const char *name = strchr(value, ' ');
             cJSON *event = cJSON_CreateObject();
             cJSON_AddNumberToObject(event, "time_s", strtod(value, NULL));
-            cJSON_AddStringToObject(event, "name", name ? name + 1 : "");
+            tool_json_add_string(event, "name", name ? name + 1 : "");
             cJSON_AddItemToArray(events, event);
-        } else if (!cJSON_GetObjectItemCaseSensitive(meta, key)) {
-            cJSON_AddStringToObject(meta, key, value);
+        } else {
+            /* A member name is a JSON string too: the key made UTF-8 (a hand-made archive). */
+            cJSON *item = tool_json_string(key);
+            const char *name = cJSON_GetStringValue(item);
+            if (name && !cJSON_GetObjectItemCaseSensitive(meta, name)) tool_json_add_string(meta, name, value);
+            cJSON_Delete(item);
         }
         free(key);
     }
@@ -84,7 +89,7 @@ static void add_skeleton(cJSON *root, const ossa_skeleton *skel)
     cJSON *names = cJSON_AddArrayToObject(s, "names");
     cJSON *parents = cJSON_AddArrayToObject(s, "parents");
     for (size_t j = 0; j < skel->joint_count; ++j) {
-        cJSON_AddItemToArray(names, cJSON_CreateString(ossa_skeleton_joint_name(skel, j)));
+        cJSON_AddItemToArray(names, tool_json_string(ossa_skeleton_joint_name(skel, j)));
         cJSON_AddItemToArray(parents, cJSON_CreateNumber(skel->parents[j]));
     }
 }
@@ -136,7 +141,7 @@ static cJSON *error_object(const info_error *e, const ossa_skeleton *skel)
     cJSON_AddNumberToObject(o, "p99_mm", e->p99_mm);
     cJSON_AddNumberToObject(o, "mean_mm", e->mean_mm);
     add_size(o, "worst_joint", e->worst_joint);
-    cJSON_AddStringToObject(o, "worst_joint_name", ossa_skeleton_joint_name(skel, e->worst_joint));
+    tool_json_add_string(o, "worst_joint_name", ossa_skeleton_joint_name(skel, e->worst_joint));
     add_float(o, "worst_time_s", (float)e->worst_time);
     cJSON *per_joint = cJSON_AddArrayToObject(o, "joint_max_mm");
     for (size_t j = 0; j < skel->joint_count; ++j)
@@ -148,7 +153,7 @@ static cJSON *animation_object(const info_report *rep, const info_animation *ia)
 {
     const ossa_animation *anim = &ia->anim;
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", anim->name);
+    tool_json_add_string(o, "name", anim->name);
     add_float(o, "duration_s", anim->duration);
     add_size(o, "tracks", anim->track_count);
     add_size(o, "time_points", anim->frame_count);
@@ -189,14 +194,14 @@ int info_print_json(const info_report *rep)
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", 1);
     cJSON *archive = cJSON_AddObjectToObject(root, "archive");
-    cJSON_AddStringToObject(archive, "path", rep->path);
+    tool_json_add_string(archive, "path", rep->path);
     add_size(archive, "bytes", rep->size);
     add_size(archive, "chunks", rep->archive.chunk_count);
     add_meta(root, &rep->archive);
     add_unit(root, &rep->unit);
     add_skeleton(root, &rep->skeleton);
     if (rep->against_path)
-        cJSON_AddStringToObject(root, "against", rep->against_path);
+        tool_json_add_string(root, "against", rep->against_path);
     else
         cJSON_AddNullToObject(root, "against");
     cJSON *animations = cJSON_AddArrayToObject(root, "animations");
@@ -206,7 +211,7 @@ int info_print_json(const info_report *rep)
     for (size_t i = 0; i < rep->track_count; ++i) {
         const info_track *t = &rep->tracks[i];
         cJSON *track = cJSON_CreateObject();
-        cJSON_AddStringToObject(track, "name", t->name);
+        tool_json_add_string(track, "name", t->name);
         cJSON_AddStringToObject(track, "type", t->type);
         add_size(track, "keys", t->keys);
         add_float(track, "min", t->min);

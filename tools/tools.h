@@ -153,6 +153,27 @@ int tool_view(int argc, char **argv);
 int tool_report(const char *archive_path, const void *archive, size_t size, const ossa_import_output *against,
                 const char *against_path, tool_unit unit);
 
+/* Writes `text` to `f` as a JSON string: quoted, with the quote, the backslash and U+0000..001F
+ * escaped and each ill-formed UTF-8 sequence as U+FFFD (tools/json.c). NULL is "". */
+void tool_json_write_string(FILE *f, const char *text);
+
+/* A cJSON string of `text` made valid UTF-8 as tool_json_write_string does (cJSON itself
+ * escapes, but copies any other byte); NULL when out of memory. tool_json_add_string adds it to
+ * `object` under `name` (a name the caller knows is UTF-8) and returns it. Only with cJSON. */
+struct cJSON;
+struct cJSON *tool_json_string(const char *text);
+struct cJSON *tool_json_add_string(struct cJSON *object, const char *name, const char *text);
+
+/* The chunks of `archive` with `tag` in archive order, found in one pass over the chunk table
+ * (ossa_archive_find walks it from the start for each index: quadratic over an archive's
+ * clips). Returns the count, with the array in *chunks (free with free(); NULL when none), or
+ * SIZE_MAX when out of memory. */
+size_t tool_archive_chunks(const ossa_archive *archive, uint32_t tag, ossa_archive_chunk **chunks);
+
+/* The animation view of an ANIM chunk, as ossa_archive_animation gives it (the same errors,
+ * OSSA_ERROR_UNSUPPORTED_VERSION for another blob version). */
+ossa_result tool_chunk_animation(const ossa_archive_chunk *chunk, ossa_animation *animation);
+
 /* Online CPUs (at least 1). */
 unsigned tool_cpu_count(void);
 

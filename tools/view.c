@@ -8,7 +8,9 @@
  * with the archives; the page colours the joints with it. The web server is the viewer's
  * serve.py (Python's http.server), run as a child process until Ctrl-C or SIGTERM. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +25,8 @@
 #define VIEW_DEFAULT_PORT 8123
 /* Archives one page opens (the viewer's own limit, tools/viewer/viewer.c). */
 #define VIEW_MAX_FILES 16
+/* A served name: a base name (NAME_MAX, 255 bytes) with an "N-" prefix and its NUL. */
+#define VIEW_NAME_SIZE 272
 
 static const char view_usage[] =
     "usage: ossa view FILE.ossa [MORE.ossa...] [--port N] [--against INPUT [--skeleton FILE] [--unit-scale M]]\n"
@@ -98,18 +102,13 @@ static void *read_archive(const char *path, bool first, size_t *size)
     return NULL;
 }
 
-static void json_string(FILE *f, const char *s)
+/* JSON has no NaN or infinity: those are null. */
+static void json_number(FILE *f, double value)
 {
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(f, "\\u%04x", *c);
-        else
-            fputc(*c, f);
-    }
-    fputc('"', f);
+    if (isfinite(value))
+        fprintf(f, "%.6g", value);
+    else
+        fputs("null", f);
 }
 
 /* Measures the first archive against `against` and writes errors.json (schema in
@@ -129,19 +128,23 @@ static int write_errors(const char *out, const char *archive_path, const void *a
     }
     if (f) {
         fprintf(f, "{\"against\": ");
-        json_string(f, tool_base_name(against));
+        tool_json_write_string(f, tool_base_name(against));
         fprintf(f, ", \"archive\": ");
-        json_string(f, tool_base_name(archive_path));
+        tool_json_write_string(f, tool_base_name(archive_path));
         fprintf(f, ", \"measure\": \"virtual vertices %g m from each joint\", \"unit\": \"mm\",\n \"clips\": [",
                 (double)INFO_SHELL_METRES);
         for (size_t a = 0; a < rep.animation_count; ++a) {
             const info_animation *ia = &rep.animations[a];
             const info_error *e = &ia->errors[INFO_ERROR_VERTICES];
             fprintf(f, "%s\n  {\"index\": %zu, \"name\": ", a ? "," : "", a);
-            json_string(f, ia->anim.name);
-            fprintf(f, ", \"max_mm\": %.6g, \"worst_joint\": %zu, \"joint_max_mm\": [", e->max_mm, e->worst_joint);
-            for (size_t j = 0; e->joint_max_mm && j < rep.skeleton.joint_count; ++j)
-                fprintf(f, "%s%.6g", j ? ", " : "", e->joint_max_mm[j]);
+            tool_json_write_string(f, ia->anim.name);
+            fprintf(f, ", \"max_mm\": ");
+            json_number(f, e->max_mm);
+            fprintf(f, ", \"worst_joint\": %zu, \"joint_max_mm\": [", e->worst_joint);
+            for (size_t j = 0; e->joint_max_mm && j < rep.skeleton.joint_count; ++j) {
+                if (j) fprintf(f, ", ");
+                json_number(f, e->joint_max_mm[j]);
+            }
             fprintf(f, "]}");
         }
         fprintf(f, "\n]}\n");
@@ -164,21 +167,34 @@ static void forward_signal(int sig)
 }
 
 /* Runs python3 serve.py with `argv` (NULL-terminated, argv[0] "python3") until it exits;
- * its exit status, or 1 when it could not run. */
-static int run_server(char **argv)
+ * its exit status, or 1 when it could not run. `pipe_fds` is a pipe whose read end the
+ * server was told about (--parent-fd) and whose write end is close-on-exec; both are closed
+ * here.
+ *
+ * The server must not outlive this process, however it ends: SIGTERM and SIGHUP are forwarded
+ * below, but SIGKILL (or a crash) cannot be caught. Only this process holds the pipe's write
+ * end, so when it ends for any reason the kernel closes it and the server reads end of file
+ * and exits (serve.py, watch_parent). That needs no polling and works beyond Linux, where
+ * prctl(PR_SET_PDEATHSIG) would not, and it fires even when the server's new parent is a
+ * subreaper rather than init, which a getppid() poll would have to guess. */
+static int run_server(char **argv, const int pipe_fds[2])
 {
     fflush(stdout);
     fflush(stderr);
     const pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "ossa: view: cannot start the server: %s\n", strerror(errno));
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
         return 1;
     }
     if (pid == 0) {
+        close(pipe_fds[1]);
         execvp(argv[0], argv);
         fprintf(stderr, "ossa: view: cannot run %s: %s (the server needs Python 3)\n", argv[0], strerror(errno));
         _exit(127);
     }
+    close(pipe_fds[0]);
     server_pid = pid;
     struct sigaction sa = {0}, ignore = {0};
     sa.sa_handler = forward_signal;
@@ -188,8 +204,12 @@ static int run_server(char **argv)
     sigaction(SIGINT, &ignore, NULL); /* the server gets it and stops; then we clean up */
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return 1;
+        if (errno != EINTR) {
+            close(pipe_fds[1]); /* the server then stops by itself */
+            return 1;
+        }
     server_pid = 0;
+    close(pipe_fds[1]);
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM) ? 0 : 1;
 }
@@ -260,7 +280,7 @@ int tool_view(int argc, char **argv)
     }
 
     /* Served names: the base names, made unique with an "N-" prefix (also from errors.json). */
-    char names[VIEW_MAX_FILES][96];
+    char names[VIEW_MAX_FILES][VIEW_NAME_SIZE];
     for (size_t i = 0; i < file_count; ++i) {
         snprintf(names[i], sizeof names[i], "%s", tool_base_name(files[i]));
         bool taken = !strcmp(names[i], "errors.json");
@@ -284,41 +304,54 @@ int tool_view(int argc, char **argv)
     }
     free(first);
 
+    int pipe_fds[2];
+    if (status == 0 && pipe(pipe_fds) != 0) {
+        fprintf(stderr, "ossa: view: cannot make a pipe for the server: %s\n", strerror(errno));
+        status = 1;
+    }
     if (status == 0) {
-        /* python3 serve.py --root DIR --port N --file NAME=PATH... --query QUERY */
-        char script[PATH_MAX + 16], port_text[16], query[8192] = "";
-        static char file_args[VIEW_MAX_FILES + 1][PATH_MAX + 128];
+        /* python3 serve.py --root=DIR --port=N --parent-fd=FD --query=QUERY -- NAME PATH... */
+        char script[PATH_MAX + 16], root_arg[PATH_MAX + 16], port_arg[32], fd_arg[32];
+        /* Each name byte takes at most 5 query bytes (below): 17 names of 271 bytes fit. */
+        static char query_arg[8 + (VIEW_MAX_FILES + 1) * (16 + 5 * VIEW_NAME_SIZE)];
         char *args[8 + 2 * (VIEW_MAX_FILES + 1) + 1];
         int n = 0;
+        /* Only this process holds the write end (close-on-exec): see run_server. */
+        fcntl(pipe_fds[1], F_SETFD, FD_CLOEXEC);
         snprintf(script, sizeof script, "%s/serve.py", viewer);
-        snprintf(port_text, sizeof port_text, "%ld", port);
+        snprintf(root_arg, sizeof root_arg, "--root=%s", viewer);
+        snprintf(port_arg, sizeof port_arg, "--port=%ld", port);
+        snprintf(fd_arg, sizeof fd_arg, "--parent-fd=%d", pipe_fds[0]);
         args[n++] = "python3";
         args[n++] = script;
-        args[n++] = "--root";
-        args[n++] = viewer;
-        args[n++] = "--port";
-        args[n++] = port_text;
-        size_t used = 0;
+        args[n++] = root_arg;
+        args[n++] = port_arg;
+        args[n++] = fd_arg;
+        args[n++] = query_arg;
+        args[n++] = "--"; /* then NAME PATH pairs, whatever their first byte */
+        size_t used = (size_t)snprintf(query_arg, sizeof query_arg, "--query=");
         for (size_t i = 0; i <= file_count; ++i) {
             const bool errors = i == file_count;
             if (errors && !against) break;
             const char *name = errors ? "errors.json" : names[i], *path = errors ? errors_path : files[i];
-            snprintf(file_args[i], sizeof file_args[i], "%s=%s", name, path);
-            args[n++] = "--file";
-            args[n++] = file_args[i];
-            /* The query keeps the names as they are but for the bytes that mean something in
-             * a query (& # % + space ? =), percent-escaped: 17 names of at most 95 bytes, 3
-             * each when escaped, fit in its 8 KiB. */
-            used += (size_t)snprintf(query + used, sizeof query - used, "%s%s=files/", used ? "&" : "",
+            args[n++] = (char *)(uintptr_t)name;
+            args[n++] = (char *)(uintptr_t)path;
+            /* Each value is a URL the page fetches, files/NAME with NAME percent-encoded (every
+             * byte but RFC 3986's unreserved ones), then percent-encoded again as a query value
+             * (only its '%' changes): "a=b c.ossa" is files/a%3Db%20c.ossa in the URL and
+             * file=files/a%253Db%2520c.ossa in the query. The page's URLSearchParams undoes the
+             * second, the server the first. */
+            used += (size_t)snprintf(query_arg + used, sizeof query_arg - used, "%s%s=files/", i ? "&" : "",
                                      errors ? "errors" : "file");
-            for (const unsigned char *c = (const unsigned char *)name; *c; ++c)
-                used += (size_t)snprintf(query + used, sizeof query - used, strchr("&#%+ ?=", *c) ? "%%%02X" : "%c",
+            for (const unsigned char *c = (const unsigned char *)name; *c; ++c) {
+                const bool unreserved = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+                                        (*c >= '0' && *c <= '9') || strchr("-._~", *c);
+                used += (size_t)snprintf(query_arg + used, sizeof query_arg - used, unreserved ? "%c" : "%%25%02X",
                                          (unsigned)*c);
+            }
         }
-        args[n++] = "--query";
-        args[n++] = query;
         args[n] = NULL;
-        status = run_server(args);
+        status = run_server(args, pipe_fds);
     }
     if (errors_path[0]) remove(errors_path);
     if (tmp[0]) rmdir(tmp);

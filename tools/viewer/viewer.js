@@ -411,7 +411,12 @@
     async loadUrl(url) {
       const r = await fetch(url);
       if (!r.ok) throw failure(`${url}: ${r.status} ${r.statusText}`);
-      return load(await r.arrayBuffer(), decodeURIComponent(url.split("/").pop()));
+      // The file's name as shown: the URL's last segment decoded (as it is when that is not
+      // UTF-8 once decoded, which decodeURIComponent refuses).
+      const last = url.split("/").pop();
+      let name = last;
+      try { name = decodeURIComponent(last); } catch { /* keep the encoded name */ }
+      return load(await r.arrayBuffer(), name);
     },
     loadErrors,
     reset,

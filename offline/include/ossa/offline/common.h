@@ -73,6 +73,21 @@ OSSA_API void ossa_free(const ossa_allocator *allocator, void *ptr);
 /* Copies `text` with `allocator`; NULL text gives "". NULL on allocation failure. */
 OSSA_API char *ossa_strdup(const ossa_allocator *allocator, const char *text);
 
+/* Whether the NUL-terminated `text` is well-formed UTF-8 (Unicode 15, 3.9, Table 3-7: no
+ * overlong form, no surrogate U+D800..DFFF, nothing above U+10FFFF, no truncated sequence).
+ * NULL counts as "" (valid). */
+OSSA_API bool ossa_utf8_valid(const char *text);
+
+/* Copies the NUL-terminated `text` into `output` (`output_size` bytes, always NUL-terminated
+ * when output_size > 0) with each maximal subpart of an ill-formed sequence replaced by one
+ * U+FFFD (EF BF BD), as Unicode 15, 3.9 "U+FFFD Substitution of Maximal Subparts" recommends:
+ * "caf\xE9" becomes "caf\uFFFD", "\xF0\x9F\x98" (a truncated emoji) one U+FFFD, "\xED\xA0\x80"
+ * (a surrogate) three. Returns the length of the whole result in bytes without the NUL, so
+ * output NULL with output_size 0 asks how big it is (at most three times strlen(text)). A short
+ * `output` receives whole characters only. NULL text counts as "". Aliasing: `output` must not
+ * overlap `text`. Source: Unicode 15.0, chapter 3.9 and Table 3-7. */
+OSSA_API size_t ossa_utf8_sanitize(const char *text, char *output, size_t output_size);
+
 /* Allocates a zeroed blob of `size` bytes into `blob`. OSSA_ERROR_OUT_OF_MEMORY on failure. */
 OSSA_API ossa_result ossa_blob_create(ossa_blob *blob, size_t size, const ossa_allocator *allocator);
 

@@ -11,7 +11,9 @@
  * every importer: `out` must be zero-initialised or destroyed; the importer empties it, then
  * returns OSSA_OK with animations and tracks that pass ossa_raw_animation_validate and
  * ossa_raw_track_validate, or an error with `out` empty (its allocator kept) and the first
- * error in `diag`.
+ * error in `diag`. Every name (joint, clip, track, event) and the metadata are UTF-8: an
+ * ill-formed byte sequence in the file (a Latin-1 BVH) becomes U+FFFD (ossa_utf8_sanitize) and
+ * a "warning=" metadata line says which names were repaired.
  * `metadata` is UTF-8 "key=value\n" lines; every importer records at least
  * "format=<name>" and, when it knows them, "source_units=<linear unit>" and
  * "unit_scale=<metres per source unit>".
