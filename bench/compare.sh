@@ -51,9 +51,10 @@ ossa_cli=$build/tools/ossa
 if [[ ! -f $out/ozz-build/CMakeCache.txt ]]; then
   cmake -S "$ozz_src" -B "$out/ozz-build" -DCMAKE_BUILD_TYPE=Release -Dozz_build_samples=OFF \
     -Dozz_build_howtos=OFF -Dozz_build_tests=OFF -Dozz_build_fbx=OFF -Dozz_build_gltf=OFF \
-    -Dozz_build_tools=OFF -Dozz_build_data=OFF -Dozz_build_postfix=OFF >"$out/ozz-cmake.log"
+    -Dozz_build_tools=OFF -Dozz_build_data=OFF -Dozz_build_postfix=OFF >"$out/ozz-cmake.log" 2>&1
 fi
-cmake --build "$out/ozz-build" --target ozz_animation_offline -j2 >"$out/ozz-build.log"
+cmake --build "$out/ozz-build" --target ozz_animation_offline -j2 >"$out/ozz-build.log" 2>&1 ||
+  { tail -n 20 "$out/ozz-build.log" >&2; exit 1; }
 cxx_flags=(-std=c++17 -O3 -msse2 -DNDEBUG -I"$ozz_src/include" -I"$acl_src/includes" -I"$acl_src/external/rtm/includes")
 echo '#include <valgrind/callgrind.h>' | ${CXX:-g++} -E -x c++ - >/dev/null 2>&1 && cxx_flags+=(-DOSSA_HAVE_CALLGRIND=1)
 ozz_libs=(-L"$out/ozz-build/src/animation/offline" -L"$out/ozz-build/src/animation/runtime" -L"$out/ozz-build/src/base"
@@ -61,13 +62,15 @@ ozz_libs=(-L"$out/ozz-build/src/animation/offline" -L"$out/ozz-build/src/animati
 for side in ozz acl; do
   src=$here/compare/${side}_side.cc exe=$out/$side-compare
   if [[ ! -x $exe || $src -nt $exe || $out/ozz-build/src/base/libozz_base.a -nt $exe ]]; then
-    ${CXX:-g++} "${cxx_flags[@]}" "$src" -o "$exe" "${ozz_libs[@]}"
+    ${CXX:-g++} "${cxx_flags[@]}" "$src" -o "$exe" "${ozz_libs[@]}" 2>"$out/$side-compile.log" ||
+      { cat "$out/$side-compile.log" >&2; exit 1; }
   fi
 done
 ozz_side=$out/ozz-compare acl_side=$out/acl-compare
 
 # 2. Clips: NAME RAW SKELETON RATE UNIT. Every side starts from the same raw clip: ossa bakes
-#    it (`ossa bake`, default tolerance), ozz runs its default optimizer and builder, ACL
+#    it (`ossa bake`, default tolerance), ozz runs its default optimizer and builder (its
+#    metre defaults divided by UNIT), ACL
 #    compresses it with its defaults, sampled at RATE (Hz); UNIT is metres per source unit.
 [[ -f $clips/ruby_raw.ozz ]] ||
   "$ozz_side" resample "$ozz_src/media/bin/ruby_animation.ozz" "$ozz_src/media/bin/ruby_skeleton.ozz" 30 "$clips/ruby_raw.ozz"
@@ -97,7 +100,7 @@ for row in "${clip_table[@]}"; do
   read -r name raw skel rate unit <<<"$row"
   skeleton_of[$name]=$skel
   [[ -f $clips/$name.ossa ]] || "$ossa_cli" bake "$raw" --skeleton "$skel" --unit-scale "$unit" -q -o "$clips/$name.ossa" >/dev/null
-  [[ -f $clips/$name.ozz ]] || "$ozz_side" build "$raw" "$skel" "$clips/$name.ozz"
+  [[ -f $clips/$name.ozz ]] || "$ozz_side" build "$raw" "$skel" "$unit" "$clips/$name.ozz"
   [[ -f $clips/$name.acl ]] || "$acl_side" compress "$raw" "$skel" "$rate" "$unit" "$clips/$name.acl" >"$clips/$name.acl.txt"
 done
 
@@ -177,7 +180,7 @@ for row in "${rows[@]}"; do
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.0f\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\n' "$measure" "$clip" "$ref" "$joints" \
       "$ossa_ir" "$ref_ir" "$(awk -v a="$ossa_ir" -v b="$ref_ir" 'BEGIN {print a / b}')" "$on" "$rn" "$nr" \
       "$octx" "$ocache" "$rctx" "$ostate" "$rstate" >>"$tsv"
-    tail -n 1 "$tsv" | awk -F'\t' '{printf "| %s | %s | %s | %\047d | %\047d | %.2f | %\047d | %\047d | %.2f | %\047d (%\047d) | %\047d | %\047d | %\047d |\n",
+    tail -n 1 "$tsv" | awk -F'\t' '{printf "| %s | %s | %s | %d | %d | %.2f | %d | %d | %.2f | %d (%d) | %d | %d | %d |\n",
       $1, $2, $3, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15}' | tee -a "$out/results.md"
   done
 done

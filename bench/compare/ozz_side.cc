@@ -6,8 +6,10 @@
 //     MEASURE: forward | random | l2m | blend | frame, the loops defined in ossa_side.c, over
 //     runtime animations; prints "calls N", "ns X" (thread CPU time per call of the measured
 //     loop), the SamplingJob::Context bytes and the per-character state bytes
-//   ozz-compare build RAW.ozz SKELETON.ozz OUT.ozz
-//     ozz's AnimationOptimizer then AnimationBuilder, both with their default settings
+//   ozz-compare build RAW.ozz SKELETON.ozz UNIT OUT.ozz
+//     ozz's AnimationOptimizer then AnimationBuilder with their default settings; the
+//     optimizer's defaults are metres (1 mm tolerance at 10 cm), so they are divided by UNIT,
+//     the clip's metres per source unit (1 but for CMU 01_01)
 //   ozz-compare resample ANIMATION.ozz SKELETON.ozz RATE OUT_raw.ozz
 //     samples a runtime animation at every frame of RATE (Hz), from 0 to its duration, into a
 //     RawAnimation with a key per frame on every channel (ozz ships ruby and baked only as
@@ -182,11 +184,13 @@ int Run(Mode mode, size_t calls, const char* skeleton_path, int clip_count, char
   return 0;
 }
 
-int Build(const char* raw_path, const char* skeleton_path, const char* out) {
+int Build(const char* raw_path, const char* skeleton_path, float unit, const char* out) {
   RawAnimation raw, optimized;
   Skeleton skeleton;
   if (!load(raw_path, &raw) || !load(skeleton_path, &skeleton)) return 1;
-  const offline::AnimationOptimizer optimizer;  // default settings
+  offline::AnimationOptimizer optimizer;  // default settings, in the clip's unit
+  optimizer.setting.tolerance /= unit;
+  optimizer.setting.distance /= unit;
   if (!optimizer(raw, skeleton, &optimized)) return std::fprintf(stderr, "ozz-compare: optimizer failed\n"), 1;
   const offline::AnimationBuilder builder;
   ozz::unique_ptr<Animation> animation = builder(optimized);
@@ -322,13 +326,14 @@ int main(int argc, char** argv) {
       if (!std::strcmp(argv[2], names[m]))
         return Run(Mode(m), std::strtoul(argv[3], nullptr, 10), argv[4], argc - 5, argv + 5);
   }
-  if (argc == 5 && !std::strcmp(argv[1], "build")) return Build(argv[2], argv[3], argv[4]);
+  if (argc == 6 && !std::strcmp(argv[1], "build"))
+    return Build(argv[2], argv[3], std::strtof(argv[4], nullptr), argv[5]);
   if (argc == 6 && !std::strcmp(argv[1], "resample"))
     return Resample(argv[2], argv[3], std::strtof(argv[4], nullptr), argv[5]);
   if (argc == 5 && !std::strcmp(argv[1], "from-keys")) return FromKeys(argv[2], argv[3], argv[4]);
   std::fprintf(stderr,
                "usage: ozz-compare run forward|random|l2m|blend|frame CALLS SKELETON.ozz A.ozz [B.ozz C.ozz]\n"
-               "       ozz-compare build RAW.ozz SKELETON.ozz OUT.ozz\n"
+               "       ozz-compare build RAW.ozz SKELETON.ozz UNIT OUT.ozz\n"
                "       ozz-compare resample ANIMATION.ozz SKELETON.ozz RATE OUT_raw.ozz\n"
                "       ozz-compare from-keys IN.keys OUT_raw.ozz OUT_skeleton.ozz\n");
   return 2;
