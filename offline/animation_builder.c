@@ -57,7 +57,7 @@ static ossa_result build_lossless(const ossa__clip *clip, const char *name, cons
     ossa__encode_scratch scratch;
     const bool have_scratch = ossa__encode_scratch_alloc(clip, &scratch, 1);
     ossa_result r = OSSA_OK;
-    if (!st || !have_scratch || !ossa__subtracks_alloc(clip, st, count)) {
+    if (!st || !have_scratch || !ossa__clip_subtracks_alloc(clip, st)) {
         r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory encoding keys");
         goto done;
     }

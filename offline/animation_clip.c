@@ -176,6 +176,36 @@ bool ossa__subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks, si
     return true;
 }
 
+/* Whether no encoding stores sub-track s as keys (see ossa__subtrack_encode): an exactly
+ * default sub-track is always stored as the default, and an exactly constant translation,
+ * which a constant holds exactly, always as a default, rest-pose or constant one. */
+static bool never_keyed(const ossa__clip *clip, size_t s)
+{
+    static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
+    const int channel = (int)(s % 3), width = channel == OSSA__CH_ROTATION ? 4 : 3;
+    const float *v = ossa__clip_samples(clip, s);
+    bool exact_default = true, exact_constant = channel == OSSA__CH_TRANSLATION;
+    for (size_t f = 0; f < clip->frames && (exact_default || exact_constant); ++f)
+        for (int c = 0; c < width; ++c) {
+            exact_default = exact_default && v[4 * f + (size_t)c] == defaults[channel][c];
+            exact_constant = exact_constant && v[4 * f + (size_t)c] == v[c];
+        }
+    return exact_default || exact_constant;
+}
+
+bool ossa__clip_subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks)
+{
+    const size_t count = 3 * clip->joints;
+    memset(subtracks, 0, count * sizeof *subtracks);
+    for (size_t i = 0; i < count; ++i) {
+        if (never_keyed(clip, i)) continue;
+        subtracks[i].keys = ossa__calloc(clip->allocator, clip->frames, 1);
+        subtracks[i].q = ossa__calloc(clip->allocator, clip->frames * 4, sizeof(uint32_t));
+        if (!subtracks[i].keys || !subtracks[i].q) return false;
+    }
+    return true;
+}
+
 void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count)
 {
     for (size_t i = 0; subtracks && i < count; ++i) {

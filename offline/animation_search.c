@@ -43,6 +43,31 @@ static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
 #define PROGRESS_REFINE    .97f
 #define SEARCH_DECAY       .75f
 
+/* A model-space matrix without its bottom row, which is (0, 0, 0, 1) for every matrix the
+ * search makes: the top three rows of a product a * b depend only on the top three rows of
+ * a, and the points only on the top three rows, so storing them loses nothing (48 B instead
+ * of 64 B per joint and time while loosening). */
+typedef struct affine {
+    float cols[4][3];
+} affine;
+
+static inline affine affine_of(const ossa_float4x4 *m)
+{
+    affine a;
+    for (int c = 0; c < 4; ++c)
+        a.cols[c][0] = m->cols[c][0], a.cols[c][1] = m->cols[c][1], a.cols[c][2] = m->cols[c][2];
+    return a;
+}
+
+static inline ossa_float4x4 matrix_of(const affine *a)
+{
+    ossa_float4x4 m;
+    for (int c = 0; c < 4; ++c)
+        m.cols[c][0] = a->cols[c][0], m.cols[c][1] = a->cols[c][1], m.cols[c][2] = a->cols[c][2],
+        m.cols[c][3] = c == 3 ? 1.f : 0.f;
+    return m;
+}
+
 typedef struct search {
     const ossa__clip *clip;
     const ossa_raw_animation *raw;
@@ -59,8 +84,10 @@ typedef struct search {
     float *times;                        /* [M] seconds, ascending */
     float *joint_max, *joint_time;       /* [J] the exact measurement's (verify) */
     float *ref;                          /* [M * J * 12] reference points */
-    ossa_transform *local;               /* [M * J] decoded local transforms of the kept encoding */
-    ossa_float4x4 *model;                /* [M * J] their model-space matrices */
+    ossa_transform *sample;              /* [J] one source pose (reference's scratch) */
+    /* Only while loosening (NULL before; see loosen): */
+    ossa_transform *local; /* [M * J] decoded local transforms of the kept encoding */
+    affine *model;         /* [M * J] their model-space matrices */
     ossa_skeleton skeleton;
     ossa_blob skeleton_blob;
     unsigned threads;      /* workers, 1 to MAX_THREADS */
@@ -173,8 +200,8 @@ static bool sample_times(search *s, const ossa_raw_animation *raw)
 /* Reference points at every measured time, from the raw animation, by the report's path. */
 static void reference(search *s, const ossa_raw_animation *raw)
 {
-    ossa_transform *local = s->local; /* scratch: the first J entries */
-    ossa_float4x4 *model = s->model;  /* scratch: the first J entries */
+    ossa_transform *local = s->sample;
+    ossa_float4x4 *model = s->worker[0].matrices; /* scratch */
     for (size_t m = 0; m < s->M; ++m) {
         ossa_raw_animation_sample(raw, s->times[m], local, s->J);
         ossa__raw_to_model(s->parents, s->J, local, model);
@@ -199,8 +226,10 @@ static void *measure_some(void *arg)
             return NULL;
         }
         for (size_t j = 0; j < s->J; ++j) {
-            s->local[m * s->J + j] = ossa_soa_transform_get(&w->pose[j / 4], (int)(j % 4));
-            s->model[m * s->J + j] = w->matrices[j];
+            if (s->local) {
+                s->local[m * s->J + j] = ossa_soa_transform_get(&w->pose[j / 4], (int)(j % 4));
+                s->model[m * s->J + j] = affine_of(&w->matrices[j]);
+            }
             const float e = point_error(&w->matrices[j], s->shell[j], s->ref + (m * s->J + j) * 12);
             const float ratio = e / s->tol[j];
             if (ratio > w->worst) w->worst = ratio, w->worst_error = e, w->worst_joint = j, w->worst_m = m;
@@ -212,9 +241,9 @@ static void *measure_some(void *arg)
 
 /* Measures the blob with the runtime: sampling job at every measured time, local-to-model,
  * the points against the reference (the times shared among the workers). Keeps the decoded
- * poses and matrices (for loosen) and returns the largest error / tolerance; fills the stats'
- * worst joint and time. With `quick`, a worker stops at its first time that fails (the
- * result is then above 1 but not the largest). */
+ * poses and matrices when loosening has their arrays (see loosen) and returns the largest
+ * error / tolerance; fills the stats' worst joint and time. With `quick`, a worker stops at
+ * its first time that fails (the result is then above 1 but not the largest). */
 static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats, bool quick)
 {
     ossa_animation anim;
@@ -409,8 +438,12 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
                           &s->worker[0].scratch);
     if (cost(s, i, trial) >= cost(s, i, old)) return false;
     ossa_float4x4 *chain = s->worker[0].matrices; /* [J] scratch: the subtree's new matrices */
+    const int parent = s->parents[j];
     for (size_t m = 0; m < s->M; ++m) {
         float *v = s->values + 4 * m;
+        /* The one parent outside the subtree: j's own (the others are in it). */
+        const ossa_float4x4 outside =
+            parent < 0 ? ossa_float4x4_identity() : matrix_of(&s->model[m * J + (size_t)parent]);
         ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v);
         ossa_transform t = s->local[m * J + j];
         if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
@@ -420,7 +453,7 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
             const ossa_transform *lt = c == j ? &t : &s->local[m * J + c];
             const ossa_float4x4 lm = ossa_float4x4_from_transform(lt);
             const int p = s->parents[c];
-            const ossa_float4x4 *pm = p < 0 ? NULL : ((size_t)p < j ? &s->model[m * J + (size_t)p] : &chain[p]);
+            const ossa_float4x4 *pm = p < 0 ? NULL : ((size_t)p < j ? &outside : &chain[p]);
             chain[c] = pm ? ossa_float4x4_mul(pm, &lm) : lm;
             if (point_error(&chain[c], s->shell[c], s->ref + (m * J + c) * 12) > s->tol[c] * LOOSEN_MARGIN)
                 return false;
@@ -429,6 +462,8 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
     /* Accepted: recompute and keep the subtree's matrices and ratios. */
     for (size_t m = 0; m < s->M; ++m) {
         const float *v = s->values + 4 * m;
+        const ossa_float4x4 outside =
+            parent < 0 ? ossa_float4x4_identity() : matrix_of(&s->model[m * J + (size_t)parent]);
         ossa_transform *t = &s->local[m * J + j];
         if (channel == OSSA__CH_TRANSLATION) t->translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t->rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
@@ -436,22 +471,38 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
         for (size_t c = j; c < end; ++c) {
             const ossa_float4x4 lm = ossa_float4x4_from_transform(&s->local[m * J + c]);
             const int p = s->parents[c];
-            s->model[m * J + c] = p < 0 ? lm : ossa_float4x4_mul(&s->model[m * J + (size_t)p], &lm);
+            chain[c] = p < 0 ? lm : ossa_float4x4_mul((size_t)p < j ? &outside : &chain[p], &lm);
+            s->model[m * J + c] = affine_of(&chain[c]);
         }
     }
     s->mult[i] *= factor;
     ossa__subtrack swap = *old;
     *old = *trial;
     *trial = swap;
+    if (!swap.keys) {
+        /* A sub-track without arrays (never keyed) is never keyed on trial either: the trial
+         * keeps its arrays for the next one. */
+        trial->keys = old->keys, trial->q = old->q;
+        old->keys = NULL, old->q = NULL;
+    }
     return true;
 }
 
 /* Loosens sub-tracks one at a time where the measured error leaves room (see try_loosen),
- * then verifies the result with the runtime; keeps it only if it passes and is smaller. */
+ * then verifies the result with the runtime; keeps it only if it passes and is smaller. The
+ * kept poses and matrices at every measured time exist only here: the search before needs
+ * just the reference points, and a clip that never passed is never loosened. */
 static ossa_result loosen(search *s, best *b)
 {
     s->refining = true;
     ossa__progress_report(&s->progress, PROGRESS_SEARCH, "refine");
+    const ossa_allocator *a = s->desc->allocator;
+    const size_t mj = s->M * s->J; /* checked by allocate() */
+    s->local = ossa__calloc(a, mj ? mj : 1, sizeof *s->local);
+    s->model = ossa__calloc(a, mj ? mj : 1, sizeof *s->model);
+    if (!s->local || !s->model)
+        return ossa__fail(s->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory loosening %zu joints at %zu times", s->J,
+                          s->M);
     encode_all(s, b->k);
     if (!(measure(s, &b->blob, NULL, false) <= 1.f)) return OSSA_OK;
     bool changed = false;
@@ -465,6 +516,9 @@ static ossa_result loosen(search *s, best *b)
                                                         (float)(f * 3 * s->J + i + 1) / (float)steps,
                                   "refine");
         }
+    /* The check of the loosened blob needs neither. */
+    ossa_free(a, s->local), ossa_free(a, s->model);
+    s->local = NULL, s->model = NULL;
     if (!changed) return OSSA_OK;
     ossa_result r;
     evaluate(s, b, b->k, true, &r);
@@ -486,7 +540,8 @@ static void release(search *s)
     }
     ossa_free(a, s->worker);
     ossa_free(a, s->mult), ossa_free(a, s->ref);
-    ossa_free(a, s->times), ossa_free(a, s->local), ossa_free(a, s->model);
+    ossa_free(a, s->times), ossa_free(a, s->sample);
+    ossa_free(a, s->local), ossa_free(a, s->model);
     ossa_free(a, s->joint_max), ossa_free(a, s->joint_time);
     ossa_free(a, s->values);
     ossa_blob_destroy(&s->skeleton_blob);
@@ -496,8 +551,11 @@ static bool allocate(search *s)
 {
     const ossa_allocator *a = s->desc->allocator;
     const size_t J = s->J ? s->J : 1, M = s->M;
-    size_t ref_count, mj;
-    if (!ossa__mul_size(M, J, &mj) || !ossa__mul_size(mj, 12, &ref_count)) return false;
+    size_t ref_count, mj, loosening;
+    /* loosen() allocates M * J poses and matrices later: their size is checked here. */
+    if (!ossa__mul_size(M, J, &mj) || !ossa__mul_size(mj, 12, &ref_count) ||
+        !ossa__mul_size(mj, sizeof(ossa_transform) + sizeof(affine), &loosening))
+        return false;
     s->end = ossa__calloc(a, J, sizeof *s->end);
     s->tol = ossa__calloc(a, J, sizeof(float));
     s->shell = ossa__calloc(a, J, sizeof(float));
@@ -506,8 +564,7 @@ static bool allocate(search *s)
     s->reach_scale = ossa__calloc(a, J, sizeof(float));
     s->mult = ossa__calloc(a, 3 * J, sizeof(float));
     s->ref = ossa__calloc(a, ref_count, sizeof(float));
-    s->local = ossa__calloc(a, mj, sizeof *s->local);
-    s->model = ossa__calloc(a, mj, sizeof *s->model);
+    s->sample = ossa__calloc(a, J, sizeof *s->sample);
     s->values = ossa__calloc(a, 4 * M, sizeof *s->values);
     s->joint_max = ossa__calloc(a, J, sizeof(float));
     s->joint_time = ossa__calloc(a, J, sizeof(float));
@@ -529,8 +586,8 @@ static bool allocate(search *s)
     }
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
     if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->reach_scale || !s->mult || !s->ref ||
-        !s->local || !s->model || !s->values || !s->joint_max || !s->joint_time || !s->worker || !s->st ||
-        !ossa__subtracks_alloc(s->clip, s->st, 3 * s->J) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
+        !s->sample || !s->values || !s->joint_max || !s->joint_time || !s->worker || !s->st ||
+        !ossa__clip_subtracks_alloc(s->clip, s->st) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;
     for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
     return true;
@@ -670,6 +727,7 @@ typedef struct build_shape {
     size_t T;        /* time points: distinct key times, plus 0 and the duration */
     size_t keys;     /* keys of every channel of every track, plus 2 */
     size_t M;        /* measured times (error-bounded builds) */
+    size_t keyed;    /* sub-tracks that may be stored as keys (see ossa__clip_subtracks_alloc) */
     size_t subtrees; /* error-bounded: the sum of every joint's subtree size (loosening's work) */
     unsigned threads;
     bool bounded;
@@ -683,6 +741,17 @@ static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_d
     shape->keys = 2;
     for (size_t j = 0; j < raw->track_count; ++j) {
         const ossa_raw_joint_track *t = &raw->tracks[j];
+        /* Never keyed: no translation or scale key, or every translation key the same, or
+         * every scale key 1, 1, 1 (the samples between equal keys are those keys); no
+         * rotation key. Exactly constant or default curves of more keys count as keyed. */
+        bool same = true, unit = true;
+        for (size_t k = 1; k < t->translation_count && same; ++k)
+            same = t->translations[k].value.x == t->translations[0].value.x &&
+                   t->translations[k].value.y == t->translations[0].value.y &&
+                   t->translations[k].value.z == t->translations[0].value.z;
+        for (size_t k = 0; k < t->scale_count && unit; ++k)
+            unit = t->scales[k].value.x == 1.f && t->scales[k].value.y == 1.f && t->scales[k].value.z == 1.f;
+        shape->keyed += (size_t)!same + (t->rotation_count > 0) + (size_t)!unit;
         shape->keys = mul_add(1, shape->keys, t->translation_count);
         shape->keys = mul_add(1, shape->keys, t->rotation_count);
         shape->keys = mul_add(1, shape->keys, t->scale_count);
@@ -737,13 +806,13 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     if (!desc) desc = &defaults;
     build_shape b;
     if (!shape_of(raw, desc, &b)) return 0;
-    const size_t J = b.J, T = b.T, S = 3 * J;
+    const size_t J = b.J, T = b.T, S = 3 * J, K = b.keyed;
     /* The clip: samples (16 B) and source-key flags (1 B) per sub-track and time point, and
      * the time point table. */
     size_t bytes = mul_add(mul_add(S, T, 0), 17, mul_add(T, sizeof(float), 0));
-    /* Sub-tracks: key flags and quantised keys (17 B per time point), one encoder's scratch
-     * (88 B per time point). */
-    bytes = mul_add(mul_add(S, T, 0), 17, bytes);
+    /* Sub-tracks that may be keyed: key flags and quantised keys (17 B per time point); one
+     * encoder's scratch (88 B per time point). */
+    bytes = mul_add(mul_add(K, T, 0), 17, bytes);
     bytes = mul_add(S, sizeof(ossa__subtrack), bytes);
     bytes = mul_add(T, 88, bytes);
     /* The largest blob: 4 components of 24 bits per sub-track and time point, the time point
@@ -758,10 +827,12 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     if (collect > bytes) bytes = collect;
     if (!b.bounded) return bytes;
     bytes = mul_add(blob, 1, bytes);
-    /* The search: per measured time, reference points (48 B), decoded local transforms (40 B)
-     * and model matrices (64 B) per joint, the time (4 B), a trial's values (16 B); per extra
-     * thread an encoder's scratch; the trial sub-track (17 B per time point). */
-    bytes = mul_add(mul_add(b.M, J, 0), 12 * sizeof(float) + sizeof(ossa_transform) + sizeof(ossa_float4x4), bytes);
+    /* The search: per measured time, reference points (48 B) per joint, and while loosening
+     * decoded local transforms (40 B) and model matrices (48 B) per joint; the time (4 B), a
+     * trial's values (16 B); per extra thread an encoder's scratch; the trial sub-track (17 B
+     * per time point). A clip that no encoding passes is not loosened and peaks 88 B per
+     * joint and measured time lower. */
+    bytes = mul_add(mul_add(b.M, J, 0), 12 * sizeof(float) + sizeof(ossa_transform) + sizeof(affine), bytes);
     bytes = mul_add(b.M, 20, bytes);
     bytes = mul_add(mul_add(T, 88, 0), b.threads - 1, bytes);
     bytes = mul_add(T, 17, bytes);

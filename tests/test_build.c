@@ -618,6 +618,33 @@ static void test_build_memory_estimate(void **state)
     ossa_import_output_destroy(&out);
 }
 
+/* A tolerance no encoding reaches: the build keeps the finest encoding and never loosens it,
+ * so it never holds the 88 B per joint and measured time of poses and matrices that the
+ * estimate keeps for loosening (the measured times are at least the 600 key times). */
+static void test_unreached_tolerance_holds_no_poses(void **state)
+{
+    (void)state;
+    ossa_import_output out = {0};
+    const char *path = ossa_test_assimp_path("BVH/01_01.bvh");
+    import_assimp_file(path, path, "bvh", &out);
+    ossa_raw_animation part = {0};
+    excerpt(&out.animations[0], EXCERPT_SECS, &part);
+    ossa_animation_build_stats stats = {0};
+    const ossa_animation_build_desc desc = {.skeleton = &out.skeleton,
+                                            .tolerance = 1e-9f / CMU_UNIT,
+                                            .unit_scale = CMU_UNIT,
+                                            .stats = &stats,
+                                            .threads = 1};
+    const size_t estimate = ossa_animation_build_memory(&part, &desc);
+    const size_t peak = counted_peak(&part, &desc);
+    print_message("unreached tolerance: estimate %zu bytes, peak %zu bytes, error ratio %g\n", estimate, peak,
+                  (double)stats.error_ratio);
+    assert_true(stats.error_ratio > 1.f);
+    assert_true(peak + part.track_count * 600 * 88 <= estimate);
+    ossa_raw_animation_destroy(&part);
+    ossa_import_output_destroy(&out);
+}
+
 /* Blender's FBX armatures: centimetres, the armature object scaled by 100 and 36 m from the
  * origin, so a bone's local error counts 100 times in model space. The bound must hold in
  * model space all the same, and assimp's pivot helpers must not appear as joints. */
@@ -1176,6 +1203,7 @@ int main(void)
         cmocka_unit_test(test_real_cesium_man),
         cmocka_unit_test(test_real_blender_fbx),
         cmocka_unit_test(test_build_memory_estimate),
+        cmocka_unit_test(test_unreached_tolerance_holds_no_poses),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,13 +140,19 @@ OSSA_API ossa_result ossa_animation_build(const ossa_raw_animation *raw, const o
  * key times plus 0 and the duration) and, for error-bounded builds, M measured times (the key
  * times plus the 60 Hz samples, at most 15 of those between two key times; see
  * docs/error-metric.md) and `threads` encoders:
- *   lossless:       S x T x 34 B + T x 92 B (samples, key flags, quantised keys, one encoder's
- *                   scratch, the time point table)
- *   error-bounded:  the same + M x J x 152 B (reference points, poses and model matrices at
- *                   every measured time) + M x 20 B + T x 88 B per extra thread + T x 17 B +
- *                   one candidate blob (at most S x T x 12 B)
+ *   lossless:       S x T x 17 B + K x T x 17 B + T x 92 B (samples and source-key flags;
+ *                   key flags and quantised keys of the K sub-tracks that may be keyed: all
+ *                   but those without keys, translations whose keys are all the same and
+ *                   scales whose keys are all 1, 1, 1; one encoder's scratch, the time point
+ *                   table)
+ *   error-bounded:  the same + M x J x 136 B (reference points, 48 B, at every measured
+ *                   time; poses, 40 B, and model matrices, 48 B, while loosening) + M x 20 B
+ *                   + T x 88 B per extra thread + T x 17 B + one candidate blob (at most
+ *                   S x T x 12 B)
  * or the table every key time is first collected in, when that is larger. Against the
- * allocator's peak it is within 10 % above (an over-estimate when the search keeps few keys).
+ * allocator's peak it is within 15 % above (an over-estimate when the search keeps few keys,
+ * when rotation keys are all the identity, which the builder finds exactly default, and by
+ * M x J x 88 B when no encoding reaches the tolerance, since such a clip is never loosened).
  * Work: the key times are sorted, O(keys log keys), and the measured times listed.
  * Rounded up to whole bytes, saturating at SIZE_MAX; 0 for NULL or an invalid `raw`. */
 OSSA_API size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc);
