@@ -34,7 +34,7 @@ static const char *write_archive(const char *name, size_t clips)
     for (size_t c = 0; c < clips; ++c) {
         ossa_raw_animation ra;
         assert_int_equal(ossa_raw_animation_create(&ra, 6, NULL), OSSA_OK);
-        char clip_name[16];
+        char clip_name[32];
         snprintf(clip_name, sizeof clip_name, "clip%zu", c);
         assert_int_equal(ossa_raw_animation_set_name(&ra, clip_name), OSSA_OK);
         ra.duration = 2.f;
