@@ -1,7 +1,7 @@
 /* Runs each ozz-animation measure of docs/benchmarks.md with ossa on the same files and prints
  * ossa's value, the reference value and their ratio.
  *
- *   ossa-bench [--shared DIR] [--only N] [--list] [--tolerance METRES]
+ *   ossa-bench [--shared DIR] [--only N] [--list] [--simd] [--tolerance METRES]
  *
  * Wall-clock figures are medians of 9 repetitions. Under
  * `valgrind --tool=callgrind --instr-atstart=no ossa-bench --only N` (bench/callgrind.sh)
@@ -252,13 +252,16 @@ int main(int argc, char **argv)
             if (!tool_parse_metres(argv[++i], 1e-7f, 1.f, &bench_tolerance))
                 return fprintf(stderr, "ossa-bench: --tolerance needs metres from 1e-7 to 1 (found \"%s\")\n", argv[i]),
                        2;
+        } else if (!strcmp(argv[i], "--simd")) {
+            return printf("%s\n", bench_simd()) < 0;
         } else if (!strcmp(argv[i], "--list")) {
             for (size_t m = 0; m < sizeof measures / sizeof *measures; ++m)
                 printf("%zu\t%s\t%s\t%.0f\t%.0f\n", m, measures[m].label, bench_short_name(measures[m].clip),
                        measures[m].ozz_ir, measures[m].ozz_ns);
             return 0;
         } else {
-            fprintf(stderr, "usage: ossa-bench [--shared DIR] [--only N] [--list] [--tolerance METRES]\n"
+            fprintf(stderr, "usage: ossa-bench [--shared DIR] [--only N] [--list] [--simd] [--tolerance METRES]\n"
+                            "  --simd           print the instruction set the jobs run on (sse2, avx2, ...)\n"
                             "  --only N         run measure N alone (for callgrind: bench/callgrind.sh)\n"
                             "  --tolerance M    bake the clips at M metres (default 0.0001)\n");
             return 2;
@@ -271,6 +274,7 @@ int main(int argc, char **argv)
     }
     char skel_path[4096];
     snprintf(skel_path, sizeof skel_path, "%s/ozz/pab_skeleton.ozz", shared);
+    if (only < 0) bench_print_simd_line();
     if (only < 0)
         printf("| measure                    | clip                  | ossa ns/call | ozz ns/call | ossa/ozz | ossa "
                "ns/joint |\n"
@@ -313,7 +317,7 @@ int main(int argc, char **argv)
         }
         const double ns = run(c, me->mode, me->calls);
         if (only >= 0)
-            printf("calls %zu\n", me->calls);
+            printf("simd %s\ncalls %zu\n", bench_simd(), me->calls);
         else if (me->ozz_ns > 0)
             printf("| %-26s | %-21s | %12.0f | %11.0f | %8.2f | %13.1f |\n", me->label, bench_short_name(me->clip), ns,
                    me->ozz_ns, ns / me->ozz_ns, ns / (double)c[0].skel.joint_count);

@@ -7,6 +7,9 @@
 #     BENCH      the executable: `BENCH --list` prints one line per measure, tab-separated:
 #                index, label, [clip,] ozz's Ir per PER (0: none), ozz's ns;
 #                `BENCH --only INDEX ARG...` prints a line "COUNT N" (nothing when skipped)
+#                and a line "simd LEVEL", the instruction set the jobs ran on (ossa_simd_level:
+#                sse2 or avx2 in the dispatching x86-64 build, by the CPU or OSSA_SIMD),
+#                printed under the table
 #     COUNT      the word of that line: the calls or vertices the instrumented loop made
 #     PER        the unit of the table's figures ("call", "vertex")
 #     DECIMALS   decimals of ossa's figure (ozz's are whole)
@@ -27,8 +30,10 @@ callgrind_table() {
     local index=${field[0]} label=${field[1]} ozz_ir=${field[-2]} cell=''
     [[ $show_clip == 1 ]] && cell="${field[2]} | "
     local n
-    n=$(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/cg.$index" \
-      "$bench" --only "$index" "$@" 2>/dev/null | awk -v key="$count" 'index($0, key) == 1 {print $2}')
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/cg.$index" \
+      "$bench" --only "$index" "$@" 2>/dev/null >"$out/stdout.$index" || true
+    n=$(awk -v key="$count" 'index($0, key) == 1 {print $2}' "$out/stdout.$index")
+    awk '/^simd / {print $2}' "$out/stdout.$index" >>"$out/simd"
     if [[ -z $n ]]; then
       printf '| %s | %sskipped | %s | |\n' "$label" "$cell" "$ozz_ir"
       continue
@@ -40,4 +45,5 @@ callgrind_table() {
              if (o > 0) printf "| %s | %s" f " | %.0f | %.2f |\n", l, c, ir, o, ir / o;
              else printf "| %s | %s" f " | | |\n", l, c, ir }'
   done
+  printf '\nJobs ran on: %s (OSSA_SIMD=%s)\n' "$(sort -u "$out/simd" 2>/dev/null | paste -sd, -)" "${OSSA_SIMD:-unset}"
 }

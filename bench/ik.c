@@ -1,7 +1,7 @@
 /* The IK measures of docs/benchmarks.md: ossa's two-bone and aim jobs on the pab skeleton in
  * its walk pose, with a moving target, next to ozz-animation's IKTwoBoneJob and IKAimJob.
  *
- *   ossa-bench-ik [--shared DIR] [--only N] [--list]
+ *   ossa-bench-ik [--shared DIR] [--only N] [--list] [--simd]
  *
  * Setup: pab_skeleton.ozz posed by pab_walk_raw.ozz at ratio 0.5 (baked at 0.1 mm, in
  * metres); two-bone: LeftArm -> LeftForeArm -> Lefthand, mid_axis (0, 0, 1), pole (0, 1, 0),
@@ -200,13 +200,15 @@ int main(int argc, char **argv)
             shared = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = strtol(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--simd"))
+            return printf("%s\n", bench_simd()) < 0;
         else if (!strcmp(argv[i], "--list")) {
             for (size_t m = 0; m < count; ++m)
                 printf("%zu\t%s\tpab_walk_raw.ozz\t%.0f\t%.0f\n", m, measures[m].label, measures[m].ozz_ir,
                        measures[m].ozz_ns);
             return 0;
         } else {
-            fprintf(stderr, "usage: ossa-bench-ik [--shared DIR] [--only N] [--list]\n"
+            fprintf(stderr, "usage: ossa-bench-ik [--shared DIR] [--only N] [--list] [--simd]\n"
                             "  --only N   run measure N alone (for callgrind: bench/callgrind_ik.sh)\n");
             return 2;
         }
@@ -225,6 +227,7 @@ int main(int argc, char **argv)
         unload(&s);
         return 1;
     }
+    if (only < 0) bench_print_simd_line();
     if (only < 0) printf("| measure | ossa ns/call | ozz ns/call | ossa/ozz |\n|---|---:|---:|---:|\n");
     int status = 0;
     for (size_t m = 0; m < count; ++m) {
@@ -234,7 +237,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "ossa-bench-ik: a joint of the measure is missing from the skeleton\n");
             status = 1;
         } else if (only >= 0)
-            printf("calls %d\n", CALLS);
+            printf("simd %s\ncalls %d\n", bench_simd(), CALLS);
         else if (measures[m].ozz_ns > 0)
             printf("| %s | %.0f | %.0f | %.2f |\n", measures[m].label, ns, measures[m].ozz_ns, ns / measures[m].ozz_ns);
         else

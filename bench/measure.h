@@ -6,8 +6,10 @@
 #ifndef OSSA_BENCH_MEASURE_H
 #define OSSA_BENCH_MEASURE_H
 
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "ossa/simd_level.h"
 #include "tools.h"
 
 #if defined(OSSA_HAVE_CALLGRIND)
@@ -18,6 +20,15 @@
 #define MEASURE_START() ((void)0)
 #define MEASURE_STOP()  ((void)0)
 #endif
+
+/* The instruction set the jobs run on (ossa_simd_level: in the dispatching x86-64 build the
+ * CPU's, or OSSA_SIMD's), printed by `--simd` and above the tables: figures of the SSE2 and
+ * the x86-64-v3 paths differ. */
+static inline const char *bench_simd(void) { return ossa_simd_string(ossa_simd_level()); }
+static inline void bench_print_simd_line(void)
+{
+    printf("Jobs run on: %s (OSSA_SIMD=%s)\n\n", bench_simd(), getenv("OSSA_SIMD") ? getenv("OSSA_SIMD") : "unset");
+}
 
 #define BENCH_REPS         9
 #define BENCH_INSTRUMENTED (BENCH_REPS / 2)

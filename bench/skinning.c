@@ -2,7 +2,7 @@
  * 10,000 vertices, the 67-joint pab palette (walk pose at mid-clip times inverse bind), 1, 2
  * and 4 influences, positions only and positions + normals + tangents.
  *
- *   ossa-bench-skinning [--shared DIR] [--only N] [--list]
+ *   ossa-bench-skinning [--shared DIR] [--only N] [--list] [--simd]
  *
  * Wall-clock figures are medians of 9 repetitions, in ns per vertex. Under
  * `valgrind --tool=callgrind --instr-atstart=no ossa-bench-skinning --only N`
@@ -240,12 +240,14 @@ int main(int argc, char **argv)
             shared = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = strtol(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--simd"))
+            return printf("%s\n", bench_simd()) < 0;
         else if (!strcmp(argv[i], "--list")) {
             for (size_t m = 0; m < MEASURE_COUNT; ++m)
                 printf("%zu\t%s\t%.0f\t%.2f\n", m, measures[m].label, measures[m].ozz_ir, measures[m].ozz_ns);
             return 0;
         } else {
-            fprintf(stderr, "usage: ossa-bench-skinning [--shared DIR] [--only N] [--list]\n"
+            fprintf(stderr, "usage: ossa-bench-skinning [--shared DIR] [--only N] [--list] [--simd]\n"
                             "  --only N   run measure N alone (for callgrind: bench/callgrind_skinning.sh)\n");
             return 2;
         }
@@ -258,13 +260,14 @@ int main(int argc, char **argv)
                         "67-joint palette\n");
         synthetic_palette(palette, dqs);
     }
+    if (only < 0) bench_print_simd_line();
     if (only < 0) printf("| measure | ossa ns/vertex | ozz ns/vertex | ossa/ozz |\n|---|---:|---:|---:|\n");
     for (size_t m = 0; m < MEASURE_COUNT; ++m) {
         if (only >= 0 && (size_t)only != m) continue;
         const measure *me = &measures[m];
         const double ns = run(me, palette, dqs);
         if (only >= 0)
-            printf("calls %d\nvertices %d\n", CALLS, CALLS * VERTICES);
+            printf("simd %s\ncalls %d\nvertices %d\n", bench_simd(), CALLS, CALLS * VERTICES);
         else if (me->ozz_ns > 0)
             printf("| %s | %.2f | %.2f | %.2f |\n", me->label, ns, me->ozz_ns, ns / me->ozz_ns);
         else

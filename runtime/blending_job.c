@@ -4,7 +4,10 @@
 #include <string.h>
 
 #include "checks.h"
+#include "dispatch.h"
 #include "simd.h"
+
+#if !defined(OSSA__AVX2_KERNELS) /* validation: in the baseline compile only (dispatch.h) */
 
 /* Checks one layer array, one pass. A layer's sizes are checked before its values, so that a
  * short array is reported as such rather than read out of bounds. */
@@ -63,6 +66,8 @@ ossa_result ossa_blending_job_validate(const ossa_blending_job *job)
         return OSSA_ERROR_ALIASING;
     return OSSA_OK;
 }
+
+#endif /* !OSSA__AVX2_KERNELS */
 
 /* ---- SoA arithmetic on the simd.h wrappers ---- */
 
@@ -292,7 +297,7 @@ static inline void add_delta(v4f3 *t, v4fq *q, v4f3 *s, const ossa_soa_transform
 
 /* Normal layers first, written to the output, then the additive layers as a second pass over
  * it: the common case (no additive layer) keeps its blending kernel small. */
-ossa_result ossa_blending_job_run(const ossa_blending_job *job)
+OSSA__INLINE ossa_result run(const ossa_blending_job *job)
 {
     const ossa_result r = ossa_blending_job_validate(job);
     if (r != OSSA_OK) return r;
@@ -328,3 +333,15 @@ ossa_result ossa_blending_job_run(const ossa_blending_job *job)
     }
     return OSSA_OK;
 }
+
+#if defined(OSSA__AVX2_KERNELS)
+ossa_result ossa__blending_avx2(const ossa_blending_job *job) { return run(job); }
+#else
+ossa_result ossa_blending_job_run(const ossa_blending_job *job)
+{
+#if defined(OSSA__DISPATCH)
+    if (ossa__avx2_chosen()) return ossa__blending_avx2(job);
+#endif
+    return run(job);
+}
+#endif

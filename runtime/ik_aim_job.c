@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "checks.h"
+#include "dispatch.h"
 #include "ik_math.h"
 
 /* Lane i of the result is the sum of the lanes of r_i: four dot products for one transpose. */
@@ -140,9 +141,11 @@ static inline ossa_result validate(const ossa_ik_aim_job *job)
     return OSSA_OK;
 }
 
+#if !defined(OSSA__AVX2_KERNELS) /* the public functions: in the baseline compile only (dispatch.h) */
 ossa_result ossa_ik_aim_job_validate(const ossa_ik_aim_job *job) { return validate(job); }
+#endif /* !OSSA__AVX2_KERNELS */
 
-ossa_result ossa_ik_aim_job_run(const ossa_ik_aim_job *job)
+OSSA__INLINE ossa_result run(const ossa_ik_aim_job *job)
 {
     const ossa_result res = validate(job);
     if (res != OSSA_OK) return res;
@@ -169,6 +172,20 @@ ossa_result ossa_ik_aim_job_run(const ossa_ik_aim_job *job)
     if (job->reached) *job->reached = reached;
     return OSSA_OK;
 }
+
+#if defined(OSSA__AVX2_KERNELS)
+ossa_result ossa__ik_aim_avx2(const ossa_ik_aim_job *job) { return run(job); }
+#else
+ossa_result ossa_ik_aim_job_run(const ossa_ik_aim_job *job)
+{
+#if defined(OSSA__DISPATCH)
+    if (ossa__avx2_chosen()) return ossa__ik_aim_avx2(job);
+#endif
+    return run(job);
+}
+#endif
+
+#if !defined(OSSA__AVX2_KERNELS) /* validation: in the baseline compile only (dispatch.h) */
 
 ossa_result ossa_ik_aim_chain_job_validate(const ossa_ik_aim_chain_job *job)
 {
@@ -210,7 +227,10 @@ ossa_result ossa_ik_aim_chain_job_validate(const ossa_ik_aim_chain_job *job)
     return OSSA_OK;
 }
 
-ossa_result ossa_ik_aim_chain_job_run(const ossa_ik_aim_chain_job *job)
+#endif /* !OSSA__AVX2_KERNELS */
+
+/* The chain: validation, then the work. */
+OSSA__INLINE ossa_result run_chain(const ossa_ik_aim_chain_job *job)
 {
     const ossa_result res = ossa_ik_aim_chain_job_validate(job);
     if (res != OSSA_OK) return res;
@@ -238,3 +258,15 @@ ossa_result ossa_ik_aim_chain_job_run(const ossa_ik_aim_chain_job *job)
     if (job->reached) *job->reached = reached;
     return OSSA_OK;
 }
+
+#if defined(OSSA__AVX2_KERNELS)
+ossa_result ossa__ik_aim_chain_avx2(const ossa_ik_aim_chain_job *job) { return run_chain(job); }
+#else
+ossa_result ossa_ik_aim_chain_job_run(const ossa_ik_aim_chain_job *job)
+{
+#if defined(OSSA__DISPATCH)
+    if (ossa__avx2_chosen()) return ossa__ik_aim_chain_avx2(job);
+#endif
+    return run_chain(job);
+}
+#endif

@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "checks.h"
+#include "dispatch.h"
 #include "ik_math.h"
 
 /* ossa_ik_two_bone_job_validate, inlined into the run as well. */
@@ -45,9 +46,11 @@ OSSA__INLINE ossa_result validate(const ossa_ik_two_bone_job *job)
     return OSSA_OK;
 }
 
+#if !defined(OSSA__AVX2_KERNELS) /* the public functions: in the baseline compile only (dispatch.h) */
 ossa_result ossa_ik_two_bone_job_validate(const ossa_ik_two_bone_job *job) { return validate(job); }
+#endif /* !OSSA__AVX2_KERNELS */
 
-ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
+OSSA__INLINE ossa_result run(const ossa_ik_two_bone_job *job)
 {
     const ossa_result r = validate(job);
     if (r != OSSA_OK) return r;
@@ -132,6 +135,19 @@ ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
     return OSSA_OK;
 }
 
+#if defined(OSSA__AVX2_KERNELS)
+ossa_result ossa__ik_two_bone_avx2(const ossa_ik_two_bone_job *job) { return run(job); }
+#else
+ossa_result ossa_ik_two_bone_job_run(const ossa_ik_two_bone_job *job)
+{
+#if defined(OSSA__DISPATCH)
+    if (ossa__avx2_chosen()) return ossa__ik_two_bone_avx2(job);
+#endif
+    return run(job);
+}
+#endif
+
+#if !defined(OSSA__AVX2_KERNELS) /* the public functions: in the baseline compile only (dispatch.h) */
 ossa_result ossa_ik_apply_correction(ossa_soa_transform *pose, size_t pose_count, size_t joint, ossa_quat correction)
 {
     if (!pose) return OSSA_ERROR_NULL_ARGUMENT;
@@ -145,3 +161,4 @@ ossa_result ossa_ik_apply_correction(ossa_soa_transform *pose, size_t pose_count
     q->x[lane] = out.x, q->y[lane] = out.y, q->z[lane] = out.z, q->w[lane] = out.w;
     return OSSA_OK;
 }
+#endif /* !OSSA__AVX2_KERNELS */

@@ -3,7 +3,10 @@
 #include <string.h>
 
 #include "checks.h"
+#include "dispatch.h"
 #include "simd.h"
+
+#if !defined(OSSA__AVX2_KERNELS) /* validation: in the baseline compile only (dispatch.h) */
 
 ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job)
 {
@@ -26,6 +29,8 @@ ossa_result ossa_local_to_model_job_validate(const ossa_local_to_model_job *job)
         return OSSA_ERROR_ALIASING;
     return OSSA_OK;
 }
+
+#endif /* !OSSA__AVX2_KERNELS */
 
 /* Local matrices of a SoA group, kept in SoA: m[c][r] holds row r of column c for the 4
  * joints (rotation from the quaternion, scaled per column; column 3 is the translation). The
@@ -77,7 +82,8 @@ static inline void soa_to_affine(const ossa_soa_transform *t, soa_affine *o)
                                                          v4f_load(p->cols[3])))));                                     \
     } while (0)
 
-ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
+/* The job: validation, then the work. */
+OSSA__INLINE ossa_result run(const ossa_local_to_model_job *job)
 {
     const ossa_result r = ossa_local_to_model_job_validate(job);
     if (r != OSSA_OK) return r;
@@ -132,3 +138,15 @@ ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
 #undef PARENT
     return OSSA_OK;
 }
+
+#if defined(OSSA__AVX2_KERNELS)
+ossa_result ossa__local_to_model_avx2(const ossa_local_to_model_job *job) { return run(job); }
+#else
+ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
+{
+#if defined(OSSA__DISPATCH)
+    if (ossa__avx2_chosen()) return ossa__local_to_model_avx2(job);
+#endif
+    return run(job);
+}
+#endif

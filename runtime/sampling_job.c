@@ -7,6 +7,7 @@
 
 #include "animation_format.h"
 #include "checks.h"
+#include "dispatch.h"
 #include "simd.h"
 
 /* The animated sub-tracks of one channel are taken four at a time (in joint order), and each
@@ -105,6 +106,7 @@ struct ossa_sampling_context {
     bool last_near;          /* the previous run was at most two time points from the one before */
 };
 
+#if !defined(OSSA__AVX2_KERNELS) /* sizes: in the baseline compile only (dispatch.h) */
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_RANGED_OF, L_RANGED, L_GROUPS, L_REST, L_CACHE, L_FILL, L_END };
@@ -112,6 +114,7 @@ enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_RANGED_OF, L_RANGED, L_GRO
 /* Groups of max_sub animated sub-tracks: each channel c of A_c of them makes ceil(A_c / 4)
  * groups (whole aligned ones, then the rest packed), at most (A + 9) / 4 over three channels. */
 static size_t group_capacity(size_t max_sub) { return max_sub / 4 + 3; }
+#endif /* !OSSA__AVX2_KERNELS */
 
 /* Animated sub-tracks of channel c among the joints of SoA group jg (4: the group is an
  * aligned one, see make_groups). */
@@ -122,6 +125,8 @@ static size_t animated_in(const ossa_animation *a, size_t jg, int c)
         n += ossa__kind(a->kinds, j * 3 + (size_t)c) == OSSA__KIND_ANIMATED;
     return n;
 }
+
+#if !defined(OSSA__AVX2_KERNELS) /* contexts and validation: in the baseline compile only (dispatch.h) */
 
 /* The groups make_groups forms for animation a: per channel, one for each SoA group whose four
  * joints are animated in it, then the channel's other animated sub-tracks four at a time. */
@@ -274,6 +279,8 @@ ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job)
         return OSSA_ERROR_ALIASING;
     return OSSA_OK;
 }
+
+#endif /* !OSSA__AVX2_KERNELS */
 
 static inline unsigned lowest_bit(uint32_t bits)
 {
@@ -931,7 +938,8 @@ static void copy_rest(ossa_soa_transform *out, const ossa_soa_transform *rest, s
     copy_bytes(out + g, rest + g, n * sizeof *out);
 }
 
-ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
+/* The job: validation, then the work. */
+OSSA__INLINE ossa_result run(const ossa_sampling_job *job)
 {
     const ossa_result r = ossa_sampling_job_validate(job);
     if (r != OSSA_OK) return r;
@@ -988,3 +996,15 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
     }
     return OSSA_OK;
 }
+
+#if defined(OSSA__AVX2_KERNELS)
+ossa_result ossa__sampling_avx2(const ossa_sampling_job *job) { return run(job); }
+#else
+ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
+{
+#if defined(OSSA__DISPATCH)
+    if (ossa__avx2_chosen()) return ossa__sampling_avx2(job);
+#endif
+    return run(job);
+}
+#endif

@@ -1,8 +1,9 @@
 /* Private SIMD layer: the only file that includes SIMDe. SSE2 on x86-64 and NEON on AArch64
  * are chosen by SIMDe from the compiler flags; with -DSIMDE_NO_NATIVE everything runs on
  * SIMDe's portable code. SoA maths is built on these 4-wide wrappers only. Where the target
- * has fused multiply-add (x86-64-v3, -Dsimd=avx2), v4f_madd and v4f_nmadd round once instead
- * of twice: results then differ from the SSE2 build's in the last bit, within every bound the
+ * has fused multiply-add (x86-64-v3: the AVX2 copy of the hot jobs in the dispatching build,
+ * dispatch.h, or everything with -Dsimd=avx2), v4f_madd and v4f_nmadd round once instead of
+ * twice: results then differ from the SSE2 code's in the last bit, within every bound the
  * jobs document. */
 #ifndef OSSA_RUNTIME_SIMD_H
 #define OSSA_RUNTIME_SIMD_H
@@ -20,6 +21,23 @@
 #endif
 
 #include "ossa/maths.h"
+#include "ossa/simd_level.h"
+
+/* The instruction set SIMDe compiles this translation unit for (ossa_simd_level). */
+#if defined(SIMDE_X86_AVX2_NATIVE) && defined(SIMDE_X86_FMA_NATIVE)
+#define OSSA__SIMD_COMPILED OSSA_SIMD_AVX2
+#elif defined(SIMDE_X86_SSE2_NATIVE)
+#define OSSA__SIMD_COMPILED OSSA_SIMD_SSE2
+#elif defined(SIMDE_ARM_NEON_A32V7_NATIVE)
+#define OSSA__SIMD_COMPILED OSSA_SIMD_NEON
+#elif defined(SIMDE_WASM_SIMD128_NATIVE)
+#define OSSA__SIMD_COMPILED OSSA_SIMD_WASM
+#else
+#define OSSA__SIMD_COMPILED OSSA_SIMD_PORTABLE
+#endif
+#if defined(OSSA__AVX2_KERNELS)
+_Static_assert(OSSA__SIMD_COMPILED == OSSA_SIMD_AVX2, "the AVX2 copy of the jobs (dispatch.h) needs -march=x86-64-v3");
+#endif
 
 typedef simde__m128 v4f;
 typedef simde__m128i v4i;

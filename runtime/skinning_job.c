@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "dispatch.h"
 #include "simd.h"
 
 /* The kernels below (KERNEL: OSSA__INLINE, checks.h) are instantiated per influence count and
@@ -17,6 +18,8 @@
 #define UNROLL2
 #define HIDE(x) ((void)0)
 #endif
+
+#if !defined(OSSA__AVX2_KERNELS) /* the palette: in the baseline compile only (dispatch.h) */
 
 /* ---- palette ---------------------------------------------------------------------------- */
 
@@ -117,6 +120,8 @@ ossa_result ossa_skinning_palette_job_run(const ossa_skinning_palette_job *job)
     return OSSA_OK;
 }
 
+#endif /* !OSSA__AVX2_KERNELS */
+
 /* ---- skinning job: validation ----------------------------------------------------------- */
 
 /* The bytes one stream touches: element v is [begin + v * stride, + size). */
@@ -126,6 +131,8 @@ typedef struct span {
 } span;
 
 static size_t stride_or(size_t stride, size_t packed) { return stride ? stride : packed; }
+
+#if !defined(OSSA__AVX2_KERNELS) /* validation: in the baseline compile only (dispatch.h) */
 
 /* Whether two streams over `n` elements share a byte. Streams of one interleaved buffer (the
  * same stride, fields at disjoint offsets within it) do not. */
@@ -284,6 +291,8 @@ ossa_result ossa_skinning_job_validate(const ossa_skinning_job *job)
         return OSSA_ERROR_INVALID_JOINT_INDEX;
     return OSSA_OK;
 }
+
+#endif /* !OSSA__AVX2_KERNELS */
 
 /* ---- skinning job: kernels -------------------------------------------------------------- */
 
@@ -597,7 +606,8 @@ static void lbs_last(const plan *p, size_t b, size_t e)
 }
 static void dqs_last(const plan *p, size_t b, size_t e) { dqs(p, b, e, 0, p->nin != NULL, p->tin != NULL, true); }
 
-ossa_result ossa_skinning_job_run(const ossa_skinning_job *job)
+/* The job: validation, then the work. */
+OSSA__INLINE ossa_result run(const ossa_skinning_job *job)
 {
     const ossa_result r = ossa_skinning_job_validate(job);
     if (r != OSSA_OK) return r;
@@ -643,3 +653,15 @@ ossa_result ossa_skinning_job_run(const ossa_skinning_job *job)
     }
     return OSSA_OK;
 }
+
+#if defined(OSSA__AVX2_KERNELS)
+ossa_result ossa__skinning_avx2(const ossa_skinning_job *job) { return run(job); }
+#else
+ossa_result ossa_skinning_job_run(const ossa_skinning_job *job)
+{
+#if defined(OSSA__DISPATCH)
+    if (ossa__avx2_chosen()) return ossa__skinning_avx2(job);
+#endif
+    return run(job);
+}
+#endif

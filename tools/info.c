@@ -7,6 +7,7 @@
 #include "ossa/offline/error.h"
 #include "ossa/offline/error_joints.h"
 #include "ossa/sampling_job.h"
+#include "ossa/simd_level.h"
 #include "ossa/track_jobs.h"
 
 /* Median over 7 repetitions of forward playback at 60 Hz over the whole clip, looping, with a
@@ -298,6 +299,7 @@ static void print_text(const info_report *rep, bool with_tracks)
 {
     const ossa_archive *ar = &rep->archive;
     printf("%-16s %s (%zu bytes, %zu chunks)\n", "archive", rep->path, rep->size, ar->chunk_count);
+    printf("%-16s %s (the instruction set the jobs run on here)\n", "simd", ossa_simd_string(ossa_simd_level()));
     print_meta(ar, "input", "source");
     print_meta(ar, "format", "format");
     print_meta(ar, "source_units", "source units");
