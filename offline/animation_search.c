@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline_jobs.h" /* measurements that do not depend on the CPU */
 #include "animation_codec.h"
 #include "animation_format.h"
 #include "internal.h"
@@ -141,7 +142,7 @@ static ossa_result model_space(search *s, worker *w)
 {
     const ossa_local_to_model_job job = {
         .skeleton = &s->skeleton, .input = w->pose, .input_count = s->soa, .output = w->matrices, .output_count = s->J};
-    return ossa_local_to_model_job_run(&job);
+    return ossa__local_to_model_job_run_baseline(&job);
 }
 
 /* Runs `fn` on workers 1..count-1 in threads and on worker 0 here (all here when the library
@@ -221,7 +222,7 @@ static void *measure_some(void *arg)
         const float at = s->times[m] / s->clip->duration; /* the ratio ossa_measure_error samples at */
         const ossa_sampling_job job = {
             w->anim, w->context, at, w->pose, s->soa, s->skeleton.rest_pose, s->skeleton.soa_count};
-        if (ossa_sampling_job_run(&job) != OSSA_OK || model_space(s, w) != OSSA_OK) {
+        if (ossa__sampling_job_run_baseline(&job) != OSSA_OK || model_space(s, w) != OSSA_OK) {
             w->failed = true;
             return NULL;
         }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline_jobs.h" /* measurements that do not depend on the CPU */
 #include "internal.h"
 #include "ossa/offline/error.h"
 #include "ossa/offline/error_joints.h"
@@ -289,7 +290,7 @@ static ossa_result measure_times(const ossa_skeleton *skeleton, const ossa_raw_a
         const float time = times[s];
         const ossa_sampling_job job = {
             built, ctx, time / duration, soa, skeleton->soa_count, skeleton->rest_pose, skeleton->soa_count};
-        if ((r = ossa_sampling_job_run(&job)) != OSSA_OK) {
+        if ((r = ossa__sampling_job_run_baseline(&job)) != OSSA_OK) {
             ossa__fail(diag, r, "sampling the built animation failed: %s", ossa_result_string(r));
             goto done;
         }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "baseline_jobs.h"
 #include "dispatch.h"
 #include "simd.h"
 
@@ -149,4 +150,6 @@ ossa_result ossa_local_to_model_job_run(const ossa_local_to_model_job *job)
 #endif
     return run(job);
 }
+
+ossa_result ossa__local_to_model_job_run_baseline(const ossa_local_to_model_job *job) { return run(job); }
 #endif

@@ -7,6 +7,7 @@
 
 #include "animation_format.h"
 #include "checks.h"
+#include "baseline_jobs.h"
 #include "dispatch.h"
 #include "simd.h"
 
@@ -1007,4 +1008,6 @@ ossa_result ossa_sampling_job_run(const ossa_sampling_job *job)
 #endif
     return run(job);
 }
+
+ossa_result ossa__sampling_job_run_baseline(const ossa_sampling_job *job) { return run(job); }
 #endif
