@@ -17,6 +17,7 @@
 #include "ossa/blending_job.h"
 #include "ossa/local_to_model_job.h"
 #include "ossa/sampling_job.h"
+#include "ossa/simd_level.h"
 #include "tools.h"
 
 #if defined(OSSA_HAVE_PTHREADS)
@@ -322,10 +323,14 @@ static void json_string(FILE *f, const char *s)
     }
 }
 
-static const char *simd_path_name(void)
+/* The instruction set the jobs run on (the dispatch's choice, made at the first use). */
+static const char *simd_path_name(void) { return ossa_simd_string(ossa_simd_level()); }
+
+/* The OSSA_SIMD value a --simd child was started with ("" when none). */
+static const char *simd_requested(void)
 {
     const char *forced = getenv("OSSA_SIMD");
-    return forced && *forced ? forced : "default";
+    return forced ? forced : "";
 }
 
 /* The whole table for one SIMD path; `json` may be NULL. Returns the exit status. */
@@ -355,9 +360,13 @@ static int bench_archive(const char *path, const bench_options *o, FILE *json)
     const size_t layer_count = anim_count ? blend_layers(&ar, &skel, anim_count, poses, layers) : 0;
     printf("%s: %zu joints, %zu clips; SIMD path %s; %u thread%s, %u rounds, thread CPU time per call\n", path,
            skel.joint_count, anim_count, simd_path_name(), o->threads, o->threads == 1 ? "" : "s", o->rounds);
+    if (*simd_requested() && strcmp(simd_requested(), simd_path_name()))
+        printf("note: OSSA_SIMD=%s asked for a copy of the jobs this build or CPU does not have\n", simd_requested());
     if (json)
-        fprintf(json, "    {\"simd\": \"%s\", \"threads\": %u, \"rounds\": %u, \"joints\": %zu, \"clips\": [\n",
-                simd_path_name(), o->threads, o->rounds, skel.joint_count);
+        fprintf(json,
+                "    {\"simd\": \"%s\", \"requested\": \"%s\", \"threads\": %u, \"rounds\": %u, \"joints\": %zu, "
+                "\"clips\": [\n",
+                simd_path_name(), simd_requested(), o->threads, o->rounds, skel.joint_count);
     int status = 0;
     bool first_clip = true;
     for (size_t a = 0; a < anim_count && !status; ++a) {
