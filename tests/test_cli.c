@@ -271,30 +271,13 @@ static size_t file_size(const char *path)
     return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
 }
 
+/* run_bake as a tool function, for ossa_test_run_captured_fd. */
+static int run_bake_tool(int argc, char **argv) { return run_bake(argc, (const char **)(uintptr_t)argv); }
+
 /* ossa bake with its standard error captured: returns the text (free it) and the status. */
 static char *bake_stderr(int argc, const char **argv, int *status)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s", ossa_test_scratch_path("stderr.txt"));
-    fflush(stderr);
-    const int saved = dup(STDERR_FILENO);
-    FILE *f = fopen(path, "wb");
-    assert_true(saved >= 0 && f);
-    dup2(fileno(f), STDERR_FILENO);
-    *status = run_bake(argc, argv);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    fclose(f);
-    size_t size = 0;
-    char *bytes = ossa_test_read_file(path, &size);
-    assert_non_null(bytes);
-    char *text = malloc(size + 1);
-    assert_non_null(text);
-    memcpy(text, bytes, size);
-    text[size] = '\0';
-    free(bytes);
-    return text;
+    return ossa_test_run_captured_fd(STDERR_FILENO, run_bake_tool, argc, argv, status);
 }
 
 /* --max-memory and --max-seconds: a clip over either is refused before its build, in one line

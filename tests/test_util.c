@@ -122,17 +122,18 @@ void ossa_test_write_file(const char *path, const void *data, size_t size)
     assert_int_equal(fclose(f), 0);
 }
 
-char *ossa_test_run_captured(int (*tool)(int, char **), int argc, const char **argv, int *status)
+char *ossa_test_run_captured_fd(int fd, int (*tool)(int, char **), int argc, const char **argv, int *status)
 {
-    const char *out_path = ossa_test_scratch_path("stdout.txt");
-    fflush(stdout);
-    const int saved = dup(STDOUT_FILENO);
+    const char *out_path = ossa_test_scratch_path(fd == STDERR_FILENO ? "stderr.txt" : "stdout.txt");
+    FILE *stream = fd == STDERR_FILENO ? stderr : stdout;
+    fflush(stream);
+    const int saved = dup(fd);
     FILE *f = fopen(out_path, "wb");
     assert_true(saved >= 0 && f);
-    dup2(fileno(f), STDOUT_FILENO);
+    dup2(fileno(f), fd);
     *status = tool(argc, (char **)(uintptr_t)argv);
-    fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
+    fflush(stream);
+    dup2(saved, fd);
     close(saved);
     fclose(f);
     size_t size = 0;
@@ -144,4 +145,9 @@ char *ossa_test_run_captured(int (*tool)(int, char **), int argc, const char **a
     text[size] = '\0';
     free(bytes);
     return text;
+}
+
+char *ossa_test_run_captured(int (*tool)(int, char **), int argc, const char **argv, int *status)
+{
+    return ossa_test_run_captured_fd(STDOUT_FILENO, tool, argc, argv, status);
 }

@@ -41,6 +41,8 @@ void ossa_test_write_file(const char *path, const void *data, size_t size);
 /* Runs a command-line tool in process with stdout (and any child it starts) going to a file in
  * the scratch folder; returns what it printed, NUL-terminated (free with free()), and its exit
  * status in *status. Fails the current test if the output cannot be captured. */
+/* As ossa_test_run_captured, capturing file descriptor `fd` (STDOUT_FILENO or STDERR_FILENO). */
+char *ossa_test_run_captured_fd(int fd, int (*tool)(int, char **), int argc, const char **argv, int *status);
 char *ossa_test_run_captured(int (*tool)(int, char **), int argc, const char **argv, int *status);
 
 /* Deterministic xorshift PRNG for reproducible random tests. */
