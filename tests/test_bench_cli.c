@@ -198,15 +198,18 @@ static void simd_runs_one_table_per_path(void **state)
     const cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
     assert_int_equal(cJSON_GetArraySize(runs), v3 ? 2 : 1);
     const char *asked[2] = {"sse2", "avx2"};
+    const char *first = cJSON_GetObjectItemCaseSensitive(runs->child, "simd")->valuestring;
     int i = 0;
     for (const cJSON *run = runs->child; run; run = run->next, ++i) {
         assert_string_equal(cJSON_GetObjectItemCaseSensitive(run, "requested")->valuestring, asked[i]);
-        /* The dispatching build runs the copy asked for; a build with one copy runs that one. */
+        /* The dispatching build runs the copy asked for; a build with one copy (SSE2, x86-64-v3
+         * throughout, or SIMDe's portable code) runs that one whatever is asked. */
         const char *ran = cJSON_GetObjectItemCaseSensitive(run, "simd")->valuestring;
 #if defined(OSSA__DISPATCH)
+        (void)first;
         assert_string_equal(ran, asked[i]);
 #else
-        assert_true(!strcmp(ran, "sse2") || !strcmp(ran, "avx2"));
+        assert_string_equal(ran, first);
 #endif
         check_run(run, path, 1);
     }
