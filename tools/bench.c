@@ -229,11 +229,16 @@ static bool measure_row(const ossa_skeleton *skel, const ossa_animation *anim, c
         const double round_seconds = o->seconds / (double)o->rounds;
         for (;;) {
             for (unsigned i = 0; i < made; ++i) ws[i].calls = calls;
+            /* The wall clock bounds the calibration too, where a thread's CPU clock is coarse
+             * or does not advance (some emulators). */
+            const double w0 = tool_now();
             run_workers(ws, made);
-            if (ws[0].failed || ws[0].seconds >= round_seconds / 20.0 || calls >= ((size_t)1 << 30)) break;
+            if (ws[0].failed || ws[0].seconds >= round_seconds / 20.0 || tool_now() - w0 >= round_seconds ||
+                calls >= ((size_t)1 << 30))
+                break;
             calls *= 2;
         }
-        if (ws[0].seconds > 0.0) {
+        if (ws[0].seconds > 0.0 && ws[0].seconds >= round_seconds / 20.0) {
             const double scaled = (double)calls * round_seconds / ws[0].seconds;
             calls = scaled < 1.0 ? 1 : scaled > 1e9 ? (size_t)1e9 : (size_t)scaled;
         }
