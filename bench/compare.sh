@@ -38,9 +38,11 @@ data=${OSSA_SHARED_DATA:-}
 if [[ -z $data ]]; then
   data=$(meson introspect --buildoptions "$build" |
     python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "data_dir"))')
-  [[ -n $data ]] || data=$here/../../shared/data # meson.build's default for an empty data_dir
 fi
-[[ -f $data/ozz/pab_skeleton.ozz ]] || { echo "compare.sh: no ozz/pab_skeleton.ozz in $data: set OSSA_SHARED_DATA" >&2; exit 2; }
+[[ -n $data && -f $data/ozz/pab_skeleton.ozz ]] || {
+  echo "compare.sh: no ozz/pab_skeleton.ozz in '$data': set OSSA_SHARED_DATA to the data directory of docs/benchmarks.md" >&2
+  exit 2
+}
 cmu=${OSSA_CMU_BVH:-/usr/share/assimp/models/BVH/01_01.bvh}
 
 # 1. Build: ossa's side and CLI (meson), ozz with its own CMake (Release: -O3 -DNDEBUG, SSE2),
