@@ -42,14 +42,7 @@
 #include "ozz/base/maths/soa_transform.h"
 #include "ozz/base/memory/allocator.h"
 
-#if defined(OSSA_HAVE_CALLGRIND)
-#include <valgrind/callgrind.h>
-#define MEASURE_START() CALLGRIND_START_INSTRUMENTATION
-#define MEASURE_STOP() CALLGRIND_STOP_INSTRUMENTATION
-#else
-#define MEASURE_START() ((void)0)
-#define MEASURE_STOP() ((void)0)
-#endif
+#include "reference_common.h"
 
 namespace {
 
@@ -57,25 +50,12 @@ using namespace ozz::animation;
 using ozz::animation::offline::RawAnimation;
 using ozz::animation::offline::RawSkeleton;
 
-uint32_t next_random(uint32_t* s) {
-  *s ^= *s << 13, *s ^= *s >> 17, *s ^= *s << 5;
-  return *s;
-}
-
-double thread_ns() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) * 1e9 + double(t.tv_nsec);
-}
+using compare::next_random;
+using compare::thread_ns;
 
 template <typename T>
 bool load(const char* path, T* out) {
-  ozz::io::File file(path, "rb");
-  if (!file.opened()) return std::fprintf(stderr, "ozz-compare: cannot open %s\n", path), false;
-  ozz::io::IArchive archive(&file);
-  if (!archive.TestTag<T>()) return std::fprintf(stderr, "ozz-compare: %s holds no such ozz object\n", path), false;
-  archive >> *out;
-  return true;
+  return compare::load("ozz-compare", path, out);
 }
 
 template <typename T>
