@@ -3,7 +3,8 @@
  * rounds with ozz_side.cc's and acl_side.cc's, which run the same loops.
  *
  *   ossa-compare run MEASURE CALLS A.ossa [B.ossa C.ossa]
- *     MEASURE: forward | random | l2m | blend | frame (blend and frame take walk, jog, run)
+ *     MEASURE: forward | forward-small | random | l2m | blend | frame (blend and frame take
+ *     walk, jog, run)
  *     prints "calls N", "ns X" (thread CPU time per call of the measured loop), the context
  *     bytes and the per-character state bytes
  *   ossa-compare dump SOURCE [--skeleton FILE] -o OUT.keys
@@ -12,7 +13,9 @@
  *     archives so that all three libraries start from the same raw clip
  *
  * The loops (the definition the other two sides copy):
- *   forward  ratio = (i % steps) / (steps - 1), steps = duration * 60 + 1: 60 Hz, looping
+ *   forward  ratio = (i % steps) / (steps - 1), steps = duration * 60 + 1: 60 Hz, looping, with
+ *            the playback cache; forward-small: the same with the smallest context
+ *            (ossa_sampling_context_size_for)
  *   random   ratio = (xorshift32 >> 8) / 2^24, the generator seeded with 12345 at loop start
  *   l2m      local-to-model of the whole skeleton from the pose sampled at ratio 0
  *   blend    3 layers, weights .3 .3 .4, over the poses of walk, jog and run at ratio 0
@@ -39,7 +42,7 @@
 #include "measure.h"
 #include "tools.h"
 
-typedef enum mode { FORWARD, RANDOM, LOCAL_TO_MODEL, BLEND, FRAME } mode;
+typedef enum mode { FORWARD, RANDOM, LOCAL_TO_MODEL, BLEND, FRAME, FORWARD_SMALL } mode;
 
 static uint32_t next_random(uint32_t *s)
 {
@@ -64,7 +67,7 @@ typedef struct clip {
     ossa_soa_transform *pose;
 } clip;
 
-static bool open_clip(clip *c, const char *path)
+static bool open_clip(clip *c, const char *path, bool small)
 {
     size_t size;
     memset(c, 0, sizeof *c);
@@ -75,8 +78,10 @@ static bool open_clip(clip *c, const char *path)
         fprintf(stderr, "ossa-compare: %s: not an archive with a skeleton and an animation\n", path);
         return false;
     }
-    /* With the playback cache, as a player of forward playback would size it. */
-    const size_t ctx_size = ossa_sampling_context_playback_size_for(&c->anim);
+    /* With the playback cache, as a player of forward playback would size it, or `small`: the
+     * smallest context for the clip. */
+    const size_t ctx_size =
+        small ? ossa_sampling_context_size_for(&c->anim) : ossa_sampling_context_playback_size_for(&c->anim);
     c->ctx_mem = aligned_alloc(16, ctx_size);
     c->ctx = ossa_sampling_context_init_for(c->ctx_mem, ctx_size, &c->anim);
     c->pose = aligned_alloc(16, c->skel.soa_count * sizeof *c->pose);
@@ -89,7 +94,7 @@ static int run(mode m, size_t calls, int clip_count, char **paths)
     const int n = (m == BLEND || m == FRAME) ? 3 : 1;
     if (clip_count != n) return fprintf(stderr, "ossa-compare: this measure takes %d archive(s)\n", n), 2;
     for (int i = 0; i < n; ++i)
-        if (!open_clip(&c[i], paths[i])) return 1;
+        if (!open_clip(&c[i], paths[i], m == FORWARD_SMALL)) return 1;
     const ossa_skeleton *skel = &c[0].skel;
     const size_t soa = skel->soa_count;
     ossa_soa_transform *blended = aligned_alloc(16, soa * sizeof *blended);
@@ -114,6 +119,7 @@ static int run(mode m, size_t calls, int clip_count, char **paths)
         for (size_t i = 0; i < calls; ++i) {
             switch (m) {
             case FORWARD:
+            case FORWARD_SMALL:
                 jobs[0].ratio = (float)(i % steps) / (float)(steps - 1);
                 ossa_sampling_job_run(&jobs[0]);
                 break;
@@ -146,7 +152,8 @@ static int run(mode m, size_t calls, int clip_count, char **paths)
     const size_t ctx_playback = ossa_sampling_context_playback_size_for(&c[0].anim);
     const size_t poses = 4 * soa * sizeof(ossa_soa_transform), mats = skel->joint_count * sizeof(ossa_float4x4);
     printf("calls %zu\nns %.3f\njoints %zu\ncontext_bytes %zu\ncontext_playback_bytes %zu\nstate_bytes %zu\nbytes %zu\n",
-           calls, ns, skel->joint_count, ctx_bytes, ctx_playback, 3 * ctx_playback + poses + mats,
+           calls, ns, skel->joint_count, ctx_bytes, ctx_playback,
+           3 * (m == FORWARD_SMALL ? ctx_bytes : ctx_playback) + poses + mats,
            ossa_animation_data_size(&c[0].anim));
     for (int i = 0; i < n; ++i) free(c[i].bytes), free(c[i].ctx_mem), free(c[i].pose);
     free(blended), free(models);
@@ -224,13 +231,13 @@ static int dump(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = {"forward", "random", "l2m", "blend", "frame"};
+    static const char *const names[] = {"forward", "random", "l2m", "blend", "frame", "forward-small"};
     if (argc >= 2 && !strcmp(argv[1], "dump")) return dump(argc - 2, argv + 2);
     if (argc >= 5 && !strcmp(argv[1], "run")) {
-        for (int m = 0; m < 5; ++m)
+        for (int m = 0; m < (int)(sizeof names / sizeof *names); ++m)
             if (!strcmp(argv[2], names[m])) return run((mode)m, strtoul(argv[3], NULL, 10), argc - 4, argv + 4);
     }
-    fprintf(stderr, "usage: ossa-compare run forward|random|l2m|blend|frame CALLS A.ossa [B.ossa C.ossa]\n"
+    fprintf(stderr, "usage: ossa-compare run forward|forward-small|random|l2m|blend|frame CALLS A.ossa [B.ossa C.ossa]\n"
                     "       ossa-compare dump SOURCE [--skeleton FILE] -o OUT.keys\n");
     return 2;
 }
