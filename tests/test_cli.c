@@ -369,6 +369,47 @@ static void bake_stores_metres(void **state)
     ossa_import_output_destroy(&imp);
 }
 
+/* META names the input's file, not the path typed: the same file baked by an absolute path, by
+ * a relative one from its folder, and as a copy in another folder gives the same bytes. */
+static void bakes_do_not_depend_on_the_path(void **state)
+{
+    (void)state;
+    need_assimp();
+    char dir[512], other[600], input[600], copy[700], outs[3][600], cwd[4096];
+    snprintf(input, sizeof input, "%s", tiny_bvh("where.bvh", "0.1"));
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(input, '/') - input), input);
+    snprintf(other, sizeof other, "%s/elsewhere", dir);
+    snprintf(copy, sizeof copy, "%s/where.bvh", other);
+    (void)mkdir(other, 0755);
+    size_t size = 0;
+    void *text = ossa_test_read_file(input, &size);
+    assert_non_null(text);
+    ossa_test_write_file(copy, text, size);
+    free(text);
+    for (int i = 0; i < 3; ++i) snprintf(outs[i], sizeof outs[i], "%s/where%d.ossa", dir, i);
+    const char *absolute[] = {input, "-o", outs[0], "-q"};
+    assert_int_equal(run_bake(4, absolute), 0);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    const char *relative[] = {"where.bvh", "-o", outs[1], "-q"};
+    const int status = run_bake(4, relative);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(status, 0);
+    const char *copied[] = {copy, "-o", outs[2], "-q"};
+    assert_int_equal(run_bake(4, copied), 0);
+    size_t sizes[3];
+    void *bytes[3];
+    for (int i = 0; i < 3; ++i) bytes[i] = ossa_test_read_file(outs[i], &sizes[i]);
+    for (int i = 1; i < 3; ++i) {
+        assert_true(bytes[0] && bytes[i] && sizes[i] == sizes[0]);
+        assert_memory_equal(bytes[0], bytes[i], sizes[0]);
+    }
+    char *meta = read_meta(outs[0]);
+    assert_non_null(strstr(meta, "\ninput=where.bvh\n"));
+    free(meta);
+    for (int i = 0; i < 3; ++i) free(bytes[i]);
+}
+
 static size_t file_size(const char *path)
 {
     struct stat st;
@@ -1495,6 +1536,7 @@ int main(void)
         cmocka_unit_test(default_clip_and_info),
         cmocka_unit_test(unit_scale_in_meta_and_report),
         cmocka_unit_test(bake_stores_metres),
+        cmocka_unit_test(bakes_do_not_depend_on_the_path),
         cmocka_unit_test(errors_leave_no_archive),
         cmocka_unit_test(bad_invocations_are_refused),
         cmocka_unit_test(references_stay_inside_the_folder),

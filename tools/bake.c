@@ -88,11 +88,13 @@ static void default_output(const char *input, char *out, size_t size)
     strncat(out, ".ossa", size - strlen(out) - 1);
 }
 
-/* META chunk text: the input name, the importer's metadata, the units (unit_scale: metres
+/* META chunk text: the input's file name (not the path typed, so that the same file baked
+ * from any folder gives the same bytes), the importer's metadata, the units (unit_scale: metres
  * per stored unit, replacing the importer's; unit_source; import_unit_scale: metres per unit
  * of the import, which the translations were converted from) and the events. */
 static char *meta_text(const ossa_import_output *imp, const char *input, tool_unit unit)
 {
+    input = tool_base_name(input);
     size_t size = 160 + strlen(input) + (imp->metadata ? strlen(imp->metadata) : 0);
     for (size_t i = 0; i < imp->event_count; ++i) size += strlen(imp->events[i].name) + 48;
     char *text = malloc(size);
