@@ -1224,6 +1224,31 @@ static void info_json_matches_text(void **state)
  * fused multiply-adds cannot move a measured error across the tolerance. The ossa executable
  * bakes CMU 01_01 once with OSSA_SIMD=sse2 and once with OSSA_SIMD=avx2 (the v3 copy where the
  * CPU has it; elsewhere both runs take the same path and the check is trivially met). */
+/* `ossa --version` and `ossa -V` print "ossa X.Y.Z", the library's version, and exit 0. */
+static void version_is_printed(void **state)
+{
+    (void)state;
+    const char *exe = getenv("OSSA_EXE");
+    if (!exe || !*exe) {
+        print_message("skipped: OSSA_EXE is not set (cross builds run no executable)\n");
+        skip();
+    }
+    char expected[64];
+    snprintf(expected, sizeof expected, "ossa %d.%d.%d\n", OSSA_VERSION_MAJOR, OSSA_VERSION_MINOR, OSSA_VERSION_PATCH);
+    const char *const flags[2] = {"--version", "-V"};
+    for (int i = 0; i < 2; ++i) {
+        char command[4096], line[128] = "";
+        snprintf(command, sizeof command, "'%s' %s", exe, flags[i]);
+        FILE *p = popen(command, "r");
+        assert_non_null(p);
+        const size_t n = fread(line, 1, sizeof line - 1, p);
+        line[n] = '\0';
+        const int st = pclose(p);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        assert_string_equal(line, expected);
+    }
+}
+
 static void bakes_do_not_depend_on_the_simd_path(void **state)
 {
     (void)state;
@@ -1561,6 +1586,7 @@ int main(void)
         cmocka_unit_test(info_json_matches_text),
         cmocka_unit_test(bake_bound_holds_in_info),
         cmocka_unit_test(bakes_do_not_depend_on_the_simd_path),
+        cmocka_unit_test(version_is_printed),
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
         cmocka_unit_test(names_that_are_not_utf8),
         cmocka_unit_test(many_clips),
