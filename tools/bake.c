@@ -564,8 +564,9 @@ int tool_bake(int argc, char **argv)
             (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
     }
     const float unit_scale = unit.stored;
-    /* The tolerance in stored units (with --keep-source-units, else metres), rounded down: an error the builder accepts
-     * (at most this) is then at most --tolerance in metres too, as `ossa info` converts it back (in double). */
+    /* The tolerance in stored units (metres, or the source's with --keep-source-units), rounded
+     * down: an error the builder accepts (at most this) is then at most --tolerance in metres
+     * too, as `ossa info` converts it back (in double). */
     float tolerance = tolerance_m / unit_scale;
     while (tolerance > 0.f && (double)tolerance * (double)unit_scale > (double)tolerance_m)
         tolerance = nextafterf(tolerance, 0.f);
