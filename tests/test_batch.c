@@ -421,6 +421,37 @@ static void shards_cover_the_set_once(void **state)
     assert_int_equal(access(ossa_test_scratch_path("never"), F_OK), -1);
 }
 
+/* The batch's bakes store metres (unit_scale=1) unless --keep-source-units, which it passes
+ * on to every bake (unit_scale = --unit-scale); the rest poses differ by that factor. */
+static void batch_stores_metres(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+    if (access(ossa_test_scratch_path("src"), F_OK) != 0) make_sources();
+    const char *kept_options[] = {"--unit-scale", "0.01", "--keep-source-units"};
+    assert_int_equal(batch("units_metres", "--unit-scale", "0.01", NULL), 0);
+    assert_int_equal(batch_from("src", "units_kept", kept_options, 3, NULL), 0);
+    for (size_t i = 0; i < source_count; ++i) {
+        char metres_path[1024], kept_path[1024];
+        snprintf(metres_path, sizeof metres_path, "%s", output_of("units_metres", sources[i]));
+        snprintf(kept_path, sizeof kept_path, "%s", output_of("units_kept", sources[i]));
+        ossa_archive metres, kept;
+        void *a = ossa_test_open_archive(metres_path, &metres), *b = ossa_test_open_archive(kept_path, &kept);
+        assert_true(ossa_archive_unit_scale(&metres) == 1.f);
+        assert_true(ossa_archive_unit_scale(&kept) == .01f);
+        ossa_skeleton sm, sk;
+        assert_int_equal(ossa_archive_skeleton(&metres, &sm), OSSA_OK);
+        assert_int_equal(ossa_archive_skeleton(&kept, &sk), OSSA_OK);
+        assert_int_equal(sm.joint_count, sk.joint_count);
+        for (size_t j = 0; j < sm.joint_count; ++j) {
+            const ossa_transform tm = ossa_skeleton_rest_transform(&sm, j), tk = ossa_skeleton_rest_transform(&sk, j);
+            assert_true(tm.translation.x == tk.translation.x * .01f && tm.translation.y == tk.translation.y * .01f &&
+                        tm.translation.z == tk.translation.z * .01f);
+        }
+        free(a), free(b);
+    }
+}
+
 /* --json writes the summary as JSON: one object per source. */
 static void json_summary(void **state)
 {
@@ -973,6 +1004,7 @@ int main(void)
         cmocka_unit_test(bakes_are_deterministic),
         cmocka_unit_test(batch_bakes_incrementally),
         cmocka_unit_test(shards_cover_the_set_once),
+        cmocka_unit_test(batch_stores_metres),
         cmocka_unit_test(json_summary),
         cmocka_unit_test(batch_binds_skeletons),
         cmocka_unit_test(batch_removes_archives_of_removed_sources),
