@@ -174,6 +174,17 @@ static void unit_scale_in_meta_and_report(void **state)
         assert_int_equal(found, 0);
         const double printed_mm = strtod(text + m[1].rm_so, NULL);
         assert_non_null(strstr(text + m[0].rm_so, " mm (0.03 m virtual vertices, every source sample and 60 Hz)\n"));
+        /* --unit-scale naming the unit the bake used changes nothing: it replaces the source's
+         * unit, and with the source's unit kept, the poses' too. */
+        const char *info_unit_given[] = {out_path,  "--against",    anim_path, "--skeleton",
+                                         cinf_path, "--unit-scale", "0.05"};
+        char *again = ossa_test_run_captured(tool_info, 7, info_unit_given, &status);
+        assert_non_null(again);
+        assert_int_equal(status, 0);
+        const char *vertex_line = text + m[0].rm_so, *again_line = strstr(again, "\nvertex error ");
+        assert_non_null(again_line);
+        assert_memory_equal(vertex_line, again_line + 1, strcspn(vertex_line, "\n"));
+        free(again);
         free(text);
 
         /* The same measure through the error module: 3 cm is 0.6 units of 5 cm; in metres, the
