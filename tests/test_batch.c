@@ -178,7 +178,7 @@ static bool same_bytes(const char *a, const char *b)
 static int bake(int argc, const char **argv) { return tool_bake(argc, (char **)(uintptr_t)argv); }
 
 /* The same input baked twice (a second apart: a timestamp would show) and with one and two
- * encoding threads gives the same bytes; META names the input as it was given. */
+ * encoding threads gives the same bytes; META names the input's file, not the path given. */
 static void bakes_are_deterministic(void **state)
 {
     (void)state;
@@ -206,7 +206,7 @@ static void bakes_are_deterministic(void **state)
     void *bytes = ossa_test_open_archive(first, &ar);
     assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_META, 0, &meta), OSSA_OK);
     char expected[1100];
-    snprintf(expected, sizeof expected, "input=%s\n", input);
+    snprintf(expected, sizeof expected, "input=%s\n", strrchr(input, '/') ? strrchr(input, '/') + 1 : input);
     assert_true(meta.size > strlen(expected) && !memcmp(meta.data, expected, strlen(expected)));
     /* The error-bounded build's worst error is recorded for ossa batch's summary. */
     char *text = malloc(meta.size + 1);
@@ -421,6 +421,37 @@ static void shards_cover_the_set_once(void **state)
     assert_int_equal(access(ossa_test_scratch_path("never"), F_OK), -1);
 }
 
+/* The batch's bakes store metres (unit_scale=1) unless --keep-source-units, which it passes
+ * on to every bake (unit_scale = --unit-scale); the rest poses differ by that factor. */
+static void batch_stores_metres(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+    if (access(ossa_test_scratch_path("src"), F_OK) != 0) make_sources();
+    const char *kept_options[] = {"--unit-scale", "0.01", "--keep-source-units"};
+    assert_int_equal(batch("units_metres", "--unit-scale", "0.01", NULL), 0);
+    assert_int_equal(batch_from("src", "units_kept", kept_options, 3, NULL), 0);
+    for (size_t i = 0; i < source_count; ++i) {
+        char metres_path[1024], kept_path[1024];
+        snprintf(metres_path, sizeof metres_path, "%s", output_of("units_metres", sources[i]));
+        snprintf(kept_path, sizeof kept_path, "%s", output_of("units_kept", sources[i]));
+        ossa_archive metres, kept;
+        void *a = ossa_test_open_archive(metres_path, &metres), *b = ossa_test_open_archive(kept_path, &kept);
+        assert_true(ossa_archive_unit_scale(&metres) == 1.f);
+        assert_true(ossa_archive_unit_scale(&kept) == .01f);
+        ossa_skeleton sm, sk;
+        assert_int_equal(ossa_archive_skeleton(&metres, &sm), OSSA_OK);
+        assert_int_equal(ossa_archive_skeleton(&kept, &sk), OSSA_OK);
+        assert_int_equal(sm.joint_count, sk.joint_count);
+        for (size_t j = 0; j < sm.joint_count; ++j) {
+            const ossa_transform tm = ossa_skeleton_rest_transform(&sm, j), tk = ossa_skeleton_rest_transform(&sk, j);
+            assert_true(tm.translation.x == tk.translation.x * .01f && tm.translation.y == tk.translation.y * .01f &&
+                        tm.translation.z == tk.translation.z * .01f);
+        }
+        free(a), free(b);
+    }
+}
+
 /* --json writes the summary as JSON: one object per source. */
 static void json_summary(void **state)
 {
@@ -450,7 +481,7 @@ static void json_summary(void **state)
 #endif
 }
 
-/* The input= line of an archive's META: the source path the batch gave its bake. */
+/* The input= line of an archive's META. */
 static void meta_input(const char *archive, char *input, size_t size)
 {
     size_t bytes = 0;
@@ -469,16 +500,21 @@ static void meta_input(const char *archive, char *input, size_t size)
     free(data);
 }
 
-/* True when `archive` (under the scratch folder) holds the bytes `ossa bake` gives its source
- * alone with --skeleton `skeleton` (under the scratch folder) and the batch's options. */
+/* True when `archive` (skel_out/REL.ossa under the scratch folder) holds the bytes `ossa bake`
+ * gives its source skel/REL alone with --skeleton `skeleton` (under the scratch folder) and
+ * the batch's options. The batch gives its bakes absolute paths: META names the file alone. */
 static bool bakes_like(const char *archive, const char *skeleton)
 {
-    char path[1024], input[1024], skeleton_path[1024], alone[1024];
+    char path[1024], rel[512], source[1024], input[1024], skeleton_path[1024], alone[1024];
+    assert_true(!strncmp(archive, "skel_out/", 9) && strlen(archive) > 14);
+    snprintf(rel, sizeof rel, "skel/%.*s", (int)(strlen(archive) - 14), archive + 9);
+    snprintf(source, sizeof source, "%s", ossa_test_scratch_path(rel));
     snprintf(path, sizeof path, "%s", ossa_test_scratch_path(archive));
     snprintf(skeleton_path, sizeof skeleton_path, "%s", ossa_test_scratch_path(skeleton));
     snprintf(alone, sizeof alone, "%s", ossa_test_scratch_path("alone.ossa"));
     meta_input(path, input, sizeof input);
-    const char *argv[] = {input, "-o", alone, "-q", "--threads", "1", "--skeleton", skeleton_path};
+    assert_string_equal(input, strrchr(source, '/') + 1);
+    const char *argv[] = {source, "-o", alone, "-q", "--threads", "1", "--skeleton", skeleton_path};
     assert_int_equal(bake(8, argv), 0);
     const bool same = same_bytes(path, alone);
     assert_int_equal(remove(alone), 0);
@@ -968,6 +1004,7 @@ int main(void)
         cmocka_unit_test(bakes_are_deterministic),
         cmocka_unit_test(batch_bakes_incrementally),
         cmocka_unit_test(shards_cover_the_set_once),
+        cmocka_unit_test(batch_stores_metres),
         cmocka_unit_test(json_summary),
         cmocka_unit_test(batch_binds_skeletons),
         cmocka_unit_test(batch_removes_archives_of_removed_sources),

@@ -29,7 +29,7 @@ static void usage_batch(void)
 {
     fprintf(stderr,
             "usage: ossa batch SRC_DIR -o OUT_DIR [--skeleton [PATTERN=]FILE]... [--drop-end-sites]\n"
-            "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
+            "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--keep-source-units]\n"
             "                  [-j N] [--shard I/N] [--json FILE] [--ossa EXE] [--allow-out-inside-src]\n"
             "  bakes every file under SRC_DIR that `ossa formats` recognises (not .ossa, not hidden)\n"
             "  into OUT_DIR/<relative path>.ossa: writes OUT_DIR/build.ninja, runs ninja, removes the\n"
@@ -265,7 +265,7 @@ static bool find_in_path(const char *name, char *found, size_t size)
 
 typedef struct batch_options {
     char tolerance[32], unit_scale[32]; /* "" when not given */
-    bool no_optimize, drop_end_sites;
+    bool no_optimize, drop_end_sites, keep_source_units;
 } batch_options;
 
 /* One summary row: what the archive of a source holds, read back with the runtime. */
@@ -434,9 +434,9 @@ static bool write_build_file(const char *out_dir, const char *exe, const char *s
             "# changing an option rebakes everything.\n# shard %s\nninja_required_version = 1.3\n\nossa = ",
             shard);
     put_shell_word(f, exe);
-    fprintf(f, "\noptions = --threads 1%s%s%s%s%s%s\n", o->tolerance[0] ? " --tolerance " : "", o->tolerance,
+    fprintf(f, "\noptions = --threads 1%s%s%s%s%s%s%s\n", o->tolerance[0] ? " --tolerance " : "", o->tolerance,
             o->unit_scale[0] ? " --unit-scale " : "", o->unit_scale, o->no_optimize ? " --no-optimize" : "",
-            o->drop_end_sites ? " --drop-end-sites" : "");
+            o->drop_end_sites ? " --drop-end-sites" : "", o->keep_source_units ? " --keep-source-units" : "");
     fprintf(f, "\nrule bake\n  command = $ossa bake $in -o $out --depfile $out.d -q $options $skeleton\n"
                "  description = bake $source\n  depfile = $out.d\n  deps = gcc\n  restat = 1\n\n");
     for (size_t i = 0; i < sources->count; ++i) {
@@ -849,6 +849,8 @@ int tool_batch(int argc, char **argv)
             o.no_optimize = true;
         else if (!strcmp(argv[i], "--drop-end-sites"))
             o.drop_end_sites = true;
+        else if (!strcmp(argv[i], "--keep-source-units"))
+            o.keep_source_units = true;
         else if (!strcmp(argv[i], "--allow-out-inside-src"))
             allow_inside = true;
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {

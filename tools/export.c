@@ -202,9 +202,7 @@ static int export_glb(const char *in_path, const void *data, size_t size, const 
                 r == OSSA_ERROR_NOT_FOUND ? "no skeleton to export" : ossa_result_string(r), ossa_result_name(r));
         return 1;
     }
-    char text[64];
-    float unit = ossa_archive_meta(&ar, "unit_scale", text, sizeof text) ? strtof(text, NULL) : 1.f;
-    if (!(unit > 0.f) || !isfinite(unit)) unit = 1.f;
+    const float unit = ossa_archive_unit_scale(&ar);
     const size_t J = skel.joint_count;
     cJSON *root = cJSON_CreateObject(), *asset = cJSON_CreateObject(), *nodes = cJSON_CreateArray();
     cJSON_AddStringToObject(asset, "version", "2.0");

@@ -69,25 +69,58 @@ static void print_meta(const ossa_archive *ar, const char *key, const char *labe
     if (ossa_archive_meta(ar, key, value, sizeof value)) printf("%-16s %s\n", label, value);
 }
 
+/* unit_source's value as a tool_unit source (static text). */
+static const char *unit_source_name(const char *source)
+{
+    return !strcmp(source, "user")       ? "user"
+           : !strcmp(source, "inferred") ? "inferred"
+           : !strcmp(source, "default")  ? "default"
+                                         : "file";
+}
+
 tool_unit info_unit(const void *data, size_t size, const ossa_import_output *against, float user_scale)
 {
-    if (user_scale > 0.f) return (tool_unit){user_scale, "user", 0.f};
     ossa_archive ar;
-    char scale[64] = "", source[32] = "", units[64] = "";
-    if (ossa_archive_init(&ar, data, size) == OSSA_OK && ossa_archive_meta(&ar, "unit_scale", scale, sizeof scale)) {
+    char scale[64] = "", imported[64] = "", source[32] = "", units[64] = "";
+    const bool opened = ossa_archive_init(&ar, data, size) == OSSA_OK;
+    if (opened) ossa_archive_meta(&ar, "unit_source", source, sizeof source);
+    /* Archives that record the import's unit beside the stored one (unit_scale): the bake
+     * converted the translations from the first to the second, and a source compared with the
+     * archive is converted the same way. */
+    if (opened && ossa_archive_meta(&ar, "import_unit_scale", imported, sizeof imported)) {
+        const float stored = ossa_archive_unit_scale(&ar), value = strtof(imported, NULL);
+        tool_unit u = {value > 0.f && isfinite(value) ? value : stored, unit_source_name(source), 0.f, stored};
+        if (user_scale > 0.f) {
+            /* Poses kept in the source's unit are in the unit --unit-scale names too. */
+            if (u.stored == u.scale) u.stored = user_scale;
+            u.scale = user_scale, u.source = "user";
+        }
+        return u;
+    }
+    /* Older archives kept the source's unit: one unit for both. */
+    if (user_scale > 0.f) return (tool_unit){user_scale, "user", 0.f, user_scale};
+    if (opened && ossa_archive_meta(&ar, "unit_scale", scale, sizeof scale)) {
         const float value = strtof(scale, NULL);
-        ossa_archive_meta(&ar, "unit_source", source, sizeof source);
         ossa_archive_meta(&ar, "source_units", units, sizeof units);
         /* Archives from before unit_source: a unit the source did not state was a default. */
         const bool by_default = !strcmp(source, "default") || (!source[0] && !strcmp(units, "unknown"));
         if (value > 0.f && isfinite(value) && !by_default)
-            return (tool_unit){value,
-                               !strcmp(source, "user")       ? "user"
-                               : !strcmp(source, "inferred") ? "inferred"
-                                                             : "file",
-                               0.f};
+            return (tool_unit){value, source[0] ? unit_source_name(source) : "file", 0.f, value};
     }
-    return against ? tool_unit_of_import(against, 0.f) : (tool_unit){1.f, "default", 0.f};
+    tool_unit u = against ? tool_unit_of_import(against, 0.f) : (tool_unit){1.f, "default", 0.f, 1.f};
+    u.stored = u.scale;
+    return u;
+}
+
+bool info_against_in_stored_units(ossa_import_output *against, const char *against_path, tool_unit unit)
+{
+    ossa_diag diag;
+    ossa_diag_clear(&diag);
+    if (ossa_import_output_scale_lengths(against, unit.scale / unit.stored, &diag) == OSSA_OK) return true;
+    char what[300];
+    snprintf(what, sizeof what, "%s: conversion to the archive's unit", against_path);
+    tool_print_diag(what, &diag);
+    return false;
 }
 
 /* User-channel tracks: name, type, keys and range of values. */
@@ -124,14 +157,14 @@ static int measure_tracks(info_report *rep)
     return 0;
 }
 
-/* Joint positions, then ACL's virtual vertices 3 cm away (in source units), at 60 Hz and at
+/* Joint positions, then ACL's virtual vertices 3 cm away (in stored units), at 60 Hz and at
  * every source key time: the whole skeleton's figures and, with joint_errors, each joint's
  * maximum, in mm. */
 static int measure_errors(const info_report *rep, const ossa_raw_animation *raw, info_animation *ia, bool joint_errors)
 {
     const ossa_error_desc descs[INFO_ERROR_COUNT] = {
-        {.source_times = 1}, {.shell_distance = INFO_SHELL_METRES / rep->unit.scale, .source_times = 1}};
-    const double mm = (double)rep->unit.scale * 1e3;
+        {.source_times = 1}, {.shell_distance = INFO_SHELL_METRES / rep->unit.stored, .source_times = 1}};
+    const double mm = (double)rep->unit.stored * 1e3;
     const size_t n = rep->skeleton.joint_count;
     float *joint_max = joint_errors ? malloc((n + 1) * sizeof *joint_max) : NULL;
     for (int d = 0; d < INFO_ERROR_COUNT; ++d) {
@@ -312,6 +345,14 @@ static void print_text(const info_report *rep, bool with_tracks)
            : !strcmp(rep->unit.source, "file")     ? "source metadata"
            : !strcmp(rep->unit.source, "inferred") ? "inferred from the rest pose's extent, a 1.7 m human"
                                                    : "assumed");
+    char stored_text[32];
+    tool_format_float(stored_text, sizeof stored_text, rep->unit.stored);
+    if (rep->unit.stored == 1.f && rep->unit.scale != 1.f)
+        printf("%-16s metres (converted from the source's unit)\n", "poses in");
+    else if (rep->unit.stored == 1.f)
+        printf("%-16s metres\n", "poses in");
+    else
+        printf("%-16s source units (%s m each: multiply by it for metres)\n", "poses in", stored_text);
     printf("%-16s %zu joints (%zu SoA groups)\n", "skeleton", rep->skeleton.joint_count, rep->skeleton.soa_count);
     for (size_t a = 0; a < rep->animation_count; ++a) print_animation(rep, a);
     if (!with_tracks) return;
@@ -389,6 +430,11 @@ int tool_info(int argc, char **argv)
         return 1;
     }
     const tool_unit unit = info_unit(data, size, against ? &imp : NULL, unit_scale);
+    if (against && !info_against_in_stored_units(&imp, against, unit)) {
+        ossa_import_output_destroy(&imp);
+        free(data);
+        return 1;
+    }
     int status;
     if (json) {
         /* The document is written only when everything was read and measured. */

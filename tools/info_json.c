@@ -76,7 +76,8 @@ static void add_meta(cJSON *root, const ossa_archive *ar)
 static void add_unit(cJSON *root, const tool_unit *unit)
 {
     cJSON *u = cJSON_AddObjectToObject(root, "unit");
-    add_float(u, "metres_per_unit", unit->scale);
+    add_float(u, "metres_per_unit", unit->stored);
+    add_float(u, "source_metres_per_unit", unit->scale);
     cJSON_AddStringToObject(u, "source", unit->source);
     if (!strcmp(unit->source, "inferred") && unit->height > 0.f) add_float(u, "rest_extent", unit->height);
 }

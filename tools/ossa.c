@@ -31,6 +31,7 @@ static void usage(FILE *f)
             "        every clip: ns per call and per joint, joints per second, context bytes\n"
             "  ossa formats\n"
             "        list the import formats: detection, skeleton, whether built in, unit\n"
+            "  ossa --version  print \"ossa X.Y.Z\" (-V too)\n"
             "  ossa            same as `ossa bake` on %s\n",
             OSSA_DEFAULT_INPUT);
 }
@@ -46,6 +47,10 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "plot")) return tool_plot(argc - 2, argv + 2);
     if (!strcmp(argv[1], "view")) return tool_view(argc - 2, argv + 2);
     if (!strcmp(argv[1], "bench")) return tool_bench(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("ossa %s\n", ossa_version());
+        return 0;
+    }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;

@@ -7,8 +7,8 @@
  *   2. its local translation per axis (metres), source and baked, with the translation keys;
  *   3. every joint's model-space position error (mm) as a heat strip, one row per joint.
  * The joint is --joint NAME, else the one with the largest error. Units come from the
- * archive (unit_scale in META). gnuplot (Debian's gnuplot-nox) renders the SVG (a PNG when
- * OUT ends in .png); without it the command says so and exits 1. */
+ * archive (ossa_archive_unit_scale; the source is converted as the bake converted it). gnuplot (Debian's gnuplot-nox)
+ * renders the SVG (a PNG when OUT ends in .png); without it the command says so and exits 1. */
 #include <errno.h>
 #include <math.h>
 #include <spawn.h>
@@ -20,6 +20,7 @@
 #include "ossa/archive.h"
 #include "ossa/local_to_model_job.h"
 #include "ossa/sampling_job.h"
+#include "info.h"
 #include "tools.h"
 
 extern char **environ;
@@ -121,9 +122,11 @@ int tool_plot(int argc, char **argv)
         fprintf(stderr, "ossa: %s does not match %s: expected a clip of %zu tracks\n", against, in, J);
         goto done;
     }
-    char text[64];
-    float unit = ossa_archive_meta(&ar, "unit_scale", text, sizeof text) ? strtof(text, NULL) : 1.f;
-    if (!(unit > 0.f) || !isfinite(unit)) unit = 1.f;
+    /* The source is imported in its own unit: it is converted to the archive's as the bake
+     * converted it, and both are drawn in metres. */
+    const tool_unit units = info_unit(data, size, &src, 0.f);
+    if (!info_against_in_stored_units(&src, against, units)) goto done;
+    const float unit = units.stored;
     /* The times: 60 Hz and every time point, merged. */
     const size_t fixed = (size_t)ceilf(anim.duration * 60.f) + 1, T = fixed + anim.frame_count;
     float *times = malloc(T * sizeof *times);

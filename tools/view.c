@@ -119,6 +119,10 @@ static int write_errors(const char *out, const char *archive_path, const void *a
     ossa_import_output imp = {0};
     if (!tool_import_with_skeleton(against, skeleton_path, false, &imp)) return 1;
     const tool_unit unit = info_unit(archive, size, &imp, unit_scale);
+    if (!info_against_in_stored_units(&imp, against, unit)) {
+        ossa_import_output_destroy(&imp);
+        return 1;
+    }
     info_report rep;
     int status = info_measure(&rep, archive_path, archive, size, &imp, against, unit, true);
     FILE *f = status == 0 ? fopen(out, "w") : NULL;
