@@ -16,6 +16,7 @@
 #endif
 
 #include "metroid_writer.h"
+#include "ossa/simd_level.h"
 #include "ossa/archive.h"
 #include "ossa/local_to_model_job.h"
 #include "ossa/sampling_job.h"
@@ -1091,6 +1092,9 @@ static void info_json_matches_text(void **state)
 
     const cJSON *archive = cJSON_GetObjectItemCaseSensitive(doc, "archive");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(archive, "path")), out_path);
+    /* The SIMD path the timings ran on, as the runtime reports it in this process. */
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "simd")),
+                        ossa_simd_string(ossa_simd_level()));
     assert_true(number_at(archive, "bytes") == (double)ar.size); /* the whole file */
     assert_true(number_at(archive, "chunks") == (double)ar.chunk_count);
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "meta");

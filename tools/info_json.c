@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "info.h"
+#include "ossa/simd_level.h"
 
 #if defined(OSSA_HAVE_CJSON)
 #include <cjson/cJSON.h>
@@ -194,6 +195,7 @@ int info_print_json(const info_report *rep)
     allocation_failed = false;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", 1);
+    cJSON_AddStringToObject(root, "simd", ossa_simd_string(ossa_simd_level()));
     cJSON *archive = cJSON_AddObjectToObject(root, "archive");
     tool_json_add_string(archive, "path", rep->path);
     add_size(archive, "bytes", rep->size);
