@@ -1,6 +1,7 @@
 /* The `ossa` command line, run in process: bake and info on generated Metroid ANIM + CINF
  * files of both games (the pipeline `ossa bake ANIM --skeleton CINF`), the default BVH clip,
  * and its errors (one line, non-zero status, no partial archive). */
+#include <dirent.h>
 #include <float.h>
 #include <math.h>
 #include <regex.h>
@@ -1355,6 +1356,275 @@ static void many_clips(void **state)
 }
 #endif
 
+/* ---- every command's --help, and usage errors ---- */
+
+/* The commands, the tool function that runs each and the source file that parses its options
+ * (the test reads the option names from there, so they are written once, in the parser). */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int, char **);
+    const char *source; /* under tools/ */
+} cli_command;
+
+static const cli_command commands[] = {
+    {"bake", tool_bake, "bake.c"}, {"batch", tool_batch, "batch.c"},    {"info", tool_info, "info.c"},
+    {"plot", tool_plot, "plot.c"}, {"export", tool_export, "export.c"}, {"formats", tool_formats, "formats.c"},
+    {"view", tool_view, "view.c"}, {"bench", tool_bench, "bench.c"},
+};
+#define COMMAND_COUNT (sizeof commands / sizeof *commands)
+
+/* True when `option` appears in `text` as a word of its own: after the start, a space, '[',
+ * '|', ',' or '(' and before the end, a space, ']', '=', ',', ')' or a line break. */
+static bool mentions_option(const char *text, const char *option)
+{
+    const size_t n = strlen(option);
+    for (const char *at = strstr(text, option); at; at = strstr(at + 1, option)) {
+        const char before = at == text ? ' ' : at[-1], after = at[n];
+        if (strchr(" [|,(\n", before) && (after == '\0' || strchr(" ]=,)\n", after))) return true;
+    }
+    return false;
+}
+
+/* The options a command's parser compares its arguments with: the string literals starting
+ * with '-' that are the second argument of a strcmp or strncmp in tools/<source>, except
+ * -h/--help and those on a line that says "internal:". Returns the count; names are copied
+ * into options[i] ([64] each). */
+static size_t parsed_options(const char *source, char options[][64], size_t capacity)
+{
+    char path[1024];
+    const char *root = getenv("OSSA_SOURCE_DIR");
+    assert_non_null(root);
+    snprintf(path, sizeof path, "%s/tools/%s", root, source);
+    size_t size = 0;
+    char *text = ossa_test_read_file(path, &size);
+    if (!text) fail_msg("cannot read %s", path);
+    char *copy = malloc(size + 1);
+    assert_non_null(copy);
+    memcpy(copy, text, size);
+    copy[size] = '\0';
+    free(text);
+    size_t count = 0;
+    for (char *line = copy, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        if (strstr(line, "internal:")) continue;
+        for (const char *at = strstr(line, "cmp("); at; at = strstr(at + 1, "cmp(")) {
+            const char *comma = strchr(at, ',');
+            if (!comma || strchr(at, ')') < comma) continue;
+            const char *quote = comma + 1;
+            while (*quote == ' ') ++quote;
+            if (quote[0] != '"' || quote[1] != '-') continue;
+            const size_t n = strcspn(quote + 1, "\"");
+            if (n >= 64) continue;
+            char option[64];
+            memcpy(option, quote + 1, n);
+            option[n] = '\0';
+            if (!strcmp(option, "-h") || !strcmp(option, "--help")) continue;
+            bool seen = false;
+            for (size_t i = 0; i < count; ++i) seen = seen || !strcmp(options[i], option);
+            if (seen) continue;
+            assert_true(count < capacity);
+            memcpy(options[count++], option, n + 1);
+        }
+    }
+    free(copy);
+    return count;
+}
+
+/* `ossa COMMAND --help` (and -h) prints the usage to standard output and exits 0; every option
+ * the command's parser knows is in it, and every option of its synopsis (the "usage:" line and
+ * the bracketed lines under it) is one the parser knows. A wrong option is one error line and
+ * the hint to --help on standard error, exit 2. */
+static void every_command_has_help(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < COMMAND_COUNT; ++c) {
+        const cli_command *cmd = &commands[c];
+        int status = -1;
+        const char *help[] = {"--help"}, *h[] = {"-h"};
+        char *text = ossa_test_run_captured(cmd->run, 1, help, &status);
+        if (status != 0) fail_msg("ossa %s --help: exit %d", cmd->name, status);
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: ossa %s", cmd->name);
+        if (strncmp(text, usage, strlen(usage)))
+            fail_msg("ossa %s --help does not start with \"%s\":\n%s", cmd->name, usage, text);
+        char *short_text = ossa_test_run_captured(cmd->run, 1, h, &status);
+        assert_int_equal(status, 0);
+        assert_string_equal(short_text, text);
+        free(short_text);
+
+        char options[64][64];
+        const size_t count = parsed_options(cmd->source, options, 64);
+        for (size_t i = 0; i < count; ++i)
+            if (!mentions_option(text, options[i]))
+                fail_msg("ossa %s parses %s, which its --help does not mention:\n%s", cmd->name, options[i], text);
+        /* The synopsis: the first line and the lines under it that start with '['. */
+        for (const char *line = text; line && *line;) {
+            const char *end = strchr(line, '\n');
+            const size_t length = end ? (size_t)(end - line) : strlen(line);
+            const char *first = line + strspn(line, " ");
+            if (line != text && *first != '[') break;
+            for (const char *at = line; at < line + length; ++at) {
+                if (*at != '-' || !strchr(" [|", at[-1])) continue;
+                const size_t n = strspn(at, "-abcdefghijklmnopqrstuvwxyz0123456789");
+                char option[64];
+                snprintf(option, sizeof option, "%.*s", (int)n, at);
+                bool known = false;
+                for (size_t i = 0; i < count; ++i) known = known || !strcmp(options[i], option);
+                if (!known) fail_msg("ossa %s --help shows %s, which its parser does not take", cmd->name, option);
+                at += n - 1;
+            }
+            line = end ? end + 1 : NULL;
+        }
+        free(text);
+
+        const char *wrong[] = {"--no-such-option"};
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, cmd->run, 1, wrong, &status);
+        assert_int_equal(status, 2);
+        char expected[256];
+        snprintf(expected, sizeof expected, "ossa: %s: ", cmd->name);
+        if (strncmp(err, expected, strlen(expected)))
+            fail_msg("ossa %s --no-such-option: expected \"ossa: %s: ...\", found:\n%s", cmd->name, cmd->name, err);
+        snprintf(expected, sizeof expected, "\n(ossa %s --help lists every option)\n", cmd->name);
+        const char *hint = strstr(err, expected);
+        if (!hint || hint[strlen(expected)] != '\0' || memchr(err, '\n', (size_t)(hint - err)))
+            fail_msg("ossa %s --no-such-option: expected one error line and the hint, found:\n%s", cmd->name, err);
+        free(err);
+    }
+}
+
+/* Runs the ossa executable with `args` (a shell fragment) in the folder "exe" of the scratch
+ * folder; its standard output and error into *out and *err (free both). Returns the exit status. */
+static int run_exe(const char *exe, const char *args, char **out, char **err)
+{
+    char command[4096];
+    snprintf(command, sizeof command, "mkdir -p '%s' && cd '%s' && '%s' %s > '%s' 2> '%s'",
+             ossa_test_scratch_path("exe"), ossa_test_scratch_path("exe"), exe, args,
+             ossa_test_scratch_path("exe_stdout.txt"), ossa_test_scratch_path("exe_stderr.txt"));
+    const int st = system(command);
+    assert_true(WIFEXITED(st));
+    const char *paths[2] = {ossa_test_scratch_path("exe_stdout.txt"), ossa_test_scratch_path("exe_stderr.txt")};
+    char **texts[2] = {out, err};
+    for (int i = 0; i < 2; ++i) {
+        size_t size = 0;
+        char *bytes = ossa_test_read_file(paths[i], &size);
+        assert_non_null(bytes);
+        *texts[i] = malloc(size + 1);
+        assert_non_null(*texts[i]);
+        memcpy(*texts[i], bytes, size);
+        (*texts[i])[size] = '\0';
+        free(bytes);
+    }
+    return WEXITSTATUS(st);
+}
+
+/* Bare `ossa` does nothing but print the general usage to standard error (exit 2): no file is
+ * written where it runs. `ossa --help` and `ossa help` print it to standard output (exit 0),
+ * and it names every command this test knows, and only those; `ossa help COMMAND` is
+ * `ossa COMMAND --help`. */
+static void bare_ossa_prints_usage(void **state)
+{
+    (void)state;
+    const char *exe = getenv("OSSA_EXE");
+    if (!exe || !*exe) {
+        print_message("skipped: OSSA_EXE is not set (cross builds run no executable)\n");
+        skip();
+    }
+    char *out, *err;
+    assert_int_equal(run_exe(exe, "", &out, &err), 2);
+    assert_string_equal(out, "");
+    assert_true(!strncmp(err, "usage: ossa COMMAND", 19));
+    DIR *folder = opendir(ossa_test_scratch_path("exe"));
+    assert_non_null(folder);
+    for (struct dirent *e; (e = readdir(folder));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) fail_msg("bare ossa wrote %s", e->d_name);
+    closedir(folder);
+    const char *variants[] = {"--help", "-h", "help"};
+    for (size_t v = 0; v < 3; ++v) {
+        char *help, *none;
+        assert_int_equal(run_exe(exe, variants[v], &help, &none), 0);
+        assert_string_equal(help, err);
+        assert_string_equal(none, "");
+        free(help), free(none);
+    }
+    /* The commands the general usage lists ("  ossa NAME ...") are the ones above. */
+    size_t listed = 0;
+    for (const char *at = strstr(err, "\n  ossa "); at; at = strstr(at + 1, "\n  ossa ")) {
+        const char *name = at + 8;
+        const size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz");
+        if (!n) continue; /* "ossa COMMAND --help" */
+        size_t c = 0;
+        while (c < COMMAND_COUNT && (strlen(commands[c].name) != n || strncmp(commands[c].name, name, n))) ++c;
+        if (c == COMMAND_COUNT) fail_msg("ossa --help lists \"%.*s\", which this test does not know", (int)n, name);
+        ++listed;
+    }
+    assert_int_equal(listed, COMMAND_COUNT);
+    free(out), free(err);
+    for (size_t c = 0; c < COMMAND_COUNT; ++c) {
+        char args[64], *help, *none;
+        snprintf(args, sizeof args, "help %s", commands[c].name);
+        assert_int_equal(run_exe(exe, args, &help, &none), 0);
+        int status = -1;
+        const char *flag[] = {"--help"};
+        char *direct = ossa_test_run_captured(commands[c].run, 1, flag, &status);
+        assert_string_equal(help, direct);
+        free(help), free(none), free(direct);
+    }
+    assert_int_equal(run_exe(exe, "no-such-command", &out, &err), 2);
+    assert_non_null(strstr(err, "unknown command \"no-such-command\""));
+    free(out), free(err);
+}
+
+/* `info --against` a source of another skeleton prints one line naming the first difference
+ * (exit 1) and no report; the source the archive was baked from passes. Maya clips: a -> b. */
+static void info_against_checks_the_skeleton_first(void **state)
+{
+    (void)state;
+    static const char chain[] = "animVersion 1.1;\ntimeUnit film;\nstartTime 0;\nendTime 10;\nanim a 0 1 0;\n"
+                                "anim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n  output angular;\n  keys {\n"
+                                "    0 0 linear linear 1 1 0;\n    10 45 linear linear 1 1 0;\n  }\n}\n";
+    char source[512], archive[512];
+    snprintf(source, sizeof source, "%s", ossa_test_scratch_path("against.anim"));
+    snprintf(archive, sizeof archive, "%s", ossa_test_scratch_path("against.ossa"));
+    ossa_test_write_file(source, chain, sizeof chain - 1);
+    const char *bake_args[] = {source, "-o", archive, "-q"};
+    assert_int_equal(run_bake(4, bake_args), 0);
+    int status = -1;
+    const char *same[] = {archive, "--against", source};
+    char *report = ossa_test_run_captured(tool_info, 3, same, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(report, "vertex error"));
+    free(report);
+
+    /* The same clip with node b renamed c; with b a root; with a third node. */
+    char renamed[sizeof chain], flat[sizeof chain], longer[sizeof chain + 32];
+    memcpy(renamed, chain, sizeof chain);
+    renamed[strstr(renamed, "rotateZ b 0") - renamed + 8] = 'c';
+    memcpy(flat, chain, sizeof chain);
+    flat[strstr(flat, "anim a 0 1 0;") - flat + 9] = '0';
+    snprintf(longer, sizeof longer, "%sanim d 0 0 0;\n", chain);
+    const char *texts[3] = {renamed, flat, longer};
+    const char *expected[3] = {"joint 1 is \"b\" in the archive, \"c\" in the source\n",
+                               "joint 1 \"b\" has the parent 0 in the archive, -1 in the source\n",
+                               "the archive has 2 joints, the source 3\n"};
+    for (int i = 0; i < 3; ++i) {
+        char other[512];
+        snprintf(other, sizeof other, "%s", ossa_test_scratch_path("other.anim"));
+        ossa_test_write_file(other, texts[i], strlen(texts[i]));
+        const char *argv[] = {archive, "--against", other};
+        char *printed = ossa_test_run_captured(tool_info, 3, argv, &status);
+        assert_int_equal(status, 1);
+        assert_string_equal(printed, "");
+        free(printed);
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, tool_info, 3, argv, &status);
+        assert_int_equal(status, 1);
+        char want[2048];
+        snprintf(want, sizeof want, "ossa: %s does not match the skeleton of %s: %s", other, archive, expected[i]);
+        assert_string_equal(err, want);
+        free(err);
+    }
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1401,6 +1671,9 @@ int main(void)
         cmocka_unit_test(names_that_are_not_utf8),
         cmocka_unit_test(many_clips),
 #endif
+        cmocka_unit_test(every_command_has_help),
+        cmocka_unit_test(bare_ossa_prints_usage),
+        cmocka_unit_test(info_against_checks_the_skeleton_first),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -25,9 +25,9 @@
 /* Detection reads this much of each file (the content sniffs look at the first bytes). */
 #define SNIFF_BYTES 4096
 
-static void usage_batch(void)
+static void usage_batch(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: ossa batch SRC_DIR -o OUT_DIR [--skeleton [PATTERN=]FILE]... [--drop-end-sites]\n"
             "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
             "                  [-j N] [--shard I/N] [--json FILE] [--ossa EXE] [--allow-out-inside-src]\n"
@@ -53,9 +53,7 @@ static void usage_batch(void)
 
 static int batch_usage_error(const char *what, const char *argument)
 {
-    fprintf(stderr, "ossa: batch: %s (found \"%s\")\n\n", what, argument);
-    usage_batch();
-    return 2;
+    return tool_usage_error("batch", "%s (found \"%s\")", what, argument);
 }
 
 /* What a source is to the skeleton binding. */
@@ -869,13 +867,13 @@ int tool_batch(int argc, char **argv)
             if (!parse_shard(argv[++i], &shard, &shards))
                 return batch_usage_error("--shard needs I/N with 1 <= I <= N", argv[i]);
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return usage_batch(), 0;
+            return usage_batch(stdout), 0;
         else if (argv[i][0] == '-' || src)
             return batch_usage_error("unexpected argument", argv[i]);
         else
             src = argv[i];
     }
-    if (!src || !out) return batch_usage_error(!src ? "SRC_DIR is missing" : "-o OUT_DIR is missing", "");
+    if (!src || !out) return tool_usage_error("batch", "%s", !src ? "SRC_DIR is missing" : "-o OUT_DIR is missing");
 #ifndef OSSA_HAVE_CJSON
     if (json) {
         fprintf(stderr, "ossa: batch: --json needs cJSON, which this ossa was built without (libcjson-dev)\n");

@@ -307,24 +307,26 @@ static int export_glb(const char *in_path, const void *data, size_t size, const 
 }
 #endif
 
-static const char export_usage[] = "usage: ossa export IN.ossa -o OUT.glb\n";
+static const char export_usage[] =
+    "usage: ossa export IN.ossa -o OUT.glb\n"
+    "  write the archive's skeleton and every clip as binary glTF 2.0: one node per joint, lengths\n"
+    "  in metres (the archive's unit), times in seconds\n"
+    "  -o OUT.glb          the file to write\n";
 
 int tool_export(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     for (int i = 0; i < argc; ++i) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return fputs(export_usage, stdout), 0;
+        else if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
-        else if (argv[i][0] == '-' || in) {
-            fprintf(stderr, "ossa: export: unexpected argument \"%s\"\n%s", argv[i], export_usage);
-            return 2;
-        } else
+        else if (argv[i][0] == '-' || in)
+            return tool_usage_error("export", "unexpected argument \"%s\"", argv[i]);
+        else
             in = argv[i];
     }
-    if (!in || !out) {
-        fprintf(stderr, "ossa: export: %s\n%s", in ? "no output given (-o OUT.glb)" : "no archive given", export_usage);
-        return 2;
-    }
+    if (!in || !out) return tool_usage_error("export", "%s", in ? "no output given (-o OUT.glb)" : "no archive given");
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
     if (!tool_check_output(out, in)) return 1;
     size_t size = 0;

@@ -6,7 +6,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: ossa [COMMAND] [ARGS]\n"
+            "usage: ossa COMMAND [ARGS]\n"
             "  ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites]\n"
             "            [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
             "        import INPUT (any format of `ossa formats`), build the skeleton and animations,\n"
@@ -31,13 +31,17 @@ static void usage(FILE *f)
             "        every clip: ns per call and per joint, joints per second, context bytes\n"
             "  ossa formats\n"
             "        list the import formats: detection, skeleton, whether built in, unit\n"
-            "  ossa            same as `ossa bake` on %s\n",
-            OSSA_DEFAULT_INPUT);
+            "  ossa COMMAND --help, ossa help COMMAND\n"
+            "        the command's usage: every option, with its unit\n");
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) return tool_bake(0, NULL);
+    /* Without a command nothing is done (no file is written): the usage, as an error. */
+    if (argc < 2) return usage(stderr), 2;
+    /* `ossa help COMMAND` is `ossa COMMAND --help`. */
+    char *help_argv[] = {argv[0], argc > 2 ? argv[2] : NULL, "--help", NULL};
+    if (argc == 3 && !strcmp(argv[1], "help")) argv = help_argv;
     if (!strcmp(argv[1], "bake")) return tool_bake(argc - 2, argv + 2);
     if (!strcmp(argv[1], "batch")) return tool_batch(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return tool_info(argc - 2, argv + 2);
