@@ -427,6 +427,7 @@ static void json_summary(void **state)
     (void)state;
     skip_without_ninja();
 #ifndef OSSA_HAVE_CJSON
+    print_message("skipped: this build has no cJSON (--json)\n");
     skip();
 #else
     if (access(ossa_test_scratch_path("src"), F_OK) != 0) make_sources();

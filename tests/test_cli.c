@@ -354,6 +354,7 @@ static void bad_invocations_are_refused(void **state)
     (void)state;
     need_assimp();
 #if !defined(OSSA_HAVE_ASSIMP)
+    print_message("skipped: this build has no assimp (BVH) support\n");
     skip();
 #endif
     /* path_in's buffers are reused: keep copies of the names used throughout. */
