@@ -803,6 +803,126 @@ static void export_reimports_to_the_same_poses(void **state)
 }
 #endif
 
+/* ossa export writes each animated sub-track over its own kept keys and a sub-track that does
+ * not move as one key or, at the node's value, not at all: the GLB's channels have exactly the
+ * archive's key counts (fewer than its time points for the translation, so writing every time
+ * point would fail), and the GLB read back by ossa's glTF importer gives the archive's pose at
+ * every time point and half-way between them. A Maya chain a -> b over 40 frames: a moves along
+ * x in a straight line (two keys of a line: the builder keeps few), b turns about z. */
+static void export_keeps_the_kept_keys(void **state)
+{
+    (void)state;
+    static const char chain[] =
+        "animVersion 1.1;\ntimeUnit film;\nlinearUnit cm;\nangularUnit deg;\nstartTime 0;\nendTime 40;\n"
+        "anim translate.translateX translateX a 0 1 0;\nanimData {\n  keys {\n"
+        "    0 0 linear linear 1 1 0;\n    40 80 linear linear 1 1 0;\n  }\n}\n"
+        "anim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n  output angular;\n  keys {\n"
+        "    0 0 spline spline 1 1 0;\n    20 70 spline spline 1 1 0;\n    40 10 spline spline 1 1 0;\n  }\n}\n";
+    char source[512], archive[512], glb[512];
+    snprintf(source, sizeof source, "%s", ossa_test_scratch_path("keys.anim"));
+    snprintf(archive, sizeof archive, "%s", ossa_test_scratch_path("keys.ossa"));
+    snprintf(glb, sizeof glb, "%s", ossa_test_scratch_path("keys.glb"));
+    ossa_test_write_file(source, chain, sizeof chain - 1);
+    const char *bake_args[] = {source, "-o", archive, "-q"};
+    assert_int_equal(run_bake(4, bake_args), 0);
+    const char *export_args[] = {archive, "-o", glb};
+    assert_int_equal(tool_export(3, (char **)(uintptr_t)export_args), 0);
+
+    size_t size = 0, glb_size = 0;
+    void *data = tool_read_file(archive, &size);
+    uint8_t *bytes = tool_read_file(glb, &glb_size);
+    assert_non_null(data);
+    assert_non_null(bytes);
+    ossa_archive ar;
+    ossa_skeleton skel;
+    ossa_animation anim;
+    assert_int_equal(ossa_archive_init(&ar, data, size), OSSA_OK);
+    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+    assert_int_equal(ossa_archive_animation(&ar, 0, &anim), OSSA_OK);
+    const size_t J = skel.joint_count, F = anim.frame_count;
+    assert_int_equal(J, 2);
+
+    /* The GLB's channels: node, path, and the key count of their sampler's output. */
+    uint32_t json_size;
+    memcpy(&json_size, bytes + 12, 4);
+    cJSON *gltf = cJSON_ParseWithLength((const char *)bytes + 20, json_size);
+    assert_non_null(gltf);
+    const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(gltf, "accessors");
+    const cJSON *clip = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(gltf, "animations"), 0);
+    const cJSON *samplers = cJSON_GetObjectItemCaseSensitive(clip, "samplers"), *channel;
+    static const char *const paths[3] = {"translation", "rotation", "scale"};
+    bool written[2][3] = {{false}};
+    size_t fewer = 0;
+    uint8_t *mask = malloc(F);
+    assert_non_null(mask);
+    cJSON_ArrayForEach(channel, cJSON_GetObjectItemCaseSensitive(clip, "channels"))
+    {
+        const cJSON *target = cJSON_GetObjectItemCaseSensitive(channel, "target");
+        const size_t j = (size_t)cJSON_GetObjectItemCaseSensitive(target, "node")->valueint;
+        const char *path = cJSON_GetObjectItemCaseSensitive(target, "path")->valuestring;
+        int c = 0;
+        while (c < 3 && strcmp(paths[c], path)) ++c;
+        assert_true(j < J && c < 3 && !written[j][c]);
+        written[j][c] = true;
+        const cJSON *sampler =
+            cJSON_GetArrayItem(samplers, cJSON_GetObjectItemCaseSensitive(channel, "sampler")->valueint);
+        const cJSON *output =
+            cJSON_GetArrayItem(accessors, cJSON_GetObjectItemCaseSensitive(sampler, "output")->valueint);
+        const cJSON *input =
+            cJSON_GetArrayItem(accessors, cJSON_GetObjectItemCaseSensitive(sampler, "input")->valueint);
+        const size_t count = (size_t)cJSON_GetObjectItemCaseSensitive(output, "count")->valueint;
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(input, "count")->valueint, (int)count);
+        const size_t keys =
+            ossa_animation_channel_kind(&anim, j, c) == 2 ? ossa_animation_keys(&anim, j, c, mask, F) : 1;
+        if (count != keys) fail_msg("joint %zu %s: %zu keys in the GLB, %zu in the archive", j, path, count, keys);
+        fewer += keys < F;
+    }
+    free(mask);
+    /* a's translation and b's rotation move; their scales are the node's (no channel). */
+    assert_true(written[0][0] && written[1][1]);
+    assert_false(written[0][2] || written[1][2]);
+    assert_true(ossa_animation_keys(&anim, 0, 0, (uint8_t[64]){0}, 64) < F);
+    assert_true(fewer > 0);
+    cJSON_Delete(gltf);
+
+    ossa_import_output back = {0};
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_import_gltf(bytes, glb_size, NULL, &back, &diag), OSSA_OK);
+    assert_int_equal(back.skeleton.joint_count, J);
+    assert_int_equal(back.animation_count, 1);
+    const size_t ctx_size = ossa_sampling_context_size(J);
+    void *mem = aligned_alloc(16, (ctx_size + 15) & ~(size_t)15);
+    ossa_soa_transform *pose = aligned_alloc(16, (skel.soa_count + 1) * sizeof *pose);
+    ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, J);
+    assert_non_null(ctx);
+    ossa_transform raw[2];
+    for (size_t step = 0; step < 2 * (F - 1) + 1; ++step) {
+        const size_t f = step / 2;
+        const float at = anim.timepoints ? anim.timepoints[f] : (float)f / (float)(F - 1);
+        const float next =
+            f + 1 < F ? (anim.timepoints ? anim.timepoints[f + 1] : (float)(f + 1) / (float)(F - 1)) : at;
+        const float ratio = step % 2 ? 0.5f * (at + next) : at;
+        const ossa_sampling_job job = {&anim, ctx, ratio, pose, skel.soa_count, skel.rest_pose, skel.soa_count};
+        assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+        assert_int_equal(ossa_raw_animation_sample(&back.animations[0], ratio * anim.duration, raw, 2), OSSA_OK);
+        for (size_t j = 0; j < J; ++j) {
+            const int k = ossa_skeleton_find_joint(&skel, back.skeleton.joints[j].name);
+            assert_true(k >= 0);
+            const ossa_transform t = ossa_soa_transform_get(&pose[k / 4], k % 4);
+            const float d[3] = {raw[j].translation.x - t.translation.x, raw[j].translation.y - t.translation.y,
+                                raw[j].translation.z - t.translation.z};
+            const float dot = raw[j].rotation.x * t.rotation.x + raw[j].rotation.y * t.rotation.y +
+                              raw[j].rotation.z * t.rotation.z + raw[j].rotation.w * t.rotation.w;
+            if (fabsf(d[0]) > 1e-6f || fabsf(d[1]) > 1e-6f || fabsf(d[2]) > 1e-6f || 1.f - fabsf(dot) > 1e-6f ||
+                fabsf(raw[j].scale.x - t.scale.x) > 1e-6f)
+                fail_msg("joint %s at ratio %g: the GLB read back differs from the archive",
+                         back.skeleton.joints[j].name, (double)ratio);
+        }
+    }
+    free(mem), free(pose), free(data), free(bytes);
+    ossa_import_output_destroy(&back);
+}
+
 /* Whether `program` is on the PATH. */
 static bool on_path(const char *program)
 {
@@ -1664,6 +1784,7 @@ int main(void)
         cmocka_unit_test(plot_draws_an_svg),
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
         cmocka_unit_test(export_reimports_to_the_same_poses),
+        cmocka_unit_test(export_keeps_the_kept_keys),
 #endif
         cmocka_unit_test(info_json_matches_text),
         cmocka_unit_test(bake_bound_holds_in_info),
