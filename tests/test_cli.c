@@ -1449,26 +1449,32 @@ static void many_clips(void **state)
     doc = glb_json(glb);
     const cJSON *animations = cJSON_GetObjectItemCaseSensitive(doc, "animations");
     const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(doc, "accessors");
-    /* The skin's inverse bind matrices, then per clip its times and 3 channels per joint. */
-    const int per_clip = 1 + 3 * JOINTS;
+    /* The skin's inverse bind matrices, then per clip the key times its rotations share and one
+     * rotation per joint (the translations are the rest pose's, the scales the default: the
+     * nodes hold them, no channel), all in one buffer view at increasing offsets. */
+    const int per_clip = 1 + JOINTS;
     assert_int_equal(cJSON_GetArraySize(animations), CLIPS);
     assert_int_equal(cJSON_GetArraySize(accessors), 1 + CLIPS * per_clip);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "bufferViews")), 1 + CLIPS * per_clip);
-    int index = 0;
-    for (const cJSON *acc = accessors ? accessors->child : NULL; acc; acc = acc->next, ++index)
-        assert_int_equal((int)number_at(acc, "bufferView"), index);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "bufferViews")), 1);
+    double offset = -1.0;
+    for (const cJSON *acc = accessors ? accessors->child : NULL; acc; acc = acc->next) {
+        assert_int_equal((int)number_at(acc, "bufferView"), 0);
+        const cJSON *at = cJSON_GetObjectItemCaseSensitive(acc, "byteOffset");
+        assert_true((at ? at->valuedouble : 0.0) > offset);
+        offset = at ? at->valuedouble : 0.0;
+    }
     c = 0;
     for (const cJSON *anim = animations ? animations->child : NULL; anim; anim = anim->next, ++c) {
         snprintf(name, sizeof name, "clip %zu", c);
         assert_string_equal(string_at(anim, "name"), name);
         const cJSON *samplers = cJSON_GetObjectItemCaseSensitive(anim, "samplers");
         const cJSON *channels = cJSON_GetObjectItemCaseSensitive(anim, "channels");
-        assert_int_equal(cJSON_GetArraySize(samplers), 3 * JOINTS);
+        assert_int_equal(cJSON_GetArraySize(samplers), JOINTS);
         int k = 0;
         for (const cJSON *ch = channels ? channels->child : NULL; ch; ch = ch->next, ++k)
             assert_int_equal((int)number_at(ch, "sampler"), k);
-        assert_int_equal(k, 3 * JOINTS);
-        const cJSON *last = cJSON_GetArrayItem(samplers, 3 * JOINTS - 1);
+        assert_int_equal(k, JOINTS);
+        const cJSON *last = cJSON_GetArrayItem(samplers, JOINTS - 1);
         assert_int_equal((int)number_at(last, "input"), 1 + (int)c * per_clip);
         assert_int_equal((int)number_at(last, "output"), (int)(c + 1) * per_clip);
     }
@@ -1559,6 +1565,10 @@ static size_t parsed_options(const char *source, char options[][64], size_t capa
 static void every_command_has_help(void **state)
 {
     (void)state;
+    if (!getenv("OSSA_SOURCE_DIR")) {
+        print_message("skipped: OSSA_SOURCE_DIR is not set (meson test sets it)\n");
+        skip();
+    }
     for (size_t c = 0; c < COMMAND_COUNT; ++c) {
         const cli_command *cmd = &commands[c];
         int status = -1;
