@@ -121,7 +121,11 @@ static int write_errors(const char *out, const char *archive_path, const void *a
                         const char *against, const char *skeleton_path, float unit_scale)
 {
     ossa_import_output imp = {0};
-    if (!tool_import_with_skeleton(against, skeleton_path, false, &imp)) return 1;
+    if (!tool_import_with_skeleton(against, skeleton_path, false, &imp) ||
+        info_check_against(archive_path, archive, size, &imp, against) != 0) {
+        ossa_import_output_destroy(&imp);
+        return 1;
+    }
     const tool_unit unit = info_unit(archive, size, &imp, unit_scale);
     info_report rep;
     int status = info_measure(&rep, archive_path, archive, size, &imp, against, unit, true);
