@@ -1707,7 +1707,8 @@ static void bare_ossa_prints_usage(void **state)
 }
 
 /* `info --against` a source of another skeleton prints one line naming the first difference
- * (exit 1) and no report; the source the archive was baked from passes. Maya clips: a -> b. */
+ * (exit 1) and no report; the source the archive was baked from passes; plot and view --against
+ * refuse it with the same line. Maya clips: a -> b. */
 static void info_against_checks_the_skeleton_first(void **state)
 {
     (void)state;
@@ -1754,6 +1755,36 @@ static void info_against_checks_the_skeleton_first(void **state)
         assert_string_equal(err, want);
         free(err);
     }
+    /* ossa plot and ossa view --against make the same check before drawing or serving (view
+     * finds a viewer folder first: five empty files stand for one). */
+    char other[512], svg[512], viewer[512];
+    snprintf(other, sizeof other, "%s", ossa_test_scratch_path("other.anim"));
+    snprintf(svg, sizeof svg, "%s", ossa_test_scratch_path("other.svg"));
+    snprintf(viewer, sizeof viewer, "%s", ossa_test_scratch_path("fake_viewer"));
+    ossa_test_write_file(other, renamed, strlen(renamed));
+    assert_int_equal(mkdir(viewer, 0700), 0);
+    static const char *const viewer_files[] = {"index.html", "viewer.js", "ossa_viewer.js", "ossa_viewer.wasm",
+                                               "serve.py"};
+    for (size_t i = 0; i < 5; ++i) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", viewer, viewer_files[i]);
+        ossa_test_write_file(path, "", 0);
+    }
+    assert_int_equal(setenv("OSSA_VIEWER_DIR", viewer, 1), 0);
+    const char *plot_args[] = {archive, "--against", other, "-o", svg};
+    const char *view_args[] = {archive, "--against", other, "--port", "0"};
+    int (*const tools[2])(int, char **) = {tool_plot, tool_view};
+    const char **tool_args[2] = {plot_args, view_args};
+    for (int t = 0; t < 2; ++t) {
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, tools[t], 5, tool_args[t], &status);
+        assert_int_equal(status, 1);
+        char want[2048];
+        snprintf(want, sizeof want, "ossa: %s does not match the skeleton of %s: %s", other, archive, expected[0]);
+        assert_string_equal(err, want);
+        free(err);
+    }
+    assert_int_equal(unsetenv("OSSA_VIEWER_DIR"), 0);
+    assert_int_equal(access(svg, F_OK), -1);
 }
 
 static int setup(void **state)
