@@ -160,6 +160,8 @@ static bool same_value(const float *a, const float *b, int comps)
 static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim, const ossa_skeleton *skel, float unit)
 {
     const size_t F = anim->frame_count, J = skel->joint_count, S = 3 * J;
+    /* values (10 floats) and masks (3 bytes) per time point and joint. */
+    if (J && F > SIZE_MAX / (J * (10 * sizeof(float) + 3))) return false;
     float *times = malloc(F * sizeof *times), *key_times = malloc(F * sizeof *key_times);
     float *values = malloc(F * J * 10 * sizeof(float)), *column = malloc(F * 4 * sizeof(float));
     uint8_t *masks = malloc(S * F + 1);
