@@ -29,7 +29,8 @@
 #define VIEW_NAME_SIZE 272
 
 static const char view_usage[] =
-    "usage: ossa view FILE.ossa [MORE.ossa...] [--port N] [--against SOURCE [--skeleton FILE] [--unit-scale METRES]]\n"
+    "usage: ossa view FILE.ossa [MORE.ossa...] [--port N]\n"
+    "                 [--against SOURCE [--skeleton FILE] [--unit-scale METRES]]\n"
     "  serves the browser viewer (WebGL: play, scrub, blend two clips) and the archives (at most 16)\n"
     "  on 127.0.0.1, prints the URL and runs until Ctrl-C\n"
     "  --port N            the TCP port (default 8123; 0: any free port)\n"
