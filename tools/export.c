@@ -33,6 +33,19 @@ typedef struct bin {
     size_t accessor_count;
 } bin;
 
+/* A JSON array of `n` finite floats, each in its shortest text that reads back as the same float
+ * (cJSON prints the double of a float with 17 digits: "0.015437356196343899" for 0.015437356). */
+static cJSON *float_array(const float *v, int n)
+{
+    cJSON *array = cJSON_CreateArray();
+    for (int i = 0; array && i < n; ++i) {
+        char text[32];
+        tool_format_float(text, sizeof text, v[i]);
+        cJSON_AddItemToArray(array, cJSON_CreateRaw(text));
+    }
+    return array;
+}
+
 /* Appends `count` elements of `comps` floats as an accessor into buffer view 0; returns the
  * accessor index or -1. `type` is "SCALAR", "VEC3", "VEC4" or "MAT4". With `bounds`, min and
  * max are written (required for animation inputs). */
@@ -56,24 +69,17 @@ static int add_floats(bin *b, const float *v, size_t count, int comps, const cha
     cJSON_AddNumberToObject(acc, "count", (double)count);
     cJSON_AddStringToObject(acc, "type", type);
     if (bounds) {
-        double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+        float lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
         for (size_t i = 0; i < count; ++i)
             for (int c = 0; c < comps && c < 4; ++c) {
-                lo[c] = fmin(lo[c], (double)v[i * (size_t)comps + (size_t)c]);
-                hi[c] = fmax(hi[c], (double)v[i * (size_t)comps + (size_t)c]);
+                lo[c] = fminf(lo[c], v[i * (size_t)comps + (size_t)c]);
+                hi[c] = fmaxf(hi[c], v[i * (size_t)comps + (size_t)c]);
             }
-        cJSON_AddItemToObject(acc, "min", cJSON_CreateDoubleArray(lo, comps));
-        cJSON_AddItemToObject(acc, "max", cJSON_CreateDoubleArray(hi, comps));
+        cJSON_AddItemToObject(acc, "min", float_array(lo, comps));
+        cJSON_AddItemToObject(acc, "max", float_array(hi, comps));
     }
     cJSON_AddItemToArray(b->accessors, acc);
     return (int)b->accessor_count++;
-}
-
-static cJSON *float_array(const float *v, int n)
-{
-    double d[16];
-    for (int i = 0; i < n; ++i) d[i] = (double)v[i];
-    return cJSON_CreateDoubleArray(d, n);
 }
 
 /* Inverse of a rigid-with-scale column-major 4x4 (general 4x4 inverse by cofactors). */
