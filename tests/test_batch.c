@@ -942,12 +942,22 @@ static void batch_excludes_and_reports_errors(void **state)
     char bad[1024];
     snprintf(bad, sizeof bad, "%s", ossa_test_scratch_path("ex/bad.anim"));
     write_text(bad, "animVersion 1.1;\nanim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n keys {\n 0 x linear\n");
+    /* The same one in a folder whose output folder is a symbolic link planted outside OUT_DIR:
+     * the bake's error file lands there, and the batch reads it but removes nothing outside. */
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex/deep"), 0700), 0);
+    write_text(ossa_test_scratch_path("ex/deep/bad2.anim"),
+               "animVersion 1.1;\nanim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n keys {\n 0 x linear\n");
+    assert_int_equal(mkdir(ossa_test_scratch_path("out_ex"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("elsewhere"), 0700), 0);
+    assert_int_equal(symlink(ossa_test_scratch_path("elsewhere"), ossa_test_scratch_path("out_ex/deep")), 0);
     char json[1024];
     snprintf(json, sizeof json, "%s", ossa_test_scratch_path("ex.json"));
     const char *extra[] = {"--exclude", "skip.anim", "--exclude", "*/x.anim", "--exclude", "wip/", "--json", json};
     char *text = NULL;
     assert_int_equal(batch_from("ex", "out_ex", extra, 8, &text), 1);
-    assert_non_null(strstr(text, "3 sources, 2 baked, 1 failed"));
+    assert_non_null(strstr(text, "4 sources, 2 baked, 2 failed"));
+    assert_non_null(strstr(text, "deep/bad2.anim"));
+    assert_int_equal(access(ossa_test_scratch_path("elsewhere/bad2.anim.ossa.err"), F_OK), 0);
     assert_int_equal(access(output_of("out_ex", "a.anim"), F_OK), 0);
     assert_int_equal(access(output_of("out_ex", "sub/b.anim"), F_OK), 0);
     static const char *left_out[] = {"skip.anim", "sub/x.anim", "wip/c.anim", "wip/deeper/d.anim", "bad.anim"};
@@ -978,7 +988,7 @@ static void batch_excludes_and_reports_errors(void **state)
     cJSON *root = cJSON_ParseWithLength(bytes, size);
     assert_non_null(root);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "sources");
-    assert_int_equal(cJSON_GetArraySize(list), 3);
+    assert_int_equal(cJSON_GetArraySize(list), 4);
     const cJSON *row = cJSON_GetArrayItem(list, 1);
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(row, "source")->valuestring, "bad.anim");
     assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(row, "baked")));
@@ -994,8 +1004,9 @@ static void batch_excludes_and_reports_errors(void **state)
     char src[1024], out_dir[1024];
     snprintf(src, sizeof src, "%s", ossa_test_scratch_path("ex"));
     snprintf(out_dir, sizeof out_dir, "%s", ossa_test_scratch_path("out_ex"));
-    const char *top[] = {src, "-o", out_dir, "--ossa", getenv("OSSA_EXE"), "--exclude", "*.anim", "--exclude", "*.fbx"};
-    char *warnings = ossa_test_run_captured_fd(STDERR_FILENO, tool_batch, 9, top, &status);
+    const char *top[] = {src,         "-o",    out_dir,     "--ossa", getenv("OSSA_EXE"), "--exclude", "*.anim",
+                         "--exclude", "*.fbx", "--exclude", "deep"};
+    char *warnings = ossa_test_run_captured_fd(STDERR_FILENO, tool_batch, 11, top, &status);
     assert_int_equal(status, 0);
     char warning[2048];
     snprintf(warning, sizeof warning, "ossa: batch: warning: --exclude '*.fbx' matches nothing under %s", src);

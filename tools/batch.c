@@ -370,12 +370,14 @@ static batch_row read_row(const char *src_root, const char *out_dir, const char 
 
 /* The error line a failed bake left in OUT_DIR/<rel>.ossa.err (the rule sends its standard
  * error there): its last line that starts with "ossa: " and is not a warning, without that
- * prefix (malloc'd; NULL when there is none). The file is removed: the next run bakes the
- * source again and writes a new one. */
-static char *read_error(const char *out_dir, const char *rel)
+ * prefix (malloc'd; NULL when there is none). The file is then removed, inside OUT_DIR only
+ * (tool_batch_remove_error, through `out_fd`): the next run bakes the source again. */
+static char *read_error(const char *out_dir, int out_fd, const char *rel)
 {
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s.ossa.err", out_dir, rel) >= (int)sizeof path) return NULL;
+    char path[PATH_MAX], err_rel[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s.ossa.err", out_dir, rel) >= (int)sizeof path ||
+        snprintf(err_rel, sizeof err_rel, "%s.ossa.err", rel) >= (int)sizeof err_rel)
+        return NULL;
     FILE *f = fopen(path, "r");
     if (!f) return NULL;
     char *line = NULL, *error = NULL;
@@ -388,7 +390,7 @@ static char *read_error(const char *out_dir, const char *rel)
     }
     free(line);
     fclose(f);
-    remove(path);
+    if (out_fd >= 0) tool_batch_remove_error(out_fd, err_rel);
     return error;
 }
 
@@ -1095,7 +1097,10 @@ int tool_batch(int argc, char **argv)
         rows[i].problem = problems[i];
         rows[i].refused = mine.items[i].refused != NULL;
         rows[i].skeleton = skeletons[i];
-        if (rows[i].bytes < 0 && !problems[i]) rows[i].error = read_error(out_dir, rel);
+        if (rows[i].bytes < 0 && !problems[i]) {
+            if (out_fd < 0) out_fd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            rows[i].error = read_error(out_dir, out_fd, rel);
+        }
         failed += rows[i].bytes < 0;
     }
     free(stale);
