@@ -458,6 +458,7 @@ static void json_summary(void **state)
     (void)state;
     skip_without_ninja();
 #ifndef OSSA_HAVE_CJSON
+    print_message("skipped: this build has no cJSON (--json)\n");
     skip();
 #else
     if (access(ossa_test_scratch_path("src"), F_OK) != 0) make_sources();
@@ -958,6 +959,102 @@ static void batch_carries_awkward_names(void **state)
 #undef WRITE_CLIP
 }
 
+/* --exclude leaves out the files and folders its shell patterns match ('*' stays within a
+ * folder), before sharding and skeleton binding; the archive of a newly excluded source is
+ * removed like that of a removed one. A failed bake's error line is in the summary and the
+ * JSON row ("error"): the line `ossa bake` prints for that source alone. */
+static void batch_excludes_and_reports_errors(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+    static const char *files[] = {"ex/a.anim",     "ex/skip.anim",  "ex/sub/b.anim",
+                                  "ex/sub/x.anim", "ex/wip/c.anim", "ex/wip/deeper/d.anim"};
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex/sub"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex/wip"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex/wip/deeper"), 0700), 0);
+    for (size_t i = 0; i < sizeof files / sizeof *files; ++i) write_maya(ossa_test_scratch_path(files[i]), 2, (int)i);
+    /* A Maya clip whose first key value is not a number. */
+    char bad[1024];
+    snprintf(bad, sizeof bad, "%s", ossa_test_scratch_path("ex/bad.anim"));
+    write_text(bad, "animVersion 1.1;\nanim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n keys {\n 0 x linear\n");
+    /* The same one in a folder whose output folder is a symbolic link planted outside OUT_DIR:
+     * the bake's error file lands there, and the batch reads it but removes nothing outside. */
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex/deep"), 0700), 0);
+    write_text(ossa_test_scratch_path("ex/deep/bad2.anim"),
+               "animVersion 1.1;\nanim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n keys {\n 0 x linear\n");
+    assert_int_equal(mkdir(ossa_test_scratch_path("out_ex"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("elsewhere"), 0700), 0);
+    assert_int_equal(symlink(ossa_test_scratch_path("elsewhere"), ossa_test_scratch_path("out_ex/deep")), 0);
+    char json[1024];
+    snprintf(json, sizeof json, "%s", ossa_test_scratch_path("ex.json"));
+    const char *extra[] = {"--exclude", "skip.anim", "--exclude", "*/x.anim", "--exclude", "wip/", "--json", json};
+    char *text = NULL;
+    assert_int_equal(batch_from("ex", "out_ex", extra, 8, &text), 1);
+    assert_non_null(strstr(text, "4 sources, 2 baked, 2 failed"));
+    assert_non_null(strstr(text, "deep/bad2.anim"));
+    assert_int_equal(access(ossa_test_scratch_path("elsewhere/bad2.anim.ossa.err"), F_OK), 0);
+    assert_int_equal(access(output_of("out_ex", "a.anim"), F_OK), 0);
+    assert_int_equal(access(output_of("out_ex", "sub/b.anim"), F_OK), 0);
+    static const char *left_out[] = {"skip.anim", "sub/x.anim", "wip/c.anim", "wip/deeper/d.anim", "bad.anim"};
+    for (size_t i = 0; i < sizeof left_out / sizeof *left_out; ++i)
+        assert_int_equal(access(output_of("out_ex", left_out[i]), F_OK), -1);
+    /* The bake alone prints "ossa: <error>\n"; the summary says "failed: <error>". */
+    char alone_out[1024];
+    snprintf(alone_out, sizeof alone_out, "%s", ossa_test_scratch_path("alone_bad.ossa"));
+    const char *alone[] = {bad, "-o", alone_out, "-q", "--threads", "1"};
+    int status = -1;
+    char *err = ossa_test_run_captured_fd(STDERR_FILENO, tool_bake, 6, alone, &status);
+    assert_int_equal(status, 1);
+    assert_true(!strncmp(err, "ossa: ", 6) && strchr(err, '\n') == err + strlen(err) - 1);
+    assert_non_null(strstr(err, "at line 5:"));
+    err[strlen(err) - 1] = '\0';
+    char line[2048];
+    snprintf(line, sizeof line, "bad.anim%*sfailed: %s\n", 17, "", err + 6);
+    if (!strstr(text, line)) fail_msg("expected \"%s\" in:\n%s", line, text);
+    free(text);
+    /* No error file is left behind. */
+    char err_file[1100];
+    snprintf(err_file, sizeof err_file, "%s.err", output_of("out_ex", "bad.anim"));
+    assert_int_equal(access(err_file, F_OK), -1);
+#ifdef OSSA_HAVE_CJSON
+    size_t size = 0;
+    char *bytes = ossa_test_read_file(json, &size);
+    assert_non_null(bytes);
+    cJSON *root = cJSON_ParseWithLength(bytes, size);
+    assert_non_null(root);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "sources");
+    assert_int_equal(cJSON_GetArraySize(list), 4);
+    const cJSON *row = cJSON_GetArrayItem(list, 1);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(row, "source")->valuestring, "bad.anim");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(row, "baked")));
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(row, "error")->valuestring, err + 6);
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, 0), "error"));
+    cJSON_Delete(root);
+    free(bytes);
+#endif
+    free(err);
+
+    /* '*' does not cross '/': '*.anim' excludes the top folder's clips only, and the archive
+     * of a.anim, baked by the last run, is removed. A pattern that matches nothing is said. */
+    char src[1024], out_dir[1024];
+    snprintf(src, sizeof src, "%s", ossa_test_scratch_path("ex"));
+    snprintf(out_dir, sizeof out_dir, "%s", ossa_test_scratch_path("out_ex"));
+    const char *top[] = {src,         "-o",    out_dir,     "--ossa", getenv("OSSA_EXE"), "--exclude", "*.anim",
+                         "--exclude", "*.fbx", "--exclude", "deep"};
+    char *warnings = ossa_test_run_captured_fd(STDERR_FILENO, tool_batch, 11, top, &status);
+    assert_int_equal(status, 0);
+    char warning[2048];
+    snprintf(warning, sizeof warning, "ossa: batch: warning: --exclude '*.fbx' matches nothing under %s", src);
+    if (!strstr(warnings, warning) || strstr(warnings, "'*.anim' matches nothing"))
+        fail_msg("expected \"%s\" (and no warning for '*.anim') in:\n%s", warning, warnings);
+    free(warnings);
+    assert_int_equal(access(output_of("out_ex", "a.anim"), F_OK), -1);
+    assert_int_equal(access(output_of("out_ex", "sub/b.anim"), F_OK), 0);
+    assert_int_equal(access(output_of("out_ex", "sub/x.anim"), F_OK), 0);
+    assert_int_equal(access(output_of("out_ex", "wip/deeper/d.anim"), F_OK), 0);
+}
+
 /* A run holding OUT_DIR's lock makes a second run fail at once, naming the lock, and write
  * nothing; once it is released the run goes ahead. */
 static void batch_lock_excludes_a_second_run(void **state)
@@ -1012,6 +1109,7 @@ int main(void)
         cmocka_unit_test(batch_refuses_out_dir_in_src),
         cmocka_unit_test(batch_carries_awkward_names),
         cmocka_unit_test(batch_lock_excludes_a_second_run),
+        cmocka_unit_test(batch_excludes_and_reports_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,7 @@
 /* The `ossa` command line, run in process: bake and info on generated Metroid ANIM + CINF
  * files of both games (the pipeline `ossa bake ANIM --skeleton CINF`), the default BVH clip,
  * and its errors (one line, non-zero status, no partial archive). */
+#include <dirent.h>
 #include <float.h>
 #include <math.h>
 #include <regex.h>
@@ -510,6 +511,7 @@ static void bad_invocations_are_refused(void **state)
     (void)state;
     need_assimp();
 #if !defined(OSSA_HAVE_ASSIMP)
+    print_message("skipped: this build has no assimp (BVH) support\n");
     skip();
 #endif
     /* path_in's buffers are reused: keep copies of the names used throughout. */
@@ -969,6 +971,126 @@ static void export_reimports_to_the_same_poses(void **state)
     }
 }
 #endif
+
+/* ossa export writes each animated sub-track over its own kept keys and a sub-track that does
+ * not move as one key or, at the node's value, not at all: the GLB's channels have exactly the
+ * archive's key counts (fewer than its time points for the translation, so writing every time
+ * point would fail), and the GLB read back by ossa's glTF importer gives the archive's pose at
+ * every time point and half-way between them. A Maya chain a -> b over 40 frames: a moves along
+ * x in a straight line (two keys of a line: the builder keeps few), b turns about z. */
+static void export_keeps_the_kept_keys(void **state)
+{
+    (void)state;
+    static const char chain[] =
+        "animVersion 1.1;\ntimeUnit film;\nlinearUnit cm;\nangularUnit deg;\nstartTime 0;\nendTime 40;\n"
+        "anim translate.translateX translateX a 0 1 0;\nanimData {\n  keys {\n"
+        "    0 0 linear linear 1 1 0;\n    40 80 linear linear 1 1 0;\n  }\n}\n"
+        "anim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n  output angular;\n  keys {\n"
+        "    0 0 spline spline 1 1 0;\n    20 70 spline spline 1 1 0;\n    40 10 spline spline 1 1 0;\n  }\n}\n";
+    char source[512], archive[512], glb[512];
+    snprintf(source, sizeof source, "%s", ossa_test_scratch_path("keys.anim"));
+    snprintf(archive, sizeof archive, "%s", ossa_test_scratch_path("keys.ossa"));
+    snprintf(glb, sizeof glb, "%s", ossa_test_scratch_path("keys.glb"));
+    ossa_test_write_file(source, chain, sizeof chain - 1);
+    const char *bake_args[] = {source, "-o", archive, "-q"};
+    assert_int_equal(run_bake(4, bake_args), 0);
+    const char *export_args[] = {archive, "-o", glb};
+    assert_int_equal(tool_export(3, (char **)(uintptr_t)export_args), 0);
+
+    size_t size = 0, glb_size = 0;
+    void *data = tool_read_file(archive, &size);
+    uint8_t *bytes = tool_read_file(glb, &glb_size);
+    assert_non_null(data);
+    assert_non_null(bytes);
+    ossa_archive ar;
+    ossa_skeleton skel;
+    ossa_animation anim;
+    assert_int_equal(ossa_archive_init(&ar, data, size), OSSA_OK);
+    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+    assert_int_equal(ossa_archive_animation(&ar, 0, &anim), OSSA_OK);
+    const size_t J = skel.joint_count, F = anim.frame_count;
+    assert_int_equal(J, 2);
+
+    /* The GLB's channels: node, path, and the key count of their sampler's output. */
+    uint32_t json_size;
+    memcpy(&json_size, bytes + 12, 4);
+    cJSON *gltf = cJSON_ParseWithLength((const char *)bytes + 20, json_size);
+    assert_non_null(gltf);
+    const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(gltf, "accessors");
+    const cJSON *clip = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(gltf, "animations"), 0);
+    const cJSON *samplers = cJSON_GetObjectItemCaseSensitive(clip, "samplers"), *channel;
+    static const char *const paths[3] = {"translation", "rotation", "scale"};
+    bool written[2][3] = {{false}};
+    size_t fewer = 0;
+    uint8_t *mask = malloc(F);
+    assert_non_null(mask);
+    cJSON_ArrayForEach(channel, cJSON_GetObjectItemCaseSensitive(clip, "channels"))
+    {
+        const cJSON *target = cJSON_GetObjectItemCaseSensitive(channel, "target");
+        const size_t j = (size_t)cJSON_GetObjectItemCaseSensitive(target, "node")->valueint;
+        const char *path = cJSON_GetObjectItemCaseSensitive(target, "path")->valuestring;
+        int c = 0;
+        while (c < 3 && strcmp(paths[c], path)) ++c;
+        assert_true(j < J && c < 3 && !written[j][c]);
+        written[j][c] = true;
+        const cJSON *sampler =
+            cJSON_GetArrayItem(samplers, cJSON_GetObjectItemCaseSensitive(channel, "sampler")->valueint);
+        const cJSON *output =
+            cJSON_GetArrayItem(accessors, cJSON_GetObjectItemCaseSensitive(sampler, "output")->valueint);
+        const cJSON *input =
+            cJSON_GetArrayItem(accessors, cJSON_GetObjectItemCaseSensitive(sampler, "input")->valueint);
+        const size_t count = (size_t)cJSON_GetObjectItemCaseSensitive(output, "count")->valueint;
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(input, "count")->valueint, (int)count);
+        const size_t keys =
+            ossa_animation_channel_kind(&anim, j, c) == 2 ? ossa_animation_keys(&anim, j, c, mask, F) : 1;
+        if (count != keys) fail_msg("joint %zu %s: %zu keys in the GLB, %zu in the archive", j, path, count, keys);
+        fewer += keys < F;
+    }
+    free(mask);
+    /* a's translation and b's rotation move; their scales are the node's (no channel). */
+    assert_true(written[0][0] && written[1][1]);
+    assert_false(written[0][2] || written[1][2]);
+    assert_true(ossa_animation_keys(&anim, 0, 0, (uint8_t[64]){0}, 64) < F);
+    assert_true(fewer > 0);
+    cJSON_Delete(gltf);
+
+    ossa_import_output back = {0};
+    ossa_diag diag = {0};
+    assert_int_equal(ossa_import_gltf(bytes, glb_size, NULL, &back, &diag), OSSA_OK);
+    assert_int_equal(back.skeleton.joint_count, J);
+    assert_int_equal(back.animation_count, 1);
+    const size_t ctx_size = ossa_sampling_context_size(J);
+    void *mem = aligned_alloc(16, (ctx_size + 15) & ~(size_t)15);
+    ossa_soa_transform *pose = aligned_alloc(16, (skel.soa_count + 1) * sizeof *pose);
+    ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, J);
+    assert_non_null(ctx);
+    ossa_transform raw[2];
+    for (size_t step = 0; step < 2 * (F - 1) + 1; ++step) {
+        const size_t f = step / 2;
+        const float at = anim.timepoints ? anim.timepoints[f] : (float)f / (float)(F - 1);
+        const float next =
+            f + 1 < F ? (anim.timepoints ? anim.timepoints[f + 1] : (float)(f + 1) / (float)(F - 1)) : at;
+        const float ratio = step % 2 ? 0.5f * (at + next) : at;
+        const ossa_sampling_job job = {&anim, ctx, ratio, pose, skel.soa_count, skel.rest_pose, skel.soa_count};
+        assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+        assert_int_equal(ossa_raw_animation_sample(&back.animations[0], ratio * anim.duration, raw, 2), OSSA_OK);
+        for (size_t j = 0; j < J; ++j) {
+            const int k = ossa_skeleton_find_joint(&skel, back.skeleton.joints[j].name);
+            assert_true(k >= 0);
+            const ossa_transform t = ossa_soa_transform_get(&pose[k / 4], k % 4);
+            const float d[3] = {raw[j].translation.x - t.translation.x, raw[j].translation.y - t.translation.y,
+                                raw[j].translation.z - t.translation.z};
+            const float dot = raw[j].rotation.x * t.rotation.x + raw[j].rotation.y * t.rotation.y +
+                              raw[j].rotation.z * t.rotation.z + raw[j].rotation.w * t.rotation.w;
+            if (fabsf(d[0]) > 1e-6f || fabsf(d[1]) > 1e-6f || fabsf(d[2]) > 1e-6f || 1.f - fabsf(dot) > 1e-6f ||
+                fabsf(raw[j].scale.x - t.scale.x) > 1e-6f)
+                fail_msg("joint %s at ratio %g: the GLB read back differs from the archive",
+                         back.skeleton.joints[j].name, (double)ratio);
+        }
+    }
+    free(mem), free(pose), free(data), free(bytes);
+    ossa_import_output_destroy(&back);
+}
 
 /* Whether `program` is on the PATH. */
 static bool on_path(const char *program)
@@ -1529,26 +1651,32 @@ static void many_clips(void **state)
     doc = glb_json(glb);
     const cJSON *animations = cJSON_GetObjectItemCaseSensitive(doc, "animations");
     const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(doc, "accessors");
-    /* The skin's inverse bind matrices, then per clip its times and 3 channels per joint. */
-    const int per_clip = 1 + 3 * JOINTS;
+    /* The skin's inverse bind matrices, then per clip the key times its rotations share and one
+     * rotation per joint (the translations are the rest pose's, the scales the default: the
+     * nodes hold them, no channel), all in one buffer view at increasing offsets. */
+    const int per_clip = 1 + JOINTS;
     assert_int_equal(cJSON_GetArraySize(animations), CLIPS);
     assert_int_equal(cJSON_GetArraySize(accessors), 1 + CLIPS * per_clip);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "bufferViews")), 1 + CLIPS * per_clip);
-    int index = 0;
-    for (const cJSON *acc = accessors ? accessors->child : NULL; acc; acc = acc->next, ++index)
-        assert_int_equal((int)number_at(acc, "bufferView"), index);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "bufferViews")), 1);
+    double offset = -1.0;
+    for (const cJSON *acc = accessors ? accessors->child : NULL; acc; acc = acc->next) {
+        assert_int_equal((int)number_at(acc, "bufferView"), 0);
+        const cJSON *at = cJSON_GetObjectItemCaseSensitive(acc, "byteOffset");
+        assert_true((at ? at->valuedouble : 0.0) > offset);
+        offset = at ? at->valuedouble : 0.0;
+    }
     c = 0;
     for (const cJSON *anim = animations ? animations->child : NULL; anim; anim = anim->next, ++c) {
         snprintf(name, sizeof name, "clip %zu", c);
         assert_string_equal(string_at(anim, "name"), name);
         const cJSON *samplers = cJSON_GetObjectItemCaseSensitive(anim, "samplers");
         const cJSON *channels = cJSON_GetObjectItemCaseSensitive(anim, "channels");
-        assert_int_equal(cJSON_GetArraySize(samplers), 3 * JOINTS);
+        assert_int_equal(cJSON_GetArraySize(samplers), JOINTS);
         int k = 0;
         for (const cJSON *ch = channels ? channels->child : NULL; ch; ch = ch->next, ++k)
             assert_int_equal((int)number_at(ch, "sampler"), k);
-        assert_int_equal(k, 3 * JOINTS);
-        const cJSON *last = cJSON_GetArrayItem(samplers, 3 * JOINTS - 1);
+        assert_int_equal(k, JOINTS);
+        const cJSON *last = cJSON_GetArrayItem(samplers, JOINTS - 1);
         assert_int_equal((int)number_at(last, "input"), 1 + (int)c * per_clip);
         assert_int_equal((int)number_at(last, "output"), (int)(c + 1) * per_clip);
     }
@@ -1556,6 +1684,310 @@ static void many_clips(void **state)
     cJSON_Delete(doc);
 }
 #endif
+
+/* ---- every command's --help, and usage errors ---- */
+
+/* The commands, the tool function that runs each and the source file that parses its options
+ * (the test reads the option names from there, so they are written once, in the parser). */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int, char **);
+    const char *source; /* under tools/ */
+} cli_command;
+
+static const cli_command commands[] = {
+    {"bake", tool_bake, "bake.c"}, {"batch", tool_batch, "batch.c"},    {"info", tool_info, "info.c"},
+    {"plot", tool_plot, "plot.c"}, {"export", tool_export, "export.c"}, {"formats", tool_formats, "formats.c"},
+    {"view", tool_view, "view.c"}, {"bench", tool_bench, "bench.c"},
+};
+#define COMMAND_COUNT (sizeof commands / sizeof *commands)
+
+/* True when `option` appears in `text` as a word of its own: after the start, a space, '[',
+ * '|', ',' or '(' and before the end, a space, ']', '=', ',', ')' or a line break. */
+static bool mentions_option(const char *text, const char *option)
+{
+    const size_t n = strlen(option);
+    for (const char *at = strstr(text, option); at; at = strstr(at + 1, option)) {
+        const char before = at == text ? ' ' : at[-1], after = at[n];
+        if (strchr(" [|,(\n", before) && (after == '\0' || strchr(" ]=,)\n", after))) return true;
+    }
+    return false;
+}
+
+/* The options a command's parser compares its arguments with: the string literals starting
+ * with '-' that are the second argument of a strcmp or strncmp in tools/<source>, except
+ * -h/--help and those on a line that says "internal:". Returns the count; names are copied
+ * into options[i] ([64] each). */
+static size_t parsed_options(const char *source, char options[][64], size_t capacity)
+{
+    char path[1024];
+    const char *root = getenv("OSSA_SOURCE_DIR");
+    assert_non_null(root);
+    snprintf(path, sizeof path, "%s/tools/%s", root, source);
+    size_t size = 0;
+    char *text = ossa_test_read_file(path, &size);
+    if (!text) fail_msg("cannot read %s", path);
+    char *copy = malloc(size + 1);
+    assert_non_null(copy);
+    memcpy(copy, text, size);
+    copy[size] = '\0';
+    free(text);
+    size_t count = 0;
+    for (char *line = copy, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        if (strstr(line, "internal:")) continue;
+        for (const char *at = strstr(line, "cmp("); at; at = strstr(at + 1, "cmp(")) {
+            const char *comma = strchr(at, ',');
+            if (!comma || strchr(at, ')') < comma) continue;
+            const char *quote = comma + 1;
+            while (*quote == ' ') ++quote;
+            if (quote[0] != '"' || quote[1] != '-') continue;
+            const size_t n = strcspn(quote + 1, "\"");
+            if (n >= 64) continue;
+            char option[64];
+            memcpy(option, quote + 1, n);
+            option[n] = '\0';
+            if (!strcmp(option, "-h") || !strcmp(option, "--help")) continue;
+            bool seen = false;
+            for (size_t i = 0; i < count; ++i) seen = seen || !strcmp(options[i], option);
+            if (seen) continue;
+            assert_true(count < capacity);
+            memcpy(options[count++], option, n + 1);
+        }
+    }
+    free(copy);
+    return count;
+}
+
+/* `ossa COMMAND --help` (and -h) prints the usage to standard output and exits 0; every option
+ * the command's parser knows is in it, and every option of its synopsis (the "usage:" line and
+ * the bracketed lines under it) is one the parser knows. A wrong option is one error line and
+ * the hint to --help on standard error, exit 2. */
+static void every_command_has_help(void **state)
+{
+    (void)state;
+    if (!getenv("OSSA_SOURCE_DIR")) {
+        print_message("skipped: OSSA_SOURCE_DIR is not set (meson test sets it)\n");
+        skip();
+    }
+    for (size_t c = 0; c < COMMAND_COUNT; ++c) {
+        const cli_command *cmd = &commands[c];
+        int status = -1;
+        const char *help[] = {"--help"}, *h[] = {"-h"};
+        char *text = ossa_test_run_captured(cmd->run, 1, help, &status);
+        if (status != 0) fail_msg("ossa %s --help: exit %d", cmd->name, status);
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: ossa %s", cmd->name);
+        if (strncmp(text, usage, strlen(usage)))
+            fail_msg("ossa %s --help does not start with \"%s\":\n%s", cmd->name, usage, text);
+        char *short_text = ossa_test_run_captured(cmd->run, 1, h, &status);
+        assert_int_equal(status, 0);
+        assert_string_equal(short_text, text);
+        free(short_text);
+
+        char options[64][64];
+        const size_t count = parsed_options(cmd->source, options, 64);
+        for (size_t i = 0; i < count; ++i)
+            if (!mentions_option(text, options[i]))
+                fail_msg("ossa %s parses %s, which its --help does not mention:\n%s", cmd->name, options[i], text);
+        /* The synopsis: the first line and the lines under it that start with '['. */
+        for (const char *line = text; line && *line;) {
+            const char *end = strchr(line, '\n');
+            const size_t length = end ? (size_t)(end - line) : strlen(line);
+            const char *first = line + strspn(line, " ");
+            if (line != text && *first != '[') break;
+            for (const char *at = line; at < line + length; ++at) {
+                if (*at != '-' || !strchr(" [|", at[-1])) continue;
+                const size_t n = strspn(at, "-abcdefghijklmnopqrstuvwxyz0123456789");
+                char option[64];
+                snprintf(option, sizeof option, "%.*s", (int)n, at);
+                bool known = false;
+                for (size_t i = 0; i < count; ++i) known = known || !strcmp(options[i], option);
+                if (!known) fail_msg("ossa %s --help shows %s, which its parser does not take", cmd->name, option);
+                at += n - 1;
+            }
+            line = end ? end + 1 : NULL;
+        }
+        free(text);
+
+        const char *wrong[] = {"--no-such-option"};
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, cmd->run, 1, wrong, &status);
+        assert_int_equal(status, 2);
+        char expected[256];
+        snprintf(expected, sizeof expected, "ossa: %s: ", cmd->name);
+        if (strncmp(err, expected, strlen(expected)))
+            fail_msg("ossa %s --no-such-option: expected \"ossa: %s: ...\", found:\n%s", cmd->name, cmd->name, err);
+        snprintf(expected, sizeof expected, "\n(ossa %s --help lists every option)\n", cmd->name);
+        const char *hint = strstr(err, expected);
+        if (!hint || hint[strlen(expected)] != '\0' || memchr(err, '\n', (size_t)(hint - err)))
+            fail_msg("ossa %s --no-such-option: expected one error line and the hint, found:\n%s", cmd->name, err);
+        free(err);
+    }
+}
+
+/* Runs the ossa executable with `args` (a shell fragment) in the folder "exe" of the scratch
+ * folder; its standard output and error into *out and *err (free both). Returns the exit status. */
+static int run_exe(const char *exe, const char *args, char **out, char **err)
+{
+    char command[4096];
+    snprintf(command, sizeof command, "mkdir -p '%s' && cd '%s' && '%s' %s > '%s' 2> '%s'",
+             ossa_test_scratch_path("exe"), ossa_test_scratch_path("exe"), exe, args,
+             ossa_test_scratch_path("exe_stdout.txt"), ossa_test_scratch_path("exe_stderr.txt"));
+    const int st = system(command);
+    assert_true(WIFEXITED(st));
+    const char *paths[2] = {ossa_test_scratch_path("exe_stdout.txt"), ossa_test_scratch_path("exe_stderr.txt")};
+    char **texts[2] = {out, err};
+    for (int i = 0; i < 2; ++i) {
+        size_t size = 0;
+        char *bytes = ossa_test_read_file(paths[i], &size);
+        assert_non_null(bytes);
+        *texts[i] = malloc(size + 1);
+        assert_non_null(*texts[i]);
+        memcpy(*texts[i], bytes, size);
+        (*texts[i])[size] = '\0';
+        free(bytes);
+    }
+    return WEXITSTATUS(st);
+}
+
+/* Bare `ossa` does nothing but print the general usage to standard error (exit 2): no file is
+ * written where it runs. `ossa --help` and `ossa help` print it to standard output (exit 0),
+ * and it names every command this test knows, and only those; `ossa help COMMAND` is
+ * `ossa COMMAND --help`. */
+static void bare_ossa_prints_usage(void **state)
+{
+    (void)state;
+    const char *exe = getenv("OSSA_EXE");
+    if (!exe || !*exe) {
+        print_message("skipped: OSSA_EXE is not set (cross builds run no executable)\n");
+        skip();
+    }
+    char *out, *err;
+    assert_int_equal(run_exe(exe, "", &out, &err), 2);
+    assert_string_equal(out, "");
+    assert_true(!strncmp(err, "usage: ossa COMMAND", 19));
+    DIR *folder = opendir(ossa_test_scratch_path("exe"));
+    assert_non_null(folder);
+    for (struct dirent *e; (e = readdir(folder));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) fail_msg("bare ossa wrote %s", e->d_name);
+    closedir(folder);
+    const char *variants[] = {"--help", "-h", "help"};
+    for (size_t v = 0; v < 3; ++v) {
+        char *help, *none;
+        assert_int_equal(run_exe(exe, variants[v], &help, &none), 0);
+        assert_string_equal(help, err);
+        assert_string_equal(none, "");
+        free(help), free(none);
+    }
+    /* The commands the general usage lists ("  ossa NAME ...") are the ones above. */
+    size_t listed = 0;
+    for (const char *at = strstr(err, "\n  ossa "); at; at = strstr(at + 1, "\n  ossa ")) {
+        const char *name = at + 8;
+        const size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz");
+        if (!n) continue; /* "ossa COMMAND --help" */
+        size_t c = 0;
+        while (c < COMMAND_COUNT && (strlen(commands[c].name) != n || strncmp(commands[c].name, name, n))) ++c;
+        if (c == COMMAND_COUNT) fail_msg("ossa --help lists \"%.*s\", which this test does not know", (int)n, name);
+        ++listed;
+    }
+    assert_int_equal(listed, COMMAND_COUNT);
+    free(out), free(err);
+    for (size_t c = 0; c < COMMAND_COUNT; ++c) {
+        char args[64], *help, *none;
+        snprintf(args, sizeof args, "help %s", commands[c].name);
+        assert_int_equal(run_exe(exe, args, &help, &none), 0);
+        int status = -1;
+        const char *flag[] = {"--help"};
+        char *direct = ossa_test_run_captured(commands[c].run, 1, flag, &status);
+        assert_string_equal(help, direct);
+        free(help), free(none), free(direct);
+    }
+    assert_int_equal(run_exe(exe, "no-such-command", &out, &err), 2);
+    assert_non_null(strstr(err, "unknown command \"no-such-command\""));
+    free(out), free(err);
+}
+
+/* `info --against` a source of another skeleton prints one line naming the first difference
+ * (exit 1) and no report; the source the archive was baked from passes; plot and view --against
+ * refuse it with the same line. Maya clips: a -> b. */
+static void info_against_checks_the_skeleton_first(void **state)
+{
+    (void)state;
+    static const char chain[] = "animVersion 1.1;\ntimeUnit film;\nstartTime 0;\nendTime 10;\nanim a 0 1 0;\n"
+                                "anim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n  output angular;\n  keys {\n"
+                                "    0 0 linear linear 1 1 0;\n    10 45 linear linear 1 1 0;\n  }\n}\n";
+    char source[512], archive[512];
+    snprintf(source, sizeof source, "%s", ossa_test_scratch_path("against.anim"));
+    snprintf(archive, sizeof archive, "%s", ossa_test_scratch_path("against.ossa"));
+    ossa_test_write_file(source, chain, sizeof chain - 1);
+    const char *bake_args[] = {source, "-o", archive, "-q"};
+    assert_int_equal(run_bake(4, bake_args), 0);
+    int status = -1;
+    const char *same[] = {archive, "--against", source};
+    char *report = ossa_test_run_captured(tool_info, 3, same, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(report, "vertex error"));
+    free(report);
+
+    /* The same clip with node b renamed c; with b a root; with a third node. */
+    char renamed[sizeof chain], flat[sizeof chain], longer[sizeof chain + 32];
+    memcpy(renamed, chain, sizeof chain);
+    renamed[strstr(renamed, "rotateZ b 0") - renamed + 8] = 'c';
+    memcpy(flat, chain, sizeof chain);
+    flat[strstr(flat, "anim a 0 1 0;") - flat + 9] = '0';
+    snprintf(longer, sizeof longer, "%sanim d 0 0 0;\n", chain);
+    const char *texts[3] = {renamed, flat, longer};
+    const char *expected[3] = {"joint 1 is \"b\" in the archive, \"c\" in the source\n",
+                               "joint 1 \"b\" has the parent 0 in the archive, -1 in the source\n",
+                               "the archive has 2 joints, the source 3\n"};
+    for (int i = 0; i < 3; ++i) {
+        char other[512];
+        snprintf(other, sizeof other, "%s", ossa_test_scratch_path("other.anim"));
+        ossa_test_write_file(other, texts[i], strlen(texts[i]));
+        const char *argv[] = {archive, "--against", other};
+        char *printed = ossa_test_run_captured(tool_info, 3, argv, &status);
+        assert_int_equal(status, 1);
+        assert_string_equal(printed, "");
+        free(printed);
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, tool_info, 3, argv, &status);
+        assert_int_equal(status, 1);
+        char want[2048];
+        snprintf(want, sizeof want, "ossa: %s does not match the skeleton of %s: %s", other, archive, expected[i]);
+        assert_string_equal(err, want);
+        free(err);
+    }
+    /* ossa plot and ossa view --against make the same check before drawing or serving (view
+     * finds a viewer folder first: five empty files stand for one). */
+    char other[512], svg[512], viewer[512];
+    snprintf(other, sizeof other, "%s", ossa_test_scratch_path("other.anim"));
+    snprintf(svg, sizeof svg, "%s", ossa_test_scratch_path("other.svg"));
+    snprintf(viewer, sizeof viewer, "%s", ossa_test_scratch_path("fake_viewer"));
+    ossa_test_write_file(other, renamed, strlen(renamed));
+    assert_int_equal(mkdir(viewer, 0700), 0);
+    static const char *const viewer_files[] = {"index.html", "viewer.js", "ossa_viewer.js", "ossa_viewer.wasm",
+                                               "serve.py"};
+    for (size_t i = 0; i < 5; ++i) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", viewer, viewer_files[i]);
+        ossa_test_write_file(path, "", 0);
+    }
+    assert_int_equal(setenv("OSSA_VIEWER_DIR", viewer, 1), 0);
+    const char *plot_args[] = {archive, "--against", other, "-o", svg};
+    const char *view_args[] = {archive, "--against", other, "--port", "0"};
+    int (*const tools[2])(int, char **) = {tool_plot, tool_view};
+    const char **tool_args[2] = {plot_args, view_args};
+    for (int t = 0; t < 2; ++t) {
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, tools[t], 5, tool_args[t], &status);
+        assert_int_equal(status, 1);
+        char want[2048];
+        snprintf(want, sizeof want, "ossa: %s does not match the skeleton of %s: %s", other, archive, expected[0]);
+        assert_string_equal(err, want);
+        free(err);
+    }
+    assert_int_equal(unsetenv("OSSA_VIEWER_DIR"), 0);
+    assert_int_equal(access(svg, F_OK), -1);
+}
 
 static int setup(void **state)
 {
@@ -1597,6 +2029,7 @@ int main(void)
         cmocka_unit_test(plot_draws_an_svg),
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
         cmocka_unit_test(export_reimports_to_the_same_poses),
+        cmocka_unit_test(export_keeps_the_kept_keys),
 #endif
         cmocka_unit_test(info_json_matches_text),
         cmocka_unit_test(bake_bound_holds_in_info),
@@ -1606,6 +2039,9 @@ int main(void)
         cmocka_unit_test(names_that_are_not_utf8),
         cmocka_unit_test(many_clips),
 #endif
+        cmocka_unit_test(every_command_has_help),
+        cmocka_unit_test(bare_ossa_prints_usage),
+        cmocka_unit_test(info_against_checks_the_skeleton_first),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

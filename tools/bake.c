@@ -29,17 +29,20 @@ static size_t default_max_memory(void)
     return 0;
 }
 
-static void usage_bake(void)
+static void usage_bake(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites] [--root-motion]\n"
             "                 [--retarget FILE [--joint-map MAP]]\n"
             "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--keep-source-units]\n"
             "                 [--threads N] [-q]\n"
             "                 [--max-memory MB] [--max-seconds S] [--depfile FILE]\n"
             "  INPUT defaults to %s\n"
+            "  -o OUT.ossa         the archive to write (default: INPUT's name without its extension, plus\n"
+            "                      .ossa, in the current folder)\n"
             "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation),\n"
             "                      bind to it by joint name (Maya .anim) or with its CINF (Metroid ANIM)\n"
+            "  --drop-end-sites    leave out the joints that only mark where a bone ends (BVH End Site)\n"
             "  --retarget FILE     bake every clip onto FILE's skeleton: joints bound by name (or by\n"
             "                      --joint-map MAP, lines \"TARGET_JOINT SOURCE_JOINT\"), rotations\n"
             "                      aligned from rest pose to rest pose in model space, the root's travel\n"
@@ -60,19 +63,17 @@ static void usage_bake(void)
             "  --max-memory MB     refuse a clip whose build is estimated to need more memory (default: half\n"
             "                      the physical memory, %.0f MB here; 0: no limit); the importers' keys\n"
             "                      are held to it too\n"
-            "  --max-seconds S     refuse a clip whose build is estimated to take longer (default %.0f;\n"
-            "                      0: no limit); estimates are approximate (docs/error-metric.md)\n"
+            "  --max-seconds S     refuse a clip whose build is estimated to take more than S seconds\n"
+            "                      (default %.0f; 0: no limit); estimates are approximate (docs/error-metric.md)\n"
             "  -q, --quiet         print only the one-line summary, not the report (and no progress bar)\n"
             "  --depfile FILE      also write a Makefile depfile \"OUT: INPUT SKELETON BUFFERS...\" (for ninja)\n",
             OSSA_DEFAULT_INPUT, (double)default_max_memory() / 1e6, BAKE_DEFAULT_MAX_SECONDS);
 }
 
-/* The error first, then the usage; exit status 2. */
+/* One line for the error and the hint to --help; exit status 2. */
 static int bake_usage_error(const char *what, const char *argument)
 {
-    fprintf(stderr, "ossa: bake: %s (found \"%s\")\n\n", what, argument);
-    usage_bake();
-    return 2;
+    return tool_usage_error("bake", "%s (found \"%s\")", what, argument);
 }
 
 /* ossa_build_progress_fn: the builder's report moves the bar within its stage. */
@@ -425,7 +426,7 @@ int tool_bake(int argc, char **argv)
         else if (!strcmp(argv[i], "--joint-map") && i + 1 < argc)
             map_path = argv[++i];
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return usage_bake(), 0;
+            return usage_bake(stdout), 0;
         else if (argv[i][0] == '-' || input)
             return bake_usage_error("unexpected argument", argv[i]);
         else

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -194,6 +195,17 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
     free(real_dir), free(real_file);
     if (*data) log_side_input(full);
     return *data ? OSSA_OK : OSSA_ERROR_IO;
+}
+
+int tool_usage_error(const char *command, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "ossa: %s: ", command);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fprintf(stderr, "\n(ossa %s --help lists every option)\n", command);
+    return 2;
 }
 
 void tool_print_diag(const char *what, const ossa_diag *diag)

@@ -383,8 +383,73 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
     return status;
 }
 
+int info_check_against(const char *archive_path, const void *archive, size_t size, const ossa_import_output *source,
+                       const char *source_path)
+{
+    ossa_archive ar;
+    ossa_skeleton skel;
+    if (ossa_archive_init(&ar, archive, size) != OSSA_OK || ossa_archive_skeleton(&ar, &skel) != OSSA_OK) return 0;
+    const ossa_raw_skeleton *raw = &source->skeleton;
+    /* A source without a skeleton of its own (an ozz raw animation without --skeleton) is
+     * measured on the archive's: only its track counts can differ. */
+    if (raw->joint_count && raw->joint_count != skel.joint_count) {
+        fprintf(stderr, "ossa: %s does not match the skeleton of %s: the archive has %zu joints, the source %zu\n",
+                source_path, archive_path, skel.joint_count, raw->joint_count);
+        return 1;
+    }
+    for (size_t j = 0; j < raw->joint_count; ++j) {
+        const char *name = ossa_skeleton_joint_name(&skel, j);
+        if (strcmp(name, raw->joints[j].name)) {
+            fprintf(stderr,
+                    "ossa: %s does not match the skeleton of %s: joint %zu is \"%s\" in the archive, \"%s\" in the "
+                    "source\n",
+                    source_path, archive_path, j, name, raw->joints[j].name);
+            return 1;
+        }
+        const int parent = skel.parents[j] == OSSA_NO_PARENT ? -1 : skel.parents[j];
+        if (parent != (raw->joints[j].parent < 0 ? -1 : raw->joints[j].parent)) {
+            fprintf(stderr,
+                    "ossa: %s does not match the skeleton of %s: joint %zu \"%s\" has the parent %d in the archive, %d "
+                    "in the source\n",
+                    source_path, archive_path, j, name, parent, (int)raw->joints[j].parent);
+            return 1;
+        }
+    }
+    ossa_archive_chunk *chunks;
+    const size_t count = tool_archive_chunks(&ar, OSSA_TAG_ANIMATION, &chunks);
+    if (count == SIZE_MAX) return 0; /* out of memory: info_measure says so */
+    int status = 0;
+    for (size_t a = 0; a < count && status == 0; ++a) {
+        ossa_animation anim;
+        if (tool_chunk_animation(&chunks[a], &anim) != OSSA_OK) break; /* info_measure reports it */
+        if (a >= source->animation_count) {
+            fprintf(stderr, "ossa: %s does not match %s: the archive has %zu clips, the source %zu\n", source_path,
+                    archive_path, count, source->animation_count);
+            status = 1;
+        } else if (source->animations[a].track_count != anim.track_count) {
+            fprintf(stderr, "ossa: %s does not match %s: clip %zu has %zu tracks in the archive, %zu in the source\n",
+                    source_path, archive_path, a, anim.track_count, source->animations[a].track_count);
+            status = 1;
+        }
+    }
+    free(chunks);
+    return status;
+}
+
 static const char info_usage[] =
-    "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]] [--unit-scale M] [--json]\n";
+    "usage: ossa info FILE.ossa [--against SOURCE [--skeleton FILE] [--drop-end-sites]] [--unit-scale METRES]\n"
+    "                 [--json]\n"
+    "  print the archive's skeleton, each clip's duration, keys and bytes (by part), its tracks and\n"
+    "  events, and the sampling time (ns per call, forward playback at 60 Hz)\n"
+    "  --against SOURCE    the file the archive was baked from: each clip's error against it, in mm,\n"
+    "                      at the joints and at 3 cm virtual vertices (every source sample and 60 Hz);\n"
+    "                      its skeleton must be the archive's (same joints, names and order)\n"
+    "  --skeleton FILE     the skeleton SOURCE takes, as for ossa bake --skeleton\n"
+    "  --drop-end-sites    read SOURCE without its BVH end sites, as a bake with --drop-end-sites did\n"
+    "  --unit-scale M      metres per source unit, for the errors in mm (default: the one in the\n"
+    "                      archive's META, else SOURCE's)\n"
+    "  --json              the same figures and each joint's error as one JSON document\n"
+    "                      (docs/info-json.md)\n";
 
 int tool_info(int argc, char **argv)
 {
@@ -392,30 +457,27 @@ int tool_info(int argc, char **argv)
     bool drop_end_sites = false, json = false;
     float unit_scale = 0.f;
     for (int i = 0; i < argc; ++i) {
-        if (!strcmp(argv[i], "--against") && i + 1 < argc)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return fputs(info_usage, stdout), 0;
+        else if (!strcmp(argv[i], "--against") && i + 1 < argc)
             against = argv[++i];
         else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
             if (!tool_parse_metres(argv[++i], TOOL_UNIT_SCALE_MIN, TOOL_UNIT_SCALE_MAX, &unit_scale))
-                return fprintf(stderr,
-                               "ossa: info: --unit-scale needs metres per unit from 1e-6 to 1e4 (found \"%s\")\n%s",
-                               argv[i], info_usage),
-                       2;
+                return tool_usage_error("info", "--unit-scale needs metres per unit from 1e-6 to 1e4 (found \"%s\")",
+                                        argv[i]);
         } else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
             skeleton_path = argv[++i];
         else if (!strcmp(argv[i], "--drop-end-sites"))
             drop_end_sites = true;
         else if (!strcmp(argv[i], "--json"))
             json = true;
-        else if (argv[i][0] == '-' || path) {
-            fprintf(stderr, "ossa: info: unexpected argument \"%s\"\n%s", argv[i], info_usage);
-            return 2;
-        } else
+        else if (argv[i][0] == '-' || path)
+            return tool_usage_error("info", "unexpected argument \"%s\"", argv[i]);
+        else
             path = argv[i];
     }
-    if (!path) {
-        fprintf(stderr, "ossa: info: no archive given\n%s", info_usage);
-        return 2;
-    }
+    if (!path) return tool_usage_error("info", "no archive given");
+    if (skeleton_path && !against) return tool_usage_error("info", "--skeleton goes with --against");
     if (json && !info_json_available()) {
         fprintf(stderr, "ossa: info: --json needs cJSON, and this ossa was built without it (install libcjson-dev "
                         "and reconfigure)\n");
@@ -425,7 +487,10 @@ int tool_info(int argc, char **argv)
     void *data = tool_read_file(path, &size);
     if (!data) return 1;
     ossa_import_output imp = {0};
-    if (against && !tool_import_with_skeleton(against, skeleton_path, drop_end_sites, &imp)) {
+    /* A source of another skeleton is refused before anything is printed. */
+    if (against && (!tool_import_with_skeleton(against, skeleton_path, drop_end_sites, &imp) ||
+                    info_check_against(path, data, size, &imp, against) != 0)) {
+        ossa_import_output_destroy(&imp);
         free(data);
         return 1;
     }

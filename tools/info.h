@@ -80,6 +80,14 @@ int info_measure(info_report *report, const char *archive_path, const void *arch
                  const ossa_import_output *against, const char *against_path, tool_unit unit, bool joint_errors);
 void info_report_free(info_report *report);
 
+/* Whether `source` (imported from source_path) is what the archive was baked from, as far as
+ * `ossa info --against` needs: the same joints (count, names, parents, in order; a source
+ * without a skeleton takes the archive's) and, for every clip of the archive, a clip at the same
+ * index with as many tracks. Returns 0, or 1 after printing one line that names the first
+ * difference. An archive that cannot be read passes (info_measure reports it). */
+int info_check_against(const char *archive_path, const void *archive, size_t size, const ossa_import_output *source,
+                       const char *source_path);
+
 /* The archive's META chunk, or a chunk with no data when it has none. */
 ossa_archive_chunk info_meta_chunk(const ossa_archive *archive);
 

@@ -6,13 +6,13 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: ossa [COMMAND] [ARGS]\n"
+            "usage: ossa COMMAND [ARGS]\n"
             "  ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites]\n"
             "            [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
             "        import INPUT (any format of `ossa formats`), build the skeleton and animations,\n"
             "        save OUT.ossa and print its report (ossa bake --help: every option)\n"
-            "  ossa batch SRC_DIR -o OUT_DIR [--skeleton [PATTERN=]FILE]... [bake options] [-j N]\n"
-            "             [--shard I/N] [--json FILE]\n"
+            "  ossa batch SRC_DIR -o OUT_DIR [--skeleton [PATTERN=]FILE]... [--exclude PATTERN]...\n"
+            "             [bake options] [-j N] [--shard I/N] [--json FILE]\n"
             "        bake every importable file under SRC_DIR into OUT_DIR through ninja (incremental,\n"
             "        parallel; skeletons by rule or from the source's folder; archives of removed\n"
             "        sources removed) and print a summary (ossa batch --help: every option)\n"
@@ -32,13 +32,17 @@ static void usage(FILE *f)
             "  ossa formats\n"
             "        list the import formats: detection, skeleton, whether built in, unit\n"
             "  ossa --version  print \"ossa X.Y.Z\" (-V too)\n"
-            "  ossa            same as `ossa bake` on %s\n",
-            OSSA_DEFAULT_INPUT);
+            "  ossa COMMAND --help, ossa help COMMAND\n"
+            "        the command's usage: every option, with its unit\n");
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) return tool_bake(0, NULL);
+    /* Without a command nothing is done (no file is written): the usage, as an error. */
+    if (argc < 2) return usage(stderr), 2;
+    /* `ossa help COMMAND` is `ossa COMMAND --help`. */
+    char *help_argv[] = {argv[0], argc > 2 ? argv[2] : NULL, "--help", NULL};
+    if (argc == 3 && !strcmp(argv[1], "help")) argv = help_argv;
     if (!strcmp(argv[1], "bake")) return tool_bake(argc - 2, argv + 2);
     if (!strcmp(argv[1], "batch")) return tool_batch(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return tool_info(argc - 2, argv + 2);

@@ -26,7 +26,14 @@
 extern char **environ;
 
 static const char plot_usage[] =
-    "usage: ossa plot IN.ossa --against SOURCE -o OUT.svg [--joint NAME] [--skeleton FILE]\n";
+    "usage: ossa plot IN.ossa --against SOURCE -o OUT.svg [--joint NAME] [--skeleton FILE]\n"
+    "  draw, through gnuplot, a joint's source and baked curves over the clip: its local rotation\n"
+    "  angle (degrees) and translation (metres) with the baked keys marked, and every joint's\n"
+    "  model-space error (mm) as a heat strip\n"
+    "  --against SOURCE    the file IN.ossa was baked from (its skeleton must be the archive's)\n"
+    "  -o OUT.svg          the picture to write (PNG when the name ends in .png)\n"
+    "  --joint NAME        the joint to draw (default: the one with the largest error)\n"
+    "  --skeleton FILE     the skeleton SOURCE takes, as for ossa bake --skeleton\n";
 
 static float angle_deg(ossa_quat q)
 {
@@ -76,18 +83,18 @@ int tool_plot(int argc, char **argv)
             joint_name = argv[++i];
         else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
             skeleton_path = argv[++i];
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return fputs(plot_usage, stdout), 0;
         else if (argv[i][0] == '-' || in)
-            return fprintf(stderr, "ossa: plot: unexpected argument \"%s\"\n%s", argv[i], plot_usage), 2;
+            return tool_usage_error("plot", "unexpected argument \"%s\"", argv[i]);
         else
             in = argv[i];
     }
     if (!in || !against || !out)
-        return fprintf(stderr, "ossa: plot: %s\n%s",
-                       !in        ? "no archive given"
-                       : !against ? "no --against SOURCE"
-                                  : "no -o OUT.svg",
-                       plot_usage),
-               2;
+        return tool_usage_error("plot", "%s",
+                                !in        ? "no archive given"
+                                : !against ? "no --against SOURCE"
+                                           : "no -o OUT.svg");
     if (!tool_check_output(out, in)) return 1;
     size_t size = 0;
     void *data = tool_read_file(in, &size);
@@ -116,7 +123,9 @@ int tool_plot(int argc, char **argv)
             fprintf(stderr, "ossa: %s: %s: %s (%s)\n", in, step, ossa_result_string(r), ossa_result_name(r));
         goto done;
     }
-    if (!tool_import_with_skeleton(against, skeleton_path, false, &src)) goto done;
+    if (!tool_import_with_skeleton(against, skeleton_path, false, &src) ||
+        info_check_against(in, data, size, &src, against) != 0)
+        goto done;
     const size_t J = skel.joint_count;
     if (src.animation_count < 1 || src.animations[0].track_count != J) {
         fprintf(stderr, "ossa: %s does not match %s: expected a clip of %zu tracks\n", against, in, J);

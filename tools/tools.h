@@ -105,6 +105,14 @@ bool tool_parse_metres(const char *text, float min, float max, float *value);
  * "0.0500000007"). */
 void tool_format_float(char *buffer, size_t size, float value);
 
+/* A mistake in the arguments of `ossa <command>`: prints "ossa: <command>: <message>" (printf's
+ * format) and the hint "(ossa <command> --help lists every option)" to stderr. Returns 2, the
+ * exit status of a usage error. Every command prints its whole usage with --help (stdout, 0). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int tool_usage_error(const char *command, const char *format, ...);
+
 /* Prints "ossa: <what>: <diag>" to stderr. */
 void tool_print_diag(const char *what, const ossa_diag *diag);
 
