@@ -31,7 +31,7 @@ static bool bake(ossa_blob *file)
         bend.tracks[ARM_ELBOW].rotations[1] = (ossa_raw_quat_key){1.f, example_rot_z(60.f)};
         /* Deltas against the first frame (desc NULL); a desc can give another reference pose. */
         ok = example_check(ossa_additive_animation_build(&bend, NULL, &clips[1], &diag), &diag, "additive") &&
-             example_archive(&skel, clips, 2, file);
+             example_archive(&skel, clips, 2, NULL, 0, file);
     }
     ossa_raw_animation_destroy(&bend);
     ossa_raw_animation_destroy(&clips[1]);

@@ -21,7 +21,7 @@ static bool bake(ossa_blob *file)
     if (ok) {
         clips[1].tracks[ARM_SHOULDER].translations[0].value.x = 2.f;
         clips[1].tracks[ARM_SHOULDER].rotations[0].value = example_rot_z(90.f);
-        ok = example_archive(&skel, clips, 2, file);
+        ok = example_archive(&skel, clips, 2, NULL, 0, file);
     }
     ossa_raw_animation_destroy(&clips[1]);
     ossa_raw_animation_destroy(&clips[0]);

@@ -5,7 +5,7 @@
  *     the views the runtime hands out point into these bytes);
  *   - example_check: prints a failed call's result code (and the builder's message) once;
  *   - example_arm / example_archive: a three-joint arm (shoulder, elbow, hand; each bone 1 m
- *     long along +y) and an archive baked from it in memory, so that the examples print
+ *     long along +y) and an archive baked from it (and from tracks) in memory, so that the examples print
  *     values a reader can work out by hand.
  */
 #ifndef OSSA_EXAMPLES_COMMON_H
@@ -20,6 +20,7 @@
 #include <ossa/sampling_job.h>
 #include <ossa/offline/archive_writer.h>
 #include <ossa/offline/builders.h>
+#include <ossa/offline/track_builder.h>
 
 /* Reads `path` into memory aligned to 16 bytes (free() it). NULL when it cannot be read. */
 static inline void *example_load_file(const char *path, size_t *size)
@@ -90,22 +91,31 @@ static inline bool example_arm_clip(ossa_raw_animation *raw, const char *name, f
     return true;
 }
 
-/* Bakes `skeleton` and `clips` (lossless: the keys as given) into one archive in `file`. */
+/* Bakes `skeleton`, `clips` (lossless: the keys as given) and user-channel `tracks` into one
+ * archive in `file` (tracks may be NULL when track_count is 0). */
 static inline bool example_archive(const ossa_raw_skeleton *skeleton, const ossa_raw_animation *clips,
-                                   size_t clip_count, ossa_blob *file)
+                                   size_t clip_count, const ossa_raw_track *tracks, size_t track_count,
+                                   ossa_blob *file)
 {
+    enum { MAX_ENTRIES = 8 };
     ossa_diag diag = {0};
-    ossa_blob blobs[8] = {{0}};
-    ossa_archive_entry entries[8];
-    bool ok = clip_count < 8 && example_check(ossa_skeleton_build(skeleton, NULL, &blobs[0], &diag), &diag, "skeleton");
+    ossa_blob blobs[MAX_ENTRIES] = {{0}};
+    ossa_archive_entry entries[MAX_ENTRIES];
+    const size_t count = 1 + clip_count + track_count;
+    bool ok = count <= MAX_ENTRIES &&
+              example_check(ossa_skeleton_build(skeleton, NULL, &blobs[0], &diag), &diag, "skeleton");
     entries[0] = (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
-    for (size_t i = 0; ok && i < clip_count; i++) {
-        ok = example_check(ossa_animation_build(&clips[i], NULL, &blobs[i + 1], &diag), &diag, "animation");
-        entries[i + 1] = (ossa_archive_entry){OSSA_TAG_ANIMATION, OSSA_ANIMATION_BLOB_VERSION, blobs[i + 1].data,
-                                              blobs[i + 1].size};
+    for (size_t i = 1; ok && i < count; i++) {
+        const bool clip = i <= clip_count;
+        ok = clip ? example_check(ossa_animation_build(&clips[i - 1], NULL, &blobs[i], &diag), &diag, "animation")
+                  : example_check(ossa_track_build(&tracks[i - 1 - clip_count], NULL, &blobs[i], &diag), &diag,
+                                  "track");
+        entries[i] = (ossa_archive_entry){clip ? OSSA_TAG_ANIMATION : OSSA_TAG_TRACK,
+                                          clip ? OSSA_ANIMATION_BLOB_VERSION : OSSA_TRACK_BLOB_VERSION,
+                                          blobs[i].data, blobs[i].size};
     }
-    ok = ok && example_check(ossa_archive_write(entries, clip_count + 1, NULL, file, &diag), &diag, "archive");
-    for (size_t i = 0; i < 8; i++) ossa_blob_destroy(&blobs[i]);
+    ok = ok && example_check(ossa_archive_write(entries, count, NULL, file, &diag), &diag, "archive");
+    for (size_t i = 0; i < MAX_ENTRIES; i++) ossa_blob_destroy(&blobs[i]);
     return ok;
 }
 

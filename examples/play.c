@@ -31,7 +31,7 @@ static bool bake_raise(ossa_blob *file)
         shoulder->translations[1] = (ossa_raw_float3_key){2.f, {1.f, 0.f, 0.f}};
         for (int k = 0; k < 5; k++)
             shoulder->rotations[k] = (ossa_raw_quat_key){.5f * (float)k, example_rot_z(22.5f * (float)k)};
-        ok = example_archive(&skel, &clip, 1, file);
+        ok = example_archive(&skel, &clip, 1, NULL, 0, file);
     }
     ossa_raw_animation_destroy(&clip);
     ossa_raw_skeleton_destroy(&skel);

@@ -28,7 +28,7 @@ static bool bake(ossa_blob *file)
     bool ok = example_arm(&skel) && example_arm_clip(&bent, "bent", 1.f);
     if (ok) {
         bent.tracks[ARM_ELBOW].rotations[0].value = example_rot_z(90.f);
-        ok = example_archive(&skel, &bent, 1, file);
+        ok = example_archive(&skel, &bent, 1, NULL, 0, file);
     }
     ossa_raw_animation_destroy(&bent);
     ossa_raw_skeleton_destroy(&skel);
