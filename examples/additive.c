@@ -57,8 +57,7 @@ int main(void)
     ossa_soa_transform *poses = aligned_alloc(16, 3 * skel.soa_count * sizeof *poses);
     ossa_float4x4 *models = aligned_alloc(16, skel.joint_count * sizeof *models);
     ossa_sampling_context *ctx[2] = {NULL, NULL};
-    for (int i = 0; i < 2; i++)
-        ctx[i] = mem[i] ? ossa_sampling_context_init(mem[i], ctx_size, skel.joint_count) : NULL;
+    for (int i = 0; i < 2; i++) ctx[i] = mem[i] ? ossa_sampling_context_init(mem[i], ctx_size, skel.joint_count) : NULL;
     ok = ctx[0] && ctx[1] && poses && models;
     ossa_soa_transform *base = poses, *delta = poses + skel.soa_count, *out = poses + 2 * skel.soa_count;
     /* An additive clip samples like any other; its pose is a delta, not a pose to show. (Built
@@ -69,9 +68,13 @@ int main(void)
     for (size_t i = 0; ok && i < sizeof weights / sizeof *weights; i++) {
         const ossa_blend_layer layer = {.weight = 1.f, .transform = base, .transform_count = skel.soa_count};
         const ossa_blend_layer additive = {.weight = weights[i], .transform = delta, .transform_count = skel.soa_count};
-        const ossa_blending_job job = {.layers = &layer, .layer_count = 1, .additive_layers = &additive,
-                                       .additive_layer_count = 1, .rest_pose = skel.rest_pose,
-                                       .rest_pose_count = skel.soa_count, .output = out,
+        const ossa_blending_job job = {.layers = &layer,
+                                       .layer_count = 1,
+                                       .additive_layers = &additive,
+                                       .additive_layer_count = 1,
+                                       .rest_pose = skel.rest_pose,
+                                       .rest_pose_count = skel.soa_count,
+                                       .output = out,
                                        .output_count = skel.soa_count};
         char label[32];
         snprintf(label, sizeof label, "additive %.2f", (double)weights[i]);

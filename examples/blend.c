@@ -48,8 +48,7 @@ int main(void)
     ossa_soa_transform *poses = aligned_alloc(16, 3 * skel.soa_count * sizeof *poses); /* down, up, blended */
     ossa_float4x4 *models = aligned_alloc(16, skel.joint_count * sizeof *models);
     ossa_sampling_context *ctx[2] = {NULL, NULL};
-    for (int i = 0; i < 2; i++)
-        ctx[i] = mem[i] ? ossa_sampling_context_init(mem[i], ctx_size, skel.joint_count) : NULL;
+    for (int i = 0; i < 2; i++) ctx[i] = mem[i] ? ossa_sampling_context_init(mem[i], ctx_size, skel.joint_count) : NULL;
     ok = ctx[0] && ctx[1] && poses && models;
     ossa_soa_transform *pose_down = poses, *pose_up = poses + skel.soa_count, *blended = poses + 2 * skel.soa_count;
     ok = ok && example_sample(&skel, &down, ctx[0], 0.f, pose_down) && example_sample(&skel, &up, ctx[1], 0.f, pose_up);
@@ -60,8 +59,11 @@ int main(void)
         const ossa_blend_layer layers[2] = {
             {.weight = 1.f - w, .transform = pose_down, .transform_count = skel.soa_count},
             {.weight = w, .transform = pose_up, .transform_count = skel.soa_count}};
-        const ossa_blending_job job = {.layers = layers, .layer_count = 2, .rest_pose = skel.rest_pose,
-                                       .rest_pose_count = skel.soa_count, .output = blended,
+        const ossa_blending_job job = {.layers = layers,
+                                       .layer_count = 2,
+                                       .rest_pose = skel.rest_pose,
+                                       .rest_pose_count = skel.soa_count,
+                                       .output = blended,
                                        .output_count = skel.soa_count};
         char label[32];
         snprintf(label, sizeof label, "weight %.2f", (double)w);

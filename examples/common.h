@@ -94,25 +94,24 @@ static inline bool example_arm_clip(ossa_raw_animation *raw, const char *name, f
 /* Bakes `skeleton`, `clips` (lossless: the keys as given) and user-channel `tracks` into one
  * archive in `file` (tracks may be NULL when track_count is 0). */
 static inline bool example_archive(const ossa_raw_skeleton *skeleton, const ossa_raw_animation *clips,
-                                   size_t clip_count, const ossa_raw_track *tracks, size_t track_count,
-                                   ossa_blob *file)
+                                   size_t clip_count, const ossa_raw_track *tracks, size_t track_count, ossa_blob *file)
 {
     enum { MAX_ENTRIES = 8 };
     ossa_diag diag = {0};
     ossa_blob blobs[MAX_ENTRIES] = {{0}};
     ossa_archive_entry entries[MAX_ENTRIES];
     const size_t count = 1 + clip_count + track_count;
-    bool ok = count <= MAX_ENTRIES &&
-              example_check(ossa_skeleton_build(skeleton, NULL, &blobs[0], &diag), &diag, "skeleton");
+    bool ok =
+        count <= MAX_ENTRIES && example_check(ossa_skeleton_build(skeleton, NULL, &blobs[0], &diag), &diag, "skeleton");
     entries[0] = (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
     for (size_t i = 1; ok && i < count; i++) {
         const bool clip = i <= clip_count;
-        ok = clip ? example_check(ossa_animation_build(&clips[i - 1], NULL, &blobs[i], &diag), &diag, "animation")
-                  : example_check(ossa_track_build(&tracks[i - 1 - clip_count], NULL, &blobs[i], &diag), &diag,
-                                  "track");
+        ok = clip
+                 ? example_check(ossa_animation_build(&clips[i - 1], NULL, &blobs[i], &diag), &diag, "animation")
+                 : example_check(ossa_track_build(&tracks[i - 1 - clip_count], NULL, &blobs[i], &diag), &diag, "track");
         entries[i] = (ossa_archive_entry){clip ? OSSA_TAG_ANIMATION : OSSA_TAG_TRACK,
-                                          clip ? OSSA_ANIMATION_BLOB_VERSION : OSSA_TRACK_BLOB_VERSION,
-                                          blobs[i].data, blobs[i].size};
+                                          clip ? OSSA_ANIMATION_BLOB_VERSION : OSSA_TRACK_BLOB_VERSION, blobs[i].data,
+                                          blobs[i].size};
     }
     ok = ok && example_check(ossa_archive_write(entries, count, NULL, file, &diag), &diag, "archive");
     for (size_t i = 0; i < MAX_ENTRIES; i++) ossa_blob_destroy(&blobs[i]);
@@ -124,8 +123,12 @@ static inline bool example_archive(const ossa_raw_skeleton *skeleton, const ossa
 static inline bool example_sample(const ossa_skeleton *skel, const ossa_animation *anim, ossa_sampling_context *ctx,
                                   float ratio, ossa_soa_transform *pose)
 {
-    const ossa_sampling_job job = {.animation = anim, .context = ctx, .ratio = ratio, .output = pose,
-                                   .output_count = skel->soa_count, .rest_pose = skel->rest_pose,
+    const ossa_sampling_job job = {.animation = anim,
+                                   .context = ctx,
+                                   .ratio = ratio,
+                                   .output = pose,
+                                   .output_count = skel->soa_count,
+                                   .rest_pose = skel->rest_pose,
                                    .rest_pose_count = skel->soa_count};
     return example_check(ossa_sampling_job_run(&job), NULL, "sampling");
 }
@@ -133,8 +136,11 @@ static inline bool example_sample(const ossa_skeleton *skel, const ossa_animatio
 /* Converts a local-space `pose` to model-space matrices ([skel->joint_count]). */
 static inline bool example_to_model(const ossa_skeleton *skel, const ossa_soa_transform *pose, ossa_float4x4 *models)
 {
-    const ossa_local_to_model_job job = {.skeleton = skel, .input = pose, .input_count = skel->soa_count,
-                                         .output = models, .output_count = skel->joint_count};
+    const ossa_local_to_model_job job = {.skeleton = skel,
+                                         .input = pose,
+                                         .input_count = skel->soa_count,
+                                         .output = models,
+                                         .output_count = skel->joint_count};
     return example_check(ossa_local_to_model_job_run(&job), NULL, "local to model");
 }
 

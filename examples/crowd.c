@@ -78,7 +78,8 @@ int main(void)
     if (ok) { /* the clip of play.c */
         raw.tracks[ARM_SHOULDER].translations[1] = (ossa_raw_float3_key){2.f, {1.f, 0.f, 0.f}};
         for (int k = 0; k < 5; k++)
-            raw.tracks[ARM_SHOULDER].rotations[k] = (ossa_raw_quat_key){.5f * (float)k, example_rot_z(22.5f * (float)k)};
+            raw.tracks[ARM_SHOULDER].rotations[k] =
+                (ossa_raw_quat_key){.5f * (float)k, example_rot_z(22.5f * (float)k)};
         ok = example_archive(&raw_skel, &raw, 1, NULL, 0, &file);
     }
     ossa_raw_animation_destroy(&raw);

@@ -22,16 +22,32 @@
 
 #include "common.h"
 
-static ossa_float3 position(const ossa_float4x4 *m) { return (ossa_float3){m->cols[3][0], m->cols[3][1], m->cols[3][2]}; }
-static float distance(ossa_float3 a, ossa_float3 b) { return sqrtf((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z)); }
+static ossa_float3 position(const ossa_float4x4 *m)
+{
+    return (ossa_float3){m->cols[3][0], m->cols[3][1], m->cols[3][2]};
+}
+static float distance(ossa_float3 a, ossa_float3 b)
+{
+    return sqrtf((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z));
+}
 
 /* Degrees between the joint's model-space +z axis (its forward here) and the way to `target`. */
 static float aim_error(const ossa_float4x4 *m, ossa_float3 target)
 {
     const ossa_float3 p = position(m), axis = {m->cols[2][0], m->cols[2][1], m->cols[2][2]};
     const ossa_float3 to = {target.x - p.x, target.y - p.y, target.z - p.z};
-    const float c = (axis.x * to.x + axis.y * to.y + axis.z * to.z) / (distance(axis, (ossa_float3){0}) * distance(to, (ossa_float3){0}));
+    const float c = (axis.x * to.x + axis.y * to.y + axis.z * to.z) /
+                    (distance(axis, (ossa_float3){0}) * distance(to, (ossa_float3){0}));
     return acosf(fminf(1.f, fmaxf(-1.f, c))) * 180.f / 3.14159265f;
+}
+
+/* Converts the pose to model space again from `joint` down: only its descendants moved, and
+ * its ancestors' matrices are already in `models`. */
+static bool update_from(const ossa_skeleton *skel, const ossa_soa_transform *pose, ossa_float4x4 *models, int joint)
+{
+    ossa_local_to_model_job job = {.skeleton = skel, .joint_begin = (size_t)joint, .input = pose};
+    job.input_count = skel->soa_count, job.output = models, job.output_count = skel->joint_count;
+    return example_check(ossa_local_to_model_job_run(&job), NULL, "local to model");
 }
 
 int main(int argc, char **argv)
@@ -39,7 +55,8 @@ int main(int argc, char **argv)
     char path[4096];
     const char *models_dir = getenv("OSSA_ASSIMP_MODELS");
     snprintf(path, sizeof path, "%s", argc > 1 ? argv[1] : "");
-    if (argc <= 1) snprintf(path, sizeof path, "%s/BVH/01_01.bvh", models_dir ? models_dir : "/usr/share/assimp/models");
+    if (argc <= 1)
+        snprintf(path, sizeof path, "%s/BVH/01_01.bvh", models_dir ? models_dir : "/usr/share/assimp/models");
     size_t size = 0;
     void *bvh = example_load_file(path, &size);
     if (!bvh) {
@@ -84,26 +101,23 @@ int main(int argc, char **argv)
      * (+z), so the elbow must bend; the elbow bends towards the pole (down, -y), about the
      * forearm's local z axis (the rest pose's joint frames are the model frame's). */
     const ossa_float3 s0 = position(&models[arm]), e0 = position(&models[forearm]), h0 = position(&models[hand]);
-    const ossa_float3 target = {s0.x + .75f * (h0.x - s0.x), s0.y + .75f * (h0.y - s0.y), s0.z + .75f * (h0.z - s0.z) + .1f};
+    const ossa_float3 target = {s0.x + .75f * (h0.x - s0.x), s0.y + .75f * (h0.y - s0.y),
+                                s0.z + .75f * (h0.z - s0.z) + .1f};
     ossa_quat fix_arm, fix_forearm;
     bool reached = false;
-    const ossa_ik_two_bone_job two_bone = {.start_joint = &models[arm], .mid_joint = &models[forearm],
-                                           .end_joint = &models[hand], .target = target,
-                                           .pole_vector = {0.f, -1.f, 0.f}, .mid_axis = {0.f, 0.f, 1.f},
-                                           .weight = 1.f, .start_correction = &fix_arm,
-                                           .mid_correction = &fix_forearm, .reached = &reached};
+    ossa_ik_two_bone_job two_bone = {.target = target, .weight = 1.f, .reached = &reached};
+    two_bone.pole_vector = (ossa_float3){0.f, -1.f, 0.f}, two_bone.mid_axis = (ossa_float3){0.f, 0.f, 1.f};
+    two_bone.start_joint = &models[arm], two_bone.mid_joint = &models[forearm], two_bone.end_joint = &models[hand];
+    two_bone.start_correction = &fix_arm, two_bone.mid_correction = &fix_forearm;
     ok = ok && example_check(ossa_ik_two_bone_job_run(&two_bone), NULL, "two-bone IK") &&
          example_check(ossa_ik_apply_correction(pose, skel.soa_count, (size_t)arm, fix_arm), NULL, "correction") &&
-         example_check(ossa_ik_apply_correction(pose, skel.soa_count, (size_t)forearm, fix_forearm), NULL, "correction");
-    /* Only LeftArm's descendants moved: update from there (its parents are already in models). */
-    const ossa_local_to_model_job update = {.skeleton = &skel, .joint_begin = (size_t)arm, .input = pose,
-                                            .input_count = skel.soa_count, .output = models,
-                                            .output_count = skel.joint_count};
-    ok = ok && example_check(ossa_local_to_model_job_run(&update), NULL, "local to model");
+         example_check(ossa_ik_apply_correction(pose, skel.soa_count, (size_t)forearm, fix_forearm), NULL, "fix") &&
+         update_from(&skel, pose, models, arm);
     if (ok) {
         const ossa_float3 s1 = position(&models[arm]), e1 = position(&models[forearm]), h1 = position(&models[hand]);
         printf("two-bone reached %s\n", reached ? "yes" : "no");
-        printf("two-bone hand-to-target before %.4f after %.4f\n", (double)distance(h0, target), (double)distance(h1, target));
+        printf("two-bone hand-to-target before %.4f after %.4f\n", (double)distance(h0, target),
+               (double)distance(h1, target));
         printf("two-bone upper-arm %.4f %.4f forearm %.4f %.4f\n", (double)distance(s0, e0), (double)distance(s1, e1),
                (double)distance(e0, h0), (double)distance(e1, h1));
         printf("two-bone elbow-moved-down %s\n", e1.y < e0.y ? "yes" : "no");
@@ -115,15 +129,12 @@ int main(int argc, char **argv)
     const ossa_float3 look_at = {p.x + 1.f, p.y, p.z + 1.f};
     ossa_quat fix_head;
     const float before = aim_error(&models[head], look_at);
-    const ossa_ik_aim_job aim = {.joint = &models[head], .target = look_at, .forward = {0.f, 0.f, 1.f},
-                                 .up = {0.f, 1.f, 0.f}, .pole_vector = {0.f, 1.f, 0.f}, .weight = 1.f,
-                                 .correction = &fix_head, .reached = &reached};
+    ossa_ik_aim_job aim = {.joint = &models[head], .target = look_at, .weight = 1.f, .correction = &fix_head};
+    aim.forward = (ossa_float3){0.f, 0.f, 1.f}, aim.up = (ossa_float3){0.f, 1.f, 0.f};
+    aim.pole_vector = (ossa_float3){0.f, 1.f, 0.f}, aim.reached = &reached;
     ok = ok && example_check(ossa_ik_aim_job_run(&aim), NULL, "aim IK") &&
-         example_check(ossa_ik_apply_correction(pose, skel.soa_count, (size_t)head, fix_head), NULL, "correction");
-    const ossa_local_to_model_job update_head = {.skeleton = &skel, .joint_begin = (size_t)head, .input = pose,
-                                                 .input_count = skel.soa_count, .output = models,
-                                                 .output_count = skel.joint_count};
-    ok = ok && example_check(ossa_local_to_model_job_run(&update_head), NULL, "local to model");
+         example_check(ossa_ik_apply_correction(pose, skel.soa_count, (size_t)head, fix_head), NULL, "correction") &&
+         update_from(&skel, pose, models, head);
     if (ok) {
         printf("aim reached %s\n", reached ? "yes" : "no");
         printf("aim degrees-off before %.2f after %.2f\n", (double)before, (double)aim_error(&models[head], look_at));

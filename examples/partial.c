@@ -21,7 +21,8 @@ static bool bake(ossa_blob *file)
 {
     ossa_raw_skeleton skel = {0};
     ossa_raw_animation clips[2] = {{0}};
-    bool ok = example_arm(&skel) && example_arm_clip(&clips[0], "down", 1.f) && example_arm_clip(&clips[1], "bent", 1.f);
+    bool ok =
+        example_arm(&skel) && example_arm_clip(&clips[0], "down", 1.f) && example_arm_clip(&clips[1], "bent", 1.f);
     if (ok) {
         clips[1].tracks[ARM_SHOULDER].rotations[0].value = example_rot_z(90.f);
         clips[1].tracks[ARM_ELBOW].rotations[0].value = example_rot_z(90.f);
@@ -60,13 +61,21 @@ int main(void)
                        arm_below_elbow[4] = {0.f, 1.f, 1.f, 0.f};
     const float *down_weights[2] = {shoulder_only, everywhere};
     for (int c = 0; ok && c < 2; c++) {
-        const ossa_blend_layer layers[2] = {
-            {.weight = 1.f, .transform = pose_down, .transform_count = skel.soa_count,
-             .joint_weights = down_weights[c], .joint_weight_count = 4},
-            {.weight = 1.f, .transform = pose_bent, .transform_count = skel.soa_count,
-             .joint_weights = arm_below_elbow, .joint_weight_count = 4}};
-        const ossa_blending_job job = {.layers = layers, .layer_count = 2, .rest_pose = skel.rest_pose,
-                                       .rest_pose_count = skel.soa_count, .output = blended,
+        const ossa_blend_layer layers[2] = {{.weight = 1.f,
+                                             .transform = pose_down,
+                                             .transform_count = skel.soa_count,
+                                             .joint_weights = down_weights[c],
+                                             .joint_weight_count = 4},
+                                            {.weight = 1.f,
+                                             .transform = pose_bent,
+                                             .transform_count = skel.soa_count,
+                                             .joint_weights = arm_below_elbow,
+                                             .joint_weight_count = 4}};
+        const ossa_blending_job job = {.layers = layers,
+                                       .layer_count = 2,
+                                       .rest_pose = skel.rest_pose,
+                                       .rest_pose_count = skel.soa_count,
+                                       .output = blended,
                                        .output_count = skel.soa_count};
         ok = example_check(ossa_blending_job_run(&job), NULL, "blending") && example_to_model(&skel, blended, models);
         if (ok) example_print_joint(c == 0 ? "down-on-shoulder" : "down-everywhere", &skel, models, ARM_HAND);

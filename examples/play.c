@@ -85,14 +85,20 @@ int main(int argc, char **argv)
     /* 4. The frame loop. The last joint stands for "the hand" of any skeleton. */
     const size_t last = skel.joint_count - 1;
     for (int frame = 0; ok && frame <= 90; frame++) {
-        const float now = (float)frame / 30.f;           /* game time, seconds */
-        const float t = fmodf(now, anim.duration);        /* looping clip time */
-        const ossa_sampling_job sampling = {
-            .animation = &anim, .context = ctx, .ratio = t / anim.duration, /* ratio in [0, 1] */
-            .output = pose, .output_count = skel.soa_count,
-            .rest_pose = skel.rest_pose, .rest_pose_count = skel.soa_count};
-        const ossa_local_to_model_job l2m = {.skeleton = &skel, .input = pose, .input_count = skel.soa_count,
-                                             .output = models, .output_count = skel.joint_count};
+        const float now = (float)frame / 30.f;     /* game time, seconds */
+        const float t = fmodf(now, anim.duration); /* looping clip time */
+        const ossa_sampling_job sampling = {.animation = &anim,
+                                            .context = ctx,
+                                            .ratio = t / anim.duration, /* ratio in [0, 1] */
+                                            .output = pose,
+                                            .output_count = skel.soa_count,
+                                            .rest_pose = skel.rest_pose,
+                                            .rest_pose_count = skel.soa_count};
+        const ossa_local_to_model_job l2m = {.skeleton = &skel,
+                                             .input = pose,
+                                             .input_count = skel.soa_count,
+                                             .output = models,
+                                             .output_count = skel.joint_count};
         ok = example_check(ossa_sampling_job_run(&sampling), NULL, "sampling") &&
              example_check(ossa_local_to_model_job_run(&l2m), NULL, "local to model");
         if (ok && frame % 15 == 0) {

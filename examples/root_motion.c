@@ -80,8 +80,11 @@ int main(void)
         last_loop = loop;
         /* Model space placed in the world by the accumulated transform. */
         const ossa_float4x4 root = ossa_float4x4_from_transform(&acc.transform);
-        const ossa_local_to_model_job l2m = {.skeleton = &skel, .root = &root, .input = pose,
-                                             .input_count = skel.soa_count, .output = world,
+        const ossa_local_to_model_job l2m = {.skeleton = &skel,
+                                             .root = &root,
+                                             .input = pose,
+                                             .input_count = skel.soa_count,
+                                             .output = world,
                                              .output_count = skel.joint_count};
         ok = ok && example_check(ossa_local_to_model_job_run(&l2m), NULL, "local to model");
         if (ok && frame % 5 == 0) {

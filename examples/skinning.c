@@ -77,20 +77,29 @@ int main(void)
     /* The palette: model * inverse bind per mesh joint, as matrices and as dual quaternions. */
     static ossa_float4x4 palette[MESH_JOINTS];
     static ossa_dual_quat dual_quats[MESH_JOINTS];
-    const ossa_skinning_palette_job pal = {.model = models, .model_count = skel.joint_count,
-                                           .inverse_bind = inverse_bind, .inverse_bind_count = MESH_JOINTS,
-                                           .output = palette, .output_count = MESH_JOINTS,
-                                           .dual_quats = dual_quats, .dual_quat_count = MESH_JOINTS};
+    const ossa_skinning_palette_job pal = {.model = models,
+                                           .model_count = skel.joint_count,
+                                           .inverse_bind = inverse_bind,
+                                           .inverse_bind_count = MESH_JOINTS,
+                                           .output = palette,
+                                           .output_count = MESH_JOINTS,
+                                           .dual_quats = dual_quats,
+                                           .dual_quat_count = MESH_JOINTS};
     ok = ok && example_check(ossa_skinning_palette_job_run(&pal), NULL, "palette");
 
     static const char *method_names[2] = {"linear", "dual-quat"};
     for (int m = 0; ok && m < 2; m++) {
-        const ossa_skinning_job job = {
-            .method = m ? OSSA_SKINNING_DUAL_QUAT : OSSA_SKINNING_LINEAR, .vertex_count = VERTICES,
-            .influence_count = 2, .palette = palette, .palette_count = MESH_JOINTS, .dual_quats = dual_quats,
-            .dual_quat_count = MESH_JOINTS, .joint_indices = {indices, 0, VERTICES},
-            .joint_weights = {weights, 0, VERTICES}, .in_positions = {positions, 0, VERTICES},
-            .out_positions = {skinned, 0, VERTICES}};
+        const ossa_skinning_job job = {.method = m ? OSSA_SKINNING_DUAL_QUAT : OSSA_SKINNING_LINEAR,
+                                       .vertex_count = VERTICES,
+                                       .influence_count = 2,
+                                       .palette = palette,
+                                       .palette_count = MESH_JOINTS,
+                                       .dual_quats = dual_quats,
+                                       .dual_quat_count = MESH_JOINTS,
+                                       .joint_indices = {indices, 0, VERTICES},
+                                       .joint_weights = {weights, 0, VERTICES},
+                                       .in_positions = {positions, 0, VERTICES},
+                                       .out_positions = {skinned, 0, VERTICES}};
         ok = example_check(ossa_skinning_job_run(&job), NULL, "skinning");
         for (int v = 0; ok && v < VERTICES; v++) {
             const float *p = &skinned[3 * v];

@@ -57,14 +57,18 @@ int main(void)
         float v[3];
         const ossa_track_sampling_job job = {.track = &target, .ratio = ratios[i], .output = v, .output_count = 3};
         ok = example_check(ossa_track_sampling_job_run(&job), NULL, "track sampling");
-        if (ok) printf("target ratio %.2f %.4f %.4f %.4f\n", (double)ratios[i], (double)v[0], (double)v[1], (double)v[2]);
+        if (ok)
+            printf("target ratio %.2f %.4f %.4f %.4f\n", (double)ratios[i], (double)v[0], (double)v[1], (double)v[2]);
     }
 
     /* Triggering: each frame asks for the edges in [last time, this time), times in loops. */
     for (int frame = 1; ok && frame <= 16; frame++) {
         ossa_track_edge_iterator it;
-        const ossa_track_triggering_job job = {.track = &contact, .from = (float)(frame - 1) / 10.f,
-                                               .to = (float)frame / 10.f, .threshold = .5f, .iterator = &it};
+        const ossa_track_triggering_job job = {.track = &contact,
+                                               .from = (float)(frame - 1) / 10.f,
+                                               .to = (float)frame / 10.f,
+                                               .threshold = .5f,
+                                               .iterator = &it};
         ok = example_check(ossa_track_triggering_job_run(&job), NULL, "triggering");
         ossa_track_edge edge;
         while (ok && ossa_track_edge_next(&it, &edge))
