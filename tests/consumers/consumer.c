@@ -1,7 +1,8 @@
 /* The C11 counterpart of consumer.cpp, built with pkg-config's flags for ossa-offline: builds
  * a two-joint skeleton and a one-second clip, bakes them into an archive in memory, loads and
- * samples it half-way and checks the tip's model-space position. Exit status 0 when it
- * matches, 1 otherwise. */
+ * samples it half-way and checks the tip's model-space position. With an argument, also writes
+ * the archive to that file (the README's example samples it). Exit status 0 when it matches,
+ * 1 otherwise. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ static bool check(ossa_result r, const ossa_diag *diag, const char *what)
     return false;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     ossa_diag diag = {0};
     ossa_raw_skeleton raw_skel = {0};
@@ -52,6 +53,12 @@ int main(void)
             {OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, skel_blob.data, skel_blob.size},
             {OSSA_TAG_ANIMATION, OSSA_ANIMATION_BLOB_VERSION, anim_blob.data, anim_blob.size}};
         ok = check(ossa_archive_write(entries, 2, NULL, &file, &diag), &diag, "archive");
+    }
+    if (ok && argc > 1) {
+        FILE *out = fopen(argv[1], "wb");
+        ok = out && fwrite(file.data, 1, file.size, out) == file.size;
+        ok = out && fclose(out) == 0 && ok;
+        if (!ok) fprintf(stderr, "%s: cannot write the archive\n", argv[1]);
     }
     ossa_archive ar;
     ossa_skeleton skel;
