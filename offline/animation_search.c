@@ -99,6 +99,7 @@ typedef struct search {
     size_t evaluations;
     ossa__progress progress;
     bool refining; /* in loosen(): evaluations no longer count as the search's */
+    ossa__clock *clock;
 } search;
 
 static void points_of(const ossa_float4x4 *m, float shell, float out[12])
@@ -276,7 +277,7 @@ static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stat
  * against each joint's tolerance and shell. Fills the stats' error, ratio, worst joint and
  * time from it and returns the largest error / tolerance (INFINITY when it could not be
  * measured: *status says why). */
-static float verify(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats, ossa_result *status)
+static float verify_blob(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats, ossa_result *status)
 {
     ossa_animation anim;
     if ((*status = ossa_animation_init(&anim, blob->data, blob->size)) != OSSA_OK) {
@@ -298,6 +299,23 @@ static float verify(search *s, const ossa_blob *blob, ossa_animation_build_stats
     stats->worst_joint = joint;
     stats->worst_time = s->joint_time[joint];
     return worst;
+}
+
+static float verify(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats, ossa_result *status)
+{
+    const int was = ossa__clock_switch(s->clock, OSSA__STAGE_VERIFY);
+    const float ratio = verify_blob(s, blob, stats, status);
+    ossa__clock_switch(s->clock, was);
+    return ratio;
+}
+
+/* ossa__animation_write of the current encoding, timed as the write stage. */
+static ossa_result write_blob(search *s, ossa_blob *blob)
+{
+    const int was = ossa__clock_switch(s->clock, OSSA__STAGE_WRITE);
+    const ossa_result r = ossa__animation_write(s->clip, s->st, s->name, s->desc->allocator, blob, s->diag);
+    ossa__clock_switch(s->clock, was);
+    return r;
 }
 
 /* Sub-tracks first, first + step, ... at factor k (one thread's share of encode_all). */
@@ -344,7 +362,7 @@ typedef struct best {
 static float evaluate(search *s, best *b, float k, bool verified, ossa_result *status)
 {
     ossa_blob blob = {0};
-    *status = ossa__animation_write(s->clip, s->st, s->name, s->desc->allocator, &blob, s->diag);
+    *status = write_blob(s, &blob);
     if (*status != OSSA_OK) return INFINITY;
     ossa_animation_build_stats stats = {0};
     float ratio = measure(s, &blob, &stats, true);
@@ -656,11 +674,12 @@ static ossa_result search_verified(search *s, best *b)
 }
 
 ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_raw_skeleton *skel,
-                                   const ossa_animation_build_desc *desc, const char *name, ossa_blob *out,
-                                   ossa_diag *diag)
+                                   const ossa_animation_build_desc *desc, const char *name, ossa__clock *clock,
+                                   ossa_blob *out, ossa_diag *diag)
 {
     search s;
     memset(&s, 0, sizeof s);
+    s.clock = clock;
     s.clip = clip, s.raw = raw, s.desc = desc, s.name = name, s.diag = diag, s.J = clip->joints,
     s.soa = (clip->joints + 3) / 4;
     s.progress = (ossa__progress){.fn = desc->progress, .user = desc->progress_user};
@@ -680,6 +699,7 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
     ossa__progress_report(&s.progress, 0.f, "measure source");
     joint_figures(&s);
     reference(&s, raw);
+    ossa__clock_switch(clock, OSSA__STAGE_SEARCH);
     ossa__progress_report(&s.progress, PROGRESS_REFERENCE, "search");
     if ((r = search_verified(&s, &b)) != OSSA_OK) goto done;
     if (!b.blob.data) {
@@ -695,12 +715,12 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
         /* Nothing passed even at K_MIN: the quantisation floor is above the tolerance. Keep
          * the tightest encoding and report what it measures. */
         encode_all(&s, K_MIN);
-        if ((r = ossa__animation_write(clip, s.st, name, desc->allocator, &b.blob, diag)) != OSSA_OK) goto done;
+        if ((r = write_blob(&s, &b.blob)) != OSSA_OK) goto done;
         verify(&s, &b.blob, &b.stats, &r);
         if (r != OSSA_OK) goto done;
     }
     if (desc->stats) {
-        *desc->stats = b.stats;
+        *desc->stats = b.stats; /* the stage times follow in ossa_animation_build */
         ossa_animation anim;
         if (ossa_animation_init(&anim, b.blob.data, b.blob.size) == OSSA_OK) desc->stats->key_count = anim.key_count;
         desc->stats->evaluations = s.evaluations;

@@ -76,6 +76,12 @@ static inline void ossa__store_f32(uint8_t *p, float f)
  * same thing the same way. */
 #include "ossa/offline/raw_animation.h"
 /* Model-space matrices of AoS local transforms along `parents` (depth-first), scalar. */
+/* Seconds on a monotonic clock from an unspecified start, and CPU seconds of the whole
+ * process (0 where the system has no such clock): the build's stage times
+ * (ossa_animation_build_stats). */
+double ossa__seconds(void);
+double ossa__cpu_seconds(void);
+
 void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transform *local, ossa_float4x4 *model);
 static inline ossa_float3 ossa__transform_point(const ossa_float4x4 *m, ossa_float3 p)
 {
