@@ -122,10 +122,12 @@ static const char *const stage_names[STAGE_COUNT] = {"import", "prepare", "searc
 static void print_stages(const double *seconds, const double *cpu, double total, double total_cpu, double import_rss,
                          size_t build_peak)
 {
-    static const char *const what[STAGE_COUNT] = {
-        "reading and converting the input", "sampling the source at its time points, reference poses",
-        "encoding and screening candidates, loosening", "exact measurement of candidates",
-        "animation blobs, archive and file", "the report below the summary"};
+    static const char *const what[STAGE_COUNT] = {"reading and converting the input",
+                                                  "sampling the source at its time points, reference poses",
+                                                  "encoding and screening candidates, loosening",
+                                                  "exact measurement of candidates",
+                                                  "animation blobs, archive and file",
+                                                  "the report below the summary"};
     for (int i = 0; i < STAGE_COUNT; ++i) {
         printf("stage %-8s %9.3f s  CPU %8.3f s", stage_names[i], seconds[i], cpu[i]);
         if (i == STAGE_IMPORT) printf("  peak RSS %.1f MB", import_rss / 1e6);
