@@ -106,16 +106,17 @@ ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, con
     if (!ossa__mul_size(clip->joints * 3 * 4, clip->frames, &count)) count = SIZE_MAX;
     clip->samples = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count ? count : 1, sizeof(float));
     ossa_transform *pose = ossa__calloc(allocator, clip->joints ? clip->joints : 1, sizeof *pose);
+    size_t *cursors = ossa__calloc(allocator, 3 * clip->joints + 1, sizeof *cursors);
     clip->own = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count / 4 + 1, 1);
-    if (!clip->samples || !pose || !clip->own) {
-        ossa_free(allocator, pose);
+    if (!clip->samples || !pose || !cursors || !clip->own) {
+        ossa_free(allocator, pose), ossa_free(allocator, cursors);
         ossa__clip_destroy(clip);
         return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for %zu joints sampled at %zu time points",
                           raw->track_count, clip->frames);
     }
     const size_t F = clip->frames;
     for (size_t f = 0; f < F; ++f) {
-        ossa_raw_animation_sample(raw, clip->ratios[f] * raw->duration, pose, clip->joints);
+        ossa__raw_animation_sample_pass(raw, clip->ratios[f] * raw->duration, pose, cursors);
         for (size_t j = 0; j < clip->joints; ++j) {
             float *t = clip->samples + ((j * 3 + 0) * F + f) * 4;
             float *q = clip->samples + ((j * 3 + 1) * F + f) * 4;
@@ -131,7 +132,7 @@ ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, con
             }
         }
     }
-    ossa_free(allocator, pose);
+    ossa_free(allocator, pose), ossa_free(allocator, cursors);
     for (size_t j = 0; j < clip->joints; ++j) {
         const ossa_raw_joint_track *t = &raw->tracks[j];
         mark_own(clip, 3 * j, t->translations, t->translation_count, sizeof *t->translations, raw->duration);

@@ -72,17 +72,23 @@ static inline void ossa__store_f32(uint8_t *p, float f)
     ossa__store_u32(p, c.u);
 }
 
-/* Shared by the error report (error.c) and the builder's search, so that both measure the
- * same thing the same way. */
-#include "ossa/offline/raw_animation.h"
-/* Model-space matrices of AoS local transforms along `parents` (depth-first), scalar. */
 /* Seconds on a monotonic clock from an unspecified start, and CPU seconds of the whole
  * process (0 where the system has no such clock): the build's stage times
  * (ossa_animation_build_stats). */
 double ossa__seconds(void);
 double ossa__cpu_seconds(void);
 
+/* Shared by the error report (error.c) and the builder's search, so that both measure the
+ * same thing the same way. */
+#include "ossa/offline/raw_animation.h"
+/* Model-space matrices of AoS local transforms along `parents` (depth-first), scalar. */
 void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transform *local, ossa_float4x4 *model);
+/* ossa_raw_animation_sample of a valid animation (output [track_count]), the same floats, for
+ * a pass whose times mostly ascend: cursors [3 * track_count], zeroed before the pass, keep
+ * each channel's last key, so the next is found by a short walk instead of a binary search
+ * (which on a dense clip of a thousand tracks misses the cache at every step). */
+void ossa__raw_animation_sample_pass(const ossa_raw_animation *animation, float time, ossa_transform *output,
+                                     size_t *cursors);
 static inline ossa_float3 ossa__transform_point(const ossa_float4x4 *m, ossa_float3 p)
 {
     return (ossa_float3){m->cols[0][0] * p.x + m->cols[1][0] * p.y + m->cols[2][0] * p.z + m->cols[3][0],
