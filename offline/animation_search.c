@@ -86,6 +86,8 @@ typedef struct search {
     float *joint_max, *joint_time;       /* [J] the exact measurement's (verify) */
     float *joint_ratio;                  /* [J] each joint's largest error / tolerance (measure, per_joint) */
     float *last_ratio;                   /* [J] the same one round of tighten_failing before */
+    float *best_mult;                    /* [3 J] mult when the best candidate was encoded */
+    size_t isolated;                     /* joints that are roots without children */
     uint8_t *changed;                    /* [3 J] sub-tracks to encode again (encode_changed) */
     float *ref;                          /* [M * J * 12] reference points */
     ossa_transform *sample;              /* [J] one source pose (reference's scratch) */
@@ -414,6 +416,7 @@ static float evaluate(search *s, best *b, float k, bool verified, bool per_joint
     if (ratio <= 1.f && (!b->blob.data || blob.size <= b->blob.size)) {
         ossa_blob_destroy(&b->blob);
         b->blob = blob, b->k = k, b->ratio = ratio, b->stats = stats;
+        memcpy(s->best_mult, s->mult, 3 * s->J * sizeof *s->mult);
         s->st_is_best = true;
         return ratio;
     }
@@ -458,6 +461,8 @@ static void joint_figures(search *s)
         if (s->parents[j] >= 0 && s->slot[s->parents[j]] == SIZE_MAX) s->slot[s->parents[j]] = 0;
     for (size_t j = 0; j < s->J; ++j)
         if (s->slot[j] != SIZE_MAX) s->slot[j] = s->P++;
+    s->isolated = 0;
+    for (size_t j = 0; j < s->J; ++j) s->isolated += s->parents[j] < 0 && s->slot[j] == SIZE_MAX;
     /* Depth-first: children after parents, so a reverse pass sees every child first. The
      * radius is in model units until the last pass. */
     for (size_t j = s->J; j-- > 0;) {
@@ -567,7 +572,10 @@ static ossa_result loosen(search *s, best *b)
     if (!s->local || !s->model)
         return ossa__fail(s->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory loosening %zu joints at %zu times", s->J,
                           s->M);
-    if (!s->st_is_best) encode_all(s, b->k);
+    if (!s->st_is_best) {
+        memcpy(s->mult, s->best_mult, 3 * s->J * sizeof *s->mult);
+        encode_all(s, b->k);
+    }
     if (!(measure(s, &b->blob, NULL, false, false) <= 1.f)) return OSSA_OK;
     bool changed = false;
     const size_t factors = sizeof LOOSEN / sizeof *LOOSEN, steps = factors * 3 * s->J;
@@ -607,7 +615,7 @@ static void release(search *s)
     ossa_free(a, s->times), ossa_free(a, s->sample);
     ossa_free(a, s->local), ossa_free(a, s->model);
     ossa_free(a, s->joint_max), ossa_free(a, s->joint_time), ossa_free(a, s->joint_ratio), ossa_free(a, s->changed);
-    ossa_free(a, s->slot), ossa_free(a, s->last_ratio);
+    ossa_free(a, s->slot), ossa_free(a, s->last_ratio), ossa_free(a, s->best_mult);
     ossa_free(a, s->values);
     ossa_blob_destroy(&s->skeleton_blob);
 }
@@ -635,6 +643,7 @@ static bool allocate(search *s)
     s->joint_time = ossa__calloc(a, J, sizeof(float));
     s->joint_ratio = ossa__calloc(a, J, sizeof(float));
     s->last_ratio = ossa__calloc(a, J, sizeof(float));
+    s->best_mult = ossa__calloc(a, 3 * J, sizeof(float));
     s->changed = ossa__calloc(a, 3 * J, 1);
     s->slot = ossa__calloc(a, J, sizeof *s->slot);
     s->threads = s->desc->threads > MAX_THREADS ? MAX_THREADS : (s->desc->threads ? s->desc->threads : 1);
@@ -658,28 +667,43 @@ static bool allocate(search *s)
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
     if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->reach_scale || !s->mult || !s->ref ||
         !s->sample || !s->values || !s->joint_max || !s->joint_time || !s->joint_ratio || !s->last_ratio ||
-        !s->changed || !s->slot || !s->worker || !s->st || !ossa__clip_subtracks_alloc(s->clip, s->st) ||
-        !ossa__subtracks_alloc(s->clip, &s->trial, 1))
+        !s->best_mult || !s->changed || !s->slot || !s->worker || !s->st ||
+        !ossa__clip_subtracks_alloc(s->clip, s->st) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;
     for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
     return true;
 }
 
-/* When k = 1 fails only at isolated joints (roots without children: the rigid bodies of a
- * physics bake, props), whose model-space error comes from their own sub-tracks alone: the
+/* Whether the last per-joint measure (s->joint_ratio) failed at a few joints only (at most
+ * one in FEW_FAILING, at least one), every one of them isolated: a root without children
+ * (the rigid bodies of a physics bake, props), whose model-space error comes from its own
+ * sub-tracks alone. */
+#define FEW_FAILING 8
+static bool few_isolated_fail(const search *s)
+{
+    size_t failing = 0;
+    for (size_t j = 0; j < s->J; ++j) {
+        if (s->joint_ratio[j] <= 1.f) continue;
+        if (s->parents[j] >= 0 || s->end[j] != j + 1) return false;
+        ++failing;
+    }
+    return failing > 0 && failing * FEW_FAILING <= s->J;
+}
+
+/* When the encoding at factor k fails at a few isolated joints (few_isolated_fail): the
  * sub-tracks of each failing joint get a tighter local tolerance, and only those are encoded
- * and measured again, until the encoding passes. A clip of a thousand boxes of which a few
- * spin fast between two frames then keeps the others at k = 1, where halving every
- * tolerance with theirs (the global search) costs bytes and an encoding of every sub-track
- * per try. The factor is a half, a quarter when the joint is more than twice its tolerance,
- * and a sixteenth when the last step did not bring its error down by a tenth (its error is
- * between time points, where the key selection and refit do not look, and only keeping
- * nearly every key helps). Joints in a hierarchy are left to the global search: their error
- * is shared with their ancestors, and tightening them alone measured larger archives on
- * human clips (by up to 4 %). True when an encoding passed (it is in `b`); false, with every
- * factor back at 1, when a joint that fails is not isolated or is at K_MIN already, or on an
- * error (*status). s->joint_ratio holds the last measure's per-joint ratios. */
-static bool tighten_failing(search *s, best *b, ossa_result *status)
+ * and measured again, until the encoding passes. A clip of a thousand boxes of which a dozen
+ * spin fast between two frames then keeps the others at k, where halving every tolerance
+ * with theirs (the global search) costs bytes and an encoding of every sub-track per try.
+ * The factor is a half, a quarter when the joint is more than twice its tolerance, and a
+ * sixteenth when the last step did not bring its error down by a tenth (its error is between
+ * time points, where the key selection and refit do not look, and only keeping nearly every
+ * key helps). Joints in a hierarchy are left to the global search: their error is shared with
+ * their ancestors, and tightening them alone measured larger archives on human clips (by up
+ * to 4 %). True when an encoding passed (the smallest passing one is in `b`); false, with
+ * every factor back at 1, when a joint that fails is not isolated or is at K_MIN already, or
+ * on an error (*status). */
+static bool tighten_failing(search *s, best *b, float k, ossa_result *status)
 {
     const size_t J = s->J;
     for (size_t j = 0; j < J; ++j) s->last_ratio[j] = INFINITY;
@@ -693,15 +717,15 @@ static bool tighten_failing(search *s, best *b, ossa_result *status)
             float f = r > 2.f ? .25f : .5f;
             if (r > .9f * s->last_ratio[j]) f = 1.f / 16.f;
             for (size_t i = 3 * j; i < 3 * j + 3 && !give_up; ++i) {
-                while (f < .5f && s->mult[i] * f < K_MIN) f *= 2.f;
-                give_up = s->mult[i] * f < K_MIN;
+                while (f < .5f && k * s->mult[i] * f < K_MIN) f *= 2.f;
+                give_up = k * s->mult[i] * f < K_MIN;
             }
             for (size_t i = 3 * j; i < 3 * j + 3 && !give_up; ++i) s->mult[i] *= f, s->changed[i] = 1;
         }
         if (give_up) break;
         memcpy(s->last_ratio, s->joint_ratio, J * sizeof *s->last_ratio);
-        encode_changed(s, 1.f);
-        const float ratio = evaluate(s, b, 1.f, false, true, status);
+        encode_changed(s, k);
+        const float ratio = evaluate(s, b, k, false, true, status);
         if (*status != OSSA_OK) return false;
         if (ratio <= 1.f) return true;
     }
@@ -717,10 +741,13 @@ static ossa_result search_k(search *s, best *b)
     ossa_result r = OSSA_OK;
     float k = 1.f, pass = 0.f, fail = 0.f;
     for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
+    /* While nothing has passed, failures are measured per joint where some joint is isolated
+     * (see tighten_failing); otherwise a failing measure stops at its first failing time. */
+    const bool isolated = s->isolated > 0;
     encode_all(s, k);
-    if (evaluate(s, b, k, false, true, &r) <= 1.f)
+    if (evaluate(s, b, k, false, isolated, &r) <= 1.f)
         pass = k;
-    else if (r == OSSA_OK && tighten_failing(s, b, &r))
+    else if (r == OSSA_OK && isolated && few_isolated_fail(s) && tighten_failing(s, b, k, &r))
         return r;
     else
         fail = k;
@@ -733,8 +760,11 @@ static ossa_result search_k(search *s, best *b)
             if (evaluate(s, b, K_MIN, false, false, &r) > 1.f) return r;
         }
         encode_all(s, k);
-        if (evaluate(s, b, k, false, false, &r) <= 1.f)
+        const bool per_joint = isolated && pass == 0.f;
+        if (evaluate(s, b, k, false, per_joint, &r) <= 1.f)
             pass = k;
+        else if (r == OSSA_OK && per_joint && few_isolated_fail(s) && tighten_failing(s, b, k, &r))
+            return r;
         else
             fail = k;
     }
