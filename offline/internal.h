@@ -3,6 +3,7 @@
 #define OSSA_OFFLINE_INTERNAL_H
 
 #include <math.h>
+#include <string.h>
 
 #include "ossa/offline/common.h"
 
@@ -105,6 +106,27 @@ static inline float ossa__point_distance(ossa_float3 a, ossa_float3 b)
 {
     const float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
     return sqrtf(dx * dx + dy * dy + dz * dz);
+}
+/* The key times of the channel last collected (keys: an array of raw keys `stride` bytes
+ * apart, each starting with its time). ossa__same_key_times is true when `keys` has the same
+ * count and the same times (then collecting them again adds only duplicates: a dense clip's
+ * 3,000 channels usually share one list); otherwise it makes `keys` the last and is false. */
+typedef struct ossa__key_times_run {
+    const void *keys;
+    size_t count, stride;
+} ossa__key_times_run;
+static inline bool ossa__same_key_times(ossa__key_times_run *last, const void *keys, size_t count, size_t stride)
+{
+    if (count == 0) return true;
+    bool same = last->keys && last->count == count;
+    for (size_t k = 0; same && k < count; ++k) {
+        float a, b;
+        memcpy(&a, (const unsigned char *)last->keys + k * last->stride, sizeof a);
+        memcpy(&b, (const unsigned char *)keys + k * stride, sizeof b);
+        same = a == b;
+    }
+    if (!same) *last = (ossa__key_times_run){keys, count, stride};
+    return same;
 }
 /* Distinct key times of every channel of every track, clamped to [0, duration], ascending
  * ([*count + 1] floats, NULL when out of memory). */

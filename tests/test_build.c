@@ -538,6 +538,55 @@ static void test_sample_pass_matches_sample(void **state)
     ossa_raw_animation_destroy(&raw);
 }
 
+/* ossa__source_key_times skips a channel whose key times are those of the channel collected
+ * just before (a dense clip's channels share one list): the distinct times, ascending, are
+ * the same as a brute-force union's, with channels that share lists, differ in one time,
+ * differ in length, and come back after a different one. */
+static void test_source_key_times_union(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw = {0};
+    enum { TRACKS = 5 };
+    assert_int_equal(ossa_raw_animation_create(&raw, TRACKS, NULL), OSSA_OK);
+    raw.duration = 2.f;
+    const size_t counts[TRACKS][3] = {{9, 9, 9}, {9, 9, 0}, {8, 9, 9}, {9, 1, 9}, {9, 9, 9}};
+    float expected[3 * 9 * TRACKS];
+    size_t n = 0;
+    for (size_t j = 0; j < TRACKS; ++j) {
+        assert_int_equal(ossa_raw_joint_track_resize(&raw, j, counts[j][0], counts[j][1], counts[j][2]), OSSA_OK);
+        ossa_raw_joint_track *t = &raw.tracks[j];
+        for (size_t k = 0; k < t->translation_count; ++k)
+            t->translations[k] = (ossa_raw_float3_key){.25f * (float)k, {0.f, 0.f, 0.f}};
+        for (size_t k = 0; k < t->rotation_count; ++k)
+            t->rotations[k] = (ossa_raw_quat_key){.25f * (float)k, {0.f, 0.f, 0.f, 1.f}};
+        for (size_t k = 0; k < t->scale_count; ++k)
+            t->scales[k] = (ossa_raw_float3_key){.25f * (float)k, {1.f, 1.f, 1.f}};
+    }
+    raw.tracks[2].rotations[4].time = 1.1f;  /* one time differs from the shared list */
+    raw.tracks[3].rotations[0].time = 1.95f; /* a one-key list between two equal ones */
+    raw.tracks[4].scales[8].time = 1.9f;     /* the last differs */
+    for (size_t j = 0; j < TRACKS; ++j) {
+        const ossa_raw_joint_track *t = &raw.tracks[j];
+        for (size_t k = 0; k < t->translation_count; ++k) expected[n++] = t->translations[k].time;
+        for (size_t k = 0; k < t->rotation_count; ++k) expected[n++] = t->rotations[k].time;
+        for (size_t k = 0; k < t->scale_count; ++k) expected[n++] = t->scales[k].time;
+    }
+    assert_true(n <= 3 * 9 * TRACKS);
+    qsort(expected, n, sizeof *expected, ossa__compare_floats);
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (distinct == 0 || expected[i] != expected[distinct - 1]) expected[distinct++] = expected[i];
+    assert_int_equal(ossa_raw_animation_validate(&raw, NULL), OSSA_OK);
+    size_t count = 0;
+    float *times = ossa__source_key_times(&raw, NULL, &count);
+    assert_non_null(times);
+    assert_int_equal(count, distinct);
+    assert_int_equal(count, 12); /* 0 to 2 by 0.25, plus 1.1, 1.9 and 1.95 */
+    assert_memory_equal(times, expected, count * sizeof *times);
+    free(times);
+    ossa_raw_animation_destroy(&raw);
+}
+
 /* ---- resource estimates ---- */
 
 static void make_chain(ossa_raw_skeleton *skel, size_t joints);
@@ -1338,6 +1387,7 @@ int main(void)
         cmocka_unit_test(test_unreached_tolerance_holds_no_poses),
         cmocka_unit_test(test_isolated_joints_bound_and_threads),
         cmocka_unit_test(test_sample_pass_matches_sample),
+        cmocka_unit_test(test_source_key_times_union),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
