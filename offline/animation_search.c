@@ -92,7 +92,11 @@ typedef struct search {
     float *ref;                          /* [M * J * 12] reference points */
     ossa_transform *sample;              /* [J] one source pose (reference's scratch) */
     /* Only while loosening (NULL before; see loosen): */
-    ossa_transform *local; /* [M * J] decoded local transforms of the kept encoding */
+    ossa_transform *local; /* [M * L] decoded local transforms of the kept encoding, of the L joints
+                              that are not isolated, joint j's at lslot[j] */
+    size_t *lslot;         /* [J] j's index among them; SIZE_MAX for an isolated joint */
+    size_t L;
+    ossa_transform *alone; /* [M] the same for the isolated joint being loosened */
     affine *model;         /* [M * P] the model-space matrices of the P joints that have children (the
                               only ones loosening reads), joint j's at slot[j] */
     size_t *slot;          /* [J] j's index among the joints with children; SIZE_MAX for a leaf */
@@ -245,7 +249,8 @@ static void *measure_some(void *arg)
         }
         for (size_t j = 0; j < s->J; ++j) {
             if (s->local) {
-                s->local[m * s->J + j] = ossa_soa_transform_get(&w->pose[j / 4], (int)(j % 4));
+                if (s->lslot[j] != SIZE_MAX)
+                    s->local[m * s->L + s->lslot[j]] = ossa_soa_transform_get(&w->pose[j / 4], (int)(j % 4));
                 if (s->slot[j] != SIZE_MAX) s->model[m * s->P + s->slot[j]] = affine_of(&w->matrices[j]);
             }
             const float e = point_error(&w->matrices[j], s->shell[j], s->ref + (m * s->J + j) * 12);
@@ -461,8 +466,12 @@ static void joint_figures(search *s)
         if (s->parents[j] >= 0 && s->slot[s->parents[j]] == SIZE_MAX) s->slot[s->parents[j]] = 0;
     for (size_t j = 0; j < s->J; ++j)
         if (s->slot[j] != SIZE_MAX) s->slot[j] = s->P++;
-    s->isolated = 0;
-    for (size_t j = 0; j < s->J; ++j) s->isolated += s->parents[j] < 0 && s->slot[j] == SIZE_MAX;
+    s->isolated = 0, s->L = 0;
+    for (size_t j = 0; j < s->J; ++j) {
+        const bool isolated = s->parents[j] < 0 && s->slot[j] == SIZE_MAX;
+        s->isolated += isolated;
+        s->lslot[j] = isolated ? SIZE_MAX : s->L++;
+    }
     /* Depth-first: children after parents, so a reverse pass sees every child first. The
      * radius is in model units until the last pass. */
     for (size_t j = s->J; j-- > 0;) {
@@ -499,6 +508,12 @@ static size_t cost(const search *s, size_t i, const ossa__subtrack *st)
  * time and recomputes the model space of the joint's subtree from the kept poses. Keeps it
  * (and updates the kept poses and matrices) when no joint of the subtree passes its
  * tolerance and the encoding is smaller. */
+/* The kept local transform of joint c at measured time m (see search.local and .alone). */
+static inline ossa_transform *local_at(search *s, size_t m, size_t c)
+{
+    return s->lslot[c] == SIZE_MAX ? &s->alone[m] : &s->local[m * s->L + s->lslot[c]];
+}
+
 static bool try_loosen(search *s, size_t i, float k, float factor)
 {
     const size_t j = i / 3, end = s->end[j], J = s->J, channel = i % 3;
@@ -515,12 +530,12 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
         /* The one parent outside the subtree: j's own (the others are in it). */
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v);
-        ossa_transform t = s->local[m * J + j];
+        ossa_transform t = *local_at(s, m, j);
         if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
         if (channel == OSSA__CH_SCALE) t.scale = (ossa_float3){v[0], v[1], v[2]};
         for (size_t c = j; c < end; ++c) {
-            const ossa_transform *lt = c == j ? &t : &s->local[m * J + c];
+            const ossa_transform *lt = c == j ? &t : local_at(s, m, c);
             const ossa_float4x4 lm = ossa_float4x4_from_transform(lt);
             const int p = s->parents[c];
             const ossa_float4x4 *pm = p < 0 ? NULL : ((size_t)p < j ? &outside : &chain[p]);
@@ -533,12 +548,12 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
     for (size_t m = 0; m < s->M; ++m) {
         const float *v = s->values + 4 * m;
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
-        ossa_transform *t = &s->local[m * J + j];
+        ossa_transform *t = local_at(s, m, j);
         if (channel == OSSA__CH_TRANSLATION) t->translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t->rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
         if (channel == OSSA__CH_SCALE) t->scale = (ossa_float3){v[0], v[1], v[2]};
         for (size_t c = j; c < end; ++c) {
-            const ossa_float4x4 lm = ossa_float4x4_from_transform(&s->local[m * J + c]);
+            const ossa_float4x4 lm = ossa_float4x4_from_transform(local_at(s, m, c));
             const int p = s->parents[c];
             chain[c] = p < 0 ? lm : ossa_float4x4_mul((size_t)p < j ? &outside : &chain[p], &lm);
             if (s->slot[c] != SIZE_MAX) s->model[m * s->P + s->slot[c]] = affine_of(&chain[c]);
@@ -566,10 +581,11 @@ static ossa_result loosen(search *s, best *b)
     s->refining = true;
     ossa__progress_report(&s->progress, PROGRESS_SEARCH, "refine");
     const ossa_allocator *a = s->desc->allocator;
-    const size_t mj = s->M * s->J, mp = s->M * s->P; /* checked by allocate() */
-    s->local = ossa__calloc(a, mj ? mj : 1, sizeof *s->local);
+    const size_t ml = s->M * s->L, mp = s->M * s->P; /* checked by allocate() */
+    s->local = ossa__calloc(a, ml ? ml : 1, sizeof *s->local);
     s->model = ossa__calloc(a, mp ? mp : 1, sizeof *s->model);
-    if (!s->local || !s->model)
+    s->alone = ossa__calloc(a, s->M ? s->M : 1, sizeof *s->alone);
+    if (!s->local || !s->model || !s->alone)
         return ossa__fail(s->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory loosening %zu joints at %zu times", s->J,
                           s->M);
     if (!s->st_is_best) {
@@ -579,18 +595,46 @@ static ossa_result loosen(search *s, best *b)
     if (!(measure(s, &b->blob, NULL, false, false) <= 1.f)) return OSSA_OK;
     bool changed = false;
     const size_t factors = sizeof LOOSEN / sizeof *LOOSEN, steps = factors * 3 * s->J;
+    size_t done = 0;
+    /* Joints in a hierarchy: one pass over their sub-tracks per factor, parents first. */
     for (size_t f = 0; f < factors; ++f)
         for (size_t i = 0; i < 3 * s->J; ++i) {
+            if (s->lslot[i / 3] == SIZE_MAX) continue;
             if (s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST)
                 changed |= try_loosen(s, i, b->k, LOOSEN[f]);
             ossa__progress_report(&s->progress,
-                                  PROGRESS_SEARCH + (PROGRESS_REFINE - PROGRESS_SEARCH) *
-                                                        (float)(f * 3 * s->J + i + 1) / (float)steps,
+                                  PROGRESS_SEARCH + (PROGRESS_REFINE - PROGRESS_SEARCH) * (float)++done / (float)steps,
                                   "refine");
         }
-    /* The check of the loosened blob needs neither. */
-    ossa_free(a, s->local), ossa_free(a, s->model);
-    s->local = NULL, s->model = NULL;
+    /* Isolated joints, one at a time with every factor: nothing else reads or changes what
+     * their tries read and change (their own sub-tracks, poses and reference points), so the
+     * order is free and gives what the passes above would. Their poses at the measured times
+     * are decoded from the kept encoding, the floats the runtime decodes, into `alone`: no
+     * pose of all J joints at all M times is kept for them. */
+    for (size_t j = 0; j < s->J; ++j) {
+        if (s->lslot[j] != SIZE_MAX) continue;
+        for (size_t m = 0; m < s->M; ++m) {
+            float v[3][4];
+            for (size_t c = 0; c < 3; ++c)
+                ossa__subtrack_decode_ratio(s->clip, 3 * j + c, &s->st[3 * j + c], s->times[m] / s->clip->duration,
+                                            v[c]);
+            s->alone[m] = (ossa_transform){{v[0][0], v[0][1], v[0][2]},
+                                           {v[1][0], v[1][1], v[1][2], v[1][3]},
+                                           {v[2][0], v[2][1], v[2][2]}};
+        }
+        for (size_t f = 0; f < factors; ++f)
+            for (size_t i = 3 * j; i < 3 * j + 3; ++i) {
+                if (s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST)
+                    changed |= try_loosen(s, i, b->k, LOOSEN[f]);
+                ossa__progress_report(&s->progress,
+                                      PROGRESS_SEARCH +
+                                          (PROGRESS_REFINE - PROGRESS_SEARCH) * (float)++done / (float)steps,
+                                      "refine");
+            }
+    }
+    /* The check of the loosened blob needs none of them. */
+    ossa_free(a, s->local), ossa_free(a, s->model), ossa_free(a, s->alone);
+    s->local = NULL, s->model = NULL, s->alone = NULL;
     if (!changed) return OSSA_OK;
     ossa_result r;
     evaluate(s, b, b->k, true, false, &r);
@@ -613,7 +657,7 @@ static void release(search *s)
     ossa_free(a, s->worker);
     ossa_free(a, s->mult), ossa_free(a, s->ref);
     ossa_free(a, s->times), ossa_free(a, s->sample);
-    ossa_free(a, s->local), ossa_free(a, s->model);
+    ossa_free(a, s->local), ossa_free(a, s->model), ossa_free(a, s->alone), ossa_free(a, s->lslot);
     ossa_free(a, s->joint_max), ossa_free(a, s->joint_time), ossa_free(a, s->joint_ratio), ossa_free(a, s->changed);
     ossa_free(a, s->slot), ossa_free(a, s->last_ratio), ossa_free(a, s->best_mult);
     ossa_free(a, s->values);
@@ -646,6 +690,7 @@ static bool allocate(search *s)
     s->best_mult = ossa__calloc(a, 3 * J, sizeof(float));
     s->changed = ossa__calloc(a, 3 * J, 1);
     s->slot = ossa__calloc(a, J, sizeof *s->slot);
+    s->lslot = ossa__calloc(a, J, sizeof *s->lslot);
     s->threads = s->desc->threads > MAX_THREADS ? MAX_THREADS : (s->desc->threads ? s->desc->threads : 1);
 #if !OSSA_HAVE_PTHREADS
     s->threads = 1;
@@ -667,7 +712,7 @@ static bool allocate(search *s)
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
     if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->reach_scale || !s->mult || !s->ref ||
         !s->sample || !s->values || !s->joint_max || !s->joint_time || !s->joint_ratio || !s->last_ratio ||
-        !s->best_mult || !s->changed || !s->slot || !s->worker || !s->st ||
+        !s->best_mult || !s->changed || !s->slot || !s->lslot || !s->worker || !s->st ||
         !ossa__clip_subtracks_alloc(s->clip, s->st) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;
     for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
@@ -885,6 +930,7 @@ typedef struct build_shape {
     size_t keyed;    /* sub-tracks that may be stored as keys (see ossa__clip_subtracks_alloc) */
     size_t subtrees; /* error-bounded: the sum of every joint's subtree size (loosening's work) */
     size_t parents;  /* error-bounded: joints with children (loosening keeps their matrices) */
+    size_t isolated; /* error-bounded: roots without children (loosening keeps no poses of them) */
     unsigned threads;
     bool bounded;
 } build_shape;
@@ -956,6 +1002,8 @@ static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_d
          * so the joint just before a first child is its parent. */
         const int32_t p = chain ? skel->joints[j].parent : -1;
         if (p >= 0 && (size_t)p + 1 == j) ++shape->parents;
+        const bool has_child = chain && j + 1 < shape->J && skel->joints[j + 1].parent == (int32_t)j;
+        if (p < 0 && !has_child) ++shape->isolated;
     }
     return true;
 }
@@ -988,13 +1036,15 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     if (!b.bounded) return bytes;
     bytes = mul_add(blob, 1, bytes);
     /* The search: per measured time, reference points (48 B) per joint, and while loosening
-     * decoded local transforms (40 B) per joint and model matrices (48 B) per joint with
-     * children; the time (4 B), a
+     * decoded local transforms (40 B) per joint that is not isolated (and one row for the
+     * isolated joint being loosened) and model matrices (48 B) per joint with children; the
+     * time (4 B), a
      * trial's values (16 B); per extra thread an encoder's scratch; the trial sub-track (17 B
      * per time point). A clip that no encoding passes is not loosened and peaks lower by the
      * loosening's arrays. Per joint: the ratios of the per-joint measure (one array per
      * thread, two more), the marks and slots, and the reference pass's key cursors. */
-    bytes = mul_add(mul_add(b.M, J, 0), 12 * sizeof(float) + sizeof(ossa_transform), bytes);
+    bytes = mul_add(mul_add(b.M, J, 0), 12 * sizeof(float), bytes);
+    bytes = mul_add(mul_add(b.M, J - b.isolated + 1, 0), sizeof(ossa_transform), bytes);
     bytes = mul_add(mul_add(b.M, b.parents, 0), sizeof(affine), bytes);
     bytes = mul_add(b.M, 20, bytes);
     bytes = mul_add(mul_add(T, 88, 0), b.threads - 1, bytes);
