@@ -544,14 +544,16 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
                 return false;
         }
     }
-    /* Accepted: recompute and keep the subtree's matrices and ratios. */
+    /* Accepted: recompute and keep the subtree's matrices (a leaf keeps none). */
+    const bool matrices = end > j + 1 || s->slot[j] != SIZE_MAX;
     for (size_t m = 0; m < s->M; ++m) {
         const float *v = s->values + 4 * m;
-        const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         ossa_transform *t = local_at(s, m, j);
         if (channel == OSSA__CH_TRANSLATION) t->translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t->rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
         if (channel == OSSA__CH_SCALE) t->scale = (ossa_float3){v[0], v[1], v[2]};
+        if (!matrices) continue;
+        const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         for (size_t c = j; c < end; ++c) {
             const ossa_float4x4 lm = ossa_float4x4_from_transform(local_at(s, m, c));
             const int p = s->parents[c];
