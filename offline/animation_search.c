@@ -148,6 +148,11 @@ typedef struct worker {
     size_t begin, end; /* measured times */
     bool quick, per_joint;
     float *joint_ratio; /* [J] with per_joint: each joint's largest ratio over the worker's times */
+    /* While loosening isolated joints (worker 0's are the search's own): */
+    ossa__subtrack *trial, own_trial;
+    float *values;         /* [4 M] */
+    ossa_transform *alone; /* [M] */
+    bool changed;
     float worst, worst_error;
     size_t worst_joint, worst_m;
     bool failed;
@@ -509,33 +514,33 @@ static size_t cost(const search *s, size_t i, const ossa__subtrack *st)
  * (and updates the kept poses and matrices) when no joint of the subtree passes its
  * tolerance and the encoding is smaller. */
 /* The kept local transform of joint c at measured time m (see search.local and .alone). */
-static inline ossa_transform *local_at(search *s, size_t m, size_t c)
+static inline ossa_transform *local_at(search *s, worker *w, size_t m, size_t c)
 {
-    return s->lslot[c] == SIZE_MAX ? &s->alone[m] : &s->local[m * s->L + s->lslot[c]];
+    return s->lslot[c] == SIZE_MAX ? &w->alone[m] : &s->local[m * s->L + s->lslot[c]];
 }
 
-static bool try_loosen(search *s, size_t i, float k, float factor)
+/* One try (see loosen) with worker w's scratch. */
+static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
 {
     const size_t j = i / 3, end = s->end[j], J = s->J, channel = i % 3;
-    ossa__subtrack *old = &s->st[i], *trial = &s->trial;
-    ossa__subtrack_encode(s->clip, i, k * s->mult[i] * factor * s->floor[j], s->radius[j], trial,
-                          &s->worker[0].scratch);
+    ossa__subtrack *old = &s->st[i], *trial = w->trial;
+    ossa__subtrack_encode(s->clip, i, k * s->mult[i] * factor * s->floor[j], s->radius[j], trial, &w->scratch);
     if (cost(s, i, trial) >= cost(s, i, old)) return false;
-    ossa_float4x4 *chain = s->worker[0].matrices; /* [J] scratch: the subtree's new matrices */
+    ossa_float4x4 *chain = w->matrices; /* [J] scratch: the subtree's new matrices */
     const int parent = s->parents[j];
     const ossa_float4x4 identity = ossa_float4x4_identity();
     const affine *parent_model = parent < 0 ? NULL : s->model + s->slot[parent];
     for (size_t m = 0; m < s->M; ++m) {
-        float *v = s->values + 4 * m;
+        float *v = w->values + 4 * m;
         /* The one parent outside the subtree: j's own (the others are in it). */
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v);
-        ossa_transform t = *local_at(s, m, j);
+        ossa_transform t = *local_at(s, w, m, j);
         if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
         if (channel == OSSA__CH_SCALE) t.scale = (ossa_float3){v[0], v[1], v[2]};
         for (size_t c = j; c < end; ++c) {
-            const ossa_transform *lt = c == j ? &t : local_at(s, m, c);
+            const ossa_transform *lt = c == j ? &t : local_at(s, w, m, c);
             const ossa_float4x4 lm = ossa_float4x4_from_transform(lt);
             const int p = s->parents[c];
             const ossa_float4x4 *pm = p < 0 ? NULL : ((size_t)p < j ? &outside : &chain[p]);
@@ -547,15 +552,15 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
     /* Accepted: recompute and keep the subtree's matrices (a leaf keeps none). */
     const bool matrices = end > j + 1 || s->slot[j] != SIZE_MAX;
     for (size_t m = 0; m < s->M; ++m) {
-        const float *v = s->values + 4 * m;
-        ossa_transform *t = local_at(s, m, j);
+        const float *v = w->values + 4 * m;
+        ossa_transform *t = local_at(s, w, m, j);
         if (channel == OSSA__CH_TRANSLATION) t->translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t->rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
         if (channel == OSSA__CH_SCALE) t->scale = (ossa_float3){v[0], v[1], v[2]};
         if (!matrices) continue;
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         for (size_t c = j; c < end; ++c) {
-            const ossa_float4x4 lm = ossa_float4x4_from_transform(local_at(s, m, c));
+            const ossa_float4x4 lm = ossa_float4x4_from_transform(local_at(s, w, m, c));
             const int p = s->parents[c];
             chain[c] = p < 0 ? lm : ossa_float4x4_mul((size_t)p < j ? &outside : &chain[p], &lm);
             if (s->slot[c] != SIZE_MAX) s->model[m * s->P + s->slot[c]] = affine_of(&chain[c]);
@@ -574,6 +579,51 @@ static bool try_loosen(search *s, size_t i, float k, float factor)
     return true;
 }
 
+/* The extra threads' scratch of the isolated joints' loosening (worker 0's is the search's). */
+static void free_loosening_scratch(search *s)
+{
+    for (unsigned t = 1; s->worker && t < s->threads; ++t) {
+        worker *w = &s->worker[t];
+        if (w->trial) ossa__subtracks_free(s->clip, w->trial, 1);
+        ossa_free(s->desc->allocator, w->values), ossa_free(s->desc->allocator, w->alone);
+        w->trial = NULL, w->values = NULL, w->alone = NULL;
+    }
+}
+
+/* The isolated joints first, first + step, ... (counted among the isolated ones) of one
+ * thread's share of loosen(). */
+typedef struct isolated_share {
+    search *s;
+    worker *w;
+    float k;
+    unsigned first, step;
+} isolated_share;
+
+static void *loosen_isolated(void *arg)
+{
+    const isolated_share *e = arg;
+    search *s = e->s;
+    worker *w = e->w;
+    const size_t factors = sizeof LOOSEN / sizeof *LOOSEN;
+    for (size_t j = 0, index = 0; j < s->J; ++j) {
+        if (s->lslot[j] != SIZE_MAX) continue;
+        if (index++ % e->step != e->first) continue;
+        for (size_t m = 0; m < s->M; ++m) {
+            float v[3][4];
+            for (size_t c = 0; c < 3; ++c)
+                ossa__subtrack_decode_ratio(s->clip, 3 * j + c, &s->st[3 * j + c], s->times[m] / s->clip->duration,
+                                            v[c]);
+            w->alone[m] = (ossa_transform){
+                {v[0][0], v[0][1], v[0][2]}, {v[1][0], v[1][1], v[1][2], v[1][3]}, {v[2][0], v[2][1], v[2][2]}};
+        }
+        for (size_t f = 0; f < factors; ++f)
+            for (size_t i = 3 * j; i < 3 * j + 3; ++i)
+                if (s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST)
+                    w->changed |= try_loosen(s, w, i, e->k, LOOSEN[f]);
+    }
+    return NULL;
+}
+
 /* Loosens sub-tracks one at a time where the measured error leaves room (see try_loosen),
  * then verifies the result with the runtime; keeps it only if it passes and is smaller. The
  * kept poses and matrices at every measured time exist only here: the search before needs
@@ -587,7 +637,20 @@ static ossa_result loosen(search *s, best *b)
     s->local = ossa__calloc(a, ml ? ml : 1, sizeof *s->local);
     s->model = ossa__calloc(a, mp ? mp : 1, sizeof *s->model);
     s->alone = ossa__calloc(a, s->M ? s->M : 1, sizeof *s->alone);
-    if (!s->local || !s->model || !s->alone)
+    bool scratch = true;
+    for (unsigned t = 0; t < s->threads; ++t) {
+        worker *w = &s->worker[t];
+        w->changed = false;
+        if (t == 0) {
+            w->trial = &s->trial, w->values = s->values, w->alone = s->alone;
+            continue;
+        }
+        w->trial = &w->own_trial;
+        w->values = ossa__calloc(a, 4 * s->M + 1, sizeof *w->values);
+        w->alone = ossa__calloc(a, s->M + 1, sizeof *w->alone);
+        scratch = scratch && ossa__subtracks_alloc(s->clip, w->trial, 1) && w->values && w->alone;
+    }
+    if (!s->local || !s->model || !s->alone || !scratch)
         return ossa__fail(s->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory loosening %zu joints at %zu times", s->J,
                           s->M);
     if (!s->st_is_best) {
@@ -603,40 +666,27 @@ static ossa_result loosen(search *s, best *b)
         for (size_t i = 0; i < 3 * s->J; ++i) {
             if (s->lslot[i / 3] == SIZE_MAX) continue;
             if (s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST)
-                changed |= try_loosen(s, i, b->k, LOOSEN[f]);
+                changed |= try_loosen(s, &s->worker[0], i, b->k, LOOSEN[f]);
             ossa__progress_report(&s->progress,
                                   PROGRESS_SEARCH + (PROGRESS_REFINE - PROGRESS_SEARCH) * (float)++done / (float)steps,
                                   "refine");
         }
     /* Isolated joints, one at a time with every factor: nothing else reads or changes what
      * their tries read and change (their own sub-tracks, poses and reference points), so the
-     * order is free and gives what the passes above would. Their poses at the measured times
-     * are decoded from the kept encoding, the floats the runtime decodes, into `alone`: no
-     * pose of all J joints at all M times is kept for them. */
-    for (size_t j = 0; j < s->J; ++j) {
-        if (s->lslot[j] != SIZE_MAX) continue;
-        for (size_t m = 0; m < s->M; ++m) {
-            float v[3][4];
-            for (size_t c = 0; c < 3; ++c)
-                ossa__subtrack_decode_ratio(s->clip, 3 * j + c, &s->st[3 * j + c], s->times[m] / s->clip->duration,
-                                            v[c]);
-            s->alone[m] = (ossa_transform){{v[0][0], v[0][1], v[0][2]},
-                                           {v[1][0], v[1][1], v[1][2], v[1][3]},
-                                           {v[2][0], v[2][1], v[2][2]}};
-        }
-        for (size_t f = 0; f < factors; ++f)
-            for (size_t i = 3 * j; i < 3 * j + 3; ++i) {
-                if (s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST)
-                    changed |= try_loosen(s, i, b->k, LOOSEN[f]);
-                ossa__progress_report(&s->progress,
-                                      PROGRESS_SEARCH +
-                                          (PROGRESS_REFINE - PROGRESS_SEARCH) * (float)++done / (float)steps,
-                                      "refine");
-            }
-    }
+     * order is free and gives what the passes above would; the threads share them. Their
+     * poses at the measured times are decoded from the kept encoding, the floats the runtime
+     * sampling job decodes, into the worker's `alone`: no pose of all J joints at all M
+     * times is kept for them. */
+    const unsigned n = s->isolated > 1 ? s->threads : 1;
+    isolated_share shares[MAX_THREADS];
+    for (unsigned t = 0; t < n; ++t) shares[t] = (isolated_share){s, &s->worker[t], b->k, t, n};
+    run_workers(loosen_isolated, shares, sizeof *shares, n);
+    for (unsigned t = 0; t < n; ++t) changed |= s->worker[t].changed;
+    ossa__progress_report(&s->progress, PROGRESS_REFINE, "refine");
     /* The check of the loosened blob needs none of them. */
     ossa_free(a, s->local), ossa_free(a, s->model), ossa_free(a, s->alone);
     s->local = NULL, s->model = NULL, s->alone = NULL;
+    free_loosening_scratch(s);
     if (!changed) return OSSA_OK;
     ossa_result r;
     evaluate(s, b, b->k, true, false, &r);
@@ -646,6 +696,7 @@ static ossa_result loosen(search *s, best *b)
 static void release(search *s)
 {
     const ossa_allocator *a = s->desc->allocator;
+    free_loosening_scratch(s);
     if (s->st) ossa__subtracks_free(s->clip, s->st, 3 * s->J);
     ossa__subtracks_free(s->clip, &s->trial, 1);
     ossa_free(a, s->st), ossa_free(a, s->end);
@@ -1080,6 +1131,9 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     bytes = mul_add(mul_add(b.M, b.parents, 0), sizeof(affine), bytes);
     bytes = mul_add(b.M, 20, bytes);
     bytes = mul_add(mul_add(T, 88, 0), b.threads - 1, bytes);
+    /* Per extra thread while loosening isolated joints: a trial sub-track, its values and
+     * one joint's poses at every measured time. */
+    bytes = mul_add(mul_add(b.M, 16 + sizeof(ossa_transform), mul_add(T, 17, 0)), b.threads - 1, bytes);
     bytes = mul_add(T, 17, bytes);
     bytes = mul_add(J, 3 * sizeof(size_t) + sizeof(size_t) + 3 + 2 * sizeof(float) + b.threads * sizeof(float), bytes);
     /* The final verification (ossa__measure_joints, one pass at a time) and each joint's worst
