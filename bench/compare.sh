@@ -109,15 +109,16 @@ done
 # 3. Measures: MEASURE CLIP REFERENCES CALLS (the callgrind loop; the timed rounds size theirs
 #    to about 50 ms). blend and frame play pab walk, jog and run.
 rows=(
-  "forward pab_walk ozz,acl 20000" "random pab_walk ozz,acl 5000"
-  "forward pab_jog ozz,acl 20000" "random pab_jog ozz,acl 5000"
-  "forward pab_run ozz,acl 20000" "random pab_run ozz,acl 5000"
-  "forward pab_atlas ozz,acl 20000" "random pab_atlas ozz,acl 2000"
-  "l2m pab_walk ozz 20000" "blend pab_walk ozz 20000" "frame pab_walk ozz 5000"
-  "forward ruby ozz,acl 5000" "random ruby ozz,acl 2000"
-  "forward baked ozz,acl 2400" "random baked ozz,acl 500" "l2m baked ozz 2000"
-  "forward 01_01 ozz,acl 6000" "random 01_01 ozz,acl 1000"
-  "forward synthetic_1024 ozz,acl 2000" "random synthetic_1024 ozz,acl 500" "l2m synthetic_1024 ozz 2000"
+  "forward pab_walk ozz,acl 20000" "forward-small pab_walk ozz 20000" "random pab_walk ozz,acl 5000"
+  "forward pab_jog ozz,acl 20000" "forward-small pab_jog ozz 20000" "random pab_jog ozz,acl 5000"
+  "forward pab_run ozz,acl 20000" "forward-small pab_run ozz 20000" "random pab_run ozz,acl 5000"
+  "forward pab_atlas ozz,acl 20000" "forward-small pab_atlas ozz 20000" "random pab_atlas ozz,acl 2000"
+  "l2m pab_walk ozz 20000" "blend pab_walk ozz 20000" "frame pab_walk ozz 5000" "frame-small pab_walk ozz 5000"
+  "forward ruby ozz,acl 5000" "forward-small ruby ozz 5000" "random ruby ozz,acl 2000"
+  "forward baked ozz,acl 2400" "forward-small baked ozz 2400" "random baked ozz,acl 500" "l2m baked ozz 2000"
+  "forward 01_01 ozz,acl 6000" "forward-small 01_01 ozz 6000" "random 01_01 ozz,acl 1000"
+  "forward synthetic_1024 ozz,acl 2000" "forward-small synthetic_1024 ozz 2000" "random synthetic_1024 ozz,acl 500"
+  "l2m synthetic_1024 ozz 2000"
 )
 pin=()
 command -v taskset >/dev/null && pin=(taskset -c "$(($(nproc) - 1))")
@@ -127,7 +128,7 @@ files_of() {
   local side=$1 measure=$2 clip=$3 ext
   case $side in ossa) ext=ossa ;; ozz) ext=ozz ;; acl) ext=acl ;; esac
   [[ $side == ozz ]] && printf '%s\n' "${skeleton_of[$clip]}"
-  if [[ $measure == blend || $measure == frame ]]; then
+  if [[ $measure == blend || $measure == frame* ]]; then
     printf '%s\n' "$clips/pab_walk.$ext" "$clips/pab_jog.$ext" "$clips/pab_run.$ext"
   else
     printf '%s\n' "$clips/$clip.$ext"
@@ -139,6 +140,8 @@ run_side() {
   shift 4
   local exe
   case $side in ossa) exe=$ossa_side ;; ozz) exe=$ozz_side ;; acl) exe=$acl_side ;; esac
+  # MEASURE-small is ossa's loop with its smallest contexts; the references run MEASURE.
+  [[ $side != ossa ]] && measure=${measure%-small}
   mapfile -t files < <(files_of "$side" "$measure" "$clip")
   "$@" "$exe" run "$measure" "$calls" "${files[@]}"
 }

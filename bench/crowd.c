@@ -1,7 +1,7 @@
 /* ossa-crowd: a crowd of characters per frame on 1 to T threads.
  *
  *   ossa-crowd [--shared DIR] [--threads LIST] [--characters LIST] [--seconds S] [--frames F]
- *              [--repeat R] [--tsv FILE] [--free-running]
+ *              [--repeat R] [--tsv FILE] [--free-running] [--small-contexts]
  *
  * Each character owns three sampling contexts and plays three of the pab clips (walk, jog,
  * run, atlas; character k plays clips k, k+1 and k+2 modulo 4), each from its own start time,
@@ -22,7 +22,9 @@
  * rounds of the single-thread time of a round over T times the T-thread time of the same round)
  * and the bytes of state per character. --tsv also writes the table as tab-separated values.
  * --free-running drops the barrier between frames (threads meet after the last one): the
- * difference from the default is what the frame barrier costs.
+ * difference from the default is what the frame barrier costs. --small-contexts gives every
+ * character the smallest sampling contexts (ossa_sampling_context_size_for, no playback cache):
+ * the state printed last is then below ozz-animation's equivalent, also printed.
  */
 #include <math.h>
 #include <pthread.h>
@@ -96,6 +98,13 @@ typedef struct crowd {
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
+/* --small-contexts: characters sample through the smallest contexts (no playback caches). */
+static bool small_contexts;
+/* ozz-animation 0.16's SamplingJob::Context for the 67-joint pab skeleton, in bytes, as
+ * bench/compare.sh measures it (ozz_side.cc): a character of ozz holds three of them and the
+ * same poses and matrices as ossa's. */
+enum { OZZ_CONTEXT_PAB = 7897 };
+
 /* Bytes of character k's three sampling contexts, each sized for the clip it plays, with the
  * playback cache (ossa_sampling_context_playback_size_for) or without it. */
 static size_t context_bytes(const bench_clip *clips, size_t k, bool playback)
@@ -108,12 +117,14 @@ static size_t context_bytes(const bench_clip *clips, size_t k, bool playback)
     return bytes;
 }
 
-/* State of character k: its three sampling contexts (with playback caches), its poses and its
+/* State of character k: its three sampling contexts (with playback caches unless
+ * --small-contexts), its poses and its
  * model matrices. */
 static state_bytes character_bytes(const ossa_skeleton *skel, const bench_clip *clips, size_t k)
 {
     const size_t pose = skel->soa_count * sizeof(ossa_soa_transform);
-    return (state_bytes){context_bytes(clips, k, true), (PLAYED + 1) * pose, skel->joint_count * sizeof(ossa_float4x4)};
+    return (state_bytes){context_bytes(clips, k, !small_contexts), (PLAYED + 1) * pose,
+                         skel->joint_count * sizeof(ossa_float4x4)};
 }
 
 static uint32_t hash(uint32_t x)
@@ -132,7 +143,8 @@ static bool character_init(character *ch, size_t k, const bench_clip *clips, con
     static const float weights[3] = {.5f, .3f, .2f};
     for (size_t i = 0; i < PLAYED; ++i) {
         const bench_clip *c = &clips[(k + i) % CLIPS];
-        const size_t ctx_size = ossa_sampling_context_playback_size_for(&c->anim);
+        const size_t ctx_size = small_contexts ? ossa_sampling_context_size_for(&c->anim)
+                                               : ossa_sampling_context_playback_size_for(&c->anim);
         ch->ctx[i] = ossa_sampling_context_init_for(m, ctx_size, &c->anim);
         m += align16(ctx_size);
         ch->anim[i] = &c->anim;
@@ -243,7 +255,7 @@ static size_t parse_list(const char *text, size_t *out)
 static int usage(void)
 {
     fprintf(stderr, "usage: ossa-crowd [--shared DIR] [--threads LIST] [--characters LIST] [--seconds S] [--frames F]\n"
-                    "                  [--repeat R] [--tsv FILE] [--free-running]\n"
+                    "                  [--repeat R] [--tsv FILE] [--free-running] [--small-contexts]\n"
                     "  --threads LIST     comma-separated thread counts (default 1 to the online cores)\n"
                     "  --characters LIST  comma-separated crowd sizes (default 1,10,100,1000)\n"
                     "  --seconds S        single-thread work per cell that sets its frame count (default 0.2)\n"
@@ -251,7 +263,8 @@ static int usage(void)
                     "  --repeat R         rounds per cell, one run per thread count each; medians (default 3)\n"
                     "  --tsv FILE         also write the table as tab-separated values\n"
                     "  --free-running     threads wait for each other after the last frame only, not\n"
-                    "                     after every frame (what the frame barrier costs)\n");
+                    "                     after every frame (what the frame barrier costs)\n"
+                    "  --small-contexts   sampling contexts without playback caches (smallest state)\n");
     return 2;
 }
 
@@ -285,6 +298,8 @@ int main(int argc, char **argv)
             tsv_path = argv[++i];
         else if (!strcmp(argv[i], "--free-running"))
             free_running = true;
+        else if (!strcmp(argv[i], "--small-contexts"))
+            small_contexts = true;
         else
             return usage();
     }
@@ -374,12 +389,17 @@ int main(int argc, char **argv)
     }
     b.contexts /= CLIPS, b.poses /= CLIPS, b.matrices /= CLIPS, lean /= CLIPS;
     printf("\nState per character (%zu joints, %zu SoA groups), mean: %zu B = 3 sampling contexts sized for their "
-           "clips with playback caches %zu B (without the caches: %zu B; sized for the skeleton: %zu B) + 4 SoA poses "
+           "clips %s %zu B (without the caches: %zu B; sized for the skeleton: %zu B) + 4 SoA poses "
            "(3 sampled, 1 blended) %zu B + model matrices %zu B. Shared read-only: the skeleton and the clips (%zu B "
            "of animation blobs).\n",
-           (size_t)skel->joint_count, (size_t)skel->soa_count, b.contexts + b.poses + b.matrices, b.contexts, lean,
+           (size_t)skel->joint_count, (size_t)skel->soa_count, b.contexts + b.poses + b.matrices,
+           small_contexts ? "without playback caches (--small-contexts)" : "with playback caches", b.contexts, lean,
            PLAYED * align16(ossa_sampling_context_size(skel->joint_count)), b.poses, b.matrices,
            clips[0].anim_blob.size + clips[1].anim_blob.size + clips[2].anim_blob.size + clips[3].anim_blob.size);
+    const size_t ozz_state = PLAYED * (size_t)OZZ_CONTEXT_PAB + b.poses + b.matrices;
+    printf("ozz-animation 0.16's equivalent: 3 SamplingJob contexts of %d B + the same poses and matrices = %zu B; "
+           "ossa/ozz %.2f.\n",
+           OZZ_CONTEXT_PAB, ozz_state, (double)(b.contexts + b.poses + b.matrices) / (double)ozz_state);
     if (tsv) fclose(tsv);
     for (size_t k = 0; k < max_count; ++k) free(cr.chars[k].memory);
     free(cr.chars);

@@ -1,6 +1,8 @@
 /* The import output container: what every importer fills, independent of any format. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 #include "import_internal.h"
@@ -219,4 +221,69 @@ ossa_result ossa__import_end(ossa_import_output *out, ossa_result result, ossa_d
     if (result == OSSA_OK) result = repair_names(out, diag);
     if (result != OSSA_OK) ossa_import_output_destroy(out);
     return result;
+}
+
+/* A float3 track whose values are points in space: its name's last part (after '/' or '.')
+ * is "position" or "origin", in any case. */
+static bool is_position_track(const ossa_raw_track *t)
+{
+    if (t->type != OSSA_TRACK_FLOAT3 || !t->name) return false;
+    const char *last = t->name;
+    for (const char *c = t->name; *c; ++c)
+        if (*c == '/' || *c == '.') last = c + 1;
+    return !strcasecmp(last, "position") || !strcasecmp(last, "origin");
+}
+
+/* Whether every component of v times factor is a finite float. */
+static bool scales_finitely(ossa_float3 v, float factor)
+{
+    return isfinite(v.x * factor) && isfinite(v.y * factor) && isfinite(v.z * factor);
+}
+
+ossa_result ossa_import_output_scale_lengths(ossa_import_output *out, float factor, ossa_diag *diag)
+{
+    if (!out) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "no import output");
+    if (!(factor > 0.f) || !isfinite(factor))
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "the length factor %g is not a finite number > 0",
+                          (double)factor);
+    if (factor == 1.f) return OSSA_OK;
+    /* Checked before anything changes, so that an error leaves `out` as it was. */
+    for (size_t j = 0; j < out->skeleton.joint_count; ++j)
+        if (!scales_finitely(out->skeleton.joints[j].rest.translation, factor))
+            return ossa__fail_at(diag, OSSA_ERROR_INVALID_ARGUMENT, j,
+                                 "the rest translation of joint %zu times %g is beyond float range", j, (double)factor);
+    for (size_t a = 0; a < out->animation_count; ++a)
+        for (size_t t = 0; t < out->animations[a].track_count; ++t) {
+            const ossa_raw_joint_track *track = &out->animations[a].tracks[t];
+            for (size_t k = 0; k < track->translation_count; ++k)
+                if (!scales_finitely(track->translations[k].value, factor))
+                    return ossa__fail_at(diag, OSSA_ERROR_INVALID_ARGUMENT, t,
+                                         "translation key %zu of track %zu of animation %zu times %g is beyond "
+                                         "float range",
+                                         k, t, a, (double)factor);
+        }
+    for (size_t i = 0; i < out->track_count; ++i)
+        for (size_t k = 0; is_position_track(&out->tracks[i]) && k < out->tracks[i].key_count; ++k)
+            if (!scales_finitely((ossa_float3){out->tracks[i].keys[k].value[0], out->tracks[i].keys[k].value[1],
+                                               out->tracks[i].keys[k].value[2]},
+                                 factor))
+                return ossa__fail_at(diag, OSSA_ERROR_INVALID_ARGUMENT, i,
+                                     "key %zu of track \"%s\" times %g is beyond float range", k, out->tracks[i].name,
+                                     (double)factor);
+    for (size_t j = 0; j < out->skeleton.joint_count; ++j) {
+        ossa_float3 *v = &out->skeleton.joints[j].rest.translation;
+        v->x *= factor, v->y *= factor, v->z *= factor;
+    }
+    for (size_t a = 0; a < out->animation_count; ++a)
+        for (size_t t = 0; t < out->animations[a].track_count; ++t) {
+            const ossa_raw_joint_track *track = &out->animations[a].tracks[t];
+            for (size_t k = 0; k < track->translation_count; ++k) {
+                ossa_float3 *v = &track->translations[k].value;
+                v->x *= factor, v->y *= factor, v->z *= factor;
+            }
+        }
+    for (size_t i = 0; i < out->track_count; ++i)
+        for (size_t k = 0; is_position_track(&out->tracks[i]) && k < out->tracks[i].key_count; ++k)
+            for (int c = 0; c < 3; ++c) out->tracks[i].keys[k].value[c] *= factor;
+    return OSSA_OK;
 }

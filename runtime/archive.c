@@ -1,5 +1,6 @@
 #include "ossa/archive.h"
 
+#include <float.h>
 #include <string.h>
 
 #include "blob.h"
@@ -186,4 +187,55 @@ bool ossa_archive_meta(const ossa_archive *archive, const char *key, char *buffe
         at += len + 1;
     }
     return false;
+}
+
+/* A decimal number ("0.05644", "1", "2.5e-2") without the C library's strtof, whose decimal
+ * separator follows the host's locale. False unless the whole text is one number. */
+static bool parse_decimal(const char *text, double *value)
+{
+    uint64_t mantissa = 0;
+    int exponent = 0, digits = 0;
+    const char *c = text;
+    if (*c == '+') ++c;
+    for (bool fraction = false;; ++c) {
+        if (*c == '.' && !fraction) {
+            fraction = true;
+            continue;
+        }
+        if (*c < '0' || *c > '9') break;
+        ++digits;
+        /* Beyond 19 significant digits the rest only counts for the exponent. */
+        if (mantissa < UINT64_C(1000000000000000000))
+            mantissa = mantissa * 10u + (uint64_t)(*c - '0'), exponent -= fraction;
+        else
+            exponent += !fraction;
+    }
+    if (!digits) return false;
+    if (*c == 'e' || *c == 'E') {
+        ++c;
+        const bool negative = *c == '-';
+        if (*c == '-' || *c == '+') ++c;
+        int e = 0, e_digits = 0;
+        for (; *c >= '0' && *c <= '9'; ++c, ++e_digits)
+            if (e < 10000) e = e * 10 + (*c - '0');
+        if (!e_digits) return false;
+        exponent += negative ? -e : e;
+    }
+    if (*c) return false;
+    /* Powers of ten up to 1e22 are exact doubles: one rounding for the values META holds. */
+    static const double powers[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double scale = 1.0, result = (double)mantissa;
+    for (int e = exponent < 0 ? -exponent : exponent; e > 0 && scale < 1e300; e -= 22) scale *= powers[e > 22 ? 22 : e];
+    *value = exponent < 0 ? result / scale : result * scale;
+    return true;
+}
+
+float ossa_archive_unit_scale(const ossa_archive *archive)
+{
+    char text[64];
+    double value = 0.0;
+    if (!ossa_archive_meta(archive, "unit_scale", text, sizeof text) || !parse_decimal(text, &value)) return 1.f;
+    const float scale = (float)value;
+    return scale > 0.f && scale <= FLT_MAX ? scale : 1.f;
 }

@@ -270,6 +270,57 @@ static void test_rewritten_table_rejected(void **state)
     teardown(&f);
 }
 
+/* ossa_archive_unit_scale reads META's unit_scale line as a number, as strtof reads it in
+ * the C locale, and falls back to 1 when there is no META, no line or no number > 0. */
+static void test_unit_scale(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *meta; /* NULL: no META chunk */
+        float expected;   /* 0: strtof of `text` */
+        const char *text;
+    } cases[] = {
+        {"input=a.bvh\nunit_scale=1\nimport_unit_scale=0.05644\n", 1.f, NULL},
+        {"unit_scale=0.05644\n", 0.f, "0.05644"},
+        {"source_units=cm\nunit_scale=0.01\n", 0.f, "0.01"},
+        {"unit_scale=2.5e-2\n", 0.f, "2.5e-2"},
+        {"unit_scale=1E3\n", 0.f, "1E3"},
+        {"unit_scale=+.5\n", 0.f, "+.5"},
+        {"unit_scale=0.0000012345678901234567891\n", 0.f, "0.0000012345678901234567891"},
+        {"unit_scale=12345678901234567890123\n", 0.f, "12345678901234567890123"},
+        {"unit_scale_in_root=true\nunit_scale=0.3048\n", 0.f, "0.3048"}, /* a longer key is not it */
+        {"unit_scale=0,05\n", 1.f, NULL},                                /* a locale's comma: not a number */
+        {"unit_scale=-0.5\n", 1.f, NULL},
+        {"unit_scale=0\n", 1.f, NULL},
+        {"unit_scale=1e39\n", 1.f, NULL}, /* beyond float */
+        {"unit_scale=nan\n", 1.f, NULL},
+        {"unit_scale=\n", 1.f, NULL},
+        {"unit_scale=1e\n", 1.f, NULL},
+        {"unit_scale=.\n", 1.f, NULL},
+        {"source_units=m\n", 1.f, NULL},
+        {NULL, 1.f, NULL},
+    };
+    fixture f;
+    build(&f);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        ossa_archive_entry entries[2] = {
+            {OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, f.skel_blob.data, f.skel_blob.size}};
+        size_t count = 1;
+        if (cases[i].meta)
+            entries[count++] = (ossa_archive_entry){OSSA_TAG_META, 1, cases[i].meta, strlen(cases[i].meta)};
+        ossa_blob file = {0};
+        assert_int_equal(ossa_archive_write(entries, count, NULL, &file, NULL), OSSA_OK);
+        ossa_archive ar;
+        assert_int_equal(ossa_archive_init(&ar, file.data, file.size), OSSA_OK);
+        const float expected = cases[i].text ? strtof(cases[i].text, NULL) : cases[i].expected;
+        const float got = ossa_archive_unit_scale(&ar);
+        if (got != expected) fail_msg("META \"%s\": %.9g, expected %.9g", cases[i].meta, (double)got, (double)expected);
+        ossa_blob_destroy(&file);
+    }
+    assert_true(ossa_archive_unit_scale(NULL) == 1.f);
+    teardown(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_known_crc),
         cmocka_unit_test(test_truncated_and_flipped_rejected),
         cmocka_unit_test(test_rewritten_table_rejected),
+        cmocka_unit_test(test_unit_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

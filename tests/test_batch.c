@@ -178,7 +178,7 @@ static bool same_bytes(const char *a, const char *b)
 static int bake(int argc, const char **argv) { return tool_bake(argc, (char **)(uintptr_t)argv); }
 
 /* The same input baked twice (a second apart: a timestamp would show) and with one and two
- * encoding threads gives the same bytes; META names the input as it was given. */
+ * encoding threads gives the same bytes; META names the input's file, not the path given. */
 static void bakes_are_deterministic(void **state)
 {
     (void)state;
@@ -206,7 +206,7 @@ static void bakes_are_deterministic(void **state)
     void *bytes = ossa_test_open_archive(first, &ar);
     assert_int_equal(ossa_archive_find(&ar, OSSA_TAG_META, 0, &meta), OSSA_OK);
     char expected[1100];
-    snprintf(expected, sizeof expected, "input=%s\n", input);
+    snprintf(expected, sizeof expected, "input=%s\n", strrchr(input, '/') ? strrchr(input, '/') + 1 : input);
     assert_true(meta.size > strlen(expected) && !memcmp(meta.data, expected, strlen(expected)));
     /* The error-bounded build's worst error is recorded for ossa batch's summary. */
     char *text = malloc(meta.size + 1);
@@ -421,12 +421,44 @@ static void shards_cover_the_set_once(void **state)
     assert_int_equal(access(ossa_test_scratch_path("never"), F_OK), -1);
 }
 
+/* The batch's bakes store metres (unit_scale=1) unless --keep-source-units, which it passes
+ * on to every bake (unit_scale = --unit-scale); the rest poses differ by that factor. */
+static void batch_stores_metres(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+    if (access(ossa_test_scratch_path("src"), F_OK) != 0) make_sources();
+    const char *kept_options[] = {"--unit-scale", "0.01", "--keep-source-units"};
+    assert_int_equal(batch("units_metres", "--unit-scale", "0.01", NULL), 0);
+    assert_int_equal(batch_from("src", "units_kept", kept_options, 3, NULL), 0);
+    for (size_t i = 0; i < source_count; ++i) {
+        char metres_path[1024], kept_path[1024];
+        snprintf(metres_path, sizeof metres_path, "%s", output_of("units_metres", sources[i]));
+        snprintf(kept_path, sizeof kept_path, "%s", output_of("units_kept", sources[i]));
+        ossa_archive metres, kept;
+        void *a = ossa_test_open_archive(metres_path, &metres), *b = ossa_test_open_archive(kept_path, &kept);
+        assert_true(ossa_archive_unit_scale(&metres) == 1.f);
+        assert_true(ossa_archive_unit_scale(&kept) == .01f);
+        ossa_skeleton sm, sk;
+        assert_int_equal(ossa_archive_skeleton(&metres, &sm), OSSA_OK);
+        assert_int_equal(ossa_archive_skeleton(&kept, &sk), OSSA_OK);
+        assert_int_equal(sm.joint_count, sk.joint_count);
+        for (size_t j = 0; j < sm.joint_count; ++j) {
+            const ossa_transform tm = ossa_skeleton_rest_transform(&sm, j), tk = ossa_skeleton_rest_transform(&sk, j);
+            assert_true(tm.translation.x == tk.translation.x * .01f && tm.translation.y == tk.translation.y * .01f &&
+                        tm.translation.z == tk.translation.z * .01f);
+        }
+        free(a), free(b);
+    }
+}
+
 /* --json writes the summary as JSON: one object per source. */
 static void json_summary(void **state)
 {
     (void)state;
     skip_without_ninja();
 #ifndef OSSA_HAVE_CJSON
+    print_message("skipped: this build has no cJSON (--json)\n");
     skip();
 #else
     if (access(ossa_test_scratch_path("src"), F_OK) != 0) make_sources();
@@ -450,7 +482,7 @@ static void json_summary(void **state)
 #endif
 }
 
-/* The input= line of an archive's META: the source path the batch gave its bake. */
+/* The input= line of an archive's META. */
 static void meta_input(const char *archive, char *input, size_t size)
 {
     size_t bytes = 0;
@@ -469,16 +501,21 @@ static void meta_input(const char *archive, char *input, size_t size)
     free(data);
 }
 
-/* True when `archive` (under the scratch folder) holds the bytes `ossa bake` gives its source
- * alone with --skeleton `skeleton` (under the scratch folder) and the batch's options. */
+/* True when `archive` (skel_out/REL.ossa under the scratch folder) holds the bytes `ossa bake`
+ * gives its source skel/REL alone with --skeleton `skeleton` (under the scratch folder) and
+ * the batch's options. The batch gives its bakes absolute paths: META names the file alone. */
 static bool bakes_like(const char *archive, const char *skeleton)
 {
-    char path[1024], input[1024], skeleton_path[1024], alone[1024];
+    char path[1024], rel[512], source[1024], input[1024], skeleton_path[1024], alone[1024];
+    assert_true(!strncmp(archive, "skel_out/", 9) && strlen(archive) > 14);
+    snprintf(rel, sizeof rel, "skel/%.*s", (int)(strlen(archive) - 14), archive + 9);
+    snprintf(source, sizeof source, "%s", ossa_test_scratch_path(rel));
     snprintf(path, sizeof path, "%s", ossa_test_scratch_path(archive));
     snprintf(skeleton_path, sizeof skeleton_path, "%s", ossa_test_scratch_path(skeleton));
     snprintf(alone, sizeof alone, "%s", ossa_test_scratch_path("alone.ossa"));
     meta_input(path, input, sizeof input);
-    const char *argv[] = {input, "-o", alone, "-q", "--threads", "1", "--skeleton", skeleton_path};
+    assert_string_equal(input, strrchr(source, '/') + 1);
+    const char *argv[] = {source, "-o", alone, "-q", "--threads", "1", "--skeleton", skeleton_path};
     assert_int_equal(bake(8, argv), 0);
     const bool same = same_bytes(path, alone);
     assert_int_equal(remove(alone), 0);
@@ -922,6 +959,102 @@ static void batch_carries_awkward_names(void **state)
 #undef WRITE_CLIP
 }
 
+/* --exclude leaves out the files and folders its shell patterns match ('*' stays within a
+ * folder), before sharding and skeleton binding; the archive of a newly excluded source is
+ * removed like that of a removed one. A failed bake's error line is in the summary and the
+ * JSON row ("error"): the line `ossa bake` prints for that source alone. */
+static void batch_excludes_and_reports_errors(void **state)
+{
+    (void)state;
+    skip_without_ninja();
+    static const char *files[] = {"ex/a.anim",     "ex/skip.anim",  "ex/sub/b.anim",
+                                  "ex/sub/x.anim", "ex/wip/c.anim", "ex/wip/deeper/d.anim"};
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex/sub"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex/wip"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex/wip/deeper"), 0700), 0);
+    for (size_t i = 0; i < sizeof files / sizeof *files; ++i) write_maya(ossa_test_scratch_path(files[i]), 2, (int)i);
+    /* A Maya clip whose first key value is not a number. */
+    char bad[1024];
+    snprintf(bad, sizeof bad, "%s", ossa_test_scratch_path("ex/bad.anim"));
+    write_text(bad, "animVersion 1.1;\nanim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n keys {\n 0 x linear\n");
+    /* The same one in a folder whose output folder is a symbolic link planted outside OUT_DIR:
+     * the bake's error file lands there, and the batch reads it but removes nothing outside. */
+    assert_int_equal(mkdir(ossa_test_scratch_path("ex/deep"), 0700), 0);
+    write_text(ossa_test_scratch_path("ex/deep/bad2.anim"),
+               "animVersion 1.1;\nanim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n keys {\n 0 x linear\n");
+    assert_int_equal(mkdir(ossa_test_scratch_path("out_ex"), 0700), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("elsewhere"), 0700), 0);
+    assert_int_equal(symlink(ossa_test_scratch_path("elsewhere"), ossa_test_scratch_path("out_ex/deep")), 0);
+    char json[1024];
+    snprintf(json, sizeof json, "%s", ossa_test_scratch_path("ex.json"));
+    const char *extra[] = {"--exclude", "skip.anim", "--exclude", "*/x.anim", "--exclude", "wip/", "--json", json};
+    char *text = NULL;
+    assert_int_equal(batch_from("ex", "out_ex", extra, 8, &text), 1);
+    assert_non_null(strstr(text, "4 sources, 2 baked, 2 failed"));
+    assert_non_null(strstr(text, "deep/bad2.anim"));
+    assert_int_equal(access(ossa_test_scratch_path("elsewhere/bad2.anim.ossa.err"), F_OK), 0);
+    assert_int_equal(access(output_of("out_ex", "a.anim"), F_OK), 0);
+    assert_int_equal(access(output_of("out_ex", "sub/b.anim"), F_OK), 0);
+    static const char *left_out[] = {"skip.anim", "sub/x.anim", "wip/c.anim", "wip/deeper/d.anim", "bad.anim"};
+    for (size_t i = 0; i < sizeof left_out / sizeof *left_out; ++i)
+        assert_int_equal(access(output_of("out_ex", left_out[i]), F_OK), -1);
+    /* The bake alone prints "ossa: <error>\n"; the summary says "failed: <error>". */
+    char alone_out[1024];
+    snprintf(alone_out, sizeof alone_out, "%s", ossa_test_scratch_path("alone_bad.ossa"));
+    const char *alone[] = {bad, "-o", alone_out, "-q", "--threads", "1"};
+    int status = -1;
+    char *err = ossa_test_run_captured_fd(STDERR_FILENO, tool_bake, 6, alone, &status);
+    assert_int_equal(status, 1);
+    assert_true(!strncmp(err, "ossa: ", 6) && strchr(err, '\n') == err + strlen(err) - 1);
+    assert_non_null(strstr(err, "at line 5:"));
+    err[strlen(err) - 1] = '\0';
+    char line[2048];
+    snprintf(line, sizeof line, "bad.anim%*sfailed: %s\n", 17, "", err + 6);
+    if (!strstr(text, line)) fail_msg("expected \"%s\" in:\n%s", line, text);
+    free(text);
+    /* No error file is left behind. */
+    char err_file[1100];
+    snprintf(err_file, sizeof err_file, "%s.err", output_of("out_ex", "bad.anim"));
+    assert_int_equal(access(err_file, F_OK), -1);
+#ifdef OSSA_HAVE_CJSON
+    size_t size = 0;
+    char *bytes = ossa_test_read_file(json, &size);
+    assert_non_null(bytes);
+    cJSON *root = cJSON_ParseWithLength(bytes, size);
+    assert_non_null(root);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "sources");
+    assert_int_equal(cJSON_GetArraySize(list), 4);
+    const cJSON *row = cJSON_GetArrayItem(list, 1);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(row, "source")->valuestring, "bad.anim");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(row, "baked")));
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(row, "error")->valuestring, err + 6);
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, 0), "error"));
+    cJSON_Delete(root);
+    free(bytes);
+#endif
+    free(err);
+
+    /* '*' does not cross '/': '*.anim' excludes the top folder's clips only, and the archive
+     * of a.anim, baked by the last run, is removed. A pattern that matches nothing is said. */
+    char src[1024], out_dir[1024];
+    snprintf(src, sizeof src, "%s", ossa_test_scratch_path("ex"));
+    snprintf(out_dir, sizeof out_dir, "%s", ossa_test_scratch_path("out_ex"));
+    const char *top[] = {src,         "-o",    out_dir,     "--ossa", getenv("OSSA_EXE"), "--exclude", "*.anim",
+                         "--exclude", "*.fbx", "--exclude", "deep"};
+    char *warnings = ossa_test_run_captured_fd(STDERR_FILENO, tool_batch, 11, top, &status);
+    assert_int_equal(status, 0);
+    char warning[2048];
+    snprintf(warning, sizeof warning, "ossa: batch: warning: --exclude '*.fbx' matches nothing under %s", src);
+    if (!strstr(warnings, warning) || strstr(warnings, "'*.anim' matches nothing"))
+        fail_msg("expected \"%s\" (and no warning for '*.anim') in:\n%s", warning, warnings);
+    free(warnings);
+    assert_int_equal(access(output_of("out_ex", "a.anim"), F_OK), -1);
+    assert_int_equal(access(output_of("out_ex", "sub/b.anim"), F_OK), 0);
+    assert_int_equal(access(output_of("out_ex", "sub/x.anim"), F_OK), 0);
+    assert_int_equal(access(output_of("out_ex", "wip/deeper/d.anim"), F_OK), 0);
+}
+
 /* A run holding OUT_DIR's lock makes a second run fail at once, naming the lock, and write
  * nothing; once it is released the run goes ahead. */
 static void batch_lock_excludes_a_second_run(void **state)
@@ -968,6 +1101,7 @@ int main(void)
         cmocka_unit_test(bakes_are_deterministic),
         cmocka_unit_test(batch_bakes_incrementally),
         cmocka_unit_test(shards_cover_the_set_once),
+        cmocka_unit_test(batch_stores_metres),
         cmocka_unit_test(json_summary),
         cmocka_unit_test(batch_binds_skeletons),
         cmocka_unit_test(batch_removes_archives_of_removed_sources),
@@ -975,6 +1109,7 @@ int main(void)
         cmocka_unit_test(batch_refuses_out_dir_in_src),
         cmocka_unit_test(batch_carries_awkward_names),
         cmocka_unit_test(batch_lock_excludes_a_second_run),
+        cmocka_unit_test(batch_excludes_and_reports_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -362,7 +362,10 @@ static void test_rest_pose_sub_tracks(void **state)
 static void test_threads_same_blob(void **state)
 {
     (void)state;
-    if (getenv("MESON_EXE_WRAPPER")) skip(); /* threads hang under qemu-user (the AArch64 tests) */
+    if (getenv("MESON_EXE_WRAPPER")) { /* threads hang under qemu-user (the AArch64 tests) */
+        print_message("skipped: threads under qemu-user (MESON_EXE_WRAPPER is set)\n");
+        skip();
+    }
     ossa_import_output out = {0};
     import_pab_clip("pab_jog_raw.ozz", &out);
     ossa_diag diag = {0};

@@ -1,6 +1,7 @@
 /* The `ossa` command line, run in process: bake and info on generated Metroid ANIM + CINF
  * files of both games (the pipeline `ossa bake ANIM --skeleton CINF`), the default BVH clip,
  * and its errors (one line, non-zero status, no partial archive). */
+#include <dirent.h>
 #include <float.h>
 #include <math.h>
 #include <regex.h>
@@ -16,7 +17,9 @@
 #endif
 
 #include "metroid_writer.h"
+#include "ossa/simd_level.h"
 #include "ossa/archive.h"
+#include "ossa/local_to_model_job.h"
 #include "ossa/sampling_job.h"
 #include "ossa/offline/archive_writer.h"
 #include "ossa/offline/builders.h"
@@ -115,10 +118,12 @@ static size_t count_lines(const char *text, const char *prefix)
     return n;
 }
 
-/* `bake --unit-scale` records the unit it used in META (one unit_scale line, replacing the
- * importer's "1", and unit_source=user); `info --against` reads it back and prints the
- * virtual-vertex error in millimetres, in the shape the benchmark script parses, equal to
- * ossa_measure_error's (in source units) times 1000 x unit scale. */
+/* `bake --unit-scale` records the units in META: unit_scale (one line, replacing the
+ * importer's "1": metres per stored unit, 1 as the poses are converted to metres, the source's
+ * with --keep-source-units), unit_source=user and import_unit_scale; `info --against` reads
+ * them back, converts the source as the bake did and prints the virtual-vertex error in
+ * millimetres, in the shape the benchmark script parses, equal to ossa_measure_error's against
+ * the source scaled the same way, times 1000 x the stored unit. */
 static void unit_scale_in_meta_and_report(void **state)
 {
     (void)state;
@@ -136,63 +141,90 @@ static void unit_scale_in_meta_and_report(void **state)
     assert_int_equal(run_bake(8, file_unit), 0);
     char *meta = read_meta(out_path);
     assert_int_equal(count_lines(meta, "\nunit_scale="), 1);
-    assert_non_null(strstr(meta, "\nunit_scale=1\nunit_source=file\n"));
+    assert_non_null(strstr(meta, "\nunit_scale=1\nunit_source=file\nimport_unit_scale=1\n"));
     free(meta);
 
-    const char *bake[] = {anim_path,      "--skeleton", cinf_path, "-o",        out_path,
-                          "--unit-scale", "0.05",       "-q",      "--threads", "1"};
-    assert_int_equal(run_bake(10, bake), 0);
-    meta = read_meta(out_path);
-    assert_int_equal(count_lines(meta, "\nunit_scale="), 1);
-    assert_int_equal(count_lines(meta, "\nunit_source="), 1);
-    assert_non_null(strstr(meta, "\nunit_scale=0.05\n"));
-    assert_non_null(strstr(meta, "\nunit_source=user\n"));
-    assert_non_null(strstr(meta, "\nsource_units=metres\n")); /* the importer's other lines stay */
-    free(meta);
+    for (int keep = 0; keep < 2; ++keep) {
+        /* The last argument only when keep is 1. */
+        const char *bake[] = {
+            anim_path, "--skeleton",         cinf_path, "-o", out_path, "--unit-scale", "0.05", "-q", "--threads",
+            "1",       "--keep-source-units"};
+        assert_int_equal(run_bake(10 + keep, bake), 0);
+        meta = read_meta(out_path);
+        assert_int_equal(count_lines(meta, "\nunit_scale="), 1);
+        assert_int_equal(count_lines(meta, "\nunit_source="), 1);
+        assert_int_equal(count_lines(meta, "\nimport_unit_scale="), 1);
+        assert_non_null(strstr(meta, keep ? "\nunit_scale=0.05\n" : "\nunit_scale=1\n"));
+        assert_non_null(strstr(meta, "\nunit_source=user\n"));
+        assert_non_null(strstr(meta, "\nimport_unit_scale=0.05\n"));
+        assert_non_null(strstr(meta, "\nsource_units=metres\n")); /* the importer's other lines stay */
+        free(meta);
 
-    int status = -1;
-    const char *info[] = {out_path, "--against", anim_path, "--skeleton", cinf_path};
-    char *text = ossa_test_run_captured(tool_info, 5, info, &status);
-    assert_non_null(text);
-    assert_int_equal(status, 0);
-    assert_non_null(strstr(text, "metres per unit  0.05 (--unit-scale)\n"));
-    regex_t re;
-    regmatch_t m[2];
-    assert_int_equal(regcomp(&re, "^vertex error +max ([0-9.eE+-]+) mm", REG_EXTENDED | REG_NEWLINE), 0);
-    const int found = regexec(&re, text, 2, m, 0);
-    regfree(&re);
-    assert_int_equal(found, 0);
-    const double printed_mm = strtod(text + m[1].rm_so, NULL);
-    assert_non_null(strstr(text + m[0].rm_so, " mm (0.03 m virtual vertices, every source sample and 60 Hz)\n"));
-    free(text);
+        int status = -1;
+        const char *info[] = {out_path, "--against", anim_path, "--skeleton", cinf_path};
+        char *text = ossa_test_run_captured(tool_info, 5, info, &status);
+        assert_non_null(text);
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(text, "metres per unit  0.05 (--unit-scale)\n"));
+        assert_non_null(strstr(text, keep ? "poses in         source units (0.05 m each: multiply by it for metres)\n"
+                                          : "poses in         metres (converted from the source's unit)\n"));
+        regex_t re;
+        regmatch_t m[2];
+        assert_int_equal(regcomp(&re, "^vertex error +max ([0-9.eE+-]+) mm", REG_EXTENDED | REG_NEWLINE), 0);
+        const int found = regexec(&re, text, 2, m, 0);
+        regfree(&re);
+        assert_int_equal(found, 0);
+        const double printed_mm = strtod(text + m[1].rm_so, NULL);
+        assert_non_null(strstr(text + m[0].rm_so, " mm (0.03 m virtual vertices, every source sample and 60 Hz)\n"));
+        /* --unit-scale naming the unit the bake used changes nothing: it replaces the source's
+         * unit, and with the source's unit kept, the poses' too. */
+        const char *info_unit_given[] = {out_path,  "--against",    anim_path, "--skeleton",
+                                         cinf_path, "--unit-scale", "0.05"};
+        char *again = ossa_test_run_captured(tool_info, 7, info_unit_given, &status);
+        assert_non_null(again);
+        assert_int_equal(status, 0);
+        const char *vertex_line = text + m[0].rm_so, *again_line = strstr(again, "\nvertex error ");
+        assert_non_null(again_line);
+        assert_memory_equal(vertex_line, again_line + 1, strcspn(vertex_line, "\n"));
+        free(again);
+        free(text);
 
-    /* The same measure through the error module: 3 cm is 0.6 units of 5 cm. */
-    ossa_archive ar;
-    ossa_skeleton skel;
-    ossa_animation built;
-    void *bytes = ossa_test_open_archive(out_path, &ar);
-    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
-    assert_int_equal(ossa_archive_animation(&ar, 0, &built), OSSA_OK);
-    const ossa_metroid_anim_desc desc = {.cinf_data = cinf.data, .cinf_size = cinf.size};
-    ossa_import_output raw = {0};
-    ossa_diag diag = {0};
-    assert_int_equal(ossa_import_metroid_anim(anim.data, anim.size, &desc, &raw, &diag), OSSA_OK);
-    assert_int_equal(ossa_import_output_sort_depth_first(&raw, &diag), OSSA_OK);
-    const ossa_error_desc vertices = {.shell_distance = .03f / .05f, .source_times = 1};
-    ossa_error_report rep;
-    assert_int_equal(ossa_measure_error(&skel, &raw.animations[0], &built, &vertices, &rep, &diag), OSSA_OK);
-    const double expected_mm = (double)rep.max * .05 * 1e3;
-    assert_true(fabs(printed_mm - expected_mm) <= 1e-3 * expected_mm + 1e-9);
+        /* The same measure through the error module: 3 cm is 0.6 units of 5 cm; in metres, the
+         * source's translations times 0.05. */
+        ossa_archive ar;
+        ossa_skeleton skel;
+        ossa_animation built;
+        void *bytes = ossa_test_open_archive(out_path, &ar);
+        assert_true(ossa_archive_unit_scale(&ar) == (keep ? .05f : 1.f));
+        assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+        assert_int_equal(ossa_archive_animation(&ar, 0, &built), OSSA_OK);
+        const ossa_metroid_anim_desc desc = {.cinf_data = cinf.data, .cinf_size = cinf.size};
+        ossa_import_output raw = {0};
+        ossa_diag diag = {0};
+        assert_int_equal(ossa_import_metroid_anim(anim.data, anim.size, &desc, &raw, &diag), OSSA_OK);
+        assert_int_equal(ossa_import_output_sort_depth_first(&raw, &diag), OSSA_OK);
+        for (size_t t = 0; !keep && t < raw.animations[0].track_count; ++t)
+            for (size_t k = 0; k < raw.animations[0].tracks[t].translation_count; ++k) {
+                ossa_float3 *v = &raw.animations[0].tracks[t].translations[k].value;
+                v->x *= .05f, v->y *= .05f, v->z *= .05f;
+            }
+        const ossa_error_desc vertices = {.shell_distance = keep ? .03f / .05f : .03f, .source_times = 1};
+        ossa_error_report rep;
+        assert_int_equal(ossa_measure_error(&skel, &raw.animations[0], &built, &vertices, &rep, &diag), OSSA_OK);
+        const double expected_mm = (double)rep.max * (keep ? .05 : 1.) * 1e3;
+        assert_true(fabs(printed_mm - expected_mm) <= 1e-3 * expected_mm + 1e-9);
+        assert_true(printed_mm > 0. && printed_mm <= 0.1);
 
-    /* info without --against and without --unit-scale: the unit comes from META. */
-    const char *alone[] = {out_path};
-    text = ossa_test_run_captured(tool_info, 1, alone, &status);
-    assert_non_null(text);
-    assert_int_equal(status, 0);
-    assert_non_null(strstr(text, "metres per unit  0.05 (--unit-scale)\n"));
-    free(text);
-    ossa_import_output_destroy(&raw);
-    free(bytes);
+        /* info without --against and without --unit-scale: the unit comes from META. */
+        const char *alone[] = {out_path};
+        text = ossa_test_run_captured(tool_info, 1, alone, &status);
+        assert_non_null(text);
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(text, "metres per unit  0.05 (--unit-scale)\n"));
+        free(text);
+        ossa_import_output_destroy(&raw);
+        free(bytes);
+    }
     mw_buf_free(&anim);
     mw_buf_free(&cinf);
 }
@@ -223,9 +255,10 @@ static void default_clip_and_info(void **state)
     assert_int_equal(run_bake(5, bake_inferred), 0);
     char *meta = read_meta(inferred_path);
     assert_non_null(strstr(meta, "\nunit_source=inferred\n"));
-    const char *scale = strstr(meta, "\nunit_scale=");
+    assert_non_null(strstr(meta, "\nunit_scale=1\n")); /* the poses are in metres */
+    const char *scale = strstr(meta, "\nimport_unit_scale=");
     assert_non_null(scale);
-    const double metres = strtod(scale + strlen("\nunit_scale="), NULL);
+    const double metres = strtod(scale + strlen("\nimport_unit_scale="), NULL);
     if (fabs(metres / 0.05644 - 1.0) > 0.03) fail_msg("inferred %g m per unit, CMU's is 0.05644", metres);
     free(meta);
 }
@@ -263,6 +296,131 @@ static const char *tiny_bvh(const char *name, const char *frame_time)
     const char *path = ossa_test_scratch_path(name);
     ossa_test_write_file(path, text, (size_t)n);
     return path;
+}
+
+/* Model-space position of joint `name` at ratio 0 of the first clip of the archive at `path`
+ * (sampling and local-to-model jobs), in the archive's unit; *unit gets its metres per unit. */
+static ossa_float3 archive_joint_at_start(const char *path, const char *name, float *unit)
+{
+    ossa_archive ar;
+    ossa_skeleton skel;
+    ossa_animation anim;
+    void *bytes = ossa_test_open_archive(path, &ar);
+    assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+    assert_int_equal(ossa_archive_animation(&ar, 0, &anim), OSSA_OK);
+    *unit = ossa_archive_unit_scale(&ar);
+    const int joint = ossa_skeleton_find_joint(&skel, name);
+    assert_true(joint >= 0);
+    const size_t J = skel.joint_count, ctx_size = ossa_sampling_context_size(J);
+    void *mem = aligned_alloc(16, (ctx_size + 15) & ~(size_t)15);
+    ossa_soa_transform *pose = aligned_alloc(16, skel.soa_count * sizeof *pose);
+    ossa_float4x4 *models = aligned_alloc(16, J * sizeof *models);
+    assert_true(mem && pose && models);
+    ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, J);
+    const ossa_sampling_job job = {&anim, ctx, 0.f, pose, skel.soa_count, skel.rest_pose, skel.soa_count};
+    const ossa_local_to_model_job l2m = {&skel, NULL, 0, 0, pose, skel.soa_count, models, J};
+    assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+    assert_int_equal(ossa_local_to_model_job_run(&l2m), OSSA_OK);
+    const ossa_float3 p = {models[joint].cols[3][0], models[joint].cols[3][1], models[joint].cols[3][2]};
+    free(mem), free(pose), free(models), free(bytes);
+    return p;
+}
+
+/* The bake stores metres: CMU 01_01's right thumb tip at t = 0, 28.6 BVH units from the
+ * origin (the actor stands 1 m from it, arms out), is 1.6 m from it in the archive, whose unit
+ * is 1 m, and within 1 m of the hips; it is where the bake that keeps the BVH's unit puts it
+ * times 0.05644, and where the BVH itself puts it (imported and composed here in float) times
+ * 0.05644, each within the bakes' 0.1 mm tolerance. */
+static void bake_stores_metres(void **state)
+{
+    (void)state;
+    need_assimp();
+    size_t size = 0;
+    free(ossa_test_read_or_skip(OSSA_DEFAULT_INPUT, OSSA_DEFAULT_INPUT, &size));
+    char metres_path[512], kept_path[512];
+    snprintf(metres_path, sizeof metres_path, "%s", ossa_test_scratch_path("01_01_metres.ossa"));
+    snprintf(kept_path, sizeof kept_path, "%s", ossa_test_scratch_path("01_01_kept.ossa"));
+    const char *metres[] = {OSSA_DEFAULT_INPUT, "--unit-scale", "0.05644", "-o", metres_path, "-q"};
+    const char *kept[] = {OSSA_DEFAULT_INPUT, "--unit-scale", "0.05644", "-o", kept_path, "-q", "--keep-source-units"};
+    assert_int_equal(run_bake(6, metres), 0);
+    assert_int_equal(run_bake(7, kept), 0);
+    float unit = 0.f, kept_unit = 0.f;
+    const ossa_float3 m = archive_joint_at_start(metres_path, "EndSite_RThumb", &unit);
+    const ossa_float3 k = archive_joint_at_start(kept_path, "EndSite_RThumb", &kept_unit);
+    assert_true(unit == 1.f);
+    assert_true(kept_unit == 0.05644f);
+    print_message("EndSite_RThumb at t = 0: (%.4f, %.4f, %.4f) m; kept: (%.3f, %.3f, %.3f) units\n", (double)m.x,
+                  (double)m.y, (double)m.z, (double)k.x, (double)k.y, (double)k.z);
+    const ossa_float3 hips = archive_joint_at_start(metres_path, "Hips", &unit);
+    const float dx = m.x - hips.x, dy = m.y - hips.y, dz = m.z - hips.z;
+    assert_true(sqrtf(dx * dx + dy * dy + dz * dz) < 1.f);       /* an arm's length */
+    assert_true(sqrtf(m.x * m.x + m.y * m.y + m.z * m.z) < 2.f); /* not 28.6 m */
+    assert_true(m.y > 1.f && m.y < 2.f);                         /* a raised hand of a standing figure, not 22.5 m */
+    const float bound = 2e-4f + 1e-5f;
+    assert_true(fabsf(m.x - k.x * kept_unit) < bound && fabsf(m.y - k.y * kept_unit) < bound &&
+                fabsf(m.z - k.z * kept_unit) < bound);
+
+    ossa_import_output imp = {0};
+    assert_true(tool_import(OSSA_DEFAULT_INPUT, false, &imp));
+    const size_t J = imp.skeleton.joint_count;
+    ossa_transform *local = malloc(J * sizeof *local);
+    ossa_float4x4 *model = malloc(J * sizeof *model);
+    assert_true(local && model);
+    assert_int_equal(ossa_raw_animation_sample(&imp.animations[0], 0.f, local, J), OSSA_OK);
+    size_t thumb = J;
+    for (size_t j = 0; j < J; ++j) {
+        const ossa_float4x4 l = ossa_float4x4_from_transform(&local[j]);
+        const int parent = imp.skeleton.joints[j].parent;
+        model[j] = parent < 0 ? l : ossa_float4x4_mul(&model[parent], &l);
+        if (!strcmp(imp.skeleton.joints[j].name, "EndSite_RThumb")) thumb = j;
+    }
+    assert_true(thumb < J);
+    const float s = 0.05644f, x = model[thumb].cols[3][0] * s, y = model[thumb].cols[3][1] * s,
+                z = model[thumb].cols[3][2] * s;
+    assert_true(fabsf(m.x - x) < 1e-4f + 1e-5f && fabsf(m.y - y) < 1e-4f + 1e-5f && fabsf(m.z - z) < 1e-4f + 1e-5f);
+    free(local), free(model);
+    ossa_import_output_destroy(&imp);
+}
+
+/* META names the input's file, not the path typed: the same file baked by an absolute path, by
+ * a relative one from its folder, and as a copy in another folder gives the same bytes. */
+static void bakes_do_not_depend_on_the_path(void **state)
+{
+    (void)state;
+    need_assimp();
+    char dir[512], other[600], input[600], copy[700], outs[3][600], cwd[4096];
+    snprintf(input, sizeof input, "%s", tiny_bvh("where.bvh", "0.1"));
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(input, '/') - input), input);
+    snprintf(other, sizeof other, "%s/elsewhere", dir);
+    snprintf(copy, sizeof copy, "%s/where.bvh", other);
+    (void)mkdir(other, 0755);
+    size_t size = 0;
+    void *text = ossa_test_read_file(input, &size);
+    assert_non_null(text);
+    ossa_test_write_file(copy, text, size);
+    free(text);
+    for (int i = 0; i < 3; ++i) snprintf(outs[i], sizeof outs[i], "%s/where%d.ossa", dir, i);
+    const char *absolute[] = {input, "-o", outs[0], "-q"};
+    assert_int_equal(run_bake(4, absolute), 0);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    const char *relative[] = {"where.bvh", "-o", outs[1], "-q"};
+    const int status = run_bake(4, relative);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(status, 0);
+    const char *copied[] = {copy, "-o", outs[2], "-q"};
+    assert_int_equal(run_bake(4, copied), 0);
+    size_t sizes[3];
+    void *bytes[3];
+    for (int i = 0; i < 3; ++i) bytes[i] = ossa_test_read_file(outs[i], &sizes[i]);
+    for (int i = 1; i < 3; ++i) {
+        assert_true(bytes[0] && bytes[i] && sizes[i] == sizes[0]);
+        assert_memory_equal(bytes[0], bytes[i], sizes[0]);
+    }
+    char *meta = read_meta(outs[0]);
+    assert_non_null(strstr(meta, "\ninput=where.bvh\n"));
+    free(meta);
+    for (int i = 0; i < 3; ++i) free(bytes[i]);
 }
 
 static size_t file_size(const char *path)
@@ -398,6 +556,7 @@ static void bad_invocations_are_refused(void **state)
     (void)state;
     need_assimp();
 #if !defined(OSSA_HAVE_ASSIMP)
+    print_message("skipped: this build has no assimp (BVH) support\n");
     skip();
 #endif
     /* path_in's buffers are reused: keep copies of the names used throughout. */
@@ -705,21 +864,23 @@ static void ozz_unit_is_inferred(void **state)
         }
     ossa_test_write_file(paths[1], bytes, size);
     free(bytes);
-    const char *want[3] = {"\nunit_scale=1\n", "\nunit_scale=0.01\n", "\nunit_scale=1\n"};
+    const char *want[3] = {"\nimport_unit_scale=1\n", "\nimport_unit_scale=0.01\n", "\nimport_unit_scale=1\n"};
     for (int i = 0; i < 3; ++i) {
         snprintf(out_path, sizeof out_path, "%s", ossa_test_scratch_path("ozz_unit.ossa"));
         const char *argv[] = {paths[i], "-o", out_path, "-q"};
         assert_int_equal(run_bake(4, argv), 0);
         char *meta = read_meta(out_path);
         if (!strstr(meta, want[i])) fail_msg("file %d: expected %s in META:%s", i, want[i] + 1, meta);
+        assert_non_null(strstr(meta, "\nunit_scale=1\n")); /* converted to metres */
         assert_non_null(strstr(meta, "\nunit_source=inferred\n"));
         assert_non_null(strstr(meta, "\nsource_units=unknown\n"));
         free(meta);
     }
 }
 
-/* --root-motion: the clip's root travel becomes two tracks in the archive, and the baked root
- * no longer travels (tiny_bvh moves its root 1 unit along x per frame). */
+/* --root-motion: the clip's root travel becomes two tracks in the archive, in metres as the
+ * poses are, and the baked root no longer travels (tiny_bvh moves its root 1 unit along x per
+ * frame). */
 static void root_motion_tracks(void **state)
 {
     (void)state;
@@ -741,9 +902,14 @@ static void root_motion_tracks(void **state)
     assert_string_equal(position.name, "Motion/root_motion.position");
     assert_string_equal(rotation.name, "Motion/root_motion.rotation");
     assert_int_equal(position.type, OSSA_TRACK_FLOAT3);
-    /* The last key holds the whole clip's travel: 2 units along x (frames at x = 0, 1, 2). */
+    /* The last key holds the whole clip's travel: 2 units along x (frames at x = 0, 1, 2),
+     * times the metres per unit the bake recorded. */
+    char text[64];
+    assert_true(ossa_archive_meta(&ar, "import_unit_scale", text, sizeof text));
+    const float unit = strtof(text, NULL);
+    assert_true(unit > 0.f && ossa_archive_unit_scale(&ar) == 1.f);
     const float *last = position.values + (position.key_count - 1) * position.width;
-    assert_true(fabsf(last[0] - 2.f) < 1e-3f && fabsf(last[2]) < 1e-3f);
+    assert_true(fabsf(last[0] - 2.f * unit) < 1e-3f * unit && fabsf(last[2]) < 1e-3f * unit);
     free(data);
 }
 
@@ -789,7 +955,8 @@ static void retarget_onto_another_skeleton(void **state)
 
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
 /* ossa export writes a GLB that the native glTF importer reads back to the same poses: every
- * joint at every time point of the clip, in metres (the archive's unit applied). */
+ * joint at every time point of the clip, in metres (the archive's unit applied: 1 for a bake
+ * in metres, 0.01 for one that kept the source's centimetres). */
 static void export_reimports_to_the_same_poses(void **state)
 {
     (void)state;
@@ -798,14 +965,86 @@ static void export_reimports_to_the_same_poses(void **state)
     snprintf(in, sizeof in, "%s", tiny_bvh("dance.bvh", "0.1"));
     snprintf(out, sizeof out, "%s", ossa_test_scratch_path("dance.ossa"));
     snprintf(glb, sizeof glb, "%s", ossa_test_scratch_path("dance.glb"));
-    const char *bake[] = {in, "-o", out, "-q", "--unit-scale", "0.01"};
-    assert_int_equal(run_bake(6, bake), 0);
-    const char *exp[] = {out, "-o", glb};
-    assert_int_equal(tool_export(3, (char **)(uintptr_t)exp), 0);
-    const char *no_out[] = {out};
-    assert_int_equal(tool_export(1, (char **)(uintptr_t)no_out), 2);
+    for (int keep = 0; keep < 2; ++keep) {
+        const char *bake[] = {in, "-o", out, "-q", "--unit-scale", "0.01", "--keep-source-units"};
+        assert_int_equal(run_bake(6 + keep, bake), 0);
+        const char *exp[] = {out, "-o", glb};
+        assert_int_equal(tool_export(3, (char **)(uintptr_t)exp), 0);
+        const char *no_out[] = {out};
+        assert_int_equal(tool_export(1, (char **)(uintptr_t)no_out), 2);
+        size_t size = 0, glb_size = 0;
+        void *data = tool_read_file(out, &size), *bytes = tool_read_file(glb, &glb_size);
+        assert_non_null(data);
+        assert_non_null(bytes);
+        ossa_archive ar;
+        ossa_skeleton skel;
+        ossa_animation anim;
+        assert_int_equal(ossa_archive_init(&ar, data, size), OSSA_OK);
+        assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
+        assert_int_equal(ossa_archive_animation(&ar, 0, &anim), OSSA_OK);
+        const float unit = keep ? .01f : 1.f;
+        assert_true(ossa_archive_unit_scale(&ar) == unit);
+        ossa_import_output back = {0};
+        ossa_diag diag = {0};
+        assert_int_equal(ossa_import_gltf(bytes, glb_size, NULL, &back, &diag), OSSA_OK);
+        assert_int_equal(back.skeleton.joint_count, skel.joint_count);
+        assert_int_equal(back.animation_count, 1);
+        const size_t J = skel.joint_count, ctx_size = ossa_sampling_context_size(J);
+        void *mem = aligned_alloc(16, (ctx_size + 15) & ~(size_t)15);
+        ossa_soa_transform *pose = aligned_alloc(16, (skel.soa_count + 1) * sizeof *pose);
+        ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, J);
+        ossa_transform raw[16];
+        for (size_t f = 0; f < anim.frame_count; ++f) {
+            const float ratio = anim.timepoints ? anim.timepoints[f] : (float)f / (float)(anim.frame_count - 1);
+            const ossa_sampling_job job = {&anim, ctx, ratio, pose, skel.soa_count, skel.rest_pose, skel.soa_count};
+            assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+            assert_int_equal(ossa_raw_animation_sample(&back.animations[0], ratio * anim.duration, raw, 16), OSSA_OK);
+            for (size_t j = 0; j < J; ++j) {
+                const int k = ossa_skeleton_find_joint(&skel, back.skeleton.joints[j].name);
+                assert_true(k >= 0);
+                const ossa_transform t = ossa_soa_transform_get(&pose[k / 4], k % 4);
+                assert_true(fabsf(raw[j].translation.x - unit * t.translation.x) < 1e-6f);
+                assert_true(fabsf(raw[j].translation.y - unit * t.translation.y) < 1e-6f);
+                assert_true(fabsf(raw[j].translation.z - unit * t.translation.z) < 1e-6f);
+                const float dot = raw[j].rotation.x * t.rotation.x + raw[j].rotation.y * t.rotation.y +
+                                  raw[j].rotation.z * t.rotation.z + raw[j].rotation.w * t.rotation.w;
+                assert_true(fabsf(fabsf(dot) - 1.f) < 1e-5f);
+            }
+        }
+        free(mem), free(pose), free(data), free(bytes);
+        ossa_import_output_destroy(&back);
+    }
+}
+#endif
+
+/* ossa export writes each animated sub-track over its own kept keys and a sub-track that does
+ * not move as one key or, at the node's value, not at all: the GLB's channels have exactly the
+ * archive's key counts (fewer than its time points for the translation, so writing every time
+ * point would fail), and the GLB read back by ossa's glTF importer gives the archive's pose at
+ * every time point and half-way between them. A Maya chain a -> b over 40 frames: a moves along
+ * x in a straight line (two keys of a line: the builder keeps few), b turns about z. */
+static void export_keeps_the_kept_keys(void **state)
+{
+    (void)state;
+    static const char chain[] =
+        "animVersion 1.1;\ntimeUnit film;\nlinearUnit cm;\nangularUnit deg;\nstartTime 0;\nendTime 40;\n"
+        "anim translate.translateX translateX a 0 1 0;\nanimData {\n  keys {\n"
+        "    0 0 linear linear 1 1 0;\n    40 80 linear linear 1 1 0;\n  }\n}\n"
+        "anim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n  output angular;\n  keys {\n"
+        "    0 0 spline spline 1 1 0;\n    20 70 spline spline 1 1 0;\n    40 10 spline spline 1 1 0;\n  }\n}\n";
+    char source[512], archive[512], glb[512];
+    snprintf(source, sizeof source, "%s", ossa_test_scratch_path("keys.anim"));
+    snprintf(archive, sizeof archive, "%s", ossa_test_scratch_path("keys.ossa"));
+    snprintf(glb, sizeof glb, "%s", ossa_test_scratch_path("keys.glb"));
+    ossa_test_write_file(source, chain, sizeof chain - 1);
+    const char *bake_args[] = {source, "-o", archive, "-q"};
+    assert_int_equal(run_bake(4, bake_args), 0);
+    const char *export_args[] = {archive, "-o", glb};
+    assert_int_equal(tool_export(3, (char **)(uintptr_t)export_args), 0);
+
     size_t size = 0, glb_size = 0;
-    void *data = tool_read_file(out, &size), *bytes = tool_read_file(glb, &glb_size);
+    void *data = tool_read_file(archive, &size);
+    uint8_t *bytes = tool_read_file(glb, &glb_size);
     assert_non_null(data);
     assert_non_null(bytes);
     ossa_archive ar;
@@ -814,37 +1053,89 @@ static void export_reimports_to_the_same_poses(void **state)
     assert_int_equal(ossa_archive_init(&ar, data, size), OSSA_OK);
     assert_int_equal(ossa_archive_skeleton(&ar, &skel), OSSA_OK);
     assert_int_equal(ossa_archive_animation(&ar, 0, &anim), OSSA_OK);
+    const size_t J = skel.joint_count, F = anim.frame_count;
+    assert_int_equal(J, 2);
+
+    /* The GLB's channels: node, path, and the key count of their sampler's output. */
+    uint32_t json_size;
+    memcpy(&json_size, bytes + 12, 4);
+    cJSON *gltf = cJSON_ParseWithLength((const char *)bytes + 20, json_size);
+    assert_non_null(gltf);
+    const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(gltf, "accessors");
+    const cJSON *clip = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(gltf, "animations"), 0);
+    const cJSON *samplers = cJSON_GetObjectItemCaseSensitive(clip, "samplers"), *channel;
+    static const char *const paths[3] = {"translation", "rotation", "scale"};
+    bool written[2][3] = {{false}};
+    size_t fewer = 0;
+    uint8_t *mask = malloc(F);
+    assert_non_null(mask);
+    cJSON_ArrayForEach(channel, cJSON_GetObjectItemCaseSensitive(clip, "channels"))
+    {
+        const cJSON *target = cJSON_GetObjectItemCaseSensitive(channel, "target");
+        const size_t j = (size_t)cJSON_GetObjectItemCaseSensitive(target, "node")->valueint;
+        const char *path = cJSON_GetObjectItemCaseSensitive(target, "path")->valuestring;
+        int c = 0;
+        while (c < 3 && strcmp(paths[c], path)) ++c;
+        assert_true(j < J && c < 3 && !written[j][c]);
+        written[j][c] = true;
+        const cJSON *sampler =
+            cJSON_GetArrayItem(samplers, cJSON_GetObjectItemCaseSensitive(channel, "sampler")->valueint);
+        const cJSON *output =
+            cJSON_GetArrayItem(accessors, cJSON_GetObjectItemCaseSensitive(sampler, "output")->valueint);
+        const cJSON *input =
+            cJSON_GetArrayItem(accessors, cJSON_GetObjectItemCaseSensitive(sampler, "input")->valueint);
+        const size_t count = (size_t)cJSON_GetObjectItemCaseSensitive(output, "count")->valueint;
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(input, "count")->valueint, (int)count);
+        const size_t keys =
+            ossa_animation_channel_kind(&anim, j, c) == 2 ? ossa_animation_keys(&anim, j, c, mask, F) : 1;
+        if (count != keys) fail_msg("joint %zu %s: %zu keys in the GLB, %zu in the archive", j, path, count, keys);
+        fewer += keys < F;
+    }
+    free(mask);
+    /* a's translation and b's rotation move; their scales are the node's (no channel). */
+    assert_true(written[0][0] && written[1][1]);
+    assert_false(written[0][2] || written[1][2]);
+    assert_true(ossa_animation_keys(&anim, 0, 0, (uint8_t[64]){0}, 64) < F);
+    assert_true(fewer > 0);
+    cJSON_Delete(gltf);
+
     ossa_import_output back = {0};
     ossa_diag diag = {0};
     assert_int_equal(ossa_import_gltf(bytes, glb_size, NULL, &back, &diag), OSSA_OK);
-    assert_int_equal(back.skeleton.joint_count, skel.joint_count);
+    assert_int_equal(back.skeleton.joint_count, J);
     assert_int_equal(back.animation_count, 1);
-    const size_t J = skel.joint_count, ctx_size = ossa_sampling_context_size(J);
+    const size_t ctx_size = ossa_sampling_context_size(J);
     void *mem = aligned_alloc(16, (ctx_size + 15) & ~(size_t)15);
     ossa_soa_transform *pose = aligned_alloc(16, (skel.soa_count + 1) * sizeof *pose);
     ossa_sampling_context *ctx = ossa_sampling_context_init(mem, ctx_size, J);
-    ossa_transform raw[16];
-    for (size_t f = 0; f < anim.frame_count; ++f) {
-        const float ratio = anim.timepoints ? anim.timepoints[f] : (float)f / (float)(anim.frame_count - 1);
+    assert_non_null(ctx);
+    ossa_transform raw[2];
+    for (size_t step = 0; step < 2 * (F - 1) + 1; ++step) {
+        const size_t f = step / 2;
+        const float at = anim.timepoints ? anim.timepoints[f] : (float)f / (float)(F - 1);
+        const float next =
+            f + 1 < F ? (anim.timepoints ? anim.timepoints[f + 1] : (float)(f + 1) / (float)(F - 1)) : at;
+        const float ratio = step % 2 ? 0.5f * (at + next) : at;
         const ossa_sampling_job job = {&anim, ctx, ratio, pose, skel.soa_count, skel.rest_pose, skel.soa_count};
         assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
-        assert_int_equal(ossa_raw_animation_sample(&back.animations[0], ratio * anim.duration, raw, 16), OSSA_OK);
+        assert_int_equal(ossa_raw_animation_sample(&back.animations[0], ratio * anim.duration, raw, 2), OSSA_OK);
         for (size_t j = 0; j < J; ++j) {
             const int k = ossa_skeleton_find_joint(&skel, back.skeleton.joints[j].name);
             assert_true(k >= 0);
             const ossa_transform t = ossa_soa_transform_get(&pose[k / 4], k % 4);
-            assert_true(fabsf(raw[j].translation.x - .01f * t.translation.x) < 1e-6f);
-            assert_true(fabsf(raw[j].translation.y - .01f * t.translation.y) < 1e-6f);
-            assert_true(fabsf(raw[j].translation.z - .01f * t.translation.z) < 1e-6f);
+            const float d[3] = {raw[j].translation.x - t.translation.x, raw[j].translation.y - t.translation.y,
+                                raw[j].translation.z - t.translation.z};
             const float dot = raw[j].rotation.x * t.rotation.x + raw[j].rotation.y * t.rotation.y +
                               raw[j].rotation.z * t.rotation.z + raw[j].rotation.w * t.rotation.w;
-            assert_true(fabsf(fabsf(dot) - 1.f) < 1e-5f);
+            if (fabsf(d[0]) > 1e-6f || fabsf(d[1]) > 1e-6f || fabsf(d[2]) > 1e-6f || 1.f - fabsf(dot) > 1e-6f ||
+                fabsf(raw[j].scale.x - t.scale.x) > 1e-6f)
+                fail_msg("joint %s at ratio %g: the GLB read back differs from the archive",
+                         back.skeleton.joints[j].name, (double)ratio);
         }
     }
     free(mem), free(pose), free(data), free(bytes);
     ossa_import_output_destroy(&back);
 }
-#endif
 
 /* Whether `program` is on the PATH. */
 static bool on_path(const char *program)
@@ -937,9 +1228,11 @@ static void info_json_matches_text(void **state)
     snprintf(out_path, sizeof out_path, "%s", ossa_test_scratch_path("json.ossa"));
     ossa_test_write_file(anim_path, anim.data, anim.size);
     ossa_test_write_file(cinf_path, cinf.data, cinf.size);
-    const char *bake[] = {anim_path,      "--skeleton", cinf_path, "-o",        out_path,
-                          "--unit-scale", "0.05",       "-q",      "--threads", "1"};
-    assert_int_equal(run_bake(10, bake), 0);
+    /* The source's unit kept: the errors convert with 0.05 m per unit. */
+    const char *bake[] = {
+        anim_path, "--skeleton",         cinf_path, "-o", out_path, "--unit-scale", "0.05", "-q", "--threads",
+        "1",       "--keep-source-units"};
+    assert_int_equal(run_bake(11, bake), 0);
     int status = -1;
     const char *json_args[] = {out_path, "--against", anim_path, "--skeleton", cinf_path, "--json"};
 #if !defined(OSSA_HAVE_CJSON)
@@ -966,6 +1259,9 @@ static void info_json_matches_text(void **state)
 
     const cJSON *archive = cJSON_GetObjectItemCaseSensitive(doc, "archive");
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(archive, "path")), out_path);
+    /* The SIMD path the timings ran on, as the runtime reports it in this process. */
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "simd")),
+                        ossa_simd_string(ossa_simd_level()));
     assert_true(number_at(archive, "bytes") == (double)ar.size); /* the whole file */
     assert_true(number_at(archive, "chunks") == (double)ar.chunk_count);
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "meta");
@@ -973,6 +1269,7 @@ static void info_json_matches_text(void **state)
     assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "events")));
     const cJSON *unit = cJSON_GetObjectItemCaseSensitive(doc, "unit");
     assert_true(number_at(unit, "metres_per_unit") == 0.05);
+    assert_true(number_at(unit, "source_metres_per_unit") == 0.05);
     assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(unit, "source")), "user");
     const cJSON *skeleton = cJSON_GetObjectItemCaseSensitive(doc, "skeleton");
     assert_true(number_at(skeleton, "joints") == (double)skel.joint_count);
@@ -1109,6 +1406,31 @@ static void info_json_matches_text(void **state)
  * fused multiply-adds cannot move a measured error across the tolerance. The ossa executable
  * bakes CMU 01_01 once with OSSA_SIMD=sse2 and once with OSSA_SIMD=avx2 (the v3 copy where the
  * CPU has it; elsewhere both runs take the same path and the check is trivially met). */
+/* `ossa --version` and `ossa -V` print "ossa X.Y.Z", the library's version, and exit 0. */
+static void version_is_printed(void **state)
+{
+    (void)state;
+    const char *exe = getenv("OSSA_EXE");
+    if (!exe || !*exe) {
+        print_message("skipped: OSSA_EXE is not set (cross builds run no executable)\n");
+        skip();
+    }
+    char expected[64];
+    snprintf(expected, sizeof expected, "ossa %d.%d.%d\n", OSSA_VERSION_MAJOR, OSSA_VERSION_MINOR, OSSA_VERSION_PATCH);
+    const char *const flags[2] = {"--version", "-V"};
+    for (int i = 0; i < 2; ++i) {
+        char command[4096], line[128] = "";
+        snprintf(command, sizeof command, "'%s' %s", exe, flags[i]);
+        FILE *p = popen(command, "r");
+        assert_non_null(p);
+        const size_t n = fread(line, 1, sizeof line - 1, p);
+        line[n] = '\0';
+        const int st = pclose(p);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        assert_string_equal(line, expected);
+    }
+}
+
 static void bakes_do_not_depend_on_the_simd_path(void **state)
 {
     (void)state;
@@ -1160,6 +1482,8 @@ static void bake_bound_holds_in_info(void **state)
     assert_non_null(archive);
     const tool_unit unit = info_unit(archive, size, &imp, 0.f);
     assert_true(unit.scale == 0.05644f); /* from META, as the bake recorded it */
+    assert_true(unit.stored == 1.f);     /* the poses are in metres */
+    assert_true(info_against_in_stored_units(&imp, source, unit));
     info_report rep;
     assert_int_equal(info_measure(&rep, out_path, archive, size, &imp, source, unit, false), 0);
     assert_int_equal(rep.animation_count, 1);
@@ -1372,26 +1696,32 @@ static void many_clips(void **state)
     doc = glb_json(glb);
     const cJSON *animations = cJSON_GetObjectItemCaseSensitive(doc, "animations");
     const cJSON *accessors = cJSON_GetObjectItemCaseSensitive(doc, "accessors");
-    /* The skin's inverse bind matrices, then per clip its times and 3 channels per joint. */
-    const int per_clip = 1 + 3 * JOINTS;
+    /* The skin's inverse bind matrices, then per clip the key times its rotations share and one
+     * rotation per joint (the translations are the rest pose's, the scales the default: the
+     * nodes hold them, no channel), all in one buffer view at increasing offsets. */
+    const int per_clip = 1 + JOINTS;
     assert_int_equal(cJSON_GetArraySize(animations), CLIPS);
     assert_int_equal(cJSON_GetArraySize(accessors), 1 + CLIPS * per_clip);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "bufferViews")), 1 + CLIPS * per_clip);
-    int index = 0;
-    for (const cJSON *acc = accessors ? accessors->child : NULL; acc; acc = acc->next, ++index)
-        assert_int_equal((int)number_at(acc, "bufferView"), index);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "bufferViews")), 1);
+    double offset = -1.0;
+    for (const cJSON *acc = accessors ? accessors->child : NULL; acc; acc = acc->next) {
+        assert_int_equal((int)number_at(acc, "bufferView"), 0);
+        const cJSON *at = cJSON_GetObjectItemCaseSensitive(acc, "byteOffset");
+        assert_true((at ? at->valuedouble : 0.0) > offset);
+        offset = at ? at->valuedouble : 0.0;
+    }
     c = 0;
     for (const cJSON *anim = animations ? animations->child : NULL; anim; anim = anim->next, ++c) {
         snprintf(name, sizeof name, "clip %zu", c);
         assert_string_equal(string_at(anim, "name"), name);
         const cJSON *samplers = cJSON_GetObjectItemCaseSensitive(anim, "samplers");
         const cJSON *channels = cJSON_GetObjectItemCaseSensitive(anim, "channels");
-        assert_int_equal(cJSON_GetArraySize(samplers), 3 * JOINTS);
+        assert_int_equal(cJSON_GetArraySize(samplers), JOINTS);
         int k = 0;
         for (const cJSON *ch = channels ? channels->child : NULL; ch; ch = ch->next, ++k)
             assert_int_equal((int)number_at(ch, "sampler"), k);
-        assert_int_equal(k, 3 * JOINTS);
-        const cJSON *last = cJSON_GetArrayItem(samplers, 3 * JOINTS - 1);
+        assert_int_equal(k, JOINTS);
+        const cJSON *last = cJSON_GetArrayItem(samplers, JOINTS - 1);
         assert_int_equal((int)number_at(last, "input"), 1 + (int)c * per_clip);
         assert_int_equal((int)number_at(last, "output"), (int)(c + 1) * per_clip);
     }
@@ -1399,6 +1729,310 @@ static void many_clips(void **state)
     cJSON_Delete(doc);
 }
 #endif
+
+/* ---- every command's --help, and usage errors ---- */
+
+/* The commands, the tool function that runs each and the source file that parses its options
+ * (the test reads the option names from there, so they are written once, in the parser). */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int, char **);
+    const char *source; /* under tools/ */
+} cli_command;
+
+static const cli_command commands[] = {
+    {"bake", tool_bake, "bake.c"}, {"batch", tool_batch, "batch.c"},    {"info", tool_info, "info.c"},
+    {"plot", tool_plot, "plot.c"}, {"export", tool_export, "export.c"}, {"formats", tool_formats, "formats.c"},
+    {"view", tool_view, "view.c"}, {"bench", tool_bench, "bench.c"},
+};
+#define COMMAND_COUNT (sizeof commands / sizeof *commands)
+
+/* True when `option` appears in `text` as a word of its own: after the start, a space, '[',
+ * '|', ',' or '(' and before the end, a space, ']', '=', ',', ')' or a line break. */
+static bool mentions_option(const char *text, const char *option)
+{
+    const size_t n = strlen(option);
+    for (const char *at = strstr(text, option); at; at = strstr(at + 1, option)) {
+        const char before = at == text ? ' ' : at[-1], after = at[n];
+        if (strchr(" [|,(\n", before) && (after == '\0' || strchr(" ]=,)\n", after))) return true;
+    }
+    return false;
+}
+
+/* The options a command's parser compares its arguments with: the string literals starting
+ * with '-' that are the second argument of a strcmp or strncmp in tools/<source>, except
+ * -h/--help and those on a line that says "internal:". Returns the count; names are copied
+ * into options[i] ([64] each). */
+static size_t parsed_options(const char *source, char options[][64], size_t capacity)
+{
+    char path[1024];
+    const char *root = getenv("OSSA_SOURCE_DIR");
+    assert_non_null(root);
+    snprintf(path, sizeof path, "%s/tools/%s", root, source);
+    size_t size = 0;
+    char *text = ossa_test_read_file(path, &size);
+    if (!text) fail_msg("cannot read %s", path);
+    char *copy = malloc(size + 1);
+    assert_non_null(copy);
+    memcpy(copy, text, size);
+    copy[size] = '\0';
+    free(text);
+    size_t count = 0;
+    for (char *line = copy, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        if (strstr(line, "internal:")) continue;
+        for (const char *at = strstr(line, "cmp("); at; at = strstr(at + 1, "cmp(")) {
+            const char *comma = strchr(at, ',');
+            if (!comma || strchr(at, ')') < comma) continue;
+            const char *quote = comma + 1;
+            while (*quote == ' ') ++quote;
+            if (quote[0] != '"' || quote[1] != '-') continue;
+            const size_t n = strcspn(quote + 1, "\"");
+            if (n >= 64) continue;
+            char option[64];
+            memcpy(option, quote + 1, n);
+            option[n] = '\0';
+            if (!strcmp(option, "-h") || !strcmp(option, "--help")) continue;
+            bool seen = false;
+            for (size_t i = 0; i < count; ++i) seen = seen || !strcmp(options[i], option);
+            if (seen) continue;
+            assert_true(count < capacity);
+            memcpy(options[count++], option, n + 1);
+        }
+    }
+    free(copy);
+    return count;
+}
+
+/* `ossa COMMAND --help` (and -h) prints the usage to standard output and exits 0; every option
+ * the command's parser knows is in it, and every option of its synopsis (the "usage:" line and
+ * the bracketed lines under it) is one the parser knows. A wrong option is one error line and
+ * the hint to --help on standard error, exit 2. */
+static void every_command_has_help(void **state)
+{
+    (void)state;
+    if (!getenv("OSSA_SOURCE_DIR")) {
+        print_message("skipped: OSSA_SOURCE_DIR is not set (meson test sets it)\n");
+        skip();
+    }
+    for (size_t c = 0; c < COMMAND_COUNT; ++c) {
+        const cli_command *cmd = &commands[c];
+        int status = -1;
+        const char *help[] = {"--help"}, *h[] = {"-h"};
+        char *text = ossa_test_run_captured(cmd->run, 1, help, &status);
+        if (status != 0) fail_msg("ossa %s --help: exit %d", cmd->name, status);
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: ossa %s", cmd->name);
+        if (strncmp(text, usage, strlen(usage)))
+            fail_msg("ossa %s --help does not start with \"%s\":\n%s", cmd->name, usage, text);
+        char *short_text = ossa_test_run_captured(cmd->run, 1, h, &status);
+        assert_int_equal(status, 0);
+        assert_string_equal(short_text, text);
+        free(short_text);
+
+        char options[64][64];
+        const size_t count = parsed_options(cmd->source, options, 64);
+        for (size_t i = 0; i < count; ++i)
+            if (!mentions_option(text, options[i]))
+                fail_msg("ossa %s parses %s, which its --help does not mention:\n%s", cmd->name, options[i], text);
+        /* The synopsis: the first line and the lines under it that start with '['. */
+        for (const char *line = text; line && *line;) {
+            const char *end = strchr(line, '\n');
+            const size_t length = end ? (size_t)(end - line) : strlen(line);
+            const char *first = line + strspn(line, " ");
+            if (line != text && *first != '[') break;
+            for (const char *at = line; at < line + length; ++at) {
+                if (*at != '-' || !strchr(" [|", at[-1])) continue;
+                const size_t n = strspn(at, "-abcdefghijklmnopqrstuvwxyz0123456789");
+                char option[64];
+                snprintf(option, sizeof option, "%.*s", (int)n, at);
+                bool known = false;
+                for (size_t i = 0; i < count; ++i) known = known || !strcmp(options[i], option);
+                if (!known) fail_msg("ossa %s --help shows %s, which its parser does not take", cmd->name, option);
+                at += n - 1;
+            }
+            line = end ? end + 1 : NULL;
+        }
+        free(text);
+
+        const char *wrong[] = {"--no-such-option"};
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, cmd->run, 1, wrong, &status);
+        assert_int_equal(status, 2);
+        char expected[256];
+        snprintf(expected, sizeof expected, "ossa: %s: ", cmd->name);
+        if (strncmp(err, expected, strlen(expected)))
+            fail_msg("ossa %s --no-such-option: expected \"ossa: %s: ...\", found:\n%s", cmd->name, cmd->name, err);
+        snprintf(expected, sizeof expected, "\n(ossa %s --help lists every option)\n", cmd->name);
+        const char *hint = strstr(err, expected);
+        if (!hint || hint[strlen(expected)] != '\0' || memchr(err, '\n', (size_t)(hint - err)))
+            fail_msg("ossa %s --no-such-option: expected one error line and the hint, found:\n%s", cmd->name, err);
+        free(err);
+    }
+}
+
+/* Runs the ossa executable with `args` (a shell fragment) in the folder "exe" of the scratch
+ * folder; its standard output and error into *out and *err (free both). Returns the exit status. */
+static int run_exe(const char *exe, const char *args, char **out, char **err)
+{
+    char command[4096];
+    snprintf(command, sizeof command, "mkdir -p '%s' && cd '%s' && '%s' %s > '%s' 2> '%s'",
+             ossa_test_scratch_path("exe"), ossa_test_scratch_path("exe"), exe, args,
+             ossa_test_scratch_path("exe_stdout.txt"), ossa_test_scratch_path("exe_stderr.txt"));
+    const int st = system(command);
+    assert_true(WIFEXITED(st));
+    const char *paths[2] = {ossa_test_scratch_path("exe_stdout.txt"), ossa_test_scratch_path("exe_stderr.txt")};
+    char **texts[2] = {out, err};
+    for (int i = 0; i < 2; ++i) {
+        size_t size = 0;
+        char *bytes = ossa_test_read_file(paths[i], &size);
+        assert_non_null(bytes);
+        *texts[i] = malloc(size + 1);
+        assert_non_null(*texts[i]);
+        memcpy(*texts[i], bytes, size);
+        (*texts[i])[size] = '\0';
+        free(bytes);
+    }
+    return WEXITSTATUS(st);
+}
+
+/* Bare `ossa` does nothing but print the general usage to standard error (exit 2): no file is
+ * written where it runs. `ossa --help` and `ossa help` print it to standard output (exit 0),
+ * and it names every command this test knows, and only those; `ossa help COMMAND` is
+ * `ossa COMMAND --help`. */
+static void bare_ossa_prints_usage(void **state)
+{
+    (void)state;
+    const char *exe = getenv("OSSA_EXE");
+    if (!exe || !*exe) {
+        print_message("skipped: OSSA_EXE is not set (cross builds run no executable)\n");
+        skip();
+    }
+    char *out, *err;
+    assert_int_equal(run_exe(exe, "", &out, &err), 2);
+    assert_string_equal(out, "");
+    assert_true(!strncmp(err, "usage: ossa COMMAND", 19));
+    DIR *folder = opendir(ossa_test_scratch_path("exe"));
+    assert_non_null(folder);
+    for (struct dirent *e; (e = readdir(folder));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) fail_msg("bare ossa wrote %s", e->d_name);
+    closedir(folder);
+    const char *variants[] = {"--help", "-h", "help"};
+    for (size_t v = 0; v < 3; ++v) {
+        char *help, *none;
+        assert_int_equal(run_exe(exe, variants[v], &help, &none), 0);
+        assert_string_equal(help, err);
+        assert_string_equal(none, "");
+        free(help), free(none);
+    }
+    /* The commands the general usage lists ("  ossa NAME ...") are the ones above. */
+    size_t listed = 0;
+    for (const char *at = strstr(err, "\n  ossa "); at; at = strstr(at + 1, "\n  ossa ")) {
+        const char *name = at + 8;
+        const size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz");
+        if (!n) continue; /* "ossa COMMAND --help" */
+        size_t c = 0;
+        while (c < COMMAND_COUNT && (strlen(commands[c].name) != n || strncmp(commands[c].name, name, n))) ++c;
+        if (c == COMMAND_COUNT) fail_msg("ossa --help lists \"%.*s\", which this test does not know", (int)n, name);
+        ++listed;
+    }
+    assert_int_equal(listed, COMMAND_COUNT);
+    free(out), free(err);
+    for (size_t c = 0; c < COMMAND_COUNT; ++c) {
+        char args[64], *help, *none;
+        snprintf(args, sizeof args, "help %s", commands[c].name);
+        assert_int_equal(run_exe(exe, args, &help, &none), 0);
+        int status = -1;
+        const char *flag[] = {"--help"};
+        char *direct = ossa_test_run_captured(commands[c].run, 1, flag, &status);
+        assert_string_equal(help, direct);
+        free(help), free(none), free(direct);
+    }
+    assert_int_equal(run_exe(exe, "no-such-command", &out, &err), 2);
+    assert_non_null(strstr(err, "unknown command \"no-such-command\""));
+    free(out), free(err);
+}
+
+/* `info --against` a source of another skeleton prints one line naming the first difference
+ * (exit 1) and no report; the source the archive was baked from passes; plot and view --against
+ * refuse it with the same line. Maya clips: a -> b. */
+static void info_against_checks_the_skeleton_first(void **state)
+{
+    (void)state;
+    static const char chain[] = "animVersion 1.1;\ntimeUnit film;\nstartTime 0;\nendTime 10;\nanim a 0 1 0;\n"
+                                "anim rotate.rotateZ rotateZ b 0 0 0;\nanimData {\n  output angular;\n  keys {\n"
+                                "    0 0 linear linear 1 1 0;\n    10 45 linear linear 1 1 0;\n  }\n}\n";
+    char source[512], archive[512];
+    snprintf(source, sizeof source, "%s", ossa_test_scratch_path("against.anim"));
+    snprintf(archive, sizeof archive, "%s", ossa_test_scratch_path("against.ossa"));
+    ossa_test_write_file(source, chain, sizeof chain - 1);
+    const char *bake_args[] = {source, "-o", archive, "-q"};
+    assert_int_equal(run_bake(4, bake_args), 0);
+    int status = -1;
+    const char *same[] = {archive, "--against", source};
+    char *report = ossa_test_run_captured(tool_info, 3, same, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(report, "vertex error"));
+    free(report);
+
+    /* The same clip with node b renamed c; with b a root; with a third node. */
+    char renamed[sizeof chain], flat[sizeof chain], longer[sizeof chain + 32];
+    memcpy(renamed, chain, sizeof chain);
+    renamed[strstr(renamed, "rotateZ b 0") - renamed + 8] = 'c';
+    memcpy(flat, chain, sizeof chain);
+    flat[strstr(flat, "anim a 0 1 0;") - flat + 9] = '0';
+    snprintf(longer, sizeof longer, "%sanim d 0 0 0;\n", chain);
+    const char *texts[3] = {renamed, flat, longer};
+    const char *expected[3] = {"joint 1 is \"b\" in the archive, \"c\" in the source\n",
+                               "joint 1 \"b\" has the parent 0 in the archive, -1 in the source\n",
+                               "the archive has 2 joints, the source 3\n"};
+    for (int i = 0; i < 3; ++i) {
+        char other[512];
+        snprintf(other, sizeof other, "%s", ossa_test_scratch_path("other.anim"));
+        ossa_test_write_file(other, texts[i], strlen(texts[i]));
+        const char *argv[] = {archive, "--against", other};
+        char *printed = ossa_test_run_captured(tool_info, 3, argv, &status);
+        assert_int_equal(status, 1);
+        assert_string_equal(printed, "");
+        free(printed);
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, tool_info, 3, argv, &status);
+        assert_int_equal(status, 1);
+        char want[2048];
+        snprintf(want, sizeof want, "ossa: %s does not match the skeleton of %s: %s", other, archive, expected[i]);
+        assert_string_equal(err, want);
+        free(err);
+    }
+    /* ossa plot and ossa view --against make the same check before drawing or serving (view
+     * finds a viewer folder first: five empty files stand for one). */
+    char other[512], svg[512], viewer[512];
+    snprintf(other, sizeof other, "%s", ossa_test_scratch_path("other.anim"));
+    snprintf(svg, sizeof svg, "%s", ossa_test_scratch_path("other.svg"));
+    snprintf(viewer, sizeof viewer, "%s", ossa_test_scratch_path("fake_viewer"));
+    ossa_test_write_file(other, renamed, strlen(renamed));
+    assert_int_equal(mkdir(viewer, 0700), 0);
+    static const char *const viewer_files[] = {"index.html", "viewer.js", "ossa_viewer.js", "ossa_viewer.wasm",
+                                               "serve.py"};
+    for (size_t i = 0; i < 5; ++i) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", viewer, viewer_files[i]);
+        ossa_test_write_file(path, "", 0);
+    }
+    assert_int_equal(setenv("OSSA_VIEWER_DIR", viewer, 1), 0);
+    const char *plot_args[] = {archive, "--against", other, "-o", svg};
+    const char *view_args[] = {archive, "--against", other, "--port", "0"};
+    int (*const tools[2])(int, char **) = {tool_plot, tool_view};
+    const char **tool_args[2] = {plot_args, view_args};
+    for (int t = 0; t < 2; ++t) {
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, tools[t], 5, tool_args[t], &status);
+        assert_int_equal(status, 1);
+        char want[2048];
+        snprintf(want, sizeof want, "ossa: %s does not match the skeleton of %s: %s", other, archive, expected[0]);
+        assert_string_equal(err, want);
+        free(err);
+    }
+    assert_int_equal(unsetenv("OSSA_VIEWER_DIR"), 0);
+    assert_int_equal(access(svg, F_OK), -1);
+}
 
 static int setup(void **state)
 {
@@ -1418,6 +2052,8 @@ int main(void)
         cmocka_unit_test(metroid_bake_with_cinf),
         cmocka_unit_test(default_clip_and_info),
         cmocka_unit_test(unit_scale_in_meta_and_report),
+        cmocka_unit_test(bake_stores_metres),
+        cmocka_unit_test(bakes_do_not_depend_on_the_path),
         cmocka_unit_test(errors_leave_no_archive),
         cmocka_unit_test(bad_invocations_are_refused),
         cmocka_unit_test(references_stay_inside_the_folder),
@@ -1439,14 +2075,19 @@ int main(void)
         cmocka_unit_test(plot_draws_an_svg),
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
         cmocka_unit_test(export_reimports_to_the_same_poses),
+        cmocka_unit_test(export_keeps_the_kept_keys),
 #endif
         cmocka_unit_test(info_json_matches_text),
         cmocka_unit_test(bake_bound_holds_in_info),
         cmocka_unit_test(bakes_do_not_depend_on_the_simd_path),
+        cmocka_unit_test(version_is_printed),
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
         cmocka_unit_test(names_that_are_not_utf8),
         cmocka_unit_test(many_clips),
 #endif
+        cmocka_unit_test(every_command_has_help),
+        cmocka_unit_test(bare_ossa_prints_usage),
+        cmocka_unit_test(info_against_checks_the_skeleton_first),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

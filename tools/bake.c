@@ -32,16 +32,20 @@ static size_t default_max_memory(void)
     return 0;
 }
 
-static void usage_bake(void)
+static void usage_bake(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites] [--root-motion]\n"
             "                 [--retarget FILE [--joint-map MAP]]\n"
-            "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--threads N] [-q]\n"
+            "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--keep-source-units]\n"
+            "                 [--threads N] [-q]\n"
             "                 [--max-memory MB] [--max-seconds S] [--depfile FILE] [-v]\n"
             "  INPUT defaults to %s\n"
+            "  -o OUT.ossa         the archive to write (default: INPUT's name without its extension, plus\n"
+            "                      .ossa, in the current folder)\n"
             "  --skeleton FILE     take the skeleton from FILE when INPUT has none (ozz raw animation),\n"
             "                      bind to it by joint name (Maya .anim) or with its CINF (Metroid ANIM)\n"
+            "  --drop-end-sites    leave out the joints that only mark where a bone ends (BVH End Site)\n"
             "  --retarget FILE     bake every clip onto FILE's skeleton: joints bound by name (or by\n"
             "                      --joint-map MAP, lines \"TARGET_JOINT SOURCE_JOINT\"), rotations\n"
             "                      aligned from rest pose to rest pose in model space, the root's travel\n"
@@ -53,13 +57,17 @@ static void usage_bake(void)
             "                      at every source sample (default 0.0001, ACL's default precision)\n"
             "  --no-optimize       lossless: keep every source sample at 24 bits per component\n"
             "  --unit-scale M      metres per source unit (replaces the input's, or the one inferred\n"
-            "                      from the rest pose when it states none, as BVH); kept in META\n"
+            "                      from the rest pose when it states none, as BVH); translations are\n"
+            "                      stored in metres, converted with it (META: unit_scale=1 and\n"
+            "                      import_unit_scale=M)\n"
+            "  --keep-source-units store translations in the source's unit, not metres (META:\n"
+            "                      unit_scale=M, the metres per stored unit)\n"
             "  --threads N         encoding threads (default: the online CPUs); the result is the same\n"
             "  --max-memory MB     refuse a clip whose build is estimated to need more memory (default: half\n"
             "                      the physical memory, %.0f MB here; 0: no limit); the importers' keys\n"
             "                      are held to it too\n"
-            "  --max-seconds S     refuse a clip whose build is estimated to take longer (default %.0f;\n"
-            "                      0: no limit); estimates are approximate (docs/error-metric.md)\n"
+            "  --max-seconds S     refuse a clip whose build is estimated to take more than S seconds\n"
+            "                      (default %.0f; 0: no limit); estimates are approximate (docs/error-metric.md)\n"
             "  -q, --quiet         print only the one-line summary, not the report (and no progress bar)\n"
             "  -v, --verbose       also print where the time and memory went: one line per stage (import,\n"
             "                      prepare, search, verify, write, report) and the total\n"
@@ -137,12 +145,10 @@ static void print_stages(const double *seconds, const double *cpu, double total,
     printf("stage total    %9.3f s  CPU %8.3f s  peak RSS %.1f MB\n", total, total_cpu, peak_rss_bytes() / 1e6);
 }
 
-/* The error first, then the usage; exit status 2. */
+/* One line for the error and the hint to --help; exit status 2. */
 static int bake_usage_error(const char *what, const char *argument)
 {
-    fprintf(stderr, "ossa: bake: %s (found \"%s\")\n\n", what, argument);
-    usage_bake();
-    return 2;
+    return tool_usage_error("bake", "%s (found \"%s\")", what, argument);
 }
 
 /* ossa_build_progress_fn: the builder's report moves the bar within its stage. */
@@ -158,11 +164,14 @@ static void default_output(const char *input, char *out, size_t size)
     strncat(out, ".ossa", size - strlen(out) - 1);
 }
 
-/* META chunk text: the input name, the importer's metadata, the unit the bake used (one
- * unit_scale line, replacing the importer's, and its unit_source) and the events. */
+/* META chunk text: the input's file name (not the path typed, so that the same file baked
+ * from any folder gives the same bytes), the importer's metadata, the units (unit_scale: metres
+ * per stored unit, replacing the importer's; unit_source; import_unit_scale: metres per unit
+ * of the import, which the translations were converted from) and the events. */
 static char *meta_text(const ossa_import_output *imp, const char *input, tool_unit unit)
 {
-    size_t size = 128 + strlen(input) + (imp->metadata ? strlen(imp->metadata) : 0);
+    input = tool_base_name(input);
+    size_t size = 160 + strlen(input) + (imp->metadata ? strlen(imp->metadata) : 0);
     for (size_t i = 0; i < imp->event_count; ++i) size += strlen(imp->events[i].name) + 48;
     char *text = malloc(size);
     if (!text) return NULL;
@@ -170,14 +179,17 @@ static char *meta_text(const ossa_import_output *imp, const char *input, tool_un
     for (const char *line = imp->metadata; line && *line && n >= 0 && (size_t)n < size;) {
         const char *end = strchr(line, '\n');
         const int len = (int)(end ? (size_t)(end - line) : strlen(line));
-        if (strncmp(line, "unit_scale=", 11) && strncmp(line, "unit_source=", 12))
+        if (strncmp(line, "unit_scale=", 11) && strncmp(line, "unit_source=", 12) &&
+            strncmp(line, "import_unit_scale=", 18))
             n += snprintf(text + n, size - (size_t)n, "%.*s\n", len, line);
         line += len + (end != NULL);
     }
-    char scale[32];
+    char scale[32], stored[32];
     tool_format_float(scale, sizeof scale, unit.scale);
+    tool_format_float(stored, sizeof stored, unit.stored);
     if (n >= 0 && (size_t)n < size)
-        n += snprintf(text + n, size - (size_t)n, "unit_scale=%s\nunit_source=%s\n", scale, unit.source);
+        n += snprintf(text + n, size - (size_t)n, "unit_scale=%s\nunit_source=%s\nimport_unit_scale=%s\n", stored,
+                      unit.source, scale);
     for (size_t i = 0; i < imp->event_count && n >= 0 && (size_t)n < size; ++i)
         n += snprintf(text + n, size - (size_t)n, "event=%.9g %s\n", (double)imp->events[i].time, imp->events[i].name);
     return text;
@@ -441,7 +453,8 @@ int tool_bake(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL, *skeleton_path = NULL, *retarget_path = NULL, *map_path = NULL,
                *depfile = NULL;
-    bool drop_end_sites = false, optimize = true, quiet = false, root_motion = false, verbose = false;
+    bool drop_end_sites = false, optimize = true, quiet = false, root_motion = false, keep_units = false,
+         verbose = false;
     float tolerance_m = OSSA_BUILD_DEFAULT_TOLERANCE, unit_scale_arg = 0.f;
     unsigned threads = tool_cpu_count();
     size_t max_memory = default_max_memory();
@@ -480,7 +493,9 @@ int tool_bake(int argc, char **argv)
         } else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
             if (!tool_parse_metres(argv[++i], TOOL_UNIT_SCALE_MIN, TOOL_UNIT_SCALE_MAX, &unit_scale_arg))
                 return bake_usage_error("--unit-scale needs metres per unit from 1e-6 to 1e4", argv[i]);
-        } else if (!strcmp(argv[i], "--drop-end-sites"))
+        } else if (!strcmp(argv[i], "--keep-source-units"))
+            keep_units = true;
+        else if (!strcmp(argv[i], "--drop-end-sites"))
             drop_end_sites = true;
         else if (!strcmp(argv[i], "--root-motion"))
             root_motion = true;
@@ -489,7 +504,7 @@ int tool_bake(int argc, char **argv)
         else if (!strcmp(argv[i], "--joint-map") && i + 1 < argc)
             map_path = argv[++i];
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return usage_bake(), 0;
+            return usage_bake(stdout), 0;
         else if (argv[i][0] == '-' || input)
             return bake_usage_error("unexpected argument", argv[i]);
         else
@@ -539,6 +554,23 @@ int tool_bake(int argc, char **argv)
         ossa_import_output_destroy(&imp);
         return 1;
     }
+    /* The unit is resolved on the import as read (inference measures its rest pose); the
+     * translations then become metres once, before anything is extracted or built from them,
+     * so the tolerance (metres) applies as it is. */
+    tool_unit unit = tool_unit_of_import(&imp, unit_scale_arg);
+    if (keep_units)
+        unit.stored = unit.scale;
+    else {
+        ossa_diag units_diag;
+        ossa_diag_clear(&units_diag);
+        if (ossa_import_output_scale_lengths(&imp, unit.scale, &units_diag) != OSSA_OK) {
+            char what[300];
+            snprintf(what, sizeof what, "%s: conversion to metres", input);
+            tool_print_diag(what, &units_diag);
+            ossa_import_output_destroy(&imp);
+            return 1;
+        }
+    }
     if (root_motion && !extract_root_motion(input, &imp)) {
         ossa_import_output_destroy(&imp);
         return 1;
@@ -576,7 +608,6 @@ int tool_bake(int argc, char **argv)
     const size_t blob_count = 1 + imp.animation_count + imp.track_count;
     ossa_archive_entry *entries = calloc(blob_count + 1, sizeof *entries);
     ossa_blob *blobs = calloc(blob_count, sizeof *blobs);
-    const tool_unit unit = tool_unit_of_import(&imp, unit_scale_arg);
     /* Where the format lists its usual units (ozz: m, cm, mm), only a unit other than the
      * importer's default (metres) is news; META records unit_source=inferred either way. */
     char candidates[128], stated[32] = "";
@@ -600,8 +631,8 @@ int tool_bake(int argc, char **argv)
         goto done;
     }
     const ossa_animation_build_desc budgeted = {.skeleton = optimize ? &imp.skeleton : NULL,
-                                                .tolerance = optimize ? tolerance_m / unit.scale : 0.f,
-                                                .unit_scale = unit.scale,
+                                                .tolerance = optimize ? tolerance_m / unit.stored : 0.f,
+                                                .unit_scale = unit.stored,
                                                 .threads = threads};
     tool_progress_clear(bar);
     if (!within_budgets(input, &imp, &budgeted, max_memory, max_seconds)) goto done;
@@ -614,9 +645,10 @@ int tool_bake(int argc, char **argv)
         entries[entry_count++] =
             (ossa_archive_entry){OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, blobs[0].data, blobs[0].size};
     }
-    const float unit_scale = unit.scale;
-    /* The tolerance in source units, rounded down: an error the builder accepts (at most this)
-     * is then at most --tolerance in metres too, as `ossa info` converts it back (in double). */
+    const float unit_scale = unit.stored;
+    /* The tolerance in stored units (metres, or the source's with --keep-source-units), rounded
+     * down: an error the builder accepts (at most this) is then at most --tolerance in metres
+     * too, as `ossa info` converts it back (in double). */
     float tolerance = tolerance_m / unit_scale;
     while (tolerance > 0.f && (double)tolerance * (double)unit_scale > (double)tolerance_m)
         tolerance = nextafterf(tolerance, 0.f);

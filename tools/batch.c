@@ -25,15 +25,21 @@
 /* Detection reads this much of each file (the content sniffs look at the first bytes). */
 #define SNIFF_BYTES 4096
 
-static void usage_batch(void)
+static void usage_batch(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: ossa batch SRC_DIR -o OUT_DIR [--skeleton [PATTERN=]FILE]... [--drop-end-sites]\n"
-            "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES]\n"
-            "                  [-j N] [--shard I/N] [--json FILE] [--ossa EXE] [--allow-out-inside-src]\n"
+            "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--keep-source-units]\n"
+            "                  [--exclude PATTERN]... [-j N] [--shard I/N] [--json FILE] [--ossa EXE]\n"
+            "                  [--allow-out-inside-src]\n"
             "  bakes every file under SRC_DIR that `ossa formats` recognises (not .ossa, not hidden)\n"
             "  into OUT_DIR/<relative path>.ossa: writes OUT_DIR/build.ninja, runs ninja, removes the\n"
             "  archives of sources gone since the last run, prints a summary\n"
+            "  --exclude PATTERN  leave out the files whose path under SRC_DIR matches PATTERN (a shell\n"
+            "                    pattern; '*' and '?' stay within a folder: '*.fbx' is the top folder's,\n"
+            "                    '*/*.fbx' one level down) and the folders it matches, with all below\n"
+            "                    ('wip' or 'wip/'); repeatable. Excluded files are not sources, nor skeletons\n"
+            "                    a folder offers; the archives of newly excluded sources are removed\n"
             "  --skeleton PATTERN=FILE  the skeleton of FILE (relative to SRC_DIR) for the sources whose\n"
             "                    path under SRC_DIR matches PATTERN (a shell pattern, '*' within a\n"
             "                    folder; \"DIR/\" for DIR's tree); repeatable, the first matching rule wins\n"
@@ -43,7 +49,7 @@ static void usage_batch(void)
             "  it is not baked and the summary says why. The other options are ossa bake's.\n"
             "  -j N              parallel bakes (default: the online CPUs); each bake uses one thread\n"
             "  --shard I/N       only the sources whose index in path order, modulo N, is I-1 (I from 1)\n"
-            "  --json FILE       also write the summary as JSON\n"
+            "  --json FILE       also write the summary as JSON (with each failed bake's error line)\n"
             "  --ossa EXE        the ossa executable the bakes run (default: this one)\n"
             "  --allow-out-inside-src  accept an OUT_DIR inside SRC_DIR (its tree is not read as sources);\n"
             "                    without it such an OUT_DIR is refused, and OUT_DIR = SRC_DIR always is\n"
@@ -53,9 +59,7 @@ static void usage_batch(void)
 
 static int batch_usage_error(const char *what, const char *argument)
 {
-    fprintf(stderr, "ossa: batch: %s (found \"%s\")\n\n", what, argument);
-    usage_batch();
-    return 2;
+    return tool_usage_error("batch", "%s (found \"%s\")", what, argument);
 }
 
 /* What a source is to the skeleton binding. */
@@ -147,9 +151,42 @@ static ossa_import_format sniff(const char *path, source_role *role)
     return format;
 }
 
+#define MAX_EXCLUDES 64
+
+/* The --exclude patterns, and how many paths each matched (a pattern that matches nothing is
+ * reported: most likely a '*' that was meant to cross folders). */
+typedef struct exclude_list {
+    const char *patterns[MAX_EXCLUDES];
+    size_t matched[MAX_EXCLUDES];
+    size_t count;
+} exclude_list;
+
+/* Whether the path `rel` under the sources (a folder when `folder`) is excluded: a pattern
+ * matches it whole ('*' within a folder); a folder also matches a pattern with one trailing
+ * '/' ("wip/"). */
+static bool is_excluded(exclude_list *excludes, const char *rel, bool folder)
+{
+    for (size_t i = 0; i < excludes->count; ++i) {
+        const char *pattern = excludes->patterns[i];
+        const size_t n = strlen(pattern);
+        char trimmed[PATH_MAX];
+        if (folder && n > 1 && pattern[n - 1] == '/' && n < sizeof trimmed) {
+            memcpy(trimmed, pattern, n - 1);
+            trimmed[n - 1] = '\0';
+            pattern = trimmed;
+        }
+        if (fnmatch(pattern, rel, FNM_PATHNAME) == 0) {
+            excludes->matched[i]++;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Adds the importable files under root/rel (rel "" for root), skipping hidden entries, symbolic
- * links to folders and the folder `skip` (the output, when it lies inside). False on error. */
-static bool walk(const char *root, const char *rel, const struct stat *skip, source_list *list)
+ * links to folders, the folder `skip` (the output, when it lies inside) and what `excludes`
+ * matches. False on error. */
+static bool walk(const char *root, const char *rel, const struct stat *skip, exclude_list *excludes, source_list *list)
 {
     char folder[PATH_MAX];
     if (snprintf(folder, sizeof folder, "%s%s%s", root, *rel ? "/" : "", rel) >= (int)sizeof folder) return false;
@@ -171,7 +208,10 @@ static bool walk(const char *root, const char *rel, const struct stat *skip, sou
         struct stat st;
         if (lstat(full, &st) != 0) continue;
         if (S_ISDIR(st.st_mode)) {
-            if (!(st.st_dev == skip->st_dev && st.st_ino == skip->st_ino)) ok = walk(root, child, skip, list);
+            if (!(st.st_dev == skip->st_dev && st.st_ino == skip->st_ino) && !is_excluded(excludes, child, true))
+                ok = walk(root, child, skip, excludes, list);
+        } else if (is_excluded(excludes, child, false)) {
+            continue;
         } else if (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && stat(full, &st) == 0 && S_ISREG(st.st_mode))) {
             source item = {.path = child, .role = ROLE_OWN};
             if ((item.format = sniff(full, &item.role)) == OSSA_FORMAT_UNKNOWN) continue;
@@ -265,7 +305,7 @@ static bool find_in_path(const char *name, char *found, size_t size)
 
 typedef struct batch_options {
     char tolerance[32], unit_scale[32]; /* "" when not given */
-    bool no_optimize, drop_end_sites;
+    bool no_optimize, drop_end_sites, keep_source_units;
 } batch_options;
 
 /* One summary row: what the archive of a source holds, read back with the runtime. */
@@ -279,6 +319,7 @@ typedef struct batch_row {
     const char *problem;  /* why the source has no edge (no skeleton for it, its name); NULL when it has one */
     bool refused;         /* the problem is its name */
     const char *skeleton; /* the --skeleton its bake was given (absolute); NULL when none */
+    char *error;          /* a failed bake's error line (malloc'd); NULL when it printed none */
 } batch_row;
 
 static batch_row read_row(const char *src_root, const char *out_dir, const char *rel)
@@ -327,6 +368,32 @@ static batch_row read_row(const char *src_root, const char *out_dir, const char 
     return row;
 }
 
+/* The error line a failed bake left in OUT_DIR/<rel>.ossa.err (the rule sends its standard
+ * error there): its last line that starts with "ossa: " and is not a warning, without that
+ * prefix (malloc'd; NULL when there is none). The file is then removed, inside OUT_DIR only
+ * (tool_batch_remove_error, through `out_fd`): the next run bakes the source again. */
+static char *read_error(const char *out_dir, int out_fd, const char *rel)
+{
+    char path[PATH_MAX], err_rel[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s.ossa.err", out_dir, rel) >= (int)sizeof path ||
+        snprintf(err_rel, sizeof err_rel, "%s.ossa.err", rel) >= (int)sizeof err_rel)
+        return NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char *line = NULL, *error = NULL;
+    size_t capacity = 0;
+    while (getline(&line, &capacity, f) >= 0) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strncmp(line, "ossa: ", 6) || !strncmp(line, "ossa: warning", 13) || !line[6]) continue;
+        free(error);
+        error = strdup(line + 6);
+    }
+    free(line);
+    fclose(f);
+    if (out_fd >= 0) tool_batch_remove_error(out_fd, err_rel);
+    return error;
+}
+
 static void print_summary(const batch_row *rows, size_t count)
 {
     int width = 24; /* the clip column fits the longest path */
@@ -349,7 +416,10 @@ static void print_summary(const batch_row *rows, size_t count)
             continue;
         }
         if (r->bytes < 0) {
-            printf("%-*s %s\n", width, r->source, "failed (ninja printed why)");
+            if (r->error)
+                printf("%-*s failed: %s\n", width, r->source, r->error);
+            else
+                printf("%-*s %s\n", width, r->source, "failed (ninja printed why)");
             ++failed;
             continue;
         }
@@ -378,6 +448,7 @@ static bool write_json(const char *path, const batch_row *rows, size_t count, in
         tool_json_add_string(o, "source", r->source);
         cJSON_AddBoolToObject(o, "baked", r->bytes >= 0);
         if (r->problem) tool_json_add_string(o, "problem", r->problem);
+        if (r->error) tool_json_add_string(o, "error", r->error);
         if (r->skeleton) tool_json_add_string(o, "skeleton", r->skeleton);
         if (r->source_bytes >= 0) cJSON_AddNumberToObject(o, "source_bytes", (double)r->source_bytes);
         if (r->bytes < 0) continue;
@@ -434,10 +505,13 @@ static bool write_build_file(const char *out_dir, const char *exe, const char *s
             "# changing an option rebakes everything.\n# shard %s\nninja_required_version = 1.3\n\nossa = ",
             shard);
     put_shell_word(f, exe);
-    fprintf(f, "\noptions = --threads 1%s%s%s%s%s%s\n", o->tolerance[0] ? " --tolerance " : "", o->tolerance,
+    fprintf(f, "\noptions = --threads 1%s%s%s%s%s%s%s\n", o->tolerance[0] ? " --tolerance " : "", o->tolerance,
             o->unit_scale[0] ? " --unit-scale " : "", o->unit_scale, o->no_optimize ? " --no-optimize" : "",
-            o->drop_end_sites ? " --drop-end-sites" : "");
-    fprintf(f, "\nrule bake\n  command = $ossa bake $in -o $out --depfile $out.d -q $options $skeleton\n"
+            o->drop_end_sites ? " --drop-end-sites" : "", o->keep_source_units ? " --keep-source-units" : "");
+    /* The bake's standard error also goes to $out.err, where the summary finds a failed bake's
+     * error line (read_error removes the file); ninja shows it as ever. */
+    fprintf(f, "\nrule bake\n  command = $ossa bake $in -o $out --depfile $out.d -q $options $skeleton 2> $out.err; "
+               "status=$$?; cat $out.err >&2; [ $$status -ne 0 ] || rm -f $out.err; exit $$status\n"
                "  description = bake $source\n  depfile = $out.d\n  deps = gcc\n  restat = 1\n\n");
     for (size_t i = 0; i < sources->count; ++i) {
         const char *rel = sources->items[i].path;
@@ -833,6 +907,7 @@ int tool_batch(int argc, char **argv)
     batch_options o = {0};
     unsigned jobs = tool_cpu_count(), shard = 1, shards = 1;
     bool allow_inside = false;
+    exclude_list excludes = {0};
     for (int i = 0; i < argc; ++i) {
         float value;
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
@@ -841,6 +916,11 @@ int tool_batch(int argc, char **argv)
             if (rule_count == MAX_SKELETON_RULES)
                 return batch_usage_error("--skeleton is given more than 64 times", argv[i + 1]);
             skeleton_args[rule_count++] = argv[++i];
+        } else if (!strcmp(argv[i], "--exclude") && i + 1 < argc) {
+            if (excludes.count == MAX_EXCLUDES)
+                return batch_usage_error("--exclude is given more than 64 times", argv[i + 1]);
+            if (!argv[i + 1][0]) return batch_usage_error("--exclude needs a pattern", argv[i + 1]);
+            excludes.patterns[excludes.count++] = argv[++i];
         } else if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
         else if (!strcmp(argv[i], "--ossa") && i + 1 < argc)
@@ -849,6 +929,8 @@ int tool_batch(int argc, char **argv)
             o.no_optimize = true;
         else if (!strcmp(argv[i], "--drop-end-sites"))
             o.drop_end_sites = true;
+        else if (!strcmp(argv[i], "--keep-source-units"))
+            o.keep_source_units = true;
         else if (!strcmp(argv[i], "--allow-out-inside-src"))
             allow_inside = true;
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
@@ -869,13 +951,13 @@ int tool_batch(int argc, char **argv)
             if (!parse_shard(argv[++i], &shard, &shards))
                 return batch_usage_error("--shard needs I/N with 1 <= I <= N", argv[i]);
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return usage_batch(), 0;
+            return usage_batch(stdout), 0;
         else if (argv[i][0] == '-' || src)
             return batch_usage_error("unexpected argument", argv[i]);
         else
             src = argv[i];
     }
-    if (!src || !out) return batch_usage_error(!src ? "SRC_DIR is missing" : "-o OUT_DIR is missing", "");
+    if (!src || !out) return tool_usage_error("batch", "%s", !src ? "SRC_DIR is missing" : "-o OUT_DIR is missing");
 #ifndef OSSA_HAVE_CJSON
     if (json) {
         fprintf(stderr, "ossa: batch: --json needs cJSON, which this ossa was built without (libcjson-dev)\n");
@@ -952,7 +1034,13 @@ int tool_batch(int argc, char **argv)
     if ((lock = tool_batch_lock(out_dir)) < 0) goto done;
     if (!previous_manifest(out_dir, &had_manifest, previous_shard, sizeof previous_shard)) goto done;
     const bool clean = had_manifest && (shards == 1 || !strcmp(previous_shard, shard_text));
-    if (!walk(src_root, "", &out_st, &all)) goto done;
+    if (!walk(src_root, "", &out_st, &excludes, &all)) goto done;
+    for (size_t i = 0; i < excludes.count; ++i)
+        if (!excludes.matched[i])
+            fprintf(stderr,
+                    "ossa: batch: warning: --exclude '%s' matches nothing under %s ('*' and '?' stay within a "
+                    "folder)\n",
+                    excludes.patterns[i], src);
     qsort(all.items, all.count, sizeof *all.items, compare_sources);
     for (size_t i = 0; i < all.count; ++i)
         if (i % shards == shard - 1 && !list_add(&mine, all.items[i])) goto done;
@@ -1011,6 +1099,10 @@ int tool_batch(int argc, char **argv)
         rows[i].problem = problems[i];
         rows[i].refused = mine.items[i].refused != NULL;
         rows[i].skeleton = skeletons[i];
+        if (rows[i].bytes < 0 && !problems[i]) {
+            if (out_fd < 0) out_fd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            rows[i].error = read_error(out_dir, out_fd, rel);
+        }
         failed += rows[i].bytes < 0;
     }
     free(stale);
@@ -1026,6 +1118,7 @@ done:
     }
     free(skeletons);
     free(problems);
+    for (size_t i = 0; rows && i < mine.count; ++i) free(rows[i].error);
     free(rows);
     free(rules);
     list_free(&all);

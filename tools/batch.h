@@ -28,4 +28,8 @@ int tool_batch_check_out(const char *src, const char *out, bool allow_inside, ch
  * when rel was removed or is already gone. */
 bool tool_batch_remove_output(int out_fd, const char *rel);
 
+/* As tool_batch_remove_output, for the error file of a failed bake (rel ends in ".ossa.err"),
+ * printing nothing when it is removed. */
+bool tool_batch_remove_error(int out_fd, const char *rel);
+
 #endif

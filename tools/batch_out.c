@@ -99,12 +99,13 @@ int tool_batch_check_out(const char *src, const char *out, bool allow_inside, ch
     return 0;
 }
 
-/* Whether rel is a plain relative path of an archive: no leading '/', no empty, "." or ".."
- * name, ending in ".ossa" (the only outputs an edge of ossa batch has). */
-static bool plain_archive_path(const char *rel)
+/* Whether rel is a plain relative path ending in `suffix`: no leading '/', no empty, "." or
+ * ".." name (".ossa": the only outputs an edge of ossa batch has). */
+static bool plain_path(const char *rel, const char *suffix)
 {
-    const size_t length = strlen(rel);
-    if (!length || rel[0] == '/' || length >= PATH_MAX || length <= 5 || strcmp(rel + length - 5, ".ossa"))
+    const size_t length = strlen(rel), suffix_length = strlen(suffix);
+    if (!length || rel[0] == '/' || length >= PATH_MAX || length <= suffix_length ||
+        strcmp(rel + length - suffix_length, suffix))
         return false;
     for (const char *c = rel; *c;) {
         const size_t n = strcspn(c, "/");
@@ -115,10 +116,12 @@ static bool plain_archive_path(const char *rel)
     return true;
 }
 
-bool tool_batch_remove_output(int out_fd, const char *rel)
+/* Removes out_dir/rel, a plain relative path ending in `suffix`, as tool_batch_remove_output
+ * says; `quiet`: without the line saying so. */
+static bool remove_inside(int out_fd, const char *rel, const char *suffix, bool quiet)
 {
     enum { MAX_DEPTH = 256 };
-    if (!plain_archive_path(rel)) {
+    if (!plain_path(rel, suffix)) {
         fprintf(stderr, "ossa: batch: left %s: not an archive path inside OUT_DIR\n", rel);
         return false;
     }
@@ -164,10 +167,14 @@ bool tool_batch_remove_output(int out_fd, const char *rel)
         fprintf(stderr, "ossa: batch: cannot remove %s: %s\n", rel, strerror(errno));
         ok = false;
     } else if (reached) {
-        printf("removed %s (not produced any more: its source is gone or is not baked)\n", rel);
+        if (!quiet) printf("removed %s (not produced any more: its source is gone or is not baked)\n", rel);
         /* The folders this empties, deepest first; rmdir refuses the others, never OUT_DIR. */
         for (size_t d = depth - 1; d > 0 && unlinkat(fds[d - 1], names[d - 1], AT_REMOVEDIR) == 0; --d) continue;
     }
     for (size_t d = 1; d < opened; ++d) close(fds[d]);
     return ok;
 }
+
+bool tool_batch_remove_output(int out_fd, const char *rel) { return remove_inside(out_fd, rel, ".ossa", false); }
+
+bool tool_batch_remove_error(int out_fd, const char *rel) { return remove_inside(out_fd, rel, ".ossa.err", true); }

@@ -499,10 +499,8 @@ int tool_bench(int argc, char **argv)
         } else if (!strcmp(a, "--seconds") && v) {
             char *end;
             const double s = strtod(v, &end);
-            if (end == v || *end || !(s >= 0.01 && s <= 60.0)) {
-                fprintf(stderr, "ossa: bench: --seconds: expected 0.01 to 60, found \"%s\"\n", v);
-                return 2;
-            }
+            if (end == v || *end || !(s >= 0.01 && s <= 60.0))
+                return tool_usage_error("bench", "--seconds needs seconds from 0.01 to 60 (found \"%s\")", v);
             o.seconds = s, ++i;
         } else if (!strcmp(a, "--json") && v) {
             json_path = v, ++i;
@@ -511,18 +509,15 @@ int tool_bench(int argc, char **argv)
         } else if (!strcmp(a, "--json-part") && v) { /* internal: one run's object, for --simd */
             part_path = v, ++i;
         } else if (a[0] == '-' || path) {
-            fprintf(stderr, "ossa: bench: %s \"%s\"%s\n", a[0] == '-' ? "unknown option or bad value:" : "extra argument",
-                    a, a[0] == '-' && !v ? " (missing value)" : "");
-            usage(stderr);
-            return 2;
+            return tool_usage_error("bench", "%s \"%s\"%s",
+                                    a[0] == '-' ? "unknown option or bad value:" : "extra argument", a,
+                                    a[0] == '-' && !v ? " (missing value)" : "");
         } else {
             path = a;
         }
     }
     if (!path) {
-        fprintf(stderr, "ossa: bench: expected an archive (FILE.ossa)\n");
-        usage(stderr);
-        return 2;
+        return tool_usage_error("bench", "expected an archive (FILE.ossa)");
     }
 #if !defined(OSSA_HAVE_PTHREADS)
     if (o.threads > 1) {

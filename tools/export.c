@@ -4,10 +4,11 @@
  * archive's unit_scale applied), children in skeleton order, the roots in the scene, and one
  * skin over all joints with inverse bind matrices from the rest pose, so tools that build an
  * armature from a skin (Blender) show it. Every clip becomes an animation: the runtime
- * sampling job decodes the clip at each of its time points, and each joint gets LINEAR
- * translation, rotation and scale channels over those times. Between time points glTF players
- * slerp rotations where ossa's runtime nlerps; at 60 Hz time points the two differ by far less
- * than the bake's tolerance. User-channel tracks are not exported.
+ * sampling job decodes the clip, and each animated sub-track becomes a LINEAR channel over its
+ * own kept keys (ossa_animation_keys), the values the job gives there; a sub-track that does
+ * not move is one key, or no channel when its value is the node's (within 1e-6). Between keys glTF players
+ * slerp rotations where ossa's runtime nlerps: the two differ by about 2e-8 x angle^3 radians
+ * (angle between the keys in degrees), 1e-5 at 8 degrees. User-channel tracks are not exported.
  * Source: the glTF 2.0 specification (3.5 nodes, 3.6 accessors, 3.7 skins, 3.11 animations,
  * 4.4 GLB). */
 #include <math.h>
@@ -21,17 +22,31 @@
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
 #include <cjson/cJSON.h>
 
-/* The binary chunk, grown as accessors are appended (4-byte aligned views). The arrays'
- * lengths are kept here: cJSON_GetArraySize walks the list, which made an export quadratic in
- * its accessors (10,000 clips took minutes). */
+/* The binary chunk, grown as accessors are appended (4-byte aligned, all in one buffer view:
+ * a view per accessor cost about 50 bytes of JSON each). The accessors' count is kept here:
+ * cJSON_GetArraySize walks the list, which made an export quadratic in its accessors (10,000
+ * clips took minutes). */
 typedef struct bin {
     uint8_t *data;
     size_t size, capacity;
-    cJSON *views, *accessors;
-    size_t view_count, accessor_count;
+    cJSON *accessors;
+    size_t accessor_count;
 } bin;
 
-/* Appends `count` elements of `comps` floats as a buffer view and an accessor; returns the
+/* A JSON array of `n` finite floats, each in its shortest text that reads back as the same float
+ * (cJSON prints the double of a float with 17 digits: "0.015437356196343899" for 0.015437356). */
+static cJSON *float_array(const float *v, int n)
+{
+    cJSON *array = cJSON_CreateArray();
+    for (int i = 0; array && i < n; ++i) {
+        char text[32];
+        tool_format_float(text, sizeof text, v[i]);
+        cJSON_AddItemToArray(array, cJSON_CreateRaw(text));
+    }
+    return array;
+}
+
+/* Appends `count` elements of `comps` floats as an accessor into buffer view 0; returns the
  * accessor index or -1. `type` is "SCALAR", "VEC3", "VEC4" or "MAT4". With `bounds`, min and
  * max are written (required for animation inputs). */
 static int add_floats(bin *b, const float *v, size_t count, int comps, const char *type, bool bounds)
@@ -45,36 +60,26 @@ static int add_floats(bin *b, const float *v, size_t count, int comps, const cha
         b->data = grown, b->capacity = cap;
     }
     memcpy(b->data + b->size, v, bytes); /* glTF is little-endian, as the hosts ossa runs on */
-    cJSON *view = cJSON_CreateObject();
-    cJSON_AddNumberToObject(view, "buffer", 0);
-    cJSON_AddNumberToObject(view, "byteOffset", (double)b->size);
-    cJSON_AddNumberToObject(view, "byteLength", (double)bytes);
-    cJSON_AddItemToArray(b->views, view);
+    const size_t offset = b->size;
     b->size += bytes;
     cJSON *acc = cJSON_CreateObject();
-    cJSON_AddNumberToObject(acc, "bufferView", (double)b->view_count++);
+    cJSON_AddNumberToObject(acc, "bufferView", 0);
+    if (offset) cJSON_AddNumberToObject(acc, "byteOffset", (double)offset);
     cJSON_AddNumberToObject(acc, "componentType", 5126); /* FLOAT */
     cJSON_AddNumberToObject(acc, "count", (double)count);
     cJSON_AddStringToObject(acc, "type", type);
     if (bounds) {
-        double lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+        float lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
         for (size_t i = 0; i < count; ++i)
             for (int c = 0; c < comps && c < 4; ++c) {
-                lo[c] = fmin(lo[c], (double)v[i * (size_t)comps + (size_t)c]);
-                hi[c] = fmax(hi[c], (double)v[i * (size_t)comps + (size_t)c]);
+                lo[c] = fminf(lo[c], v[i * (size_t)comps + (size_t)c]);
+                hi[c] = fmaxf(hi[c], v[i * (size_t)comps + (size_t)c]);
             }
-        cJSON_AddItemToObject(acc, "min", cJSON_CreateDoubleArray(lo, comps));
-        cJSON_AddItemToObject(acc, "max", cJSON_CreateDoubleArray(hi, comps));
+        cJSON_AddItemToObject(acc, "min", float_array(lo, comps));
+        cJSON_AddItemToObject(acc, "max", float_array(hi, comps));
     }
     cJSON_AddItemToArray(b->accessors, acc);
     return (int)b->accessor_count++;
-}
-
-static cJSON *float_array(const float *v, int n)
-{
-    double d[16];
-    for (int i = 0; i < n; ++i) d[i] = (double)v[i];
-    return cJSON_CreateDoubleArray(d, n);
 }
 
 /* Inverse of a rigid-with-scale column-major 4x4 (general 4x4 inverse by cofactors). */
@@ -127,17 +132,54 @@ static ossa_transform in_metres(ossa_transform t, float unit)
     return t;
 }
 
+/* 64-bit FNV-1a of `n` bytes: the key masks of two channels are compared only when these match. */
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = 14695981039346656037u;
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211u;
+    return h;
+}
+
+/* The largest difference, per component (metres, scale factor, quaternion component), at which
+ * a channel that does not move is left to the node's value: a skeleton's rest scale of
+ * 1.0000001 against a clip's exact 1 is a float's rounding, not motion. */
+#define SAME_VALUE 1e-6f
+
+/* Whether `a` and `b` (`comps` floats; quaternions when 4, q the same as -q) are within
+ * SAME_VALUE of each other. */
+static bool same_value(const float *a, const float *b, int comps)
+{
+    bool same = true, negated = comps == 4;
+    for (int k = 0; k < comps; ++k) {
+        same = same && fabsf(a[k] - b[k]) <= SAME_VALUE;
+        negated = negated && fabsf(a[k] + b[k]) <= SAME_VALUE;
+    }
+    return same || negated;
+}
+
+/* One clip: the pose at every time point through the sampling job, then one sampler per channel
+ * that the clip moves. An animated sub-track keeps its own keys (ossa_animation_keys: the
+ * sampling job interpolates between them, so the values between are what LINEAR gives, up to
+ * slerp against nlerp for rotations); channels with the same key times share one input
+ * accessor. A default, constant or rest-pose sub-track is one key, or no channel at all when
+ * its value is the node's own (the rest pose in metres, within SAME_VALUE), which a player keeps. */
 static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim, const ossa_skeleton *skel, float unit)
 {
-    const size_t F = anim->frame_count, J = skel->joint_count;
-    float *times = malloc(F * sizeof *times), *tr = malloc(F * J * 3 * sizeof(float));
-    float *rot = malloc(F * J * 4 * sizeof(float)), *sc = malloc(F * J * 3 * sizeof(float));
+    const size_t F = anim->frame_count, J = skel->joint_count, S = 3 * J;
+    /* values (10 floats) and masks (3 bytes) per time point and joint. */
+    if (J && F > SIZE_MAX / (J * (10 * sizeof(float) + 3))) return false;
+    float *times = malloc(F * sizeof *times), *key_times = malloc(F * sizeof *key_times);
+    float *values = malloc(F * J * 10 * sizeof(float)), *column = malloc(F * 4 * sizeof(float));
+    uint8_t *masks = malloc(S * F + 1);
+    uint64_t *hashes = malloc((S + 1) * sizeof *hashes);
+    int *inputs = malloc((S + 1) * sizeof *inputs); /* each sub-track's input accessor; -1: none yet */
     const size_t ctx_size = ossa_sampling_context_size(J);
     void *ctx_mem = aligned_alloc(16, (ctx_size + 15) & ~(size_t)15);
     ossa_soa_transform *pose = aligned_alloc(16, (skel->soa_count + 1) * sizeof *pose);
-    bool ok = times && tr && rot && sc && ctx_mem && pose;
+    bool ok = times && key_times && values && column && masks && hashes && inputs && ctx_mem && pose;
     ossa_sampling_context *ctx = ok ? ossa_sampling_context_init(ctx_mem, ctx_size, J) : NULL;
     ok = ok && ctx;
+    /* values[(f * J + j) * 10 + ...]: translation (3), rotation (4), scale (3), in metres. */
     for (size_t f = 0; ok && f < F; ++f) {
         const float ratio = anim->timepoints ? anim->timepoints[f] : (float)f / (float)(F - 1);
         times[f] = ratio * anim->duration;
@@ -145,14 +187,10 @@ static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim,
         ok = ossa_sampling_job_run(&job) == OSSA_OK;
         for (size_t j = 0; ok && j < J; ++j) {
             const ossa_transform t = in_metres(ossa_soa_transform_get(&pose[j / 4], (int)(j % 4)), unit);
-            ossa_quat q = t.rotation;
-            if (f) { /* one hemisphere from key to key */
-                const float *p = &rot[((f - 1) * J + j) * 4];
-                if (p[0] * q.x + p[1] * q.y + p[2] * q.z + p[3] * q.w < 0.f) q = (ossa_quat){-q.x, -q.y, -q.z, -q.w};
-            }
-            memcpy(&tr[(f * J + j) * 3], &t.translation, 3 * sizeof(float));
-            memcpy(&rot[(f * J + j) * 4], &q, 4 * sizeof(float));
-            memcpy(&sc[(f * J + j) * 3], &t.scale, 3 * sizeof(float));
+            float *v = &values[(f * J + j) * 10];
+            memcpy(v, &t.translation, 3 * sizeof(float));
+            memcpy(v + 3, &t.rotation, 4 * sizeof(float));
+            memcpy(v + 7, &t.scale, 3 * sizeof(float));
         }
     }
     cJSON *a = cJSON_CreateObject(), *samplers = cJSON_CreateArray(), *channels = cJSON_CreateArray();
@@ -160,33 +198,69 @@ static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim,
     cJSON_AddItemToObject(a, "samplers", samplers);
     cJSON_AddItemToObject(a, "channels", channels);
     cJSON_AddItemToArray(animations, a);
-    const int input = ok ? add_floats(b, times, F, 1, "SCALAR", true) : -1;
-    ok = ok && input >= 0;
-    float *column = ok ? malloc(F * 4 * sizeof(float)) : NULL;
-    ok = ok && column;
     static const char *const paths[3] = {"translation", "rotation", "scale"};
+    static const int offsets[3] = {0, 3, 7};
     size_t sampler_count = 0;
-    for (size_t j = 0; ok && j < J; ++j)
-        for (int c = 0; ok && c < 3; ++c) {
-            const int comps = c == 1 ? 4 : 3;
-            const float *src = c == 0 ? tr : c == 1 ? rot : sc;
-            for (size_t f = 0; f < F; ++f)
-                memcpy(&column[f * (size_t)comps], &src[(f * J + j) * (size_t)comps], (size_t)comps * sizeof(float));
-            const int output = add_floats(b, column, F, comps, comps == 4 ? "VEC4" : "VEC3", false);
-            ok = output >= 0;
-            cJSON *sampler = cJSON_CreateObject();
-            cJSON_AddNumberToObject(sampler, "input", input);
-            cJSON_AddNumberToObject(sampler, "output", output);
-            cJSON_AddStringToObject(sampler, "interpolation", "LINEAR");
-            cJSON_AddItemToArray(samplers, sampler);
-            cJSON *channel = cJSON_CreateObject(), *target = cJSON_CreateObject();
-            cJSON_AddNumberToObject(channel, "sampler", (double)sampler_count++);
-            cJSON_AddNumberToObject(target, "node", (double)j);
-            cJSON_AddStringToObject(target, "path", paths[c]);
-            cJSON_AddItemToObject(channel, "target", target);
-            cJSON_AddItemToArray(channels, channel);
+    int single_input = -1; /* the input of one key at time 0, shared */
+    for (size_t s = 0; ok && s < S; ++s) {
+        const size_t j = s / 3;
+        const int c = (int)(s % 3), comps = c == 1 ? 4 : 3;
+        uint8_t *mask = &masks[s * F];
+        inputs[s] = -1;
+        size_t keys = ossa_animation_channel_kind(anim, j, c) == 2 ? ossa_animation_keys(anim, j, c, mask, F) : 0;
+        if (keys == 0) {
+            /* One value over the clip: none when the node holds it already. */
+            const ossa_transform rest = in_metres(ossa_skeleton_rest_transform(skel, j), unit);
+            const float *node = c == 0 ? &rest.translation.x : c == 1 ? &rest.rotation.x : &rest.scale.x;
+            if (same_value(node, &values[j * 10 + (size_t)offsets[c]], comps)) continue;
+            if (single_input < 0) single_input = add_floats(b, times, 1, 1, "SCALAR", true);
+            ok = single_input >= 0;
+            memset(mask, 0, F);
+            mask[0] = 1;
+            keys = 1;
+            inputs[s] = single_input;
+        } else {
+            hashes[s] = hash_bytes(mask, F);
+            for (size_t e = 0; e < s && inputs[s] < 0; ++e)
+                if (inputs[e] >= 0 && inputs[e] != single_input && hashes[e] == hashes[s] &&
+                    !memcmp(&masks[e * F], mask, F))
+                    inputs[s] = inputs[e];
+            if (inputs[s] < 0) {
+                size_t n = 0;
+                for (size_t f = 0; f < F; ++f)
+                    if (mask[f]) key_times[n++] = times[f];
+                inputs[s] = add_floats(b, key_times, n, 1, "SCALAR", true);
+                ok = inputs[s] >= 0;
+            }
         }
-    free(column), free(times), free(tr), free(rot), free(sc), free(ctx_mem), free(pose);
+        size_t n = 0;
+        for (size_t f = 0; ok && f < F; ++f) {
+            if (!mask[f]) continue;
+            float *out = &column[n * (size_t)comps];
+            memcpy(out, &values[(f * J + j) * 10 + (size_t)offsets[c]], (size_t)comps * sizeof(float));
+            if (c == 1 && n) { /* one hemisphere from key to key */
+                const float *p = out - 4;
+                if (p[0] * out[0] + p[1] * out[1] + p[2] * out[2] + p[3] * out[3] < 0.f)
+                    for (int k = 0; k < 4; ++k) out[k] = -out[k];
+            }
+            ++n;
+        }
+        const int output = ok ? add_floats(b, column, keys, comps, comps == 4 ? "VEC4" : "VEC3", false) : -1;
+        ok = ok && output >= 0;
+        cJSON *sampler = cJSON_CreateObject();
+        cJSON_AddNumberToObject(sampler, "input", inputs[s]);
+        cJSON_AddNumberToObject(sampler, "output", output);
+        cJSON_AddStringToObject(sampler, "interpolation", "LINEAR");
+        cJSON_AddItemToArray(samplers, sampler);
+        cJSON *channel = cJSON_CreateObject(), *target = cJSON_CreateObject();
+        cJSON_AddNumberToObject(channel, "sampler", (double)sampler_count++);
+        cJSON_AddNumberToObject(target, "node", (double)j);
+        cJSON_AddStringToObject(target, "path", paths[c]);
+        cJSON_AddItemToObject(channel, "target", target);
+        cJSON_AddItemToArray(channels, channel);
+    }
+    free(times), free(key_times), free(values), free(column), free(masks), free(hashes), free(inputs);
+    free(ctx_mem), free(pose);
     return ok;
 }
 
@@ -202,15 +276,13 @@ static int export_glb(const char *in_path, const void *data, size_t size, const 
                 r == OSSA_ERROR_NOT_FOUND ? "no skeleton to export" : ossa_result_string(r), ossa_result_name(r));
         return 1;
     }
-    char text[64];
-    float unit = ossa_archive_meta(&ar, "unit_scale", text, sizeof text) ? strtof(text, NULL) : 1.f;
-    if (!(unit > 0.f) || !isfinite(unit)) unit = 1.f;
+    const float unit = ossa_archive_unit_scale(&ar);
     const size_t J = skel.joint_count;
     cJSON *root = cJSON_CreateObject(), *asset = cJSON_CreateObject(), *nodes = cJSON_CreateArray();
     cJSON_AddStringToObject(asset, "version", "2.0");
     cJSON_AddStringToObject(asset, "generator", "ossa export");
     cJSON_AddItemToObject(root, "asset", asset);
-    bin b = {NULL, 0, 0, cJSON_CreateArray(), cJSON_CreateArray(), 0, 0};
+    bin b = {NULL, 0, 0, cJSON_CreateArray(), 0};
     float *inverse_bind = malloc((J + 1) * 16 * sizeof(float));
     ossa_float4x4 *model = malloc((J + 1) * sizeof *model);
     bool ok = inverse_bind && model;
@@ -271,10 +343,17 @@ static int export_glb(const char *in_path, const void *data, size_t size, const 
         cJSON_AddItemToObject(root, "animations", animations);
     else
         cJSON_Delete(animations);
-    cJSON_AddItemToObject(root, "bufferViews", b.views);
+    const size_t bin_size = (b.size + 3) & ~(size_t)3;
+    cJSON *views = cJSON_CreateArray(), *view = cJSON_CreateObject();
+    cJSON_AddNumberToObject(view, "buffer", 0);
+    cJSON_AddNumberToObject(view, "byteLength", (double)b.size);
+    if (b.size)
+        cJSON_AddItemToArray(views, view);
+    else
+        cJSON_Delete(view);
+    cJSON_AddItemToObject(root, "bufferViews", views);
     cJSON_AddItemToObject(root, "accessors", b.accessors);
     cJSON *buffers = cJSON_CreateArray(), *buffer = cJSON_CreateObject();
-    const size_t bin_size = (b.size + 3) & ~(size_t)3;
     cJSON_AddNumberToObject(buffer, "byteLength", (double)bin_size);
     cJSON_AddItemToArray(buffers, buffer);
     cJSON_AddItemToObject(root, "buffers", buffers);
@@ -307,24 +386,26 @@ static int export_glb(const char *in_path, const void *data, size_t size, const 
 }
 #endif
 
-static const char export_usage[] = "usage: ossa export IN.ossa -o OUT.glb\n";
+static const char export_usage[] =
+    "usage: ossa export IN.ossa -o OUT.glb\n"
+    "  write the archive's skeleton and every clip as binary glTF 2.0: one node per joint, lengths\n"
+    "  in metres (the archive's unit), times in seconds\n"
+    "  -o OUT.glb          the file to write\n";
 
 int tool_export(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     for (int i = 0; i < argc; ++i) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return fputs(export_usage, stdout), 0;
+        else if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
-        else if (argv[i][0] == '-' || in) {
-            fprintf(stderr, "ossa: export: unexpected argument \"%s\"\n%s", argv[i], export_usage);
-            return 2;
-        } else
+        else if (argv[i][0] == '-' || in)
+            return tool_usage_error("export", "unexpected argument \"%s\"", argv[i]);
+        else
             in = argv[i];
     }
-    if (!in || !out) {
-        fprintf(stderr, "ossa: export: %s\n%s", in ? "no output given (-o OUT.glb)" : "no archive given", export_usage);
-        return 2;
-    }
+    if (!in || !out) return tool_usage_error("export", "%s", in ? "no output given (-o OUT.glb)" : "no archive given");
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
     if (!tool_check_output(out, in)) return 1;
     size_t size = 0;

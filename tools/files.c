@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -196,6 +197,17 @@ ossa_result tool_read_relative(const char *path, void **data, size_t *size, void
     return *data ? OSSA_OK : OSSA_ERROR_IO;
 }
 
+int tool_usage_error(const char *command, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "ossa: %s: ", command);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fprintf(stderr, "\n(ossa %s --help lists every option)\n", command);
+    return 2;
+}
+
 void tool_print_diag(const char *what, const ossa_diag *diag)
 {
     char line[512];
@@ -352,12 +364,12 @@ bool tool_attach_skeleton(const char *skeleton_path, ossa_import_output *out)
 
 tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale)
 {
-    if (user_scale > 0.f) return (tool_unit){user_scale, "user", 0.f};
+    if (user_scale > 0.f) return (tool_unit){user_scale, "user", 0.f, 1.f};
     char units[64] = "", text[64] = "";
     const bool stated =
         !ossa_import_output_metadata(imp, "source_units", units, sizeof units) || strcmp(units, "unknown");
     const float scale = ossa_import_output_metadata(imp, "unit_scale", text, sizeof text) ? strtof(text, NULL) : 0.f;
-    if (stated && scale > 0.f && isfinite(scale)) return (tool_unit){scale, "file", 0.f};
+    if (stated && scale > 0.f && isfinite(scale)) return (tool_unit){scale, "file", 0.f, 1.f};
     /* No unit in the file: the rest pose's extent against a 1.7 m human's. */
     float height = 0.f;
     if (ossa_raw_skeleton_rest_height(&imp->skeleton, &height, NULL) == OSSA_OK && height > 0.f &&
@@ -377,9 +389,9 @@ tool_unit tool_unit_of_import(const ossa_import_output *imp, float user_scale)
             if (best > 0.f) inferred = best;
         }
         if (inferred >= TOOL_UNIT_SCALE_MIN && inferred <= TOOL_UNIT_SCALE_MAX)
-            return (tool_unit){inferred, "inferred", height};
+            return (tool_unit){inferred, "inferred", height, 1.f};
     }
-    return (tool_unit){1.f, "default", 0.f};
+    return (tool_unit){1.f, "default", 0.f, 1.f};
 }
 
 bool tool_parse_metres(const char *text, float min, float max, float *value)

@@ -69,25 +69,58 @@ static void print_meta(const ossa_archive *ar, const char *key, const char *labe
     if (ossa_archive_meta(ar, key, value, sizeof value)) printf("%-16s %s\n", label, value);
 }
 
+/* unit_source's value as a tool_unit source (static text). */
+static const char *unit_source_name(const char *source)
+{
+    return !strcmp(source, "user")       ? "user"
+           : !strcmp(source, "inferred") ? "inferred"
+           : !strcmp(source, "default")  ? "default"
+                                         : "file";
+}
+
 tool_unit info_unit(const void *data, size_t size, const ossa_import_output *against, float user_scale)
 {
-    if (user_scale > 0.f) return (tool_unit){user_scale, "user", 0.f};
     ossa_archive ar;
-    char scale[64] = "", source[32] = "", units[64] = "";
-    if (ossa_archive_init(&ar, data, size) == OSSA_OK && ossa_archive_meta(&ar, "unit_scale", scale, sizeof scale)) {
+    char scale[64] = "", imported[64] = "", source[32] = "", units[64] = "";
+    const bool opened = ossa_archive_init(&ar, data, size) == OSSA_OK;
+    if (opened) ossa_archive_meta(&ar, "unit_source", source, sizeof source);
+    /* Archives that record the import's unit beside the stored one (unit_scale): the bake
+     * converted the translations from the first to the second, and a source compared with the
+     * archive is converted the same way. */
+    if (opened && ossa_archive_meta(&ar, "import_unit_scale", imported, sizeof imported)) {
+        const float stored = ossa_archive_unit_scale(&ar), value = strtof(imported, NULL);
+        tool_unit u = {value > 0.f && isfinite(value) ? value : stored, unit_source_name(source), 0.f, stored};
+        if (user_scale > 0.f) {
+            /* Poses kept in the source's unit are in the unit --unit-scale names too. */
+            if (u.stored == u.scale) u.stored = user_scale;
+            u.scale = user_scale, u.source = "user";
+        }
+        return u;
+    }
+    /* Older archives kept the source's unit: one unit for both. */
+    if (user_scale > 0.f) return (tool_unit){user_scale, "user", 0.f, user_scale};
+    if (opened && ossa_archive_meta(&ar, "unit_scale", scale, sizeof scale)) {
         const float value = strtof(scale, NULL);
-        ossa_archive_meta(&ar, "unit_source", source, sizeof source);
         ossa_archive_meta(&ar, "source_units", units, sizeof units);
         /* Archives from before unit_source: a unit the source did not state was a default. */
         const bool by_default = !strcmp(source, "default") || (!source[0] && !strcmp(units, "unknown"));
         if (value > 0.f && isfinite(value) && !by_default)
-            return (tool_unit){value,
-                               !strcmp(source, "user")       ? "user"
-                               : !strcmp(source, "inferred") ? "inferred"
-                                                             : "file",
-                               0.f};
+            return (tool_unit){value, source[0] ? unit_source_name(source) : "file", 0.f, value};
     }
-    return against ? tool_unit_of_import(against, 0.f) : (tool_unit){1.f, "default", 0.f};
+    tool_unit u = against ? tool_unit_of_import(against, 0.f) : (tool_unit){1.f, "default", 0.f, 1.f};
+    u.stored = u.scale;
+    return u;
+}
+
+bool info_against_in_stored_units(ossa_import_output *against, const char *against_path, tool_unit unit)
+{
+    ossa_diag diag;
+    ossa_diag_clear(&diag);
+    if (ossa_import_output_scale_lengths(against, unit.scale / unit.stored, &diag) == OSSA_OK) return true;
+    char what[300];
+    snprintf(what, sizeof what, "%s: conversion to the archive's unit", against_path);
+    tool_print_diag(what, &diag);
+    return false;
 }
 
 /* User-channel tracks: name, type, keys and range of values. */
@@ -124,14 +157,14 @@ static int measure_tracks(info_report *rep)
     return 0;
 }
 
-/* Joint positions, then ACL's virtual vertices 3 cm away (in source units), at 60 Hz and at
+/* Joint positions, then ACL's virtual vertices 3 cm away (in stored units), at 60 Hz and at
  * every source key time: the whole skeleton's figures and, with joint_errors, each joint's
  * maximum, in mm. */
 static int measure_errors(const info_report *rep, const ossa_raw_animation *raw, info_animation *ia, bool joint_errors)
 {
     const ossa_error_desc descs[INFO_ERROR_COUNT] = {
-        {.source_times = 1}, {.shell_distance = INFO_SHELL_METRES / rep->unit.scale, .source_times = 1}};
-    const double mm = (double)rep->unit.scale * 1e3;
+        {.source_times = 1}, {.shell_distance = INFO_SHELL_METRES / rep->unit.stored, .source_times = 1}};
+    const double mm = (double)rep->unit.stored * 1e3;
     const size_t n = rep->skeleton.joint_count;
     float *joint_max = joint_errors ? malloc((n + 1) * sizeof *joint_max) : NULL;
     for (int d = 0; d < INFO_ERROR_COUNT; ++d) {
@@ -312,6 +345,14 @@ static void print_text(const info_report *rep, bool with_tracks)
            : !strcmp(rep->unit.source, "file")     ? "source metadata"
            : !strcmp(rep->unit.source, "inferred") ? "inferred from the rest pose's extent, a 1.7 m human"
                                                    : "assumed");
+    char stored_text[32];
+    tool_format_float(stored_text, sizeof stored_text, rep->unit.stored);
+    if (rep->unit.stored == 1.f && rep->unit.scale != 1.f)
+        printf("%-16s metres (converted from the source's unit)\n", "poses in");
+    else if (rep->unit.stored == 1.f)
+        printf("%-16s metres\n", "poses in");
+    else
+        printf("%-16s source units (%s m each: multiply by it for metres)\n", "poses in", stored_text);
     printf("%-16s %zu joints (%zu SoA groups)\n", "skeleton", rep->skeleton.joint_count, rep->skeleton.soa_count);
     for (size_t a = 0; a < rep->animation_count; ++a) print_animation(rep, a);
     if (!with_tracks) return;
@@ -342,8 +383,73 @@ int tool_report(const char *archive_path, const void *archive, size_t size, cons
     return status;
 }
 
+int info_check_against(const char *archive_path, const void *archive, size_t size, const ossa_import_output *source,
+                       const char *source_path)
+{
+    ossa_archive ar;
+    ossa_skeleton skel;
+    if (ossa_archive_init(&ar, archive, size) != OSSA_OK || ossa_archive_skeleton(&ar, &skel) != OSSA_OK) return 0;
+    const ossa_raw_skeleton *raw = &source->skeleton;
+    /* A source without a skeleton of its own (an ozz raw animation without --skeleton) is
+     * measured on the archive's: only its track counts can differ. */
+    if (raw->joint_count && raw->joint_count != skel.joint_count) {
+        fprintf(stderr, "ossa: %s does not match the skeleton of %s: the archive has %zu joints, the source %zu\n",
+                source_path, archive_path, skel.joint_count, raw->joint_count);
+        return 1;
+    }
+    for (size_t j = 0; j < raw->joint_count; ++j) {
+        const char *name = ossa_skeleton_joint_name(&skel, j);
+        if (strcmp(name, raw->joints[j].name)) {
+            fprintf(stderr,
+                    "ossa: %s does not match the skeleton of %s: joint %zu is \"%s\" in the archive, \"%s\" in the "
+                    "source\n",
+                    source_path, archive_path, j, name, raw->joints[j].name);
+            return 1;
+        }
+        const int parent = skel.parents[j] == OSSA_NO_PARENT ? -1 : skel.parents[j];
+        if (parent != (raw->joints[j].parent < 0 ? -1 : raw->joints[j].parent)) {
+            fprintf(stderr,
+                    "ossa: %s does not match the skeleton of %s: joint %zu \"%s\" has the parent %d in the archive, %d "
+                    "in the source\n",
+                    source_path, archive_path, j, name, parent, (int)raw->joints[j].parent);
+            return 1;
+        }
+    }
+    ossa_archive_chunk *chunks;
+    const size_t count = tool_archive_chunks(&ar, OSSA_TAG_ANIMATION, &chunks);
+    if (count == SIZE_MAX) return 0; /* out of memory: info_measure says so */
+    int status = 0;
+    for (size_t a = 0; a < count && status == 0; ++a) {
+        ossa_animation anim;
+        if (tool_chunk_animation(&chunks[a], &anim) != OSSA_OK) break; /* info_measure reports it */
+        if (a >= source->animation_count) {
+            fprintf(stderr, "ossa: %s does not match %s: the archive has %zu clips, the source %zu\n", source_path,
+                    archive_path, count, source->animation_count);
+            status = 1;
+        } else if (source->animations[a].track_count != anim.track_count) {
+            fprintf(stderr, "ossa: %s does not match %s: clip %zu has %zu tracks in the archive, %zu in the source\n",
+                    source_path, archive_path, a, anim.track_count, source->animations[a].track_count);
+            status = 1;
+        }
+    }
+    free(chunks);
+    return status;
+}
+
 static const char info_usage[] =
-    "usage: ossa info FILE.ossa [--against INPUT [--skeleton FILE] [--drop-end-sites]] [--unit-scale M] [--json]\n";
+    "usage: ossa info FILE.ossa [--against SOURCE [--skeleton FILE] [--drop-end-sites]] [--unit-scale METRES]\n"
+    "                 [--json]\n"
+    "  print the archive's skeleton, each clip's duration, keys and bytes (by part), its tracks and\n"
+    "  events, and the sampling time (ns per call, forward playback at 60 Hz)\n"
+    "  --against SOURCE    the file the archive was baked from: each clip's error against it, in mm,\n"
+    "                      at the joints and at 3 cm virtual vertices (every source sample and 60 Hz);\n"
+    "                      its skeleton must be the archive's (same joints, names and order)\n"
+    "  --skeleton FILE     the skeleton SOURCE takes, as for ossa bake --skeleton\n"
+    "  --drop-end-sites    read SOURCE without its BVH end sites, as a bake with --drop-end-sites did\n"
+    "  --unit-scale M      metres per source unit, for the errors in mm (default: the one in the\n"
+    "                      archive's META, else SOURCE's)\n"
+    "  --json              the same figures and each joint's error as one JSON document\n"
+    "                      (docs/info-json.md)\n";
 
 int tool_info(int argc, char **argv)
 {
@@ -351,30 +457,27 @@ int tool_info(int argc, char **argv)
     bool drop_end_sites = false, json = false;
     float unit_scale = 0.f;
     for (int i = 0; i < argc; ++i) {
-        if (!strcmp(argv[i], "--against") && i + 1 < argc)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return fputs(info_usage, stdout), 0;
+        else if (!strcmp(argv[i], "--against") && i + 1 < argc)
             against = argv[++i];
         else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
             if (!tool_parse_metres(argv[++i], TOOL_UNIT_SCALE_MIN, TOOL_UNIT_SCALE_MAX, &unit_scale))
-                return fprintf(stderr,
-                               "ossa: info: --unit-scale needs metres per unit from 1e-6 to 1e4 (found \"%s\")\n%s",
-                               argv[i], info_usage),
-                       2;
+                return tool_usage_error("info", "--unit-scale needs metres per unit from 1e-6 to 1e4 (found \"%s\")",
+                                        argv[i]);
         } else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
             skeleton_path = argv[++i];
         else if (!strcmp(argv[i], "--drop-end-sites"))
             drop_end_sites = true;
         else if (!strcmp(argv[i], "--json"))
             json = true;
-        else if (argv[i][0] == '-' || path) {
-            fprintf(stderr, "ossa: info: unexpected argument \"%s\"\n%s", argv[i], info_usage);
-            return 2;
-        } else
+        else if (argv[i][0] == '-' || path)
+            return tool_usage_error("info", "unexpected argument \"%s\"", argv[i]);
+        else
             path = argv[i];
     }
-    if (!path) {
-        fprintf(stderr, "ossa: info: no archive given\n%s", info_usage);
-        return 2;
-    }
+    if (!path) return tool_usage_error("info", "no archive given");
+    if (skeleton_path && !against) return tool_usage_error("info", "--skeleton goes with --against");
     if (json && !info_json_available()) {
         fprintf(stderr, "ossa: info: --json needs cJSON, and this ossa was built without it (install libcjson-dev "
                         "and reconfigure)\n");
@@ -384,11 +487,19 @@ int tool_info(int argc, char **argv)
     void *data = tool_read_file(path, &size);
     if (!data) return 1;
     ossa_import_output imp = {0};
-    if (against && !tool_import_with_skeleton(against, skeleton_path, drop_end_sites, &imp)) {
+    /* A source of another skeleton is refused before anything is printed. */
+    if (against && (!tool_import_with_skeleton(against, skeleton_path, drop_end_sites, &imp) ||
+                    info_check_against(path, data, size, &imp, against) != 0)) {
+        ossa_import_output_destroy(&imp);
         free(data);
         return 1;
     }
     const tool_unit unit = info_unit(data, size, against ? &imp : NULL, unit_scale);
+    if (against && !info_against_in_stored_units(&imp, against, unit)) {
+        ossa_import_output_destroy(&imp);
+        free(data);
+        return 1;
+    }
     int status;
     if (json) {
         /* The document is written only when everything was read and measured. */

@@ -15,7 +15,7 @@
 enum { INFO_ERROR_JOINTS, INFO_ERROR_VERTICES, INFO_ERROR_COUNT };
 
 /* One error measure (ossa_measure_error and ossa_measure_joint_errors at 60 Hz and every
- * source key time), converted to millimetres with the report's unit. */
+ * source key time), converted to millimetres with the report's unit (unit.stored). */
 typedef struct info_error {
     double max_mm, p99_mm, mean_mm;
     size_t worst_joint;
@@ -58,17 +58,35 @@ typedef struct info_report {
     size_t track_count;
 } info_report;
 
-/* The unit of `ossa info` (and `ossa view --against`): `user_scale` when > 0 (--unit-scale),
- * else the unit the archive's META records (unless that was a default), else the source's
- * metadata (`against` may be NULL), else 1. */
+/* The units of `ossa info` (and `ossa view`, `ossa plot`): `stored`, the metres per unit of
+ * the archive's translations (ossa_archive_unit_scale), and `scale`, the metres per unit of
+ * the source as imported (META's import_unit_scale). `user_scale` when > 0 (--unit-scale)
+ * replaces `scale` (and `stored` too when the archive keeps the source's unit). Archives
+ * without import_unit_scale (baked before the conversion to metres) kept the source's unit:
+ * both are `user_scale`, else their unit_scale (unless that was a default), else the
+ * source's metadata (`against` may be NULL), else 1. */
 tool_unit info_unit(const void *data, size_t size, const ossa_import_output *against, float user_scale);
 
+/* Converts `against` (the source, imported in its own unit) to the archive's stored unit,
+ * as the bake converted it: its lengths times unit.scale / unit.stored
+ * (ossa_import_output_scale_lengths). False after printing the error. */
+bool info_against_in_stored_units(ossa_import_output *against, const char *against_path, tool_unit unit);
+
 /* Reads and measures everything (each joint's largest error too when `joint_errors`: that
- * doubles the time the errors take); prints errors to stderr. Returns 0, or 1 after an error,
+ * doubles the time the errors take); `against` (may be NULL) must be in the archive's stored
+ * unit (info_against_in_stored_units). Prints errors to stderr. Returns 0, or 1 after an error,
  * with what was measured before it in `report` (free with info_report_free either way). */
 int info_measure(info_report *report, const char *archive_path, const void *archive, size_t size,
                  const ossa_import_output *against, const char *against_path, tool_unit unit, bool joint_errors);
 void info_report_free(info_report *report);
+
+/* Whether `source` (imported from source_path) is what the archive was baked from, as far as
+ * `ossa info --against` needs: the same joints (count, names, parents, in order; a source
+ * without a skeleton takes the archive's) and, for every clip of the archive, a clip at the same
+ * index with as many tracks. Returns 0, or 1 after printing one line that names the first
+ * difference. An archive that cannot be read passes (info_measure reports it). */
+int info_check_against(const char *archive_path, const void *archive, size_t size, const ossa_import_output *source,
+                       const char *source_path);
 
 /* The archive's META chunk, or a chunk with no data when it has none. */
 ossa_archive_chunk info_meta_chunk(const ossa_archive *archive);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "info.h"
+#include "ossa/simd_level.h"
 
 #if defined(OSSA_HAVE_CJSON)
 #include <cjson/cJSON.h>
@@ -76,7 +77,8 @@ static void add_meta(cJSON *root, const ossa_archive *ar)
 static void add_unit(cJSON *root, const tool_unit *unit)
 {
     cJSON *u = cJSON_AddObjectToObject(root, "unit");
-    add_float(u, "metres_per_unit", unit->scale);
+    add_float(u, "metres_per_unit", unit->stored);
+    add_float(u, "source_metres_per_unit", unit->scale);
     cJSON_AddStringToObject(u, "source", unit->source);
     if (!strcmp(unit->source, "inferred") && unit->height > 0.f) add_float(u, "rest_extent", unit->height);
 }
@@ -193,6 +195,7 @@ int info_print_json(const info_report *rep)
     allocation_failed = false;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema", 1);
+    cJSON_AddStringToObject(root, "simd", ossa_simd_string(ossa_simd_level()));
     cJSON *archive = cJSON_AddObjectToObject(root, "archive");
     tool_json_add_string(archive, "path", rep->path);
     add_size(archive, "bytes", rep->size);

@@ -7,8 +7,8 @@
  *   2. its local translation per axis (metres), source and baked, with the translation keys;
  *   3. every joint's model-space position error (mm) as a heat strip, one row per joint.
  * The joint is --joint NAME, else the one with the largest error. Units come from the
- * archive (unit_scale in META). gnuplot (Debian's gnuplot-nox) renders the SVG (a PNG when
- * OUT ends in .png); without it the command says so and exits 1. */
+ * archive (ossa_archive_unit_scale; the source is converted as the bake converted it). gnuplot (Debian's gnuplot-nox)
+ * renders the SVG (a PNG when OUT ends in .png); without it the command says so and exits 1. */
 #include <errno.h>
 #include <math.h>
 #include <spawn.h>
@@ -20,12 +20,20 @@
 #include "ossa/archive.h"
 #include "ossa/local_to_model_job.h"
 #include "ossa/sampling_job.h"
+#include "info.h"
 #include "tools.h"
 
 extern char **environ;
 
 static const char plot_usage[] =
-    "usage: ossa plot IN.ossa --against SOURCE -o OUT.svg [--joint NAME] [--skeleton FILE]\n";
+    "usage: ossa plot IN.ossa --against SOURCE -o OUT.svg [--joint NAME] [--skeleton FILE]\n"
+    "  draw, through gnuplot, a joint's source and baked curves over the clip: its local rotation\n"
+    "  angle (degrees) and translation (metres) with the baked keys marked, and every joint's\n"
+    "  model-space error (mm) as a heat strip\n"
+    "  --against SOURCE    the file IN.ossa was baked from (its skeleton must be the archive's)\n"
+    "  -o OUT.svg          the picture to write (PNG when the name ends in .png)\n"
+    "  --joint NAME        the joint to draw (default: the one with the largest error)\n"
+    "  --skeleton FILE     the skeleton SOURCE takes, as for ossa bake --skeleton\n";
 
 static float angle_deg(ossa_quat q)
 {
@@ -75,18 +83,18 @@ int tool_plot(int argc, char **argv)
             joint_name = argv[++i];
         else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
             skeleton_path = argv[++i];
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return fputs(plot_usage, stdout), 0;
         else if (argv[i][0] == '-' || in)
-            return fprintf(stderr, "ossa: plot: unexpected argument \"%s\"\n%s", argv[i], plot_usage), 2;
+            return tool_usage_error("plot", "unexpected argument \"%s\"", argv[i]);
         else
             in = argv[i];
     }
     if (!in || !against || !out)
-        return fprintf(stderr, "ossa: plot: %s\n%s",
-                       !in        ? "no archive given"
-                       : !against ? "no --against SOURCE"
-                                  : "no -o OUT.svg",
-                       plot_usage),
-               2;
+        return tool_usage_error("plot", "%s",
+                                !in        ? "no archive given"
+                                : !against ? "no --against SOURCE"
+                                           : "no -o OUT.svg");
     if (!tool_check_output(out, in)) return 1;
     size_t size = 0;
     void *data = tool_read_file(in, &size);
@@ -115,15 +123,19 @@ int tool_plot(int argc, char **argv)
             fprintf(stderr, "ossa: %s: %s: %s (%s)\n", in, step, ossa_result_string(r), ossa_result_name(r));
         goto done;
     }
-    if (!tool_import_with_skeleton(against, skeleton_path, false, &src)) goto done;
+    if (!tool_import_with_skeleton(against, skeleton_path, false, &src) ||
+        info_check_against(in, data, size, &src, against) != 0)
+        goto done;
     const size_t J = skel.joint_count;
     if (src.animation_count < 1 || src.animations[0].track_count != J) {
         fprintf(stderr, "ossa: %s does not match %s: expected a clip of %zu tracks\n", against, in, J);
         goto done;
     }
-    char text[64];
-    float unit = ossa_archive_meta(&ar, "unit_scale", text, sizeof text) ? strtof(text, NULL) : 1.f;
-    if (!(unit > 0.f) || !isfinite(unit)) unit = 1.f;
+    /* The source is imported in its own unit: it is converted to the archive's as the bake
+     * converted it, and both are drawn in metres. */
+    const tool_unit units = info_unit(data, size, &src, 0.f);
+    if (!info_against_in_stored_units(&src, against, units)) goto done;
+    const float unit = units.stored;
     /* The times: 60 Hz and every time point, merged. */
     const size_t fixed = (size_t)ceilf(anim.duration * 60.f) + 1, T = fixed + anim.frame_count;
     float *times = malloc(T * sizeof *times);

@@ -62,6 +62,10 @@ typedef struct tool_unit {
     const char *source; /* "user" (--unit-scale), "file" (the source's metadata), "inferred" (from
                            the rest pose's height) or "default" (1, assumed) */
     float height;       /* "inferred": the rest pose's extent in source units; else 0 */
+    float stored;       /* metres per unit of the archive's translations: 1 when the bake
+                           converts them to metres (the default), `scale` when it keeps the
+                           source's unit (--keep-source-units, and archives baked before the
+                           conversion) */
 } tool_unit;
 
 /* The rest-pose extent (ossa_raw_skeleton_rest_height) a skeleton without a unit is assumed
@@ -70,8 +74,9 @@ typedef struct tool_unit {
  * motion-capture skeleton, whose unit is known (1/0.45 inch = 0.05644 m: 26.07 units). */
 #define TOOL_HUMAN_JOINT_SPAN 1.47f
 
-/* `user_scale` when > 0 (--unit-scale); else the importer's unit_scale, unless its
- * source_units is "unknown" (BVH, ozz); else inferred: TOOL_HUMAN_JOINT_SPAN over the rest
+/* The import's unit (with `stored` 1: a bake converts to metres): `user_scale` when > 0
+ * (--unit-scale); else the importer's unit_scale, unless its source_units is "unknown" (BVH,
+ * ozz); else inferred: TOOL_HUMAN_JOINT_SPAN over the rest
  * pose's extent (ossa_raw_skeleton_rest_height), moved to the nearest (by ratio) of the
  * metres-per-unit values the importer lists in "unit_candidates" when it lists any (ozz:
  * "1 0.01 0.001"); else 1, "default". */
@@ -99,6 +104,14 @@ bool tool_parse_metres(const char *text, float min, float max, float *value);
 /* The shortest %g text of `value` that reads back as the same float ("0.05", not
  * "0.0500000007"). */
 void tool_format_float(char *buffer, size_t size, float value);
+
+/* A mistake in the arguments of `ossa <command>`: prints "ossa: <command>: <message>" (printf's
+ * format) and the hint "(ossa <command> --help lists every option)" to stderr. Returns 2, the
+ * exit status of a usage error. Every command prints its whole usage with --help (stdout, 0). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+int tool_usage_error(const char *command, const char *format, ...);
 
 /* Prints "ossa: <what>: <diag>" to stderr. */
 void tool_print_diag(const char *what, const ossa_diag *diag);

@@ -29,10 +29,15 @@
 #define VIEW_NAME_SIZE 272
 
 static const char view_usage[] =
-    "usage: ossa view FILE.ossa [MORE.ossa...] [--port N] [--against INPUT [--skeleton FILE] [--unit-scale M]]\n"
-    "  serves the browser viewer and the archives on 127.0.0.1, prints the URL and runs until Ctrl-C;\n"
-    "  --port 0 takes any free port (default 8123); --against colours each joint of the first\n"
-    "  archive's clips by its largest error against INPUT\n";
+    "usage: ossa view FILE.ossa [MORE.ossa...] [--port N]\n"
+    "                 [--against SOURCE [--skeleton FILE] [--unit-scale METRES]]\n"
+    "  serves the browser viewer (WebGL: play, scrub, blend two clips) and the archives (at most 16)\n"
+    "  on 127.0.0.1, prints the URL and runs until Ctrl-C\n"
+    "  --port N            the TCP port (default 8123; 0: any free port)\n"
+    "  --against SOURCE    colour each joint of the first archive's clips by its largest error (mm)\n"
+    "                      against SOURCE, the file it was baked from\n"
+    "  --skeleton FILE     the skeleton SOURCE takes, as for ossa bake --skeleton\n"
+    "  --unit-scale M      metres per source unit, for the errors in mm (default: the archive's META)\n";
 
 /* The files every viewer folder has (tools/viewer/meson.build puts them there). */
 static const char *const viewer_files[] = {"index.html", "viewer.js", "ossa_viewer.js", "ossa_viewer.wasm", "serve.py"};
@@ -117,8 +122,16 @@ static int write_errors(const char *out, const char *archive_path, const void *a
                         const char *against, const char *skeleton_path, float unit_scale)
 {
     ossa_import_output imp = {0};
-    if (!tool_import_with_skeleton(against, skeleton_path, false, &imp)) return 1;
+    if (!tool_import_with_skeleton(against, skeleton_path, false, &imp) ||
+        info_check_against(archive_path, archive, size, &imp, against) != 0) {
+        ossa_import_output_destroy(&imp);
+        return 1;
+    }
     const tool_unit unit = info_unit(archive, size, &imp, unit_scale);
+    if (!info_against_in_stored_units(&imp, against, unit)) {
+        ossa_import_output_destroy(&imp);
+        return 1;
+    }
     info_report rep;
     int status = info_measure(&rep, archive_path, archive, size, &imp, against, unit, true);
     FILE *f = status == 0 ? fopen(out, "w") : NULL;
@@ -229,36 +242,28 @@ int tool_view(int argc, char **argv)
             errno = 0;
             port = strtol(argv[++i], &end, 10);
             if (errno || end == argv[i] || *end || port < 0 || port > 65535)
-                return fprintf(stderr, "ossa: view: --port needs a number from 0 to 65535 (found \"%s\")\n%s", argv[i],
-                               view_usage),
-                       2;
+                return tool_usage_error("view", "--port needs a number from 0 to 65535 (found \"%s\")", argv[i]);
         } else if (!strcmp(argv[i], "--against") && i + 1 < argc) {
             against = argv[++i];
         } else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc) {
             skeleton_path = argv[++i];
         } else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
             if (!tool_parse_metres(argv[++i], TOOL_UNIT_SCALE_MIN, TOOL_UNIT_SCALE_MAX, &unit_scale))
-                return fprintf(stderr,
-                               "ossa: view: --unit-scale needs metres per unit from 1e-6 to 1e4 (found \"%s\")\n%s",
-                               argv[i], view_usage),
-                       2;
+                return tool_usage_error("view", "--unit-scale needs metres per unit from 1e-6 to 1e4 (found \"%s\")",
+                                        argv[i]);
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "ossa: view: unexpected argument \"%s\"\n%s", argv[i], view_usage);
-            return 2;
+            return tool_usage_error("view", "unexpected argument \"%s\"", argv[i]);
         } else if (file_count == VIEW_MAX_FILES) {
-            fprintf(stderr, "ossa: view: at most %d archives at once\n", VIEW_MAX_FILES);
-            return 2;
+            return tool_usage_error("view", "at most %d archives at once", VIEW_MAX_FILES);
         } else {
             files[file_count++] = argv[i];
         }
     }
     if (!file_count) {
-        fprintf(stderr, "ossa: view: no archive given\n%s", view_usage);
-        return 2;
+        return tool_usage_error("view", "no archive given");
     }
     if (skeleton_path && !against) {
-        fprintf(stderr, "ossa: view: --skeleton goes with --against\n%s", view_usage);
-        return 2;
+        return tool_usage_error("view", "--skeleton goes with --against");
     }
     char viewer[PATH_MAX];
     if (!find_viewer(viewer, sizeof viewer)) return 1;

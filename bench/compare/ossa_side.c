@@ -3,7 +3,8 @@
  * rounds with ozz_side.cc's and acl_side.cc's, which run the same loops.
  *
  *   ossa-compare run MEASURE CALLS A.ossa [B.ossa C.ossa]
- *     MEASURE: forward | random | l2m | blend | frame (blend and frame take walk, jog, run)
+ *     MEASURE: forward | random | l2m | blend | frame (blend and frame take walk, jog, run), or
+ *     one of them with -small: the same loop with the smallest sampling contexts
  *     prints "calls N", "ns X" (thread CPU time per call of the measured loop), the context
  *     bytes and the per-character state bytes
  *   ossa-compare dump SOURCE [--skeleton FILE] -o OUT.keys
@@ -12,7 +13,9 @@
  *     archives so that all three libraries start from the same raw clip
  *
  * The loops (the definition the other two sides copy):
- *   forward  ratio = (i % steps) / (steps - 1), steps = duration * 60 + 1: 60 Hz, looping
+ *   forward  ratio = (i % steps) / (steps - 1), steps = duration * 60 + 1: 60 Hz, looping, with
+ *            the playback cache (ossa_sampling_context_playback_size_for), as every measure
+ *            but those ending in -small (ossa_sampling_context_size_for)
  *   random   ratio = (xorshift32 >> 8) / 2^24, the generator seeded with 12345 at loop start
  *   l2m      local-to-model of the whole skeleton from the pose sampled at ratio 0
  *   blend    3 layers, weights .3 .3 .4, over the poses of walk, jog and run at ratio 0
@@ -64,7 +67,7 @@ typedef struct clip {
     ossa_soa_transform *pose;
 } clip;
 
-static bool open_clip(clip *c, const char *path)
+static bool open_clip(clip *c, const char *path, bool small)
 {
     size_t size;
     memset(c, 0, sizeof *c);
@@ -75,21 +78,23 @@ static bool open_clip(clip *c, const char *path)
         fprintf(stderr, "ossa-compare: %s: not an archive with a skeleton and an animation\n", path);
         return false;
     }
-    /* With the playback cache, as a player of forward playback would size it. */
-    const size_t ctx_size = ossa_sampling_context_playback_size_for(&c->anim);
+    /* With the playback cache, as a player of forward playback would size it, or `small`: the
+     * smallest context for the clip. */
+    const size_t ctx_size =
+        small ? ossa_sampling_context_size_for(&c->anim) : ossa_sampling_context_playback_size_for(&c->anim);
     c->ctx_mem = aligned_alloc(16, ctx_size);
     c->ctx = ossa_sampling_context_init_for(c->ctx_mem, ctx_size, &c->anim);
     c->pose = aligned_alloc(16, c->skel.soa_count * sizeof *c->pose);
     return c->ctx && c->pose;
 }
 
-static int run(mode m, size_t calls, int clip_count, char **paths)
+static int run(mode m, bool small, size_t calls, int clip_count, char **paths)
 {
     clip c[3];
     const int n = (m == BLEND || m == FRAME) ? 3 : 1;
     if (clip_count != n) return fprintf(stderr, "ossa-compare: this measure takes %d archive(s)\n", n), 2;
     for (int i = 0; i < n; ++i)
-        if (!open_clip(&c[i], paths[i])) return 1;
+        if (!open_clip(&c[i], paths[i], small)) return 1;
     const ossa_skeleton *skel = &c[0].skel;
     const size_t soa = skel->soa_count;
     ossa_soa_transform *blended = aligned_alloc(16, soa * sizeof *blended);
@@ -146,7 +151,8 @@ static int run(mode m, size_t calls, int clip_count, char **paths)
     const size_t ctx_playback = ossa_sampling_context_playback_size_for(&c[0].anim);
     const size_t poses = 4 * soa * sizeof(ossa_soa_transform), mats = skel->joint_count * sizeof(ossa_float4x4);
     printf("calls %zu\nns %.3f\njoints %zu\ncontext_bytes %zu\ncontext_playback_bytes %zu\nstate_bytes %zu\nbytes %zu\n",
-           calls, ns, skel->joint_count, ctx_bytes, ctx_playback, 3 * ctx_playback + poses + mats,
+           calls, ns, skel->joint_count, ctx_bytes, ctx_playback,
+           3 * (small ? ctx_bytes : ctx_playback) + poses + mats,
            ossa_animation_data_size(&c[0].anim));
     for (int i = 0; i < n; ++i) free(c[i].bytes), free(c[i].ctx_mem), free(c[i].pose);
     free(blended), free(models);
@@ -227,10 +233,14 @@ int main(int argc, char **argv)
     static const char *const names[] = {"forward", "random", "l2m", "blend", "frame"};
     if (argc >= 2 && !strcmp(argv[1], "dump")) return dump(argc - 2, argv + 2);
     if (argc >= 5 && !strcmp(argv[1], "run")) {
-        for (int m = 0; m < 5; ++m)
-            if (!strcmp(argv[2], names[m])) return run((mode)m, strtoul(argv[3], NULL, 10), argc - 4, argv + 4);
+        /* MEASURE-small: the same loop with the smallest contexts. */
+        const size_t len = strlen(argv[2]);
+        const bool small = len > 6 && !strcmp(argv[2] + len - 6, "-small");
+        for (int m = 0; m < (int)(sizeof names / sizeof *names); ++m)
+            if (strlen(names[m]) == (small ? len - 6 : len) && !strncmp(argv[2], names[m], strlen(names[m])))
+                return run((mode)m, small, strtoul(argv[3], NULL, 10), argc - 4, argv + 4);
     }
-    fprintf(stderr, "usage: ossa-compare run forward|random|l2m|blend|frame CALLS A.ossa [B.ossa C.ossa]\n"
+    fprintf(stderr, "usage: ossa-compare run forward|random|l2m|blend|frame[-small] CALLS A.ossa [B.ossa C.ossa]\n"
                     "       ossa-compare dump SOURCE [--skeleton FILE] -o OUT.keys\n");
     return 2;
 }

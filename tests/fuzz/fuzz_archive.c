@@ -1,5 +1,6 @@
 /* libFuzzer target: the .ossa archive reader and the views it hands out. Any input must
  * either be rejected or give views that the jobs can run on without reading out of bounds. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size) memcpy(copy, data, size);
     ossa_archive ar;
     if (ossa_archive_init(&ar, copy, size) == OSSA_OK) {
+        /* META's unit_scale, whatever its text, reads as a usable unit. */
+        const float unit = ossa_archive_unit_scale(&ar);
+        if (!(unit > 0.f && unit <= FLT_MAX)) abort();
         ossa_skeleton skel;
         const bool has_skeleton = ossa_archive_skeleton(&ar, &skel) == OSSA_OK;
         for (size_t a = 0; a < ossa_archive_count(&ar, OSSA_TAG_ANIMATION); ++a) {

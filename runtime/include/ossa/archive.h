@@ -108,6 +108,17 @@ OSSA_API ossa_result ossa_archive_track(const ossa_archive *archive, size_t inde
  * the offline tools (docs/archive-format.md); nothing here depends on it. */
 OSSA_API bool ossa_archive_meta(const ossa_archive *archive, const char *key, char *buffer, size_t size);
 
+/* The length unit of the archive's translations (skeleton rest pose, animation translation
+ * keys, position tracks): metres per stored unit, read from META's "unit_scale" line.
+ * Units: metres per unit; multiply a sampled translation by it to get metres.
+ * Returns 1 for archives `ossa bake` wrote (it converts to metres unless told
+ * --keep-source-units), the source's metres per unit for those baked with
+ * --keep-source-units (and for archives baked before the conversion, which kept the source's
+ * unit), and 1 when there is no META chunk, no unit_scale line, a NULL archive, or a value that
+ * is not a decimal number > 0 within float range. The number is read without the C library
+ * (no dependence on the host's locale). Errors: none (see the fallbacks above). */
+OSSA_API float ossa_archive_unit_scale(const ossa_archive *archive);
+
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of `size` bytes, continuing from `crc`
  * (start with 0). */
 OSSA_API uint32_t ossa_crc32(uint32_t crc, const void *data, size_t size);

@@ -25,9 +25,9 @@
 #define OSSA_ALIGNAS(n) _Alignas(n)
 #endif
 
-#define OSSA_VERSION_MAJOR 0
-#define OSSA_VERSION_MINOR 1
-#define OSSA_VERSION_PATCH 0
+/* OSSA_VERSION_MAJOR, _MINOR, _PATCH and _STRING, and ossa_version() (generated from
+ * meson.build's project version). */
+#include "ossa/version.h"
 
 /* Largest joint count a skeleton or animation may have (parents are int16). */
 #define OSSA_MAX_JOINTS 1024

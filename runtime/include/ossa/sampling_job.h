@@ -33,7 +33,7 @@ OSSA_API size_t ossa_sampling_context_size(size_t max_tracks);
 /* Bytes of memory a context sized for `animation` needs: room for its joints and its animated
  * sub-tracks only, so that it also samples any animation with at most as many of both. A
  * crowd's characters thus keep their state small: for the pab walk (67 joints, 27 animated
- * sub-tracks) about a sixth of ossa_sampling_context_size(67) (bench/crowd.c prints both).
+ * sub-tracks) about a quarter of ossa_sampling_context_size(67) (bench/crowd.c prints both).
  * 0 when animation is NULL or not initialised. */
 OSSA_API size_t ossa_sampling_context_size_for(const ossa_animation *animation);
 
@@ -45,7 +45,7 @@ OSSA_API size_t ossa_sampling_context_size_for(const ossa_animation *animation);
  * segment decodes all of its keys at once and the runs within it only interpolate; other
  * access (jumps, random ratios) samples as a context without the cache does. Poses are the
  * same bit for bit either way. For the pab walk (67 joints, 27 animated sub-tracks, 7 groups)
- * 29,808 bytes against 9,712. 0 when animation is NULL or not initialised. */
+ * 27,840 bytes against 7,744. 0 when animation is NULL or not initialised. */
 OSSA_API size_t ossa_sampling_context_playback_size_for(const ossa_animation *animation);
 
 /* Places an empty context in `memory` (`size` bytes, 16-byte aligned) for up to `max_tracks`

@@ -69,6 +69,19 @@ OSSA_API ossa_result ossa_import_output_sort_depth_first(ossa_import_output *out
 /* Releases everything and zeroes `out`. NULL is ignored. */
 OSSA_API void ossa_import_output_destroy(ossa_import_output *out);
 
+/* Converts every length of an import to another unit by multiplying it by `factor`: the
+ * skeleton's rest translations, every animation's translation keys and the keys of position
+ * tracks (float3 tracks whose name ends in "position" or "origin" after a '/' or '.', any
+ * case: a root motion's "root_motion.position", MRTK's "eye_gaze/origin"). With `factor` the
+ * metres per source unit, the import is then in metres (what `ossa bake` stores). Rotations,
+ * scales, times, other tracks, events and the metadata are left as they are; factor 1 changes
+ * nothing. Units: factor is output units per input unit (dimensionless), > 0.
+ * Errors (`out` unchanged): OSSA_ERROR_NULL_ARGUMENT; OSSA_ERROR_INVALID_ARGUMENT when
+ * `factor` is not a finite number > 0, or a product is not a finite float (the diag names the
+ * joint or key). Aliasing: in place. A change of unit scales lengths only: a rotation and a
+ * scale factor have no unit. */
+OSSA_API ossa_result ossa_import_output_scale_lengths(ossa_import_output *out, float factor, ossa_diag *diag);
+
 /* Reads a file a scene refers to (a glTF .bin buffer, a texture); returns OSSA_OK and sets
  * *data / *size to bytes allocated with malloc (released by ossa with free), or an error.
  * `path` is the reference as the file spells it, relative to the main file's directory (a glTF
