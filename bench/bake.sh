@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# Times `ossa bake` (import + optimise + build + save) over the clip set with hyperfine.
+# Times `ossa bake` (import + optimise + build + save) over the clip set with hyperfine, then
+# bakes each clip once more with -v for where the time and memory go: a table of the stages
+# (import, prepare, search, verify, write; wall seconds, the process's CPU seconds in
+# brackets), the build's peak allocated bytes and the peak RSS (docs/benchmarks.md).
 #   bash bench/bake.sh [BUILD_DIR]      (default: build; data directory of docs/benchmarks.md in OSSA_SHARED_DATA)
+# With OSSA_OZZ_SRC (an ozz-animation source tree) and the clips bench/compare.sh resampled
+# under BUILD_DIR/compare/clips, ozz's ruby (368 joints) and baked (1,007 joints) are baked
+# too. OSSA_BAKE_THREADS sets --threads (default: the tool's, the online CPUs).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=${1:-build}
@@ -12,16 +18,46 @@ fi
 shared=$(realpath "$OSSA_SHARED_DATA")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+threads=()
+[[ -n ${OSSA_BAKE_THREADS:-} ]] && threads=(--threads "$OSSA_BAKE_THREADS")
 skel="$shared/ozz/pab_skeleton.ozz"
 commands=()
 names=()
 for clip in walk jog run atlas; do
   names+=("pab_$clip")
-  commands+=("$ossa bake $shared/ozz/pab_${clip}_raw.ozz --skeleton $skel -o $out/$clip.ossa -q")
+  commands+=("$ossa bake $shared/ozz/pab_${clip}_raw.ozz --skeleton $skel -o $out/$clip.ossa ${threads[*]} -q")
 done
 names+=(cmu_01_01)
-commands+=("$ossa bake /usr/share/assimp/models/BVH/01_01.bvh --unit-scale 0.05644 -o $out/01_01.ossa -q")
+commands+=("$ossa bake /usr/share/assimp/models/BVH/01_01.bvh --unit-scale 0.05644 -o $out/01_01.ossa ${threads[*]} -q")
+clips=$build/compare/clips
+if [[ -n ${OSSA_OZZ_SRC:-} ]]; then
+  for clip in ruby baked; do
+    if [[ -f $clips/${clip}_raw.ozz ]]; then
+      names+=("$clip")
+      commands+=("$ossa bake $clips/${clip}_raw.ozz --skeleton $OSSA_OZZ_SRC/media/bin/${clip}_skeleton.ozz -o $out/$clip.ossa ${threads[*]} -q")
+    else
+      echo "bake.sh: skipped $clip: $clips/${clip}_raw.ozz not found (bench/compare.sh makes it)" >&2
+    fi
+  done
+fi
 args=()
 for i in "${!commands[@]}"; do args+=(-n "${names[$i]}" "${commands[$i]}"); done
 hyperfine --warmup 1 --runs 10 --style basic --export-markdown "$out/bake.md" "${args[@]}" >/dev/null
 cat "$out/bake.md"
+
+# One -v bake per clip: "stage NAME WALL s CPU CPU s ..." lines.
+echo
+echo "| clip | import s | prepare s | search s | verify s | write s | total s (CPU) | build peak MB | peak RSS MB |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for i in "${!commands[@]}"; do
+  ${commands[$i]} -v | awk -v name="${names[$i]}" '
+    $1 == "stage" { wall[$2] = $3; cpu[$2] = $6 }
+    $1 == "stage" && $2 == "search" { for (k = 1; k <= NF; ++k) if ($k == "peak") peak = $(k + 1) }
+    $1 == "stage" && $2 == "total" { for (k = 1; k <= NF; ++k) if ($k == "RSS") rss = $(k + 1) }
+    END {
+      printf "| %s |", name
+      split("import prepare search verify write", order, " ")
+      for (k = 1; k <= 5; ++k) printf " %s (%s) |", wall[order[k]], cpu[order[k]]
+      printf " %s (%s) | %s | %s |\n", wall["total"], cpu["total"], peak, rss
+    }'
+done

@@ -50,7 +50,7 @@ static ossa_result check_desc(const ossa_raw_animation *raw, const ossa_animatio
 #define PROGRESS_ENCODED .9f
 
 static ossa_result build_lossless(const ossa__clip *clip, const char *name, const ossa_animation_build_desc *desc,
-                                  ossa_blob *out, ossa_diag *diag)
+                                  ossa__clock *clock, ossa_blob *out, ossa_diag *diag)
 {
     const size_t count = 3 * clip->joints;
     ossa__subtrack *st = ossa__calloc(desc->allocator, count ? count : 1, sizeof *st);
@@ -63,12 +63,14 @@ static ossa_result build_lossless(const ossa__clip *clip, const char *name, cons
     }
     ossa__progress progress = {.fn = desc->progress, .user = desc->progress_user};
     ossa__progress_report(&progress, 0.f, "encode");
+    ossa__clock_switch(clock, OSSA__STAGE_SEARCH);
     size_t keys = 0;
     for (size_t s = 0; s < count; ++s) {
         ossa__subtrack_encode(clip, s, 0.f, 1.f, &st[s], &scratch);
         keys += st[s].key_count;
         ossa__progress_report(&progress, PROGRESS_ENCODED * (float)(s + 1) / (float)count, "encode");
     }
+    ossa__clock_switch(clock, OSSA__STAGE_WRITE);
     r = ossa__animation_write(clip, st, name, desc->allocator, out, diag);
     if (r == OSSA_OK) ossa__progress_report(&progress, 1.f, "write");
     if (r == OSSA_OK && desc->stats) *desc->stats = (ossa_animation_build_stats){.key_count = keys};
@@ -89,6 +91,7 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
     ossa_result r = ossa_raw_animation_validate(raw, diag);
     if (r != OSSA_OK) return r;
     if ((r = check_desc(raw, desc, diag)) != OSSA_OK) return r;
+    ossa__clock clock = ossa__clock_start();
     ossa__clip clip;
     if ((r = ossa__clip_init(&clip, raw, desc->allocator, diag)) != OSSA_OK) return r;
     if (desc->tolerance > 0.f && (r = ossa__clip_set_rest(&clip, desc->skeleton, diag)) != OSSA_OK) {
@@ -96,10 +99,21 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
         return r;
     }
     if (desc->tolerance > 0.f)
-        r = ossa__animation_search(&clip, raw, desc->skeleton, desc, raw->name, out, diag);
+        r = ossa__animation_search(&clip, raw, desc->skeleton, desc, raw->name, &clock, out, diag);
     else
-        r = build_lossless(&clip, raw->name, desc, out, diag);
+        r = build_lossless(&clip, raw->name, desc, &clock, out, diag);
     ossa__clip_destroy(&clip);
+    ossa__clock_switch(&clock, clock.stage);
+    if (r == OSSA_OK && desc->stats) {
+        desc->stats->prepare_seconds = clock.seconds[OSSA__STAGE_PREPARE];
+        desc->stats->search_seconds = clock.seconds[OSSA__STAGE_SEARCH];
+        desc->stats->verify_seconds = clock.seconds[OSSA__STAGE_VERIFY];
+        desc->stats->write_seconds = clock.seconds[OSSA__STAGE_WRITE];
+        desc->stats->prepare_cpu_seconds = clock.cpu_seconds[OSSA__STAGE_PREPARE];
+        desc->stats->search_cpu_seconds = clock.cpu_seconds[OSSA__STAGE_SEARCH];
+        desc->stats->verify_cpu_seconds = clock.cpu_seconds[OSSA__STAGE_VERIFY];
+        desc->stats->write_cpu_seconds = clock.cpu_seconds[OSSA__STAGE_WRITE];
+    }
     if (r != OSSA_OK) ossa_blob_destroy(out);
     return r;
 }

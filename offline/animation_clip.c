@@ -26,14 +26,18 @@ static ossa_result collect_ratios(ossa__clip *clip, const ossa_raw_animation *ra
     size_t count = 0, capacity = 0;
     bool ok = push_ratio(clip->allocator, &ratios, &count, &capacity, 0.f) &&
               push_ratio(clip->allocator, &ratios, &count, &capacity, 1.f);
+    ossa__key_times_run previous = {NULL, 0, 0};
     for (size_t j = 0; ok && j < raw->track_count; ++j) {
         const ossa_raw_joint_track *t = &raw->tracks[j];
-        for (size_t k = 0; ok && k < t->translation_count; ++k)
-            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->translations[k].time / raw->duration);
-        for (size_t k = 0; ok && k < t->rotation_count; ++k)
-            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->rotations[k].time / raw->duration);
-        for (size_t k = 0; ok && k < t->scale_count; ++k)
-            ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->scales[k].time / raw->duration);
+        if (!ossa__same_key_times(&previous, t->translations, t->translation_count, sizeof *t->translations))
+            for (size_t k = 0; ok && k < t->translation_count; ++k)
+                ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->translations[k].time / raw->duration);
+        if (!ossa__same_key_times(&previous, t->rotations, t->rotation_count, sizeof *t->rotations))
+            for (size_t k = 0; ok && k < t->rotation_count; ++k)
+                ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->rotations[k].time / raw->duration);
+        if (!ossa__same_key_times(&previous, t->scales, t->scale_count, sizeof *t->scales))
+            for (size_t k = 0; ok && k < t->scale_count; ++k)
+                ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->scales[k].time / raw->duration);
     }
     if (!ok) {
         ossa_free(clip->allocator, ratios);
@@ -106,16 +110,17 @@ ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, con
     if (!ossa__mul_size(clip->joints * 3 * 4, clip->frames, &count)) count = SIZE_MAX;
     clip->samples = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count ? count : 1, sizeof(float));
     ossa_transform *pose = ossa__calloc(allocator, clip->joints ? clip->joints : 1, sizeof *pose);
+    size_t *cursors = ossa__calloc(allocator, 3 * clip->joints + 1, sizeof *cursors);
     clip->own = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count / 4 + 1, 1);
-    if (!clip->samples || !pose || !clip->own) {
-        ossa_free(allocator, pose);
+    if (!clip->samples || !pose || !cursors || !clip->own) {
+        ossa_free(allocator, pose), ossa_free(allocator, cursors);
         ossa__clip_destroy(clip);
         return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for %zu joints sampled at %zu time points",
                           raw->track_count, clip->frames);
     }
     const size_t F = clip->frames;
     for (size_t f = 0; f < F; ++f) {
-        ossa_raw_animation_sample(raw, clip->ratios[f] * raw->duration, pose, clip->joints);
+        ossa__raw_animation_sample_pass(raw, clip->ratios[f] * raw->duration, pose, cursors);
         for (size_t j = 0; j < clip->joints; ++j) {
             float *t = clip->samples + ((j * 3 + 0) * F + f) * 4;
             float *q = clip->samples + ((j * 3 + 1) * F + f) * 4;
@@ -131,7 +136,7 @@ ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, con
             }
         }
     }
-    ossa_free(allocator, pose);
+    ossa_free(allocator, pose), ossa_free(allocator, cursors);
     for (size_t j = 0; j < clip->joints; ++j) {
         const ossa_raw_joint_track *t = &raw->tracks[j];
         mark_own(clip, 3 * j, t->translations, t->translation_count, sizeof *t->translations, raw->duration);

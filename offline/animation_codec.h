@@ -8,6 +8,7 @@
 #include "ossa/offline/builders.h"
 #include "ossa/offline/raw_animation.h"
 #include "ossa/offline/raw_skeleton.h"
+#include "internal.h"
 
 /* A raw animation sampled at every time point (the union of its key times, plus 0 and the
  * duration). Sub-track s = joint * 3 + channel has its samples at samples + s * frames * 4
@@ -109,11 +110,37 @@ static inline void ossa__progress_report(ossa__progress *p, float fraction, cons
     p->fn(fraction, stage, p->user);
 }
 
+/* Where a build's time goes (ossa_animation_build_stats): the stage running since `at`, and
+ * the seconds each stage took before. */
+enum { OSSA__STAGE_PREPARE, OSSA__STAGE_SEARCH, OSSA__STAGE_VERIFY, OSSA__STAGE_WRITE, OSSA__STAGE_COUNT };
+typedef struct ossa__clock {
+    double at, cpu_at; /* ossa__seconds, ossa__cpu_seconds */
+    int stage;
+    double seconds[OSSA__STAGE_COUNT], cpu_seconds[OSSA__STAGE_COUNT];
+} ossa__clock;
+
+static inline ossa__clock ossa__clock_start(void)
+{
+    return (ossa__clock){.at = ossa__seconds(), .cpu_at = ossa__cpu_seconds(), .stage = OSSA__STAGE_PREPARE};
+}
+
+/* Ends the running stage and starts `stage`; returns the one that was running. */
+static inline int ossa__clock_switch(ossa__clock *c, int stage)
+{
+    const double now = ossa__seconds(), cpu = ossa__cpu_seconds();
+    const int was = c->stage;
+    c->seconds[was] += now > c->at ? now - c->at : 0.0;
+    c->cpu_seconds[was] += cpu > c->cpu_at ? cpu - c->cpu_at : 0.0;
+    c->at = now, c->cpu_at = cpu;
+    c->stage = stage;
+    return was;
+}
+
 /* Error-driven search (animation_search.c): encodes every sub-track of `clip` so that the
  * model-space error measured on the blob the runtime decodes stays within the desc's
  * tolerances, and writes that blob to `out`. */
 ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_raw_skeleton *skeleton,
-                                   const ossa_animation_build_desc *desc, const char *name, ossa_blob *out,
-                                   ossa_diag *diag);
+                                   const ossa_animation_build_desc *desc, const char *name, ossa__clock *clock,
+                                   ossa_blob *out, ossa_diag *diag);
 
 #endif /* OSSA_OFFLINE_ANIMATION_CODEC_H */

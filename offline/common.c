@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 ossa_result ossa_diag_set(ossa_diag *diag, ossa_result code, size_t offset, uint32_t line, uint32_t column,
                           const char *fmt, ...)
@@ -41,6 +42,25 @@ const char *ossa_diag_format(const ossa_diag *diag, char *buffer, size_t size)
         snprintf(buffer, size, "%s: %s", ossa_result_name(diag->code), diag->message);
     }
     return buffer;
+}
+
+double ossa__seconds(void)
+{
+    struct timespec ts;
+#if defined(CLOCK_MONOTONIC)
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#endif
+    if (timespec_get(&ts, TIME_UTC) == TIME_UTC) return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return 0.0;
+}
+
+double ossa__cpu_seconds(void)
+{
+#if defined(CLOCK_PROCESS_CPUTIME_ID)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#endif
+    return 0.0;
 }
 
 void *ossa_alloc(const ossa_allocator *allocator, size_t size)

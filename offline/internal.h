@@ -3,6 +3,7 @@
 #define OSSA_OFFLINE_INTERNAL_H
 
 #include <math.h>
+#include <string.h>
 
 #include "ossa/offline/common.h"
 
@@ -72,11 +73,23 @@ static inline void ossa__store_f32(uint8_t *p, float f)
     ossa__store_u32(p, c.u);
 }
 
+/* Seconds on a monotonic clock from an unspecified start, and CPU seconds of the whole
+ * process (0 where the system has no such clock): the build's stage times
+ * (ossa_animation_build_stats). */
+double ossa__seconds(void);
+double ossa__cpu_seconds(void);
+
 /* Shared by the error report (error.c) and the builder's search, so that both measure the
  * same thing the same way. */
 #include "ossa/offline/raw_animation.h"
 /* Model-space matrices of AoS local transforms along `parents` (depth-first), scalar. */
 void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transform *local, ossa_float4x4 *model);
+/* ossa_raw_animation_sample of a valid animation (output [track_count]), the same floats, for
+ * a pass whose times mostly ascend: cursors [3 * track_count], zeroed before the pass, keep
+ * each channel's last key, so the next is found by a short walk instead of a binary search
+ * (which on a dense clip of a thousand tracks misses the cache at every step). */
+void ossa__raw_animation_sample_pass(const ossa_raw_animation *animation, float time, ossa_transform *output,
+                                     size_t *cursors);
 static inline ossa_float3 ossa__transform_point(const ossa_float4x4 *m, ossa_float3 p)
 {
     return (ossa_float3){m->cols[0][0] * p.x + m->cols[1][0] * p.y + m->cols[2][0] * p.z + m->cols[3][0],
@@ -93,6 +106,27 @@ static inline float ossa__point_distance(ossa_float3 a, ossa_float3 b)
 {
     const float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
     return sqrtf(dx * dx + dy * dy + dz * dz);
+}
+/* The key times of the channel last collected (keys: an array of raw keys `stride` bytes
+ * apart, each starting with its time). ossa__same_key_times is true when `keys` has the same
+ * count and the same times (then collecting them again adds only duplicates: a dense clip's
+ * 3,000 channels usually share one list); otherwise it makes `keys` the last and is false. */
+typedef struct ossa__key_times_run {
+    const void *keys;
+    size_t count, stride;
+} ossa__key_times_run;
+static inline bool ossa__same_key_times(ossa__key_times_run *last, const void *keys, size_t count, size_t stride)
+{
+    if (count == 0) return true;
+    bool same = last->keys && last->count == count;
+    for (size_t k = 0; same && k < count; ++k) {
+        float a, b;
+        memcpy(&a, (const unsigned char *)last->keys + k * last->stride, sizeof a);
+        memcpy(&b, (const unsigned char *)keys + k * stride, sizeof b);
+        same = a == b;
+    }
+    if (!same) *last = (ossa__key_times_run){keys, count, stride};
+    return same;
 }
 /* Distinct key times of every channel of every track, clamped to [0, duration], ascending
  * ([*count + 1] floats, NULL when out of memory). */

@@ -163,26 +163,40 @@ ossa_result ossa_raw_animation_validate(const ossa_raw_animation *animation, oss
         (out) = lo_;                                                                                                   \
     } while (0)
 
-static ossa_float3 sample_float3(const ossa_raw_float3_key *keys, size_t count, float t, ossa_float3 fallback)
+/* The same index from *cursor (NULL: the binary search): a walk of up to 8 keys forward from
+ * the last answer, else the binary search. Keys ascend, so both find the last key at or
+ * before t. */
+#define LAST_KEY_FROM(keys, count, t, cursor, out)                                                                     \
+    do {                                                                                                               \
+        size_t k_ = (cursor) && *(cursor) < (count) ? *(cursor) : 0;                                                   \
+        int steps_ = (cursor) && (keys)[k_].time <= (t) ? 0 : 8;                                                       \
+        for (; steps_ < 8 && k_ + 1 < (count) && (keys)[k_ + 1].time <= (t); ++steps_) ++k_;                           \
+        if (steps_ == 8) LAST_KEY_AT_OR_BEFORE(keys, count, t, k_);                                                    \
+        if (cursor) *(cursor) = k_;                                                                                    \
+        (out) = k_;                                                                                                    \
+    } while (0)
+
+static ossa_float3 sample_float3(const ossa_raw_float3_key *keys, size_t count, float t, ossa_float3 fallback,
+                                 size_t *cursor)
 {
     if (count == 0) return fallback;
     if (t <= keys[0].time) return keys[0].value;
     if (t >= keys[count - 1].time) return keys[count - 1].value;
     size_t k;
-    LAST_KEY_AT_OR_BEFORE(keys, count, t, k);
+    LAST_KEY_FROM(keys, count, t, cursor, k);
     const ossa_raw_float3_key *a = &keys[k], *b = &keys[k + 1];
     const float alpha = (t - a->time) / (b->time - a->time);
     return (ossa_float3){a->value.x + (b->value.x - a->value.x) * alpha, a->value.y + (b->value.y - a->value.y) * alpha,
                          a->value.z + (b->value.z - a->value.z) * alpha};
 }
 
-static ossa_quat sample_quat(const ossa_raw_quat_key *keys, size_t count, float t)
+static ossa_quat sample_quat(const ossa_raw_quat_key *keys, size_t count, float t, size_t *cursor)
 {
     if (count == 0) return (ossa_quat){0.f, 0.f, 0.f, 1.f};
     if (t <= keys[0].time) return ossa_quat_normalize(keys[0].value);
     if (t >= keys[count - 1].time) return ossa_quat_normalize(keys[count - 1].value);
     size_t k;
-    LAST_KEY_AT_OR_BEFORE(keys, count, t, k);
+    LAST_KEY_FROM(keys, count, t, cursor, k);
     const ossa_quat a = ossa_quat_normalize(keys[k].value);
     ossa_quat b = ossa_quat_normalize(keys[k + 1].value);
     if (a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w < 0.f) b = (ossa_quat){-b.x, -b.y, -b.z, -b.w};
@@ -196,14 +210,22 @@ ossa_result ossa_raw_animation_sample(const ossa_raw_animation *animation, float
 {
     if (!animation || !output) return OSSA_ERROR_NULL_ARGUMENT;
     if (output_count < animation->track_count) return OSSA_ERROR_OUTPUT_TOO_SMALL;
+    ossa__raw_animation_sample_pass(animation, time, output, NULL);
+    return OSSA_OK;
+}
+
+void ossa__raw_animation_sample_pass(const ossa_raw_animation *animation, float time, ossa_transform *output,
+                                     size_t *cursors)
+{
     const float t = time < 0.f ? 0.f : (time > animation->duration ? animation->duration : time);
     for (size_t i = 0; i < animation->track_count; ++i) {
         const ossa_raw_joint_track *tr = &animation->tracks[i];
-        output[i].translation = sample_float3(tr->translations, tr->translation_count, t, (ossa_float3){0.f, 0.f, 0.f});
-        output[i].rotation = sample_quat(tr->rotations, tr->rotation_count, t);
-        output[i].scale = sample_float3(tr->scales, tr->scale_count, t, (ossa_float3){1.f, 1.f, 1.f});
+        size_t *c = cursors ? cursors + 3 * i : NULL;
+        output[i].translation =
+            sample_float3(tr->translations, tr->translation_count, t, (ossa_float3){0.f, 0.f, 0.f}, c);
+        output[i].rotation = sample_quat(tr->rotations, tr->rotation_count, t, c ? c + 1 : NULL);
+        output[i].scale = sample_float3(tr->scales, tr->scale_count, t, (ossa_float3){1.f, 1.f, 1.f}, c ? c + 2 : NULL);
     }
-    return OSSA_OK;
 }
 
 ossa_result ossa_raw_animation_permute_tracks(ossa_raw_animation *animation, const size_t *new_index)

@@ -12,6 +12,7 @@
 #include "ossa/animation.h"
 #include "ossa/offline/builders.h"
 #include "ossa/offline/error.h"
+#include "ossa/offline/error_joints.h"
 #include "ossa/offline/import_assimp.h"
 #include "ossa/offline/import_ozz.h"
 #include "ossa/sampling_job.h"
@@ -407,6 +408,186 @@ static void counting_free(void *ptr, void *user)
     memcpy(&size, p, sizeof size);
     c->live -= size;
     free(p);
+}
+
+/* ---- isolated joints and the key cursors ---- */
+
+/* `count` roots without children, 2 s at 24 Hz, every frame a key: joint 0 (when `spinner`)
+ * turns 120 degrees per frame about a fixed axis, the others sway a few degrees and drift a
+ * few centimetres. */
+static void make_boxes(ossa_raw_skeleton *skel, ossa_raw_animation *raw, size_t count, bool spinner)
+{
+    enum { FRAMES = 49 };
+    assert_int_equal(ossa_raw_skeleton_create(skel, count, NULL), OSSA_OK);
+    assert_int_equal(ossa_raw_animation_create(raw, count, NULL), OSSA_OK);
+    raw->duration = 2.f;
+    for (size_t j = 0; j < count; ++j) {
+        char name[16];
+        snprintf(name, sizeof name, "box%zu", j);
+        assert_int_equal(ossa_raw_skeleton_set_name(skel, j, name), OSSA_OK);
+        skel->joints[j].parent = -1;
+        skel->joints[j].rest = ossa_transform_identity();
+        assert_int_equal(ossa_raw_joint_track_resize(raw, j, FRAMES, FRAMES, 0), OSSA_OK);
+        ossa_raw_joint_track *t = &raw->tracks[j];
+        const float fj = (float)j;
+        for (size_t f = 0; f < FRAMES; ++f) {
+            const float time = (float)f / 24.f;
+            const float angle = j == 0 && spinner ? 2.0943951f * (float)f : .05f * sinf(3.f * time + fj);
+            const float half = .5f * angle, axis_len = sqrtf(1.f + .25f + .04f);
+            t->rotations[f] = (ossa_raw_quat_key){
+                time, {sinf(half) / axis_len, .5f * sinf(half) / axis_len, .2f * sinf(half) / axis_len, cosf(half)}};
+            t->translations[f] = (ossa_raw_float3_key){time, {fj, .02f * sinf(2.f * time + fj), .01f * time}};
+        }
+    }
+}
+
+/* A physics bake of rigid bodies (every joint a root without children; a failing encoding
+ * is then measured per joint, see tighten_failing in animation_search.c) where one body
+ * spins 120 degrees per frame: its error lies between frames, where only the second pass's
+ * midpoint checks help. The bound holds at every joint in ossa_measure_error's own
+ * measurement, and the blob is the same on 1 and 2 threads (each thread measures a share of
+ * the times; the per-joint ratios are their maxima). */
+static void test_isolated_joints_bound_and_threads(void **state)
+{
+    (void)state;
+    enum { BOXES = 16 };
+    for (int spinner = 0; spinner < 2; ++spinner) {
+        ossa_raw_skeleton skel = {0};
+        ossa_raw_animation raw = {0};
+        make_boxes(&skel, &raw, BOXES, spinner);
+        ossa_blob blobs[2] = {{0}, {0}};
+        for (unsigned threads = 1; threads <= (getenv("MESON_EXE_WRAPPER") ? 1u : 2u); ++threads) {
+            ossa_animation_build_stats stats = {0};
+            const ossa_animation_build_desc desc = {
+                .skeleton = &skel, .tolerance = 1e-4f, .stats = &stats, .threads = threads};
+            ossa_animation anim;
+            build_view(&raw, &desc, &blobs[threads - 1], &anim);
+            assert_true(stats.error_ratio <= 1.f);
+            if (threads == 2) {
+                assert_int_equal(blobs[1].size, blobs[0].size);
+                assert_memory_equal(blobs[1].data, blobs[0].data, blobs[0].size);
+                continue;
+            }
+            ossa_blob skel_blob = {0};
+            ossa_skeleton runtime_skel;
+            assert_int_equal(ossa_skeleton_build(&skel, NULL, &skel_blob, NULL), OSSA_OK);
+            assert_int_equal(ossa_skeleton_init(&runtime_skel, skel_blob.data, skel_blob.size), OSSA_OK);
+            float joint_max[BOXES];
+            const ossa_error_desc measure = {.shell_distance = SHELL_M, .source_times = 1};
+            assert_int_equal(ossa_measure_joint_errors(&runtime_skel, &raw, &anim, &measure, joint_max, BOXES, NULL),
+                             OSSA_OK);
+            for (size_t j = 0; j < BOXES; ++j) assert_true(joint_max[j] <= 1e-4f);
+            print_message("%s: %zu bytes, %zu keys, %zu evaluations\n", spinner ? "with the spinner" : "without",
+                          blobs[0].size, anim.key_count, stats.evaluations);
+            ossa_blob_destroy(&skel_blob);
+        }
+        ossa_blob_destroy(&blobs[0]), ossa_blob_destroy(&blobs[1]);
+        ossa_raw_animation_destroy(&raw);
+        ossa_raw_skeleton_destroy(&skel);
+    }
+}
+
+/* The builder samples the raw clip in passes of ascending times with a cursor per channel
+ * (ossa__raw_animation_sample_pass): the same floats as ossa_raw_animation_sample, at key
+ * times, between keys, before the first and after the last, also when a time goes back (the
+ * cursor then falls back to the binary search) or jumps far ahead. */
+static void test_sample_pass_matches_sample(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw = {0};
+    assert_int_equal(ossa_raw_animation_create(&raw, 3, NULL), OSSA_OK);
+    raw.duration = 3.f;
+    const size_t counts[3][3] = {{40, 7, 0}, {1, 25, 3}, {0, 0, 60}};
+    for (size_t j = 0; j < 3; ++j) {
+        assert_int_equal(ossa_raw_joint_track_resize(&raw, j, counts[j][0], counts[j][1], counts[j][2]), OSSA_OK);
+        ossa_raw_joint_track *t = &raw.tracks[j];
+        /* Irregular key times inside (0.1, 2.9). */
+        for (size_t k = 0; k < t->translation_count; ++k) {
+            const float time = .1f + 2.8f * powf((float)(k + 1) / (float)(t->translation_count + 1), 1.3f);
+            t->translations[k] = (ossa_raw_float3_key){time, {sinf((float)k), cosf((float)k), (float)k}};
+        }
+        for (size_t k = 0; k < t->rotation_count; ++k) {
+            const float time = .1f + 2.8f * powf((float)(k + 1) / (float)(t->rotation_count + 1), .8f);
+            t->rotations[k] = (ossa_raw_quat_key){time, {sinf(.3f * (float)k), 0.f, 0.f, cosf(.3f * (float)k)}};
+        }
+        for (size_t k = 0; k < t->scale_count; ++k) {
+            const float time = .1f + 2.8f * (float)(k + 1) / (float)(t->scale_count + 1);
+            t->scales[k] = (ossa_raw_float3_key){time, {1.f + .01f * (float)k, 1.f, 1.f}};
+        }
+    }
+    assert_int_equal(ossa_raw_animation_validate(&raw, NULL), OSSA_OK);
+    size_t cursors[9] = {0};
+    ossa_transform pass[3], once[3];
+    size_t checked = 0;
+    for (int round = 0; round < 2; ++round)
+        for (size_t i = 0; i <= 400; ++i) {
+            /* Ascending, then a second round that starts over and skips ahead in big steps. */
+            const float t = round == 0 ? -.1f + 3.2f * (float)i / 400.f : 3.2f * (float)((i * 37) % 401) / 400.f;
+            memset(pass, 0xA5, sizeof pass);
+            ossa__raw_animation_sample_pass(&raw, t, pass, cursors);
+            assert_int_equal(ossa_raw_animation_sample(&raw, t, once, 3), OSSA_OK);
+            assert_memory_equal(pass, once, sizeof pass);
+            ++checked;
+        }
+    for (size_t j = 0; j < 3; ++j) {
+        const ossa_raw_joint_track *t = &raw.tracks[j];
+        for (size_t k = 0; k < t->rotation_count; ++k) {
+            ossa__raw_animation_sample_pass(&raw, t->rotations[k].time, pass, cursors);
+            assert_int_equal(ossa_raw_animation_sample(&raw, t->rotations[k].time, once, 3), OSSA_OK);
+            assert_memory_equal(pass, once, sizeof pass);
+        }
+    }
+    assert_int_equal(checked, 802);
+    ossa_raw_animation_destroy(&raw);
+}
+
+/* ossa__source_key_times skips a channel whose key times are those of the channel collected
+ * just before (a dense clip's channels share one list): the distinct times, ascending, are
+ * the same as a brute-force union's, with channels that share lists, differ in one time,
+ * differ in length, and come back after a different one. */
+static void test_source_key_times_union(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw = {0};
+    enum { TRACKS = 5 };
+    assert_int_equal(ossa_raw_animation_create(&raw, TRACKS, NULL), OSSA_OK);
+    raw.duration = 2.f;
+    const size_t counts[TRACKS][3] = {{9, 9, 9}, {9, 9, 0}, {8, 9, 9}, {9, 1, 9}, {9, 9, 9}};
+    float expected[3 * 9 * TRACKS];
+    size_t n = 0;
+    for (size_t j = 0; j < TRACKS; ++j) {
+        assert_int_equal(ossa_raw_joint_track_resize(&raw, j, counts[j][0], counts[j][1], counts[j][2]), OSSA_OK);
+        ossa_raw_joint_track *t = &raw.tracks[j];
+        for (size_t k = 0; k < t->translation_count; ++k)
+            t->translations[k] = (ossa_raw_float3_key){.25f * (float)k, {0.f, 0.f, 0.f}};
+        for (size_t k = 0; k < t->rotation_count; ++k)
+            t->rotations[k] = (ossa_raw_quat_key){.25f * (float)k, {0.f, 0.f, 0.f, 1.f}};
+        for (size_t k = 0; k < t->scale_count; ++k)
+            t->scales[k] = (ossa_raw_float3_key){.25f * (float)k, {1.f, 1.f, 1.f}};
+    }
+    raw.tracks[2].rotations[4].time = 1.1f;  /* one time differs from the shared list */
+    raw.tracks[3].rotations[0].time = 1.95f; /* a one-key list between two equal ones */
+    raw.tracks[4].scales[8].time = 1.9f;     /* the last differs */
+    for (size_t j = 0; j < TRACKS; ++j) {
+        const ossa_raw_joint_track *t = &raw.tracks[j];
+        for (size_t k = 0; k < t->translation_count; ++k) expected[n++] = t->translations[k].time;
+        for (size_t k = 0; k < t->rotation_count; ++k) expected[n++] = t->rotations[k].time;
+        for (size_t k = 0; k < t->scale_count; ++k) expected[n++] = t->scales[k].time;
+    }
+    assert_true(n <= 3 * 9 * TRACKS);
+    qsort(expected, n, sizeof *expected, ossa__compare_floats);
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (distinct == 0 || expected[i] != expected[distinct - 1]) expected[distinct++] = expected[i];
+    assert_int_equal(ossa_raw_animation_validate(&raw, NULL), OSSA_OK);
+    size_t count = 0;
+    float *times = ossa__source_key_times(&raw, NULL, &count);
+    assert_non_null(times);
+    assert_int_equal(count, distinct);
+    assert_int_equal(count, 12); /* 0 to 2 by 0.25, plus 1.1, 1.9 and 1.95 */
+    assert_memory_equal(times, expected, count * sizeof *times);
+    free(times);
+    ossa_raw_animation_destroy(&raw);
 }
 
 /* ---- resource estimates ---- */
@@ -1207,6 +1388,9 @@ int main(void)
         cmocka_unit_test(test_real_blender_fbx),
         cmocka_unit_test(test_build_memory_estimate),
         cmocka_unit_test(test_unreached_tolerance_holds_no_poses),
+        cmocka_unit_test(test_isolated_joints_bound_and_threads),
+        cmocka_unit_test(test_sample_pass_matches_sample),
+        cmocka_unit_test(test_source_key_times_union),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

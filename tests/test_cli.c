@@ -438,6 +438,51 @@ static char *bake_stderr(int argc, const char **argv, int *status)
     return ossa_test_run_captured_fd(STDERR_FILENO, run_bake_tool, argc, argv, status);
 }
 
+/* -v: one line per stage (import, prepare, search, verify, write, report) and the total, in
+ * wall seconds and CPU seconds; the stages are disjoint stretches of the total, so each column
+ * adds up to no more than its total (plus the rounding of the printed figures). */
+static void verbose_bake_breaks_down_the_time(void **state)
+{
+    (void)state;
+    char walk[512], skeleton[512], out[512];
+    snprintf(walk, sizeof walk, "%s", ossa_test_shared_path("ozz/pab_walk_raw.ozz"));
+    snprintf(skeleton, sizeof skeleton, "%s", ossa_test_shared_path("ozz/pab_skeleton.ozz"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("verbose.ossa"));
+    size_t size = 0;
+    free(ossa_test_read_or_skip(walk, "DATA/ozz/pab_walk_raw.ozz", &size));
+    static const char *const stages[] = {"import", "prepare", "search", "verify", "write", "report"};
+    enum { STAGES = sizeof stages / sizeof *stages };
+    for (int quiet = 0; quiet < 2; ++quiet) {
+        const char *argv[] = {walk, "--skeleton", skeleton, "-o", out, "-v", "-q"};
+        int status = -1;
+        char *text = ossa_test_run_captured(run_bake_tool, 6 + quiet, argv, &status);
+        assert_int_equal(status, 0);
+        double sum = 0.0, cpu_sum = 0.0, total = -1.0, cpu_total = -1.0, rss = -1.0, peak = -1.0;
+        for (int i = 0; i < STAGES; ++i) {
+            char key[32];
+            snprintf(key, sizeof key, "\nstage %s ", stages[i]);
+            const char *line = strstr(text, key);
+            assert_non_null(line);
+            assert_null(strstr(line + 1, key)); /* once */
+            double wall = -1.0, cpu = -1.0;
+            assert_int_equal(sscanf(line + strlen(key), " %lf s CPU %lf s", &wall, &cpu), 2);
+            assert_true(wall >= 0.0 && cpu >= 0.0);
+            sum += wall, cpu_sum += cpu;
+            if (i == 0) assert_int_equal(sscanf(strstr(line, " s  peak RSS ") + 13, "%lf MB", &rss), 1);
+            if (i == 2) assert_int_equal(sscanf(strstr(line, "build peak ") + 11, "%lf MB allocated", &peak), 1);
+        }
+        const char *line = strstr(text, "\nstage total ");
+        assert_non_null(line);
+        assert_int_equal(sscanf(line + 14, " %lf s CPU %lf s", &total, &cpu_total), 2);
+        /* Six figures printed to the millisecond, each rounded by at most half of one. */
+        assert_true(sum <= total + STAGES * .0005 + .0005);
+        assert_true(cpu_sum <= cpu_total + STAGES * .0005 + .0005);
+        assert_true(total > 0.0);
+        assert_true(rss > 0.0 && peak > 0.0); /* the walk's build holds well over 0.05 MB */
+        free(text);
+    }
+}
+
 /* --max-memory and --max-seconds: a clip over either is refused before its build, in one line
  * naming the clip, the estimate and the budget (exit 1, nothing written); 0 removes each. */
 static void budgets_refuse_before_building(void **state)
@@ -2013,6 +2058,7 @@ int main(void)
         cmocka_unit_test(bad_invocations_are_refused),
         cmocka_unit_test(references_stay_inside_the_folder),
         cmocka_unit_test(budgets_refuse_before_building),
+        cmocka_unit_test(verbose_bake_breaks_down_the_time),
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
         cmocka_unit_test(sparse_bvh_within_budgets),
 #endif

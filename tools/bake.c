@@ -1,7 +1,10 @@
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ossa/offline/archive_writer.h"
@@ -36,7 +39,7 @@ static void usage_bake(FILE *f)
             "                 [--retarget FILE [--joint-map MAP]]\n"
             "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--keep-source-units]\n"
             "                 [--threads N] [-q]\n"
-            "                 [--max-memory MB] [--max-seconds S] [--depfile FILE]\n"
+            "                 [--max-memory MB] [--max-seconds S] [--depfile FILE] [-v]\n"
             "  INPUT defaults to %s\n"
             "  -o OUT.ossa         the archive to write (default: INPUT's name without its extension, plus\n"
             "                      .ossa, in the current folder)\n"
@@ -66,8 +69,80 @@ static void usage_bake(FILE *f)
             "  --max-seconds S     refuse a clip whose build is estimated to take more than S seconds\n"
             "                      (default %.0f; 0: no limit); estimates are approximate (docs/error-metric.md)\n"
             "  -q, --quiet         print only the one-line summary, not the report (and no progress bar)\n"
+            "  -v, --verbose       also print where the time and memory went: one line per stage (import,\n"
+            "                      prepare, search, verify, write, report) and the total\n"
             "  --depfile FILE      also write a Makefile depfile \"OUT: INPUT SKELETON BUFFERS...\" (for ninja)\n",
             OSSA_DEFAULT_INPUT, (double)default_max_memory() / 1e6, BAKE_DEFAULT_MAX_SECONDS);
+}
+
+/* -v: the bytes the animation builds hold at once, counted by an allocator that keeps each
+ * block's size in a 16-byte header (the alignment ossa_alloc gives). */
+static atomic_size_t counted_now, counted_peak;
+
+static void *counting_alloc(size_t size, void *user)
+{
+    (void)user;
+    if (size > SIZE_MAX - 16) return NULL;
+    unsigned char *p = malloc(size + 16);
+    if (!p) return NULL;
+    memcpy(p, &size, sizeof size);
+    const size_t now = atomic_fetch_add(&counted_now, size) + size;
+    for (size_t peak = atomic_load(&counted_peak); now > peak;)
+        if (atomic_compare_exchange_weak(&counted_peak, &peak, now)) break;
+    return p + 16;
+}
+
+static void counting_free(void *ptr, void *user)
+{
+    (void)user;
+    unsigned char *p = (unsigned char *)ptr - 16;
+    size_t size;
+    memcpy(&size, p, sizeof size);
+    atomic_fetch_sub(&counted_now, size);
+    free(p);
+}
+
+static const ossa_allocator counting_allocator = {counting_alloc, counting_free, NULL};
+
+/* This process's peak resident set so far, bytes (0 where the system does not say). */
+static double peak_rss_bytes(void)
+{
+    struct rusage usage;
+    if (getrusage(RUSAGE_SELF, &usage) != 0) return 0.0;
+    return (double)usage.ru_maxrss * 1024.0; /* kilobytes on Linux */
+}
+
+/* This process's CPU time so far, every thread's, seconds. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0.0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* -v: seconds per stage, summed over the clips. */
+enum { STAGE_IMPORT, STAGE_PREPARE, STAGE_SEARCH, STAGE_VERIFY, STAGE_WRITE, STAGE_REPORT, STAGE_COUNT };
+static const char *const stage_names[STAGE_COUNT] = {"import", "prepare", "search", "verify", "write", "report"};
+
+/* The breakdown -v prints: a line per stage, then the total (from the start of the import to
+ * the end of the report). Stages are disjoint stretches of that time; what is in none of them
+ * (budgets, the skeleton, user tracks, the archive's chunk table) is the total's rest. */
+static void print_stages(const double *seconds, const double *cpu, double total, double total_cpu, double import_rss,
+                         size_t build_peak)
+{
+    static const char *const what[STAGE_COUNT] = {"reading and converting the input",
+                                                  "sampling the source at its time points, reference poses",
+                                                  "encoding and screening candidates, loosening",
+                                                  "exact measurement of candidates",
+                                                  "animation blobs, archive and file",
+                                                  "the report below the summary"};
+    for (int i = 0; i < STAGE_COUNT; ++i) {
+        printf("stage %-8s %9.3f s  CPU %8.3f s", stage_names[i], seconds[i], cpu[i]);
+        if (i == STAGE_IMPORT) printf("  peak RSS %.1f MB", import_rss / 1e6);
+        if (i == STAGE_SEARCH) printf("  build peak %.1f MB allocated", (double)build_peak / 1e6);
+        printf("  (%s)\n", what[i]);
+    }
+    printf("stage total    %9.3f s  CPU %8.3f s  peak RSS %.1f MB\n", total, total_cpu, peak_rss_bytes() / 1e6);
 }
 
 /* One line for the error and the hint to --help; exit status 2. */
@@ -378,7 +453,8 @@ int tool_bake(int argc, char **argv)
 {
     const char *input = NULL, *output = NULL, *skeleton_path = NULL, *retarget_path = NULL, *map_path = NULL,
                *depfile = NULL;
-    bool drop_end_sites = false, optimize = true, quiet = false, root_motion = false, keep_units = false;
+    bool drop_end_sites = false, optimize = true, quiet = false, root_motion = false, keep_units = false,
+         verbose = false;
     float tolerance_m = OSSA_BUILD_DEFAULT_TOLERANCE, unit_scale_arg = 0.f;
     unsigned threads = tool_cpu_count();
     size_t max_memory = default_max_memory();
@@ -394,6 +470,8 @@ int tool_bake(int argc, char **argv)
             optimize = false;
         else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
             quiet = true;
+        else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+            verbose = true;
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
             if (!tool_parse_metres(argv[++i], 1e-7f, 1.f, &tolerance_m))
                 return bake_usage_error("--tolerance needs metres from 1e-7 to 1", argv[i]);
@@ -441,7 +519,7 @@ int tool_bake(int argc, char **argv)
     if (!tool_check_output(output, input) || (skeleton_path && !tool_check_output(output, skeleton_path))) return 1;
     if (depfile && !tool_check_output(depfile, input)) return 1;
     ossa_import_output imp = {0};
-    const double t0 = tool_now();
+    const double t0 = tool_now(), c0 = cpu_now();
     if (depfile) tool_side_inputs_begin();
     tool_progress *bar = tool_progress_start(!quiet && isatty(STDERR_FILENO));
     tool_import_set_max_keys(max_memory / TOOL_BYTES_PER_IMPORTED_KEY);
@@ -520,6 +598,9 @@ int tool_bake(int argc, char **argv)
             printf("%s: hierarchy from the skeleton file\n", input);
     }
     const double t1 = tool_now();
+    double stage_seconds[STAGE_COUNT] = {t1 - t0}, stage_cpu[STAGE_COUNT] = {cpu_now() - c0};
+    const double import_rss = peak_rss_bytes();
+    atomic_store(&counted_now, 0), atomic_store(&counted_peak, 0);
     ossa_diag diag;
     ossa_diag_clear(&diag);
     size_t entry_count = 0;
@@ -581,6 +662,7 @@ int tool_bake(int argc, char **argv)
                                                  .tolerance = bounded ? tolerance : 0.f,
                                                  .unit_scale = unit_scale,
                                                  .stats = &stats,
+                                                 .allocator = verbose ? &counting_allocator : NULL,
                                                  .threads = threads,
                                                  .progress = bar ? build_progress : NULL,
                                                  .progress_user = bar};
@@ -599,6 +681,14 @@ int tool_bake(int argc, char **argv)
             tool_print_diag(what, &diag);
             goto done;
         }
+        stage_seconds[STAGE_PREPARE] += stats.prepare_seconds;
+        stage_seconds[STAGE_SEARCH] += stats.search_seconds;
+        stage_seconds[STAGE_VERIFY] += stats.verify_seconds;
+        stage_seconds[STAGE_WRITE] += stats.write_seconds;
+        stage_cpu[STAGE_PREPARE] += stats.prepare_cpu_seconds;
+        stage_cpu[STAGE_SEARCH] += stats.search_cpu_seconds;
+        stage_cpu[STAGE_VERIFY] += stats.verify_cpu_seconds;
+        stage_cpu[STAGE_WRITE] += stats.write_cpu_seconds;
         const float error_mm = stats.max_error * unit_scale * 1e3f;
         if (bounded && error_mm > worst_mm) worst_mm = error_mm;
         if (bounded && (stats.error_ratio > 1.f || !quiet)) tool_progress_clear(bar);
@@ -652,6 +742,7 @@ int tool_bake(int argc, char **argv)
     }
     entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_META, 1, meta, strlen(meta)};
     ossa_blob file = {0};
+    const double w0 = tool_now(), wc0 = cpu_now();
     if (ossa_archive_write(entries, entry_count, NULL, &file, &diag) != OSSA_OK) {
         tool_progress_clear(bar);
         tool_print_diag("archive", &diag);
@@ -664,13 +755,22 @@ int tool_bake(int argc, char **argv)
     /* Under a build system (--depfile) an identical archive is left as it is: its time stays,
      * and ninja's restat then stops the rebuild there. */
     const bool unchanged = depfile && same_as_file(output, file.data, file.size);
-    if ((unchanged || tool_write_file(output, file.data, file.size, input)) &&
-        (!depfile || write_depfile(depfile, output, input, skeleton_path))) {
+    const bool written = (unchanged || tool_write_file(output, file.data, file.size, input)) &&
+                         (!depfile || write_depfile(depfile, output, input, skeleton_path));
+    stage_seconds[STAGE_WRITE] += tool_now() - w0;
+    stage_cpu[STAGE_WRITE] += cpu_now() - wc0;
+    if (written) {
         printf("baked %s -> %s: %zu joints, %zu animations, %zu tracks, %zu events, %zu bytes (import %.1f ms, "
                "build %.1f ms)\n%s",
                input, output, imp.skeleton.joint_count, imp.animation_count, imp.track_count, imp.event_count,
                file.size, (t1 - t0) * 1e3, (t2 - t1) * 1e3, quiet ? "" : "\n");
+        const double r0 = tool_now(), rc0 = cpu_now();
         status = quiet ? 0 : tool_report(output, file.data, file.size, &imp, input, unit);
+        stage_seconds[STAGE_REPORT] = tool_now() - r0;
+        stage_cpu[STAGE_REPORT] = cpu_now() - rc0;
+        if (verbose)
+            print_stages(stage_seconds, stage_cpu, tool_now() - t0, cpu_now() - c0, import_rss,
+                         atomic_load(&counted_peak));
     }
     ossa_blob_destroy(&file);
 done:

@@ -51,6 +51,15 @@ typedef struct ossa_animation_build_stats {
     float worst_time;   /* seconds */
     size_t key_count;   /* keys of animated sub-tracks */
     size_t evaluations; /* candidate encodings measured */
+    /* Where the build's time went, seconds: wall clock (monotonic) and the CPU time of the
+     * whole process over the same stretches (every thread's; 0 where the system does not
+     * say). Stages do not overlap, so their sum is at most the build's time. Lossless builds
+     * fill prepare, search (the encoding) and write. */
+    double prepare_seconds; /* sampling the source at its time points; the reference poses */
+    double search_seconds;  /* encoding and screening candidates, loosening sub-tracks */
+    double verify_seconds;  /* the exact measurement of candidates (ossa_measure_error's) */
+    double write_seconds;   /* writing candidate blobs */
+    double prepare_cpu_seconds, search_cpu_seconds, verify_cpu_seconds, write_cpu_seconds;
 } ossa_animation_build_stats;
 
 /* Progress of one ossa_animation_build (see ossa_animation_build_desc.progress). `fraction` is
