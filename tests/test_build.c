@@ -422,7 +422,7 @@ static void make_boxes(ossa_raw_skeleton *skel, ossa_raw_animation *raw, size_t 
     assert_int_equal(ossa_raw_animation_create(raw, count, NULL), OSSA_OK);
     raw->duration = 2.f;
     for (size_t j = 0; j < count; ++j) {
-        char name[16];
+        char name[32]; /* "box" and any size_t */
         snprintf(name, sizeof name, "box%zu", j);
         assert_int_equal(ossa_raw_skeleton_set_name(skel, j, name), OSSA_OK);
         skel->joints[j].parent = -1;
