@@ -1955,7 +1955,8 @@ static void bare_ossa_prints_usage(void **state)
 
 /* `info --against` a source of another skeleton prints one line naming the first difference
  * (exit 1) and no report; the source the archive was baked from passes; plot and view --against
- * refuse it with the same line. Maya clips: a -> b. */
+ * refuse it with the same line, and view refuses a second archive of that other skeleton. Maya
+ * clips: a -> b. */
 static void info_against_checks_the_skeleton_first(void **state)
 {
     (void)state;
@@ -2030,6 +2031,21 @@ static void info_against_checks_the_skeleton_first(void **state)
         assert_string_equal(err, want);
         free(err);
     }
+    /* ossa view refuses a second archive of another skeleton before serving anything. */
+    char other_archive[512];
+    snprintf(other_archive, sizeof other_archive, "%s", ossa_test_scratch_path("other.ossa"));
+    const char *bake_other[] = {other, "-o", other_archive, "-q"};
+    assert_int_equal(run_bake(4, bake_other), 0);
+    const char *two_args[] = {archive, other_archive, "--port", "0"};
+    char *two_err = ossa_test_run_captured_fd(STDERR_FILENO, tool_view, 4, two_args, &status);
+    assert_int_equal(status, 1);
+    char two_want[2048];
+    snprintf(two_want, sizeof two_want,
+             "ossa: view: %s: its skeleton differs from the first archive's: joint 1 is \"c\" there, \"b\" in the "
+             "first archive\n",
+             other_archive);
+    assert_string_equal(two_err, two_want);
+    free(two_err);
     assert_int_equal(unsetenv("OSSA_VIEWER_DIR"), 0);
     assert_int_equal(access(svg, F_OK), -1);
 }

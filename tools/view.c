@@ -85,14 +85,42 @@ static bool find_viewer(char *dir, size_t size)
     return false;
 }
 
-/* Reads `path` and checks it is an archive the viewer can open (`first`: with a skeleton).
- * Prints the error and returns NULL otherwise. */
-static void *read_archive(const char *path, bool first, size_t *size)
+/* Why the skeleton `skel` of `path` cannot play in place of `first`'s, written to `why`
+ * (false when it can: the same joints, names and parents in the same order). */
+static bool skeleton_differs(const ossa_skeleton *first, const ossa_skeleton *skel, char *why, size_t size)
 {
+    if (skel->joint_count != first->joint_count) {
+        snprintf(why, size, "it has %zu joints, the first archive %zu", (size_t)skel->joint_count,
+                 (size_t)first->joint_count);
+        return true;
+    }
+    for (size_t j = 0; j < skel->joint_count; ++j) {
+        const char *a = ossa_skeleton_joint_name(first, j), *b = ossa_skeleton_joint_name(skel, j);
+        if (strcmp(a, b)) {
+            snprintf(why, size, "joint %zu is \"%s\" there, \"%s\" in the first archive", j, b, a);
+            return true;
+        }
+        if (skel->parents[j] != first->parents[j]) {
+            snprintf(why, size, "joint %zu (\"%s\") has parent %d there, %d in the first archive", j, b,
+                     skel->parents[j], first->parents[j]);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Reads `path` and checks it is an archive the viewer can open: the first (`first_skel` NULL)
+ * with a skeleton, the others with the first's skeleton or none, and clips of as many tracks
+ * as it has joints (the viewer plays every clip on the first skeleton). Prints the error and
+ * returns NULL otherwise. */
+static void *read_archive(const char *path, const ossa_skeleton *first_skel, size_t *size)
+{
+    const bool first = !first_skel;
     void *data = tool_read_file(path, size);
     if (!data) return NULL;
     ossa_archive ar;
     ossa_skeleton skel;
+    char why[256] = "";
     ossa_result r = ossa_archive_init(&ar, data, *size);
     if (r != OSSA_OK) {
         fprintf(stderr, "ossa: view: %s is not a valid .ossa archive: %s\n", path, ossa_result_string(r));
@@ -100,7 +128,19 @@ static void *read_archive(const char *path, bool first, size_t *size)
         fprintf(stderr, "ossa: view: %s: %s\n", path,
                 r == OSSA_ERROR_NOT_FOUND ? "the archive has no skeleton (the first one given needs one)"
                                           : ossa_result_string(r));
+    } else if (!first && r == OSSA_OK && skeleton_differs(first_skel, &skel, why, sizeof why)) {
+        fprintf(stderr, "ossa: view: %s: its skeleton differs from the first archive's: %s\n", path, why);
     } else {
+        const ossa_skeleton *target = first ? &skel : first_skel;
+        for (size_t i = 0; i < ossa_archive_count(&ar, OSSA_TAG_ANIMATION); ++i) {
+            ossa_animation anim;
+            if (ossa_archive_animation(&ar, i, &anim) == OSSA_OK && anim.track_count != target->joint_count) {
+                fprintf(stderr, "ossa: view: %s: clip %zu has %zu tracks, the skeleton %zu joints\n", path, i,
+                        (size_t)anim.track_count, (size_t)target->joint_count);
+                free(data);
+                return NULL;
+            }
+        }
         return data;
     }
     free(data);
@@ -271,17 +311,26 @@ int tool_view(int argc, char **argv)
     /* Every archive is read once here to check it; the server reads them again per request. */
     void *first = NULL;
     size_t first_size = 0;
+    ossa_archive first_ar;
+    ossa_skeleton first_skel;
     for (size_t i = 0; i < file_count; ++i) {
         size_t size;
-        void *data = read_archive(files[i], i == 0, &size);
+        void *data = read_archive(files[i], i == 0 ? NULL : &first_skel, &size);
         if (!data) {
             free(first);
             return 1;
         }
-        if (i == 0)
+        if (i == 0) {
             first = data, first_size = size;
-        else
+            /* read_archive checked both */
+            if (ossa_archive_init(&first_ar, first, first_size) != OSSA_OK ||
+                ossa_archive_skeleton(&first_ar, &first_skel) != OSSA_OK) {
+                free(first);
+                return 1;
+            }
+        } else {
             free(data);
+        }
     }
 
     /* Served names: the base names, made unique with an "N-" prefix (also from errors.json). */
