@@ -195,6 +195,20 @@ size_t ossa_sampling_context_playback_size_for(const ossa_animation *animation)
     return layout(animation->soa_count, animation->animated_count, group_count_of(animation), offsets);
 }
 
+bool ossa_sampling_context_cache_pays(const ossa_animation *animation)
+{
+    if (!animation || !animation->kinds || animation->animated_count == 0) return false;
+    /* Keys per second of an average animated sub-track (the segments' first keys included). */
+    const double rate = (double)animation->key_count / ((double)animation->animated_count * (double)animation->duration);
+    return rate >= OSSA_SAMPLING_CACHE_MIN_KEY_RATE;
+}
+
+size_t ossa_sampling_context_recommended_size_for(const ossa_animation *animation)
+{
+    return ossa_sampling_context_cache_pays(animation) ? ossa_sampling_context_playback_size_for(animation)
+                                                       : ossa_sampling_context_size_for(animation);
+}
+
 /* A context for max_soa groups and max_sub animated sub-tracks, with a playback cache for
  * cache_groups groups when the size has room for it; NULL when it does not fit. */
 static ossa_sampling_context *context_init(void *memory, size_t size, size_t max_soa, size_t max_sub,

@@ -412,6 +412,38 @@ static void make_dense_clip(ossa_raw_animation *raw, size_t tracks, float durati
     }
 }
 
+/* The recommended context carries the playback cache on clips whose animated sub-tracks
+ * average at least OSSA_SAMPLING_CACHE_MIN_KEY_RATE keys per second, and no cache below: the
+ * same dense clip (181 keys per track) over 6 s (30 keys a second) and over 60 s (3). */
+static void test_recommended_context(void **state)
+{
+    (void)state;
+    assert_false(ossa_sampling_context_cache_pays(NULL));
+    assert_int_equal(ossa_sampling_context_recommended_size_for(NULL), 0);
+    static const float durations[2] = {6.f, 60.f};
+    for (int i = 0; i < 2; ++i) {
+        ossa_raw_animation raw;
+        make_dense_clip(&raw, 6, durations[i]);
+        ossa_blob blob = {0};
+        ossa_animation anim;
+        assert_int_equal(ossa_animation_build(&raw, NULL, &blob, NULL), OSSA_OK);
+        assert_int_equal(ossa_animation_init(&anim, blob.data, blob.size), OSSA_OK);
+        /* Every track keeps its 181 keys (lossless): the rate is 181 / duration. */
+        assert_int_equal(anim.key_count, 181 * anim.animated_count);
+        const bool pays = 181.0 / (double)durations[i] >= OSSA_SAMPLING_CACHE_MIN_KEY_RATE;
+        assert_true(pays == (i == 0));
+        assert_true(ossa_sampling_context_cache_pays(&anim) == pays);
+        const size_t recommended = ossa_sampling_context_recommended_size_for(&anim);
+        assert_int_equal(recommended, pays ? ossa_sampling_context_playback_size_for(&anim)
+                                           : ossa_sampling_context_size_for(&anim));
+        void *mem = aligned_alloc(16, recommended);
+        assert_non_null(ossa_sampling_context_init_for(mem, recommended, &anim));
+        free(mem);
+        ossa_blob_destroy(&blob);
+        ossa_raw_animation_destroy(&raw);
+    }
+}
+
 /* Samples `a` at `ratio` with both contexts and asserts the same pose, bit for bit. */
 static void assert_contexts_agree(const ossa_animation *a, ossa_sampling_context *const ctx[2], float ratio)
 {
@@ -692,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_invalid_raw_animation_is_named),
         cmocka_unit_test(test_corrupted_blob_rejected),
         cmocka_unit_test(test_access_orders_give_identical_poses),
+        cmocka_unit_test(test_recommended_context),
         cmocka_unit_test(test_ranged_translations_far_from_origin),
         cmocka_unit_test(test_constant_tracks_stored_once),
         cmocka_unit_test(test_context_sized_for_animation),

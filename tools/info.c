@@ -11,11 +11,11 @@
 #include "ossa/track_jobs.h"
 
 /* Median over 7 repetitions of forward playback at 60 Hz over the whole clip, looping, with a
- * context of its own sized with the playback cache, as a playing character would have; -1 when
- * its memory cannot be had. */
+ * context of its own sized as a playing character's (ossa_sampling_context_recommended_size_for:
+ * the playback cache where it pays); -1 when its memory cannot be had. */
 static double time_sampling(const ossa_animation *anim, const ossa_skeleton *skel, ossa_soa_transform *pose)
 {
-    const size_t ctx_size = ossa_sampling_context_playback_size_for(anim);
+    const size_t ctx_size = ossa_sampling_context_recommended_size_for(anim);
     void *ctx_mem = aligned_alloc(16, ctx_size);
     ossa_sampling_context *ctx = ctx_mem ? ossa_sampling_context_init_for(ctx_mem, ctx_size, anim) : NULL;
     if (!ctx) {

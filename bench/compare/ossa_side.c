@@ -14,8 +14,9 @@
  *
  * The loops (the definition the other two sides copy):
  *   forward  ratio = (i % steps) / (steps - 1), steps = duration * 60 + 1: 60 Hz, looping, with
- *            the playback cache (ossa_sampling_context_playback_size_for), as every measure
- *            but those ending in -small (ossa_sampling_context_size_for)
+ *            the context a player allocates (ossa_sampling_context_recommended_size_for: the
+ *            playback cache where it pays), as every measure but those ending in -small
+ *            (ossa_sampling_context_size_for)
  *   random   ratio = (xorshift32 >> 8) / 2^24, the generator seeded with 12345 at loop start
  *   l2m      local-to-model of the whole skeleton from the pose sampled at ratio 0
  *   blend    3 layers, weights .3 .3 .4, over the poses of walk, jog and run at ratio 0
@@ -78,10 +79,10 @@ static bool open_clip(clip *c, const char *path, bool small)
         fprintf(stderr, "ossa-compare: %s: not an archive with a skeleton and an animation\n", path);
         return false;
     }
-    /* With the playback cache, as a player of forward playback would size it, or `small`: the
-     * smallest context for the clip. */
+    /* As a player sizes it (the playback cache where it pays), or `small`: the smallest context
+     * for the clip. */
     const size_t ctx_size =
-        small ? ossa_sampling_context_size_for(&c->anim) : ossa_sampling_context_playback_size_for(&c->anim);
+        small ? ossa_sampling_context_size_for(&c->anim) : ossa_sampling_context_recommended_size_for(&c->anim);
     c->ctx_mem = aligned_alloc(16, ctx_size);
     c->ctx = ossa_sampling_context_init_for(c->ctx_mem, ctx_size, &c->anim);
     c->pose = aligned_alloc(16, c->skel.soa_count * sizeof *c->pose);
@@ -148,7 +149,7 @@ static int run(mode m, bool small, size_t calls, int clip_count, char **paths)
     /* A character playing 3 clips of this skeleton: 3 contexts, the 3 sampled poses and the
      * blended one, and the model matrices. */
     const size_t ctx_bytes = ossa_sampling_context_size_for(&c[0].anim);
-    const size_t ctx_playback = ossa_sampling_context_playback_size_for(&c[0].anim);
+    const size_t ctx_playback = ossa_sampling_context_recommended_size_for(&c[0].anim);
     const size_t poses = 4 * soa * sizeof(ossa_soa_transform), mats = skel->joint_count * sizeof(ossa_float4x4);
     printf("calls %zu\nns %.3f\njoints %zu\ncontext_bytes %zu\ncontext_playback_bytes %zu\nstate_bytes %zu\nbytes %zu\n",
            calls, ns, skel->joint_count, ctx_bytes, ctx_playback,

@@ -48,6 +48,28 @@ OSSA_API size_t ossa_sampling_context_size_for(const ossa_animation *animation);
  * 27,840 bytes against 7,744. 0 when animation is NULL or not initialised. */
 OSSA_API size_t ossa_sampling_context_playback_size_for(const ossa_animation *animation);
 
+/* Keys per second of an average animated sub-track below which the playback cache does not pay
+ * (see ossa_sampling_context_cache_pays). */
+#define OSSA_SAMPLING_CACHE_MIN_KEY_RATE 6.0
+
+/* Whether forward or backward playback of `animation` at 60 Hz is cheaper with the playback
+ * cache than without it: true when its animated sub-tracks average at least
+ * OSSA_SAMPLING_CACHE_MIN_KEY_RATE keys per second (key_count / (animated_count x duration)).
+ * Without the cache a call decodes only the lanes that pass a key; with it, the first call in a
+ * segment decodes every key of the segment and the others read two cached keys a group from a
+ * cache four times the context's size. Measured with bench/compare.sh (docs/benchmarks.md): the
+ * cache saves 19-55 % of the instructions on clips of 8.9 to 110 keys per second (pab, ruby,
+ * CMU 01_01, a synthetic 1,024-joint clip) and nothing on ozz-animation's 1,007-joint "baked"
+ * clip at 3.3 (47,562 Ir a call without it, 48,183 with it, in 1.3 MB more memory). Playing at
+ * a lower frame rate lowers the cache's gain. false for NULL or an animation without animated
+ * sub-tracks. */
+OSSA_API bool ossa_sampling_context_cache_pays(const ossa_animation *animation);
+
+/* The context size a player of `animation` should allocate:
+ * ossa_sampling_context_playback_size_for when the cache pays (ossa_sampling_context_cache_pays),
+ * else ossa_sampling_context_size_for. 0 when animation is NULL or not initialised. */
+OSSA_API size_t ossa_sampling_context_recommended_size_for(const ossa_animation *animation);
+
 /* Places an empty context in `memory` (`size` bytes, 16-byte aligned) for up to `max_tracks`
  * joints. Returns NULL when memory is NULL or misaligned, size is below
  * ossa_sampling_context_size(max_tracks) or max_tracks exceeds OSSA_MAX_JOINTS. */
