@@ -111,15 +111,16 @@ static bool skeleton_differs(const ossa_skeleton *first, const ossa_skeleton *sk
 
 /* Reads `path` and checks it is an archive the viewer can open: the first (`first_skel` NULL)
  * with a skeleton, the others with the first's skeleton or none, and clips of as many tracks
- * as it has joints (the viewer plays every clip on the first skeleton). Prints the error and
- * returns NULL otherwise. */
-static void *read_archive(const char *path, const ossa_skeleton *first_skel, size_t *size)
+ * as it has joints (the viewer plays every clip on the first skeleton). The archive's skeleton,
+ * if any, goes to `skel_out` (a view into the returned bytes). Prints the error and returns NULL
+ * otherwise. */
+static void *read_archive(const char *path, const ossa_skeleton *first_skel, size_t *size, ossa_skeleton *skel_out)
 {
     const bool first = !first_skel;
     void *data = tool_read_file(path, size);
     if (!data) return NULL;
     ossa_archive ar;
-    ossa_skeleton skel;
+    ossa_skeleton skel = {0};
     char why[256] = "";
     ossa_result r = ossa_archive_init(&ar, data, *size);
     if (r != OSSA_OK) {
@@ -141,6 +142,7 @@ static void *read_archive(const char *path, const ossa_skeleton *first_skel, siz
                 return NULL;
             }
         }
+        *skel_out = skel;
         return data;
     }
     free(data);
@@ -311,26 +313,19 @@ int tool_view(int argc, char **argv)
     /* Every archive is read once here to check it; the server reads them again per request. */
     void *first = NULL;
     size_t first_size = 0;
-    ossa_archive first_ar;
     ossa_skeleton first_skel;
     for (size_t i = 0; i < file_count; ++i) {
         size_t size;
-        void *data = read_archive(files[i], i == 0 ? NULL : &first_skel, &size);
+        ossa_skeleton skel;
+        void *data = read_archive(files[i], i == 0 ? NULL : &first_skel, &size, &skel);
         if (!data) {
             free(first);
             return 1;
         }
-        if (i == 0) {
-            first = data, first_size = size;
-            /* read_archive checked both */
-            if (ossa_archive_init(&first_ar, first, first_size) != OSSA_OK ||
-                ossa_archive_skeleton(&first_ar, &first_skel) != OSSA_OK) {
-                free(first);
-                return 1;
-            }
-        } else {
+        if (i == 0)
+            first = data, first_size = size, first_skel = skel; /* a view into `first`, kept */
+        else
             free(data);
-        }
     }
 
     /* Served names: the base names, made unique with an "N-" prefix (also from errors.json). */
