@@ -64,6 +64,7 @@ typedef struct clip {
     ossa_skeleton skel;
     ossa_animation anim;
     void *ctx_mem;
+    size_t ctx_size; /* bytes of ctx_mem */
     ossa_sampling_context *ctx;
     ossa_soa_transform *pose;
 } clip;
@@ -81,10 +82,10 @@ static bool open_clip(clip *c, const char *path, bool small)
     }
     /* As a player sizes it (the playback cache where it pays), or `small`: the smallest context
      * for the clip. */
-    const size_t ctx_size =
+    c->ctx_size =
         small ? ossa_sampling_context_size_for(&c->anim) : ossa_sampling_context_recommended_size_for(&c->anim);
-    c->ctx_mem = aligned_alloc(16, ctx_size);
-    c->ctx = ossa_sampling_context_init_for(c->ctx_mem, ctx_size, &c->anim);
+    c->ctx_mem = aligned_alloc(16, c->ctx_size);
+    c->ctx = ossa_sampling_context_init_for(c->ctx_mem, c->ctx_size, &c->anim);
     c->pose = aligned_alloc(16, c->skel.soa_count * sizeof *c->pose);
     return c->ctx && c->pose;
 }
@@ -146,14 +147,15 @@ static int run(mode m, bool small, size_t calls, int clip_count, char **paths)
         if (pass == 1) MEASURE_STOP();
         ns = (thread_ns() - t0) / (double)calls;
     }
-    /* A character playing 3 clips of this skeleton: 3 contexts, the 3 sampled poses and the
-     * blended one, and the model matrices. */
+    /* A character playing 3 clips of this skeleton: 3 contexts of the size this run sampled
+     * with, the 3 sampled poses and the blended one, and the model matrices. The context sizes
+     * printed are the smallest and the one with the playback cache. */
     const size_t ctx_bytes = ossa_sampling_context_size_for(&c[0].anim);
-    const size_t ctx_playback = ossa_sampling_context_recommended_size_for(&c[0].anim);
+    const size_t ctx_playback = ossa_sampling_context_playback_size_for(&c[0].anim);
     const size_t poses = 4 * soa * sizeof(ossa_soa_transform), mats = skel->joint_count * sizeof(ossa_float4x4);
     printf("calls %zu\nns %.3f\njoints %zu\ncontext_bytes %zu\ncontext_playback_bytes %zu\nstate_bytes %zu\nbytes %zu\n",
            calls, ns, skel->joint_count, ctx_bytes, ctx_playback,
-           3 * (small ? ctx_bytes : ctx_playback) + poses + mats,
+           3 * c[0].ctx_size + poses + mats,
            ossa_animation_data_size(&c[0].anim));
     for (int i = 0; i < n; ++i) free(c[i].bytes), free(c[i].ctx_mem), free(c[i].pose);
     free(blended), free(models);
