@@ -704,7 +704,7 @@ OSSA__INLINE void store_key(const uint8_t *data, int32_t (*dest)[4], size_t l, s
  * lane's stored component count (4 for OSSA__ROT_FULL rotations, 3 otherwise; a constant at
  * each call): a rotation's dropped component keeps a stale integer that dequantise_key() never
  * selects. */
-OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, size_t l,
+OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g, size_t l,
                            int32_t (*dest)[4], uint32_t segment, unsigned index, bool next, int n)
 {
     const size_t i = g->sub[l];
@@ -866,6 +866,39 @@ static inline void interpolate(const sub_group *g, const float *left, const floa
 #undef PUT_LANES
 #undef PUT_LANE
 
+/* Interpolates group g at time point `frame` without its lane state: keys read, dequantised
+ * and interpolated on the stack, the group's keys left as they are (they stay valid for
+ * their time points, which lane mode checks). A seek refreshes every lane, and writing four
+ * lanes' keys back costs about as much as reading them (on a 1,000-joint clip a third of
+ * a megabyte of context a call, which then no longer stays in the cache with the stream). */
+OSSA__INLINE void seek_group(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g,
+                             uint32_t frame, uint32_t segment, v4f vratio, ossa_soa_transform *out)
+{
+    OSSA_ALIGNAS(16) int32_t q[2][4][4];
+    OSSA_ALIGNAS(16) float value[2][4][4];
+    /* Padding lanes bracket every ratio; their integers are never read (a step of 0). */
+    OSSA_ALIGNAS(16) float ratio[2][4] = {{-1.f, -1.f, -1.f, -1.f}, {2.f, 2.f, 2.f, 2.f}};
+    const uint32_t first = segment * OSSA__SEGMENT_FRAMES;
+    const uint32_t upto = (2u << (frame - first)) - 1u;
+    for (size_t l = 0; l < g->lanes; ++l) {
+        const uint8_t *p = ctx->segment_data + 2 * g->sub[l];
+        const uint32_t bm = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+        const uint32_t below = bm & upto, above = bm & ~upto;
+        const unsigned lb = highest_bit(below), rb = above ? lowest_bit(above) : OSSA__SEGMENT_FRAMES;
+        const unsigned index = ossa__popcount16(below) - 1u; /* bit 0 is set in every bitmap */
+        if (g->format[l] == OSSA__ROT_FULL) {
+            read_key(a, ctx, g, l, q[0], segment, index, false, 4);
+            read_key(a, ctx, g, l, q[1], segment, index + 1u, rb == OSSA__SEGMENT_FRAMES, 4);
+        } else {
+            read_key(a, ctx, g, l, q[0], segment, index, false, 3);
+            read_key(a, ctx, g, l, q[1], segment, index + 1u, rb == OSSA__SEGMENT_FRAMES, 3);
+        }
+        ratio[0][l] = ctx->segment_ratio[lb], ratio[1][l] = ctx->segment_ratio[rb];
+    }
+    dequantise_keys(g, q[0][0], 16, value[0][0], 16, 2u);
+    interpolate(g, value[0][0], value[1][0], ratio[0], ratio[1], vratio, out);
+}
+
 /* The integers of lane l's keys in the current segment at the time points of `bits` (bit t:
  * time point first + t, bit 0 always set; bit 16: the next segment's first key), into q[t]:
  * the first from the first-key block, the others one after another from the lane's second key,
@@ -983,6 +1016,14 @@ static void fill_cache(const ossa_animation *a, ossa_sampling_context *ctx, uint
     ctx->cache_segment = segment;
 }
 
+/* Every group by seek_group, out of line: lane mode's code stays as it is without it. */
+OSSA__OUT_OF_LINE void seek(const ossa_animation *a, ossa_sampling_context *ctx, uint32_t frame, uint32_t segment,
+                            v4f vratio, ossa_soa_transform *out)
+{
+    if (ctx->segment != segment) enter_segment(a, ctx, segment);
+    for (size_t gi = 0; gi < ctx->group_count; ++gi) seek_group(a, ctx, &ctx->groups[gi], frame, segment, vratio, out);
+}
+
 /* memcpy kept out of line: GCC expands a memcpy whose size it can bound (as in the loop
  * below) to `rep movsq`, which costs more than the C library's vector loop on poses of tens
  * of joints. */
@@ -1040,7 +1081,8 @@ OSSA__INLINE ossa_result run(const ossa_sampling_job *job)
     const uint32_t frame = (uint32_t)ossa__frame_at(a->timepoints, a->frame_count, ratio);
     const uint32_t segment = frame / OSSA__SEGMENT_FRAMES;
     const uint32_t last = ctx->last_frame;
-    const bool near = last != UINT32_MAX && frame <= last + 2u && last <= frame + 2u, playing = near && ctx->last_near;
+    const bool was_near = ctx->last_near;
+    const bool near = last != UINT32_MAX && frame <= last + 2u && last <= frame + 2u, playing = near && was_near;
     ctx->last_frame = frame, ctx->last_near = near;
     /* In locals: the compiler cannot tell that the output's stores leave them alone. */
     sub_group *groups = ctx->groups;
@@ -1060,6 +1102,14 @@ OSSA__INLINE ossa_result run(const ossa_sampling_job *job)
             }
             return OSSA_OK;
         }
+    }
+    /* Random access (a time point at least a segment from the previous run's, which was not
+     * near its own predecessor either; or the first run): every lane would be refreshed, so
+     * none is (seek_group). A single jump, such as a loop wrapping around, refreshes the lanes
+     * for the runs that follow it. */
+    if (!was_near && (last == UINT32_MAX || frame >= last + OSSA__SEGMENT_FRAMES || last >= frame + OSSA__SEGMENT_FRAMES)) {
+        seek(a, ctx, frame, segment, vratio, out);
+        return OSSA_OK;
     }
     /* Lane mode: a lane is stale unless its keys bracket the time point (left <= frame <
      * right; padding lanes bracket every one). */

@@ -470,8 +470,10 @@ static void destroy_pairs(void *const mem[2], ossa_blob blob[2], ossa_raw_animat
 /* Three contexts (one sized for the skeleton, one for the animation with the playback cache,
  * and one invalidated before every sample) give the same poses, bit for bit, whether they
  * play forward or backward (at one and two time points per run: the cache), slower, or jump:
- * segments are decoded without history, and the cache interpolates the same keys lane mode
- * does. On a clip with sparse keys and on one with a key at every time point. */
+ * segments are decoded without history, the cache interpolates the same keys lane mode
+ * does, and random access (which leaves the lanes' keys as they were) the same keys again;
+ * playback that resumes after random jumps refreshes the lanes the jumps left behind. On a
+ * clip with sparse keys and on one with a key at every time point. */
 static void test_access_orders_give_identical_poses(void **state)
 {
     (void)state;
@@ -501,7 +503,8 @@ static void test_access_orders_give_identical_poses(void **state)
         ossa_soa_transform pose[3][10];
         const float frames = (float)(anim.frame_count - 1);
         uint32_t s = 5;
-        for (int step = 0; step < 2200; ++step) {
+        float resume = 0.f;
+        for (int step = 0; step < 2800; ++step) {
             float ratio;
             if (step < 400)
                 ratio = (float)step / 399.f; /* forward, about half a time point per run */
@@ -515,8 +518,12 @@ static void test_access_orders_give_identical_poses(void **state)
                 ratio = (float)(step - 1100) * 3.f / frames; /* three: lane mode */
             else if (step < 1300)
                 ratio = (float)(step - 1200) * .01f / frames; /* slow motion */
-            else
+            else if (step < 2200)
                 ratio = ossa_test_randf(&s, -.1f, 1.1f); /* random, clamped ends */
+            else if (step % 20 < 3)
+                ratio = resume = ossa_test_randf(&s, 0.f, .9f); /* three jumps, */
+            else
+                ratio = resume + (float)(step % 20 - 2) / frames; /* then playback from the last */
             ossa_sampling_context_invalidate(ctxs[2]);
             for (int i = 0; i < 3; ++i) {
                 const ossa_sampling_job job = {&anim, ctxs[i], ratio, pose[i], soa, NULL, 0};
