@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "ozz/animation/offline/build/animation_builder.h"
+#include "ozz/animation/offline/animation_builder.h"
 #include "ozz/animation/offline/animation_optimizer.h"
 #include "ozz/animation/offline/raw_animation.h"
 #include "ozz/animation/offline/raw_skeleton.h"
