@@ -2,7 +2,8 @@
  * fingers each, two legs; 41 frames at 30 Hz, swinging limbs, fingers held bent, the head
  * still): the GLB read back by ossa's glTF importer and by assimp is the archive within the
  * rotation quantisation, baked again it stays within the tolerance of what it was baked from,
- * and its animation bytes are within 4x of the archive's animation chunk. */
+ * and its animation bytes are within 4x of the archive's animation chunk. And the bake records
+ * its tolerance in META, where the viewer's error colours turn red. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -440,6 +441,42 @@ static void export_bytes_within_4x_of_the_archive(void **state)
     free_glb(&g), free_glb(&f), free(a.bytes);
 }
 
+/* The META line `tolerance=` of the archive at `path` (metres), or "" when it has none. */
+static void meta_tolerance(const char *path, char *value, size_t size)
+{
+    ossa_archive ar;
+    void *bytes = ossa_test_open_archive(path, &ar);
+    if (!ossa_archive_meta(&ar, "tolerance", value, size)) value[0] = '\0';
+    free(bytes);
+}
+
+/* ossa bake records the tolerance it held the clips to in META, in metres whatever unit the
+ * archive stores (the viewer colours red there), and none for a lossless bake. */
+static void bake_records_its_tolerance(void **state)
+{
+    (void)state;
+    need_assimp();
+    const char *bvh = character_bvh(), *out = ossa_test_scratch_path("tolerance.ossa");
+    static const struct {
+        const char *args[4];
+        int count;
+        const char *tolerance;
+    } cases[] = {
+        {{"--unit-scale", "0.01"}, 2, "0.0001"},
+        {{"--unit-scale", "0.01", "--tolerance", "0.002"}, 4, "0.002"},
+        {{"--keep-source-units", "--tolerance", "0.0005"}, 3, "0.0005"},
+        {{"--unit-scale", "0.01", "--no-optimize"}, 3, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        const char *argv[8] = {bvh, "-o", out, "-q"};
+        for (int k = 0; k < cases[i].count; ++k) argv[4 + k] = cases[i].args[k];
+        assert_int_equal(run_bake(4 + cases[i].count, argv), 0);
+        char value[64];
+        meta_tolerance(out, value, sizeof value);
+        assert_string_equal(value, cases[i].tolerance);
+    }
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -457,6 +494,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(export_round_trip_within_tolerance),
         cmocka_unit_test(export_bytes_within_4x_of_the_archive),
+        cmocka_unit_test(bake_records_its_tolerance),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
