@@ -14,8 +14,9 @@
 #include "viewer/viewer.h"
 
 /* An archive of a chain of `joints` joints (the last named "tip") with a 2 s clip "wave";
- * without the skeleton chunk when `with_skeleton` is false. */
-static ossa_blob make_archive(size_t joints, bool with_skeleton)
+ * without the skeleton chunk when `with_skeleton` is false; with a META chunk of `meta` when
+ * not NULL. */
+static ossa_blob make_archive_meta(size_t joints, bool with_skeleton, const char *meta)
 {
     ossa_blob skel_blob = {0}, anim_blob = {0}, file = {0};
     ossa_raw_skeleton rs;
@@ -40,13 +41,16 @@ static ossa_blob make_archive(size_t joints, bool with_skeleton)
     const ossa_archive_entry entries[] = {
         {OSSA_TAG_SKELETON, OSSA_SKELETON_BLOB_VERSION, skel_blob.data, skel_blob.size},
         {OSSA_TAG_ANIMATION, OSSA_ANIMATION_BLOB_VERSION, anim_blob.data, anim_blob.size},
+        {OSSA_TAG_META, OSSA_META_CHUNK_VERSION, meta, meta ? strlen(meta) : 0},
     };
-    assert_int_equal(
-        ossa_archive_write(with_skeleton ? entries : entries + 1, with_skeleton ? 2 : 1, NULL, &file, NULL), OSSA_OK);
+    const size_t count = (with_skeleton ? 2 : 1) + (meta != NULL);
+    assert_int_equal(ossa_archive_write(with_skeleton ? entries : entries + 1, count, NULL, &file, NULL), OSSA_OK);
     ossa_blob_destroy(&skel_blob);
     ossa_blob_destroy(&anim_blob);
     return file;
 }
+
+static ossa_blob make_archive(size_t joints, bool with_skeleton) { return make_archive_meta(joints, with_skeleton, NULL); }
 
 /* Copies `size` bytes of `data` into viewer memory and adds them. */
 static int add(const void *data, size_t size)
@@ -184,12 +188,50 @@ static void test_bad_archives(void **state)
     ossa_blob_destroy(&file);
 }
 
+/* The tolerance each archive was baked to, from its META `tolerance=` line (metres): the
+ * value when it is a finite number above 0, else 0, as for an archive without the line. */
+static void test_tolerance(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *meta;
+        float tolerance;
+    } cases[] = {
+        {"input=walk.bvh\nmax_error_mm=0.0987\ntolerance=0.0001\n", 1e-4f},
+        {"tolerance=0.0025\n", 0.0025f},
+        {NULL, 0.f},                               /* no META: an archive before the line */
+        {"input=walk.bvh\nunit_scale=1\n", 0.f}, /* META without it: a lossless bake */
+        {"tolerance=\n", 0.f},
+        {"tolerance=-0.0001\n", 0.f},
+        {"tolerance=0\n", 0.f},
+        {"tolerance=nan\n", 0.f},
+        {"tolerance=inf\n", 0.f},
+        {"tolerance=0.0001 m\n", 0.f},
+        {"max_tolerance=0.5\n", 0.f},
+    };
+    const size_t n = sizeof cases / sizeof *cases;
+    for (size_t i = 0; i < n; ++i) {
+        ossa_blob file = make_archive_meta(3, true, cases[i].meta);
+        assert_int_equal(add(file.data, file.size), 1);
+        ossa_blob_destroy(&file);
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (ossa_viewer_archive_tolerance((int)i) != cases[i].tolerance)
+            fail_msg("META \"%s\": tolerance %g, expected %g", cases[i].meta ? cases[i].meta : "(none)",
+                     (double)ossa_viewer_archive_tolerance((int)i), (double)cases[i].tolerance);
+    assert_true(ossa_viewer_archive_tolerance(-1) == 0.f);
+    assert_true(ossa_viewer_archive_tolerance((int)n) == 0.f);
+    ossa_viewer_reset();
+    assert_true(ossa_viewer_archive_tolerance(0) == 0.f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_scene, teardown),
         cmocka_unit_test_teardown(test_pose, teardown),
         cmocka_unit_test_teardown(test_bad_archives, teardown),
+        cmocka_unit_test_teardown(test_tolerance, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -732,10 +732,13 @@ int tool_bake(int argc, char **argv)
         entries[entry_count++] = (ossa_archive_entry){OSSA_TAG_TRACK, OSSA_TRACK_BLOB_VERSION, blob->data, blob->size};
     }
     tool_progress_stage(bar, "write", 0, 0);
-    /* The worst measured error, for `ossa batch`'s summary (no re-import needed to report it). */
-    char worst_text[32];
+    /* The worst measured error, for `ossa batch`'s summary (no re-import needed to report it),
+     * and the tolerance it was held to, in metres (the viewer's error colours are red there). */
+    char worst_text[32], tolerance_text[32];
     tool_format_float(worst_text, sizeof worst_text, worst_mm);
-    if (worst_mm >= 0.f && !append_line(&meta, "max_error_mm", worst_text)) {
+    tool_format_float(tolerance_text, sizeof tolerance_text, tolerance_m);
+    if (worst_mm >= 0.f && (!append_line(&meta, "max_error_mm", worst_text) ||
+                            !append_line(&meta, "tolerance", tolerance_text))) {
         tool_progress_clear(bar);
         fprintf(stderr, "ossa: out of memory\n");
         goto done;

@@ -18,6 +18,7 @@ typedef struct viewer_clip {
 
 typedef struct viewer_scene {
     void *bytes[VIEWER_MAX_ARCHIVES]; /* owned, 16-byte aligned */
+    float tolerance[VIEWER_MAX_ARCHIVES]; /* metres, from META; 0 when none */
     size_t archive_count;
     ossa_skeleton skeleton; /* the first archive's; joint_count 0 until one is added */
     viewer_clip clips[VIEWER_MAX_CLIPS];
@@ -93,6 +94,15 @@ static bool same_hierarchy(const ossa_skeleton *a, const ossa_skeleton *b)
     return a->joint_count == b->joint_count && !memcmp(a->parents, b->parents, a->joint_count * sizeof(int16_t));
 }
 
+/* META's `tolerance=` as a finite number above 0 (the whole value), else 0. */
+static float meta_tolerance(const ossa_archive *ar)
+{
+    char text[64], *end = NULL;
+    if (!ossa_archive_meta(ar, "tolerance", text, sizeof text) || !text[0]) return 0.f;
+    const float value = strtof(text, &end);
+    return *end == '\0' && isfinite(value) && value > 0.f ? value : 0.f;
+}
+
 VIEWER_API int ossa_viewer_add(void *bytes, size_t size)
 {
     scene.error[0] = '\0';
@@ -155,12 +165,18 @@ VIEWER_API int ossa_viewer_add(void *bytes, size_t size)
         }
         scene.skeleton = skel;
     }
+    scene.tolerance[scene.archive_count] = meta_tolerance(&ar);
     scene.bytes[scene.archive_count++] = bytes;
     scene.clip_count += count;
     return (int)count;
 done:
     free(bytes);
     return status;
+}
+
+VIEWER_API float ossa_viewer_archive_tolerance(int archive)
+{
+    return archive < 0 || (size_t)archive >= scene.archive_count ? 0.f : scene.tolerance[archive];
 }
 
 VIEWER_API int ossa_viewer_joint_count(void) { return (int)scene.skeleton.joint_count; }

@@ -49,6 +49,11 @@ VIEWER_API void ossa_viewer_reset(void);
  * out of memory. */
 VIEWER_API int ossa_viewer_add(void *bytes, size_t size);
 
+/* The tolerance archive `archive` (in the order added) was baked to: its META line
+ * `tolerance=` (docs/archive-format.md), metres, when it is a finite number above 0; else 0
+ * (an archive baked before ossa wrote the line, a lossless one, an index out of range). */
+VIEWER_API float ossa_viewer_archive_tolerance(int archive);
+
 /* The scene's skeleton: joint count (0 before the first archive), a joint's name ("" out of
  * range) and parent index (-1 for a root or out of range). Joints are in depth-first order. */
 VIEWER_API int ossa_viewer_joint_count(void);

@@ -11,6 +11,10 @@
 //   loadUrl(url)                fetches then load()s
 //   loadErrors(json)            per-joint errors (object or JSON text; docs/viewer.md)
 //   reset()                     closes every archive
+//   errorScale()                the error coloured red, {mm, source: "tolerance" (the bake's,
+//                               from META) | "clip" (none recorded: the clip's largest),
+//                               clipMax}, or null when the clip shown has no errors
+//   jointColours()              each joint's error colour as drawn, [[r, g, b], ...] 0-255, or null
 //   clips()                     [{name, duration (s), archive}]
 //   joints()                    [{name, parent}]
 //   setClip(i), setBlend(clipB, weight), setTime(seconds), setSpeed(x), play(), pause()
@@ -215,18 +219,32 @@
     return e && Array.isArray(e.joint_max_mm) && e.joint_max_mm.length === S.joints.length ? e : null;
   }
 
+  // The error that shows red: the bake's tolerance (META `tolerance=` of the first archive, whose
+  // clips the errors are for) in mm, else, for an archive that records none (baked before ossa
+  // wrote it, or lossless), the clip's largest error. {mm, source: "tolerance" | "clip", clipMax}.
+  function errorScale(e) {
+    const clipMax = Math.max(...e.joint_max_mm);
+    const metres = M() && S.archives.length ? M()._ossa_viewer_archive_tolerance(0) : 0;
+    if (metres > 0) return { mm: metres * 1000, source: "tolerance", clipMax };
+    return { mm: clipMax > 0 ? clipMax : 1, source: "clip", clipMax };
+  }
+
   function showErrorsLegend() {
     const e = clipErrors();
     $("errors-legend").style.display = S.errors ? "block" : "none";
     if (!S.errors) return;
     if (!e) {
       $("errors-max").textContent = "";
+      $("errors-scale").textContent = "";
       $("errors-what").textContent = "no errors for this clip (they are for the first archive's clips)";
       $("worst").innerHTML = "";
       return;
     }
-    const max = Math.max(...e.joint_max_mm);
-    $("errors-max").textContent = `${max.toPrecision(3)} mm`;
+    const scale = errorScale(e);
+    $("errors-max").textContent = `${scale.mm.toPrecision(3)} mm`;
+    $("errors-scale").textContent = scale.source === "tolerance"
+      ? `red at the bake's tolerance and above; this clip's largest: ${scale.clipMax.toPrecision(3)} mm`
+      : "red at this clip's largest error: the archive records no tolerance (baked before ossa wrote it, or lossless)";
     $("errors-what").textContent = `against ${S.errors.against || "the source"}, ${S.errors.measure || ""}; worst joints:`;
     const worst = e.joint_max_mm.map((v, j) => [v, j]).sort((x, y) => y[0] - x[0]).slice(0, 5);
     $("worst").innerHTML = "";
@@ -237,11 +255,20 @@
     }
   }
 
-  // Green (no error) through yellow to red (the clip's largest error).
+  // Green (no error) through yellow (half the scale) to red (the scale and above).
   function ramp(x) {
+    x = Math.min(Math.max(x, 0), 1);
     const g = [60, 200, 90], y = [240, 220, 60], r = [240, 60, 50];
     const [p, q, t] = x < 0.5 ? [g, y, x * 2] : [y, r, x * 2 - 1];
     return p.map((v, i) => (v + (q[i] - v) * t) / 255);
+  }
+
+  // Each joint's colour as drawn ([r, g, b] in 0-1), or null when no error colours show.
+  function jointColours() {
+    const errors = $("show-errors").checked ? clipErrors() : null;
+    if (!errors) return null;
+    const scale = errorScale(errors).mm;
+    return errors.joint_max_mm.map((v) => ramp(v / scale));
   }
 
   // --- WebGL ------------------------------------------------------------------------------------
@@ -353,9 +380,8 @@
       push([x0 - half, y, b], GRID); push([x0 + half, y, b], GRID);
     }
     const gridCount = v.length / 6;
-    const errors = $("show-errors").checked ? clipErrors() : null;
-    const emax = errors ? Math.max(...errors.joint_max_mm) || 1 : 1;
-    const colour = (j, base) => (errors ? ramp(errors.joint_max_mm[j] / emax) : base);
+    const colours = jointColours();
+    const colour = (j, base) => (colours ? colours[j] : base);
     const P = (j) => [S.positions[3 * j], S.positions[3 * j + 1], S.positions[3 * j + 2]];
     for (let j = 0; j < S.joints.length; ++j) {
       const p = S.joints[j].parent;
@@ -420,6 +446,14 @@
     },
     loadErrors,
     reset,
+    errorScale() {
+      const e = clipErrors();
+      return e ? errorScale(e) : null;
+    },
+    jointColours() {
+      const c = jointColours();
+      return c && c.map((rgb) => rgb.map((v) => Math.round(v * 255)));
+    },
     clips: () => S.clips.map((c) => ({ ...c })),
     joints: () => S.joints.map((j) => ({ ...j })),
     setClip(i) {

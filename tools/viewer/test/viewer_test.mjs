@@ -8,7 +8,9 @@
 //     alone and blended with the jog clip
 //   - a screenshot shows the skeleton: skeleton-coloured pixels near the joints' projections
 //     and none outside their box
-//   - the error colours and legend follow the errors document (and an ossa info --json one)
+//   - the error colours and legend follow the errors document (and an ossa info --json one):
+//     red at the bake's tolerance (META tolerance=), on the canvas too; a clip well inside it
+//     is not red; an archive without a tolerance is scaled to the clip's largest error and says so
 //   - a bad file is refused with the loader's message, the file picker and a drop open files
 //   - `ossa view` refuses a missing file, a non-archive and a busy port with one clear line
 import { spawn, execFileSync } from "node:child_process";
@@ -110,6 +112,36 @@ async function skeletonPixels(page, png, margin) {
   }, { b64: png.toString("base64"), margin });
 }
 
+// How many joints have, within 2 px of their projection on a PNG screenshot of the canvas, a
+// pixel of their expected colour ([r, g, b] 0-255, within 12 summed over the channels).
+async function jointPixels(page, png, colours) {
+  return page.evaluate(async ({ b64, colours }) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext("2d");
+    ctx.drawImage(img, 0, 0);
+    const px = ctx.getImageData(0, 0, c.width, c.height).data;
+    const sx = c.width / document.getElementById("view").clientWidth;
+    let hit = 0;
+    window.ossaViewer.projectedJoints().forEach((p, j) => {
+      let found = false;
+      for (let dy = -2; dy <= 2 && !found; ++dy)
+        for (let dx = -2; dx <= 2 && !found; ++dx) {
+          const x = Math.round(p[0] * sx) + dx, y = Math.round(p[1] * sx) + dy;
+          if (x < 0 || y < 0 || x >= c.width || y >= c.height) continue;
+          const i = 4 * (y * c.width + x), rgb = colours[j];
+          found = Math.abs(px[i] - rgb[0]) + Math.abs(px[i + 1] - rgb[1]) + Math.abs(px[i + 2] - rgb[2]) <= 12;
+        }
+      if (found) ++hit;
+    });
+    return { hit };
+  }, { b64: png.toString("base64"), colours });
+}
+
 async function main() {
   // Command-line errors first: each exits non-zero with one line naming the problem.
   const notThere = path.join(args.work, "missing.ossa");
@@ -187,18 +219,61 @@ async function main() {
     });
     const errShot = await canvas.screenshot();
     fs.writeFileSync(path.join(args.viewer, "viewer-test-errors.png"), errShot);
+    const jm = err.doc.clips[0].joint_max_mm;
+    // The bake's default tolerance, 0.1 mm, is what shows red (the walk's META tolerance=0.0001).
+    const meta = fs.readFileSync(walk).toString("latin1").match(/\ntolerance=([^\n]*)\n/);
+    const tolMm = meta ? Number(meta[1]) * 1000 : NaN;
+    const expected = `${tolMm.toPrecision(3)} mm`;
+    // Each joint's colour is the ramp at its error over the tolerance, in the page and on the canvas.
+    const ramp = (x) => {
+      x = Math.min(Math.max(x, 0), 1);
+      const g = [60, 200, 90], y = [240, 220, 60], r = [240, 60, 50];
+      const [p, q, t] = x < 0.5 ? [g, y, x * 2] : [y, r, x * 2 - 1];
+      return p.map((v, i) => Math.round(v + (q[i] - v) * t));
+    };
+    const far = (a, b) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) + Math.abs(a[2] - b[2]);
+    const onCanvas = await jointPixels(page, errShot, jm.map((e) => ramp(e / tolMm)));
     await page.setViewportSize({ width: 1000, height: 860 });
     fs.writeFileSync(path.join(args.viewer, "viewer-test-page.png"), await page.screenshot());
-    const jm = err.doc.clips[0].joint_max_mm;
-    const expected = `${Math.max(...jm).toPrecision(3)} mm`;
     const pxErr = await skeletonPixels(page, errShot, 8);
-    check(err.shown !== "none" && jm.length === jointCount && err.legend === expected && pxErr.inside < px.inside / 4,
-      "joints are coloured by their error against the source", `legend ${err.legend} (document ${expected}), max ${err.doc.clips[0].max_mm} mm, ${pxErr.inside} plain-coloured pixels left`);
+    check(err.shown !== "none" && jm.length === jointCount && meta && err.legend === expected && pxErr.inside < px.inside / 4,
+      "joints are coloured by their error against the source, red at the bake's tolerance",
+      `legend ${err.legend} (META tolerance ${meta && meta[1]} m), clip max ${err.doc.clips[0].max_mm} mm, ${pxErr.inside} plain-coloured pixels left`);
+    const drawn = await page.evaluate(() => ({ colours: window.ossaViewer.jointColours(), scale: window.ossaViewer.errorScale() }));
+    const wrong = jm.filter((e, j) => !drawn.colours || far(drawn.colours[j], ramp(e / tolMm)) > 3).length;
+    check(drawn.scale && drawn.scale.source === "tolerance" && Math.abs(drawn.scale.mm - tolMm) < 1e-6 * tolMm && wrong === 0 &&
+      onCanvas.hit >= 0.8 * jointCount, "each joint's colour is its error over the tolerance",
+      `scale ${JSON.stringify(drawn.scale)}, ${wrong} joints off the ramp, ${onCanvas.hit}/${jointCount} joints drawn in their colour`);
+
+    // A clip well inside its tolerance (the same errors halved) is not red: its worst joint is
+    // yellow, where scaling to the clip's own largest error made it red.
+    const worstJ = jm.indexOf(Math.max(...jm));
+    const halved = { ...err.doc, clips: [{ ...err.doc.clips[0], joint_max_mm: jm.map((e) => e / 2), max_mm: err.doc.clips[0].max_mm / 2 }] };
+    const inside = await page.evaluate((doc) => { window.ossaViewer.loadErrors(doc); return window.ossaViewer.jointColours(); }, halved);
+    check(inside && far(inside[worstJ], ramp(jm[worstJ] / 2 / tolMm)) <= 3 && far(inside[worstJ], ramp(1)) > 100,
+      "a clip at half its tolerance shows its worst joint yellow, not red", `worst joint ${inside && inside[worstJ]} (red is ${ramp(1)})`);
 
     // The same colours from an `ossa info --json` document opened by hand.
     const infoDoc = execFileSync(args.ossa, ["info", walk, "--against", args.source, ...skeletonArgs, "--json"], { encoding: "utf8" });
     const infoLegend = await page.evaluate((doc) => { window.ossaViewer.loadErrors(doc); return document.getElementById("errors-max").textContent; }, infoDoc);
     check(infoLegend === expected, "an ossa info --json document colours the joints too", `legend ${infoLegend}`);
+
+    // An archive without META tolerance (lossless here, or baked before the line existed): the
+    // colours fall back to the clip's largest error and the legend says so.
+    const fallback = await page.evaluate(async ({ b64, doc }) => {
+      const v = window.ossaViewer;
+      v.reset();
+      await v.load(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)), "lossless.ossa");
+      v.loadErrors(doc);
+      return { scale: v.errorScale(), colours: v.jointColours(), legend: document.getElementById("errors-max").textContent,
+        says: document.getElementById("errors-scale").textContent };
+    }, { b64: fs.readFileSync(path.join(args.work, "lossless.ossa")).toString("base64"), doc: halved });
+    const halfMax = Math.max(...halved.clips[0].joint_max_mm);
+    check(fallback.scale && fallback.scale.source === "clip" && fallback.legend === `${halfMax.toPrecision(3)} mm` &&
+      /no tolerance/.test(fallback.says) && far(fallback.colours[worstJ], ramp(1)) <= 3,
+      "without a tolerance in the archive, red is the clip's largest error and the legend says so", `${fallback.legend}: ${fallback.says}`);
+    await page.evaluate(() => window.ossaViewer.reset());
+    await page.evaluate(async () => { for (const u of new URLSearchParams(location.search).getAll("file")) await window.ossaViewer.loadUrl(u); });
 
     // A bad file is refused with the archive loader's message, and the scene is kept.
     const bad = await page.evaluate(async () => {

@@ -4,7 +4,8 @@
 # clip with its root motion extracted, so that the blend moves the root), serves them with `ossa view --against` and drives the page in Debian's
 # headless Chromium through playwright-core (viewer_test.mjs): it must load the archives, play,
 # draw the skeleton where its joints project, match the native runtime's joint positions within
-# 1e-5 (viewer_positions), blend, colour by error and report a bad file. The screenshots go to
+# 1e-5 (viewer_positions), blend, colour by error (red at the bake's tolerance, or at the clip's
+# largest error for an archive without one) and report a bad file. The screenshots go to
 # VIEWER_DIR/viewer-test.png (skeleton colours), viewer-test-errors.png (error colours) and
 # viewer-test-page.png (the whole page, as in the README).
 #
@@ -44,14 +45,19 @@ command -v node >/dev/null 2>&1 || skip "node is not installed"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ossa-viewer-test-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# lossless.ossa: the walk baked without a tolerance (no META tolerance=, as an archive baked
+# before the bake wrote one), for the error colours' fallback.
 if ((pab)); then
   for clip in walk jog; do
     "$ossa" bake "$data/ozz/pab_${clip}_raw.ozz" --skeleton "$data/ozz/pab_skeleton.ozz" -o "$tmp/$clip.ossa" -q
   done
+  "$ossa" bake "$data/ozz/pab_walk_raw.ozz" --skeleton "$data/ozz/pab_skeleton.ozz" --no-optimize \
+    -o "$tmp/lossless.ossa" -q
   source=(--source "$data/ozz/pab_walk_raw.ozz" --skeleton "$data/ozz/pab_skeleton.ozz" --names walk,jog)
 else
   "$ossa" bake "$cmu" -o "$tmp/walk.ossa" -q
   "$ossa" bake "$cmu" --root-motion -o "$tmp/jog.ossa" -q
+  "$ossa" bake "$cmu" --no-optimize -o "$tmp/lossless.ossa" -q
   source=(--source "$cmu" --skeleton "" --names Motion,Motion)
 fi
 status=0
