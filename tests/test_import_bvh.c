@@ -204,16 +204,38 @@ static void test_errors_name_line_and_column(void **state)
     expect_error("Frames: 1\nFrame Time: 0.5\n1 2 3e39 0 0 0 0 0 0\n", OSSA_ERROR_INVALID_KEY, 19, 5, "translation");
 }
 
+/* An allocator that records the largest block asked for. */
+static void *largest_alloc(size_t size, void *user)
+{
+    size_t *largest = user;
+    if (size > *largest) *largest = size;
+    return malloc(size);
+}
+
+static void largest_free(void *ptr, void *user)
+{
+    (void)user;
+    free(ptr);
+}
+
 static void test_declared_frames_beyond_the_bytes(void **state)
 {
     (void)state;
-    /* 4 billion frames declared in a file of a few hundred bytes: refused before allocating. */
+    /* 4 billion frames declared in a file of a few hundred bytes: keys are allocated only for
+     * the frames its bytes can hold, and the error names where the file ends. */
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s", HEADER, "Frames: 4000000000\nFrame Time: 0.00001\n1 2 3 0 0 0 0 0 0\n");
+    size_t largest = 0;
+    const ossa_allocator counting = {largest_alloc, largest_free, &largest};
+    const ossa_bvh_desc desc = {.allocator = &counting};
     ossa_diag diag;
+    ossa_diag_clear(&diag);
     ossa_import_output out = {0};
-    assert_int_equal(import_text("Frames: 4000000000\nFrame Time: 0.00001\n1 2 3 0 0 0 0 0 0\n", &diag, &out),
-                     OSSA_ERROR_PARSE);
-    assert_int_equal(diag.line, 17);
-    assert_non_null(strstr(diag.message, "truncated"));
+    assert_int_equal(ossa_import_bvh(text, strlen(text), &desc, &out, &diag), OSSA_ERROR_PARSE);
+    assert_int_equal(diag.line, 20);
+    assert_int_equal(diag.column, 1);
+    assert_non_null(strstr(diag.message, "end of file in frame 2 of the 4000000000 declared"));
+    assert_true(largest < 4096);
     ossa_import_output_destroy(&out);
 }
 

@@ -563,14 +563,12 @@ static ossa_result read_motion(parser *p, const ossa_bvh_desc *desc, size_t stre
                           "of 0 gives an infinite one)",
                           tps);
     /* Every value takes a digit and a separator: a stream of known size cannot hold more
-     * frames than that, whatever the header says, so no more keys are allocated. */
+     * frames than that, whatever the header says, so no more keys are allocated (a file cut
+     * short then fails where it ends, with that line and column). */
+    size_t room = frames;
     if (stream_size && p->values) {
         const size_t remaining = stream_size > r->token_offset ? stream_size - r->token_offset : 0;
-        if (frames > remaining / (2 * p->values) + 1)
-            return ossa_diag_set(diag, OSSA_ERROR_PARSE, r->token_offset, frames_line, 0,
-                                 "BVH declares %zu frames of %zu values, more than the %zu bytes after the header "
-                                 "hold (MOTION is truncated)",
-                                 frames, p->values, remaining);
+        if (room > remaining / (2 * p->values) + 1) room = remaining / (2 * p->values) + 1;
     }
     ossa_raw_animation *raw = NULL;
     size_t joint_count = out->skeleton.joint_count;
@@ -583,8 +581,7 @@ static ossa_result read_motion(parser *p, const ossa_bvh_desc *desc, size_t stre
         const node *driver = NULL;
         for (size_t k = 0; k < p->node_count && !driver; ++k)
             if (p->nodes[k].drives == n->joint) driver = &p->nodes[k];
-        const size_t nt = driver && driver->channel_count == 6 && frames ? frames : 1,
-                     nr = driver && frames ? frames : 1;
+        const size_t nt = driver && driver->channel_count == 6 && room ? room : 1, nr = driver && room ? room : 1;
         if ((e = ossa_raw_joint_track_resize(raw, (size_t)n->joint, nt, nr, 1)))
             return ossa__fail(diag, e, "cannot allocate the keys of track %d", n->joint);
         ossa_raw_joint_track *t = &raw->tracks[n->joint];
@@ -597,6 +594,10 @@ static ossa_result read_motion(parser *p, const ossa_bvh_desc *desc, size_t stre
     float values[MAX_CHANNELS];
     place at[MAX_CHANNELS];
     for (size_t f = 0; f < frames; ++f) {
+        if (f == room) /* only when the stream holds more bytes than its stated size */
+            return ossa_diag_set(diag, OSSA_ERROR_PARSE, r->base + r->pos, r->line, r->column,
+                                 "frame %zu of %zu lies beyond the %zu bytes the stream was said to hold", f + 1,
+                                 frames, stream_size);
         const float time = (float)((double)f / tps + -0.0);
         size_t count = 0;
         for (size_t i = 0; i < p->node_count; ++i) {

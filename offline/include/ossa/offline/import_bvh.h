@@ -52,8 +52,10 @@ typedef struct ossa_bvh_desc {
  * Shapes: data [size] bytes, read only; need not be NUL-terminated. Units: the file's, seconds.
  * Errors (diag.line and diag.column name the token, diag.offset its byte): OSSA_ERROR_PARSE
  * (a missing or unknown keyword, a token that is not a number, a frame line with fewer or more
- * values than the hierarchy's channels, MOTION ending before the declared frames, a node with
- * 6 channels without its 3 positions); OSSA_ERROR_INVALID_ANIMATION (Frame Time not a finite
+ * values than the hierarchy's channels (each frame is one line), MOTION ending before the
+ * declared frames, Frames not a count below 2^32, a node with 6 channels without its 3
+ * positions, a stream longer than its stated size); keys are allocated for no more frames
+ * than the bytes after the header can hold; OSSA_ERROR_INVALID_ANIMATION (Frame Time not a finite
  * number > 0, a clip longer than a day, more keys than max_keys); OSSA_ERROR_INVALID_KEY (a
  * value that makes a non-finite key); OSSA_ERROR_INVALID_SKELETON (a non-finite OFFSET);
  * OSSA_ERROR_TOO_MANY_JOINTS; OSSA_ERROR_OUT_OF_MEMORY; OSSA_ERROR_NULL_ARGUMENT. On failure
