@@ -532,11 +532,12 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
     const int parent = s->parents[j];
     const ossa_float4x4 identity = ossa_float4x4_identity();
     const affine *parent_model = parent < 0 ? NULL : s->model + s->slot[parent];
+    ossa__decode_cursor cursor = {0};
     for (size_t m = 0; m < s->M; ++m) {
         float *v = w->values + 4 * m;
         /* The one parent outside the subtree: j's own (the others are in it). */
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
-        ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v);
+        ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v, &cursor);
         ossa_transform t = *local_at(s, w, m, j);
         if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
@@ -610,11 +611,12 @@ static void *loosen_isolated(void *arg)
     for (size_t j = 0, index = 0; j < s->J; ++j) {
         if (s->lslot[j] != SIZE_MAX) continue;
         if (index++ % e->step != e->first) continue;
+        ossa__decode_cursor cursors[3] = {{0}};
         for (size_t m = 0; m < s->M; ++m) {
             float v[3][4];
             for (size_t c = 0; c < 3; ++c)
                 ossa__subtrack_decode_ratio(s->clip, 3 * j + c, &s->st[3 * j + c], s->times[m] / s->clip->duration,
-                                            v[c]);
+                                            v[c], &cursors[c]);
             w->alone[m] = (ossa_transform){
                 {v[0][0], v[0][1], v[0][2]}, {v[1][0], v[1][1], v[1][2], v[1][3]}, {v[2][0], v[2][1], v[2][2]}};
         }
@@ -813,10 +815,12 @@ static bool few_isolated_fail(const search *s)
 static float isolated_ratio(search *s, size_t j)
 {
     float worst = 0.f;
+    ossa__decode_cursor cursors[3] = {{0}};
     for (size_t m = 0; m < s->M; ++m) {
         float v[3][4];
         for (size_t c = 0; c < 3; ++c)
-            ossa__subtrack_decode_ratio(s->clip, 3 * j + c, &s->st[3 * j + c], s->times[m] / s->clip->duration, v[c]);
+            ossa__subtrack_decode_ratio(s->clip, 3 * j + c, &s->st[3 * j + c], s->times[m] / s->clip->duration, v[c],
+                                        &cursors[c]);
         const ossa_transform t = {
             {v[0][0], v[0][1], v[0][2]}, {v[1][0], v[1][1], v[1][2], v[1][3]}, {v[2][0], v[2][1], v[2][2]}};
         const ossa_float4x4 matrix = ossa_float4x4_from_transform(&t);
