@@ -12,9 +12,40 @@
 
 /* ---- comparing two imports bit for bit ---- */
 
+/* Bit for bit, or (`exact` false) within 2e-6 of the larger magnitude, a quaternion also as
+ * its negation: assimp's own build on a target where the compiler fuses multiply-adds
+ * (AArch64) rounds its matrix products differently, which can also turn the conversion to
+ * another branch near a trace of 0 and so to the same rotation with the other sign. On x86-64
+ * the comparison is exact. */
+static bool exact_target(void)
+{
+#if defined(__x86_64__) || defined(_M_X64)
+    return true;
+#else
+    return false;
+#endif
+}
+
+static bool near(const float *a, const float *b, size_t n, float sign)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const float x = a[i], y = sign * b[i], m = fabsf(x) > fabsf(y) ? fabsf(x) : fabsf(y);
+        if (!(fabsf(x - y) <= 2e-6f * (m > 1.f ? m : 1.f))) return false;
+    }
+    return true;
+}
+
+static bool exact_comparison = true;
+
 static void assert_same_bits(const void *a, const void *b, size_t size, const char *what, size_t joint, size_t key)
 {
-    if (memcmp(a, b, size) != 0) fail_msg("%s differs at joint %zu, key %zu", what, joint, key);
+    if (memcmp(a, b, size) == 0) return;
+    /* Keys and poses are floats throughout: a time then values. */
+    if (!exact_comparison && near(a, b, size / sizeof(float), 1.f)) return;
+    if (!exact_comparison && !strcmp(what, "rotation") && near(a, b, 1, 1.f) &&
+        near((const float *)a + 1, (const float *)b + 1, 4, -1.f))
+        return;
+    fail_msg("%s differs at joint %zu, key %zu", what, joint, key);
 }
 
 static void assert_same_import(const ossa_import_output *a, const ossa_import_output *b)
@@ -86,15 +117,18 @@ static void check_file(const char *relative, bool drop_end_sites)
     const ossa_bvh_desc desc = {.drop_end_sites = drop_end_sites};
     ossa_diag_clear(&diag);
     assert_int_equal(ossa_import_bvh(data, size, &desc, &memory, &diag), OSSA_OK);
+    exact_comparison = exact_target();
     assert_same_import(&library, &memory);
+    exact_comparison = true;
+    /* The reader's own results agree bit for bit on every target. */
     chunks c = {data, size, 0, 7};
     ossa_diag_clear(&diag);
     assert_int_equal(ossa_import_bvh_read(read_chunks, &c, size, &desc, &stream, &diag), OSSA_OK);
-    assert_same_import(&library, &stream);
+    assert_same_import(&memory, &stream);
     /* ossa_import_assimp itself now reads a BVH with the stream reader. */
     ossa_diag_clear(&diag);
     assert_int_equal(ossa_import_assimp(data, size, &assimp_desc, &through_assimp, &diag), OSSA_OK);
-    assert_same_import(&library, &through_assimp);
+    assert_same_import(&memory, &through_assimp);
     ossa_import_output_destroy(&library), ossa_import_output_destroy(&memory);
     ossa_import_output_destroy(&stream), ossa_import_output_destroy(&through_assimp);
     free(data);

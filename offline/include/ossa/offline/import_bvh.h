@@ -10,9 +10,10 @@
  * The MOTION section is parsed a line at a time straight into the raw animation's keys: the
  * import holds its output and a small read buffer, never the whole text nor a per-frame array
  * of every channel, so a long capture costs about what its keys do. The result is the one
- * ossa_import_assimp gives for the same bytes through assimp 5.2's BVH loader, key for key and
- * bit for bit (the same number parsing, Euler matrices and matrix-to-quaternion conversion in
- * float), which ossa_import_assimp now uses for every BVH itself.
+ * ossa_import_assimp gave for the same bytes through assimp 5.2's BVH loader, key for key and
+ * bit for bit where that library rounds each operation on its own (x86-64): the same number
+ * parsing, Euler matrices and matrix-to-quaternion conversion in float. ossa_import_assimp now
+ * uses it for every BVH itself.
  * Ownership: `out` owns everything it returns; the reader's `user` stays the caller's.
  */
 #ifndef OSSA_OFFLINE_IMPORT_BVH_H
