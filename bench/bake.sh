@@ -7,6 +7,8 @@
 # With OSSA_OZZ_SRC (an ozz-animation source tree) and the clips bench/compare.sh resampled
 # under BUILD_DIR/compare/clips, ozz's ruby (368 joints) and baked (1,007 joints) are baked
 # too. OSSA_BAKE_THREADS sets --threads (default: the tool's, the online CPUs).
+# OSSA_BAKE_LONG=N adds a long capture: CMU 01_01's frames N times over (40: 83 MB, 917 s),
+# baked once at --threads 1 for its CPU time and peak RSS against the file's size.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=${1:-build}
@@ -61,3 +63,26 @@ for i in "${!commands[@]}"; do
       printf " %s (%s) | %s | %s |\n", wall["total"], cpu["total"], peak, rss
     }'
 done
+
+# A long capture: 01_01's hierarchy, then its frames N times over.
+if [[ -n ${OSSA_BAKE_LONG:-} ]]; then
+  long=$out/cmu_long.bvh
+  awk -v n="$OSSA_BAKE_LONG" '
+    motion == 0 { print; if ($1 == "MOTION") motion = 1; next }
+    motion == 1 && $1 == "Frames:" { frames = $2; next }
+    motion == 1 && $1 == "Frame" { time = $0; motion = 2; next }
+    motion == 2 && NF { line[count++] = $0 }
+    END {
+      printf "Frames: %d\n%s\n", frames * n, time
+      for (r = 0; r < n; ++r) for (i = 0; i < count; ++i) print line[i]
+    }' /usr/share/assimp/models/BVH/01_01.bvh >"$long"
+  bytes=$(stat -c %s "$long")
+  echo
+  echo "| long capture | file MB | CPU s (user + sys) | peak RSS MB | RSS / file |"
+  echo "|---|---:|---:|---:|---:|"
+  /usr/bin/time -f '%U %S %M' -o "$out/long.time" "$ossa" bake "$long" --unit-scale 0.05644 --threads 1 -q \
+    -o "$out/long.ossa" >/dev/null || true
+  read -r user sys kb <"$out/long.time"
+  awk -v n="$OSSA_BAKE_LONG" -v b="$bytes" -v u="$user" -v s="$sys" -v k="$kb" 'BEGIN {
+    printf "| 01_01 x %d | %.1f | %.2f | %.1f | %.2f |\n", n, b / 1e6, u + s, k * 1024 / 1e6, k * 1024 / b }'
+fi

@@ -8,6 +8,8 @@
 #define OSSA_OFFLINE_IMPORT_INTERNAL_H
 
 #include "ossa/offline/import.h"
+#include "ossa/offline/import_assimp.h"
+#include "ossa/offline/import_bvh.h"
 
 /* Checks the arguments and empties `out` (which must be zero-initialised or destroyed; its
  * allocator is kept, or replaced by `allocator` when not NULL). `what` names the input in
@@ -23,5 +25,14 @@ ossa_result ossa__import_begin(ossa_import_output *out, const void *data, size_t
  * "warning=" metadata line per kind of name repaired; on any failure empties `out` (allocator
  * kept). Returns the final result. */
 ossa_result ossa__import_end(ossa_import_output *out, ossa_result result, ossa_diag *diag);
+
+/* ossa_import_bvh without the begin and end of an import (ossa_import_assimp's BVH path). */
+ossa_result ossa__import_bvh_body(const void *data, size_t size, const ossa_bvh_desc *desc, ossa_import_output *out,
+                                  ossa_diag *diag);
+
+/* ossa_import_assimp with every format, BVH included, read by the assimp library (the tests
+ * compare the BVH reader against it); OSSA_ERROR_UNSUPPORTED_FORMAT without assimp. */
+ossa_result ossa__import_assimp_library(const void *data, size_t size, const ossa_assimp_desc *desc,
+                                        ossa_import_output *out, ossa_diag *diag);
 
 #endif

@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "ossa/offline/import_assimp.h"
+#include "ossa/offline/import_bvh.h"
 #include "ossa/offline/import_gltf.h"
 #include "ossa/offline/import_maya.h"
 #include "ossa/offline/import_metroid.h"
@@ -244,6 +246,7 @@ static size_t import_max_keys;
 void tool_import_set_max_keys(size_t max_keys) { import_max_keys = max_keys; }
 
 static void print_import_error(const char *path, const ossa_diag *diag, bool budgeted);
+static bool finish_import(const char *path, ossa_result r, ossa_diag *diag, bool budgeted, ossa_import_output *out);
 
 /* Imports `data` (the bytes of `path`; a Metroid ANIM bound to `cinf` when not NULL), then
  * sorts, names and validates as tool_import says; prints one error line on failure. */
@@ -283,6 +286,14 @@ static bool import_bytes(const char *path, const void *data, size_t size, bool d
     } else {
         r = ossa_import_any(data, size, path, out, &diag);
     }
+    return finish_import(path, r, &diag, budgeted, out);
+}
+
+/* Sorts, names and validates what an import gave (r its result); prints one error line on
+ * failure. */
+static bool finish_import(const char *path, ossa_result r, ossa_diag *diagp, bool budgeted, ossa_import_output *out)
+{
+    ossa_diag diag = *diagp;
     if (r == OSSA_OK) r = ossa_import_output_sort_depth_first(out, &diag);
     /* Every clip has a name: the file's stem when the format gives none (Maya .anim). */
     for (size_t a = 0; r == OSSA_OK && a < out->animation_count; ++a)
@@ -319,8 +330,44 @@ static void print_import_error(const char *path, const ossa_diag *diag, bool bud
         fprintf(stderr, "ossa: %s: %s\n", path, line);
 }
 
+static size_t read_stream(void *buffer, size_t size, void *user) { return fread(buffer, 1, size, user); }
+
+/* A BVH (by its first bytes or its name, as ossa_import_detect and the assimp importer tell) is
+ * read as a stream: its text is never held whole, so the import costs what its keys do. True
+ * when `path` was such a file (*ok then says whether it imported); false to read it whole. */
+static bool import_bvh_stream(const char *path, bool drop_end_sites, ossa_import_output *out, bool *ok)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f) return false;
+    char head[64];
+    const size_t n = fread(head, 1, sizeof head, f);
+    const char *ext = strrchr(tool_base_name(path), '.');
+    const bool bvh = ossa_import_detect(head, n, path) == OSSA_FORMAT_ASSIMP &&
+                     ((n >= 9 && !memcmp(head, "HIERARCHY", 9)) || (ext && !strcasecmp(ext + 1, "bvh")));
+    if (!bvh || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return false;
+    }
+    ossa_diag diag;
+    ossa_diag_clear(&diag);
+    const ossa_bvh_desc desc = {.drop_end_sites = drop_end_sites, .max_keys = import_max_keys};
+    ossa_result r = ossa_import_bvh_read(read_stream, f, (size_t)st.st_size, &desc, out, &diag);
+    if (ferror(f)) {
+        ossa_import_output_destroy(out);
+        fprintf(stderr, "ossa: cannot read %s: %s\n", path, strerror(errno));
+        *ok = false;
+    } else {
+        *ok = finish_import(path, r, &diag, import_max_keys != 0, out);
+    }
+    fclose(f);
+    return true;
+}
+
 bool tool_import(const char *path, bool drop_end_sites, ossa_import_output *out)
 {
+    bool streamed = false;
+    if (import_bvh_stream(path, drop_end_sites, out, &streamed)) return streamed;
     size_t size = 0;
     void *data = tool_read_file(path, &size);
     if (!data) return false;
@@ -416,6 +463,14 @@ bool tool_import_with_skeleton(const char *path, const char *skeleton_path, bool
                                ossa_import_output *out)
 {
     if (!skeleton_path) return tool_import(path, drop_end_sites, out);
+    bool streamed = false;
+    if (import_bvh_stream(path, drop_end_sites, out, &streamed)) {
+        if (streamed && !tool_attach_skeleton(skeleton_path, out)) {
+            ossa_import_output_destroy(out);
+            streamed = false;
+        }
+        return streamed;
+    }
     size_t size = 0, skel_size = 0;
     void *data = tool_read_file(path, &size);
     if (!data) return false;

@@ -157,7 +157,8 @@ static void fixed_value(const ossa__clip *clip, size_t s, const ossa__subtrack *
         memcpy(out, clip->rest + 4 * s, 4 * sizeof(float));
 }
 
-void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio, float out[4])
+void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio, float out[4],
+                                 ossa__decode_cursor *cursor)
 {
     if (st->kind != OSSA__KIND_ANIMATED) {
         fixed_value(clip, s, st, out);
@@ -165,14 +166,18 @@ void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__s
     }
     /* The time point the sampling job interpolates from. */
     const size_t f = ossa__frame_at(clip->uniform ? NULL : clip->ratios, clip->frames, ratio);
-    size_t a = f, b = f + 1;
-    while (!st->keys[a]) --a;
-    while (!st->keys[b]) ++b;
     const int channel = (int)(s % 3);
-    float va[4], vb[4];
-    key_value(channel, st, st->q + 4 * a, va);
-    key_value(channel, st, st->q + 4 * b, vb);
-    interpolate_at(clip, channel, a, b, va, vb, ratio, out);
+    ossa__decode_cursor local = {0}, *c = cursor ? cursor : &local;
+    /* Keys a < b with none between: f in [a, b) has them as its keys. */
+    if (!(c->b > 0 && c->a <= f && f < c->b)) {
+        size_t a = f, b = f + 1;
+        while (!st->keys[a]) --a;
+        while (!st->keys[b]) ++b;
+        c->a = a, c->b = b;
+        key_value(channel, st, st->q + 4 * a, c->va);
+        key_value(channel, st, st->q + 4 * b, c->vb);
+    }
+    interpolate_at(clip, channel, c->a, c->b, c->va, c->vb, ratio, out);
 }
 
 /* ---- encoding ---- */

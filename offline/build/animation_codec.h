@@ -77,8 +77,18 @@ void ossa__encode_scratch_free(const ossa__clip *clip, ossa__encode_scratch *scr
 void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, float radius, ossa__subtrack *out,
                            ossa__encode_scratch *scratch);
 
-/* The value the runtime decodes for sub-track `st` at `ratio` (in [0, 1]), 4 floats. */
-void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio, float out[4]);
+/* The keys the last decode of one sub-track interpolated (see ossa__subtrack_decode_ratio);
+ * zero-initialised before a sweep. */
+typedef struct ossa__decode_cursor {
+    size_t a, b; /* keys a < b, valid when b > 0 */
+    float va[4], vb[4];
+} ossa__decode_cursor;
+
+/* The value the runtime decodes for sub-track `st` at `ratio` (in [0, 1]), 4 floats. With a
+ * cursor (NULL: none), a ratio between the same two keys as the last one reuses their values:
+ * the same floats, without decoding the keys again (a sweep in ascending ratios). */
+void ossa__subtrack_decode_ratio(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float ratio, float out[4],
+                                 ossa__decode_cursor *cursor);
 
 /* Constant rotation q (4 floats) packed as the blob stores it (see ossa/animation.h). */
 void ossa__pack_constant_quat(const float *q, uint32_t out[2]);

@@ -7,6 +7,7 @@
 
 #include "baseline_jobs.h" /* measurements that do not depend on the CPU */
 #include "animation_codec.h"
+#include "animation_search.h"
 #include "animation_format.h"
 #include "internal.h"
 #include "ossa/local_to_model_job.h"
@@ -29,12 +30,12 @@ static inline float min_f(float a, float b) { return a < b ? a : b; }
 #define FLOOR_CHECK (1.f / 8.f)
 /* Per-sub-track loosening after the search: factors tried, largest first. */
 static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
+_Static_assert(sizeof LOOSEN / sizeof *LOOSEN == OSSA__LOOSEN_FACTORS, "the estimates count the factors");
 /* Loosening is checked with scalar float model-space maths, the verification (verify) in
  * double: they differ by float rounding, up to ~1e-7 of the model's size, which at a 0.05 mm
  * tolerance and 2 m is 0.5 %; this margin keeps the verification from failing. */
 #define LOOSEN_MARGIN .99f
-/* The fixed rate the error is also measured at (as ossa_measure_error's default). */
-#define FIXED_RATE 60.f
+#define FIXED_RATE    OSSA__SEARCH_FIXED_RATE
 /* Progress (ossa_animation_build_desc.progress): the share of the build at the end of the
  * reference poses, of the search and of the refinement (from timings of the pab atlas and CMU
  * 01_01 builds on 1 and 2 threads). The search's evaluations are not known in advance: the
@@ -51,6 +52,7 @@ static const float LOOSEN[] = {4.f, 2.f, 1.41421356f};
 typedef struct affine {
     float cols[4][3];
 } affine;
+_Static_assert(sizeof(affine) == OSSA__AFFINE_BYTES, "the estimates count its bytes");
 
 static inline affine affine_of(const ossa_float4x4 *m)
 {
@@ -134,7 +136,7 @@ static float point_error(const ossa_float4x4 *m, float shell, const float *ref)
     return e;
 }
 
-enum { MAX_THREADS = 16 };
+enum { MAX_THREADS = OSSA__SEARCH_MAX_THREADS };
 
 /* One thread's sampling state, and its share of a measure. */
 typedef struct worker {
@@ -530,11 +532,12 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
     const int parent = s->parents[j];
     const ossa_float4x4 identity = ossa_float4x4_identity();
     const affine *parent_model = parent < 0 ? NULL : s->model + s->slot[parent];
+    ossa__decode_cursor cursor = {0};
     for (size_t m = 0; m < s->M; ++m) {
         float *v = w->values + 4 * m;
         /* The one parent outside the subtree: j's own (the others are in it). */
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
-        ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v);
+        ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v, &cursor);
         ossa_transform t = *local_at(s, w, m, j);
         if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
@@ -608,11 +611,12 @@ static void *loosen_isolated(void *arg)
     for (size_t j = 0, index = 0; j < s->J; ++j) {
         if (s->lslot[j] != SIZE_MAX) continue;
         if (index++ % e->step != e->first) continue;
+        ossa__decode_cursor cursors[3] = {{0}};
         for (size_t m = 0; m < s->M; ++m) {
             float v[3][4];
             for (size_t c = 0; c < 3; ++c)
                 ossa__subtrack_decode_ratio(s->clip, 3 * j + c, &s->st[3 * j + c], s->times[m] / s->clip->duration,
-                                            v[c]);
+                                            v[c], &cursors[c]);
             w->alone[m] = (ossa_transform){
                 {v[0][0], v[0][1], v[0][2]}, {v[1][0], v[1][1], v[1][2], v[1][3]}, {v[2][0], v[2][1], v[2][2]}};
         }
@@ -657,7 +661,9 @@ static ossa_result loosen(search *s, best *b)
         memcpy(s->mult, s->best_mult, 3 * s->J * sizeof *s->mult);
         encode_all(s, b->k);
     }
-    if (!(measure(s, &b->blob, NULL, false, false) <= 1.f)) return OSSA_OK;
+    /* The kept blob's poses and matrices of the joints in a hierarchy; a clip of isolated
+     * joints only (a physics bake) needs none, and this blob passed the same measure already. */
+    if (s->L && !(measure(s, &b->blob, NULL, false, false) <= 1.f)) return OSSA_OK;
     bool changed = false;
     const size_t factors = sizeof LOOSEN / sizeof *LOOSEN, steps = factors * 3 * s->J;
     size_t done = 0;
@@ -809,10 +815,12 @@ static bool few_isolated_fail(const search *s)
 static float isolated_ratio(search *s, size_t j)
 {
     float worst = 0.f;
+    ossa__decode_cursor cursors[3] = {{0}};
     for (size_t m = 0; m < s->M; ++m) {
         float v[3][4];
         for (size_t c = 0; c < 3; ++c)
-            ossa__subtrack_decode_ratio(s->clip, 3 * j + c, &s->st[3 * j + c], s->times[m] / s->clip->duration, v[c]);
+            ossa__subtrack_decode_ratio(s->clip, 3 * j + c, &s->st[3 * j + c], s->times[m] / s->clip->duration, v[c],
+                                        &cursors[c]);
         const ossa_transform t = {
             {v[0][0], v[0][1], v[0][2]}, {v[1][0], v[1][1], v[1][2], v[1][3]}, {v[2][0], v[2][1], v[2][2]}};
         const ossa_float4x4 matrix = ossa_float4x4_from_transform(&t);
@@ -994,176 +1002,4 @@ done:
     ossa_blob_destroy(&b.blob);
     release(&s);
     return r;
-}
-
-/* Saturating a * b + c for the estimates. */
-static size_t mul_add(size_t a, size_t b, size_t c)
-{
-    size_t ab;
-    if (!ossa__mul_size(a, b, &ab) || !ossa__add_size(ab, c, &ab)) return SIZE_MAX;
-    return ab;
-}
-
-/* What the estimates are made of: the counts the builder's allocations and loops follow. */
-typedef struct build_shape {
-    size_t J;        /* tracks */
-    size_t T;        /* time points: distinct key times, plus 0 and the duration */
-    size_t keys;     /* keys of every channel of every track, plus 2 */
-    size_t M;        /* measured times (error-bounded builds) */
-    size_t keyed;    /* sub-tracks that may be stored as keys (see ossa__clip_subtracks_alloc) */
-    size_t subtrees; /* error-bounded: the sum of every joint's subtree size (loosening's work) */
-    size_t parents;  /* error-bounded: joints with children (loosening keeps their matrices) */
-    size_t isolated; /* error-bounded: roots without children (loosening keeps no poses of them) */
-    unsigned threads;
-    bool bounded;
-} build_shape;
-
-static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc, build_shape *shape)
-{
-    memset(shape, 0, sizeof *shape);
-    if (!raw || ossa_raw_animation_validate(raw, NULL) != OSSA_OK) return false;
-    shape->J = raw->track_count;
-    shape->keys = 2;
-    for (size_t j = 0; j < raw->track_count; ++j) {
-        const ossa_raw_joint_track *t = &raw->tracks[j];
-        /* Never keyed: no translation or scale key, or every translation key the same, or
-         * every scale key 1, 1, 1 (the samples between equal keys are those keys); no
-         * rotation key. Exactly constant or default curves of more keys count as keyed. */
-        bool same = true, unit = true;
-        for (size_t k = 1; k < t->translation_count && same; ++k)
-            same = t->translations[k].value.x == t->translations[0].value.x &&
-                   t->translations[k].value.y == t->translations[0].value.y &&
-                   t->translations[k].value.z == t->translations[0].value.z;
-        for (size_t k = 0; k < t->scale_count && unit; ++k)
-            unit = t->scales[k].value.x == 1.f && t->scales[k].value.y == 1.f && t->scales[k].value.z == 1.f;
-        shape->keyed += (size_t)!same + (t->rotation_count > 0) + (size_t)!unit;
-        shape->keys = mul_add(1, shape->keys, t->translation_count);
-        shape->keys = mul_add(1, shape->keys, t->rotation_count);
-        shape->keys = mul_add(1, shape->keys, t->scale_count);
-    }
-    shape->bounded = desc->tolerance > 0.f;
-    shape->threads = desc->threads > MAX_THREADS ? MAX_THREADS : (desc->threads ? desc->threads : 1);
-#if !OSSA_HAVE_PTHREADS
-    shape->threads = 1;
-#endif
-    /* Out of memory for the lists: the estimates saturate (a build would not start either). */
-    size_t T = 0;
-    const ossa_allocator *a = desc->allocator;
-    float *times = ossa__source_key_times(raw, a, &T);
-    shape->T = times ? mul_add(1, T, 2) : SIZE_MAX;
-    shape->M = shape->bounded ? SIZE_MAX : 0;
-    if (times && shape->bounded) {
-        /* measured_times' count without its sort: both lists are ascending, so a merge counts
-         * their distinct union. */
-        const float rate = ossa__fixed_rate(FIXED_RATE, raw->duration);
-        const size_t n = ossa__thinned_fixed(times, T, rate, raw->duration, NULL);
-        float *fixed = ossa__calloc(a, n ? n : 1, sizeof *fixed);
-        if (fixed) {
-            ossa__thinned_fixed(times, T, rate, raw->duration, fixed);
-            size_t M = 0, i = 0, k = 0;
-            float last = 0.f;
-            while (i < T || k < n) {
-                const float t = k == n || (i < T && times[i] <= fixed[k]) ? times[i++] : fixed[k++];
-                if (M == 0 || t != last) ++M, last = t;
-            }
-            shape->M = M;
-        }
-        ossa_free(a, fixed);
-    }
-    ossa_free(a, times);
-    if (!shape->bounded) return true;
-    /* Each joint counts once per ancestor and once for itself (parents of a valid skeleton are
-     * acyclic; without one, every joint is a root). */
-    const ossa_raw_skeleton *skel = desc->skeleton;
-    const bool chain =
-        skel && skel->joint_count == raw->track_count && ossa_raw_skeleton_validate(skel, NULL) == OSSA_OK;
-    for (size_t j = 0; j < shape->J; ++j) {
-        size_t depth = 1;
-        for (int32_t p = chain ? skel->joints[j].parent : -1; p >= 0; p = skel->joints[p].parent) ++depth;
-        shape->subtrees = mul_add(1, shape->subtrees, depth);
-        /* A parent is counted at its first child: children follow their parent depth-first,
-         * so the joint just before a first child is its parent. */
-        const int32_t p = chain ? skel->joints[j].parent : -1;
-        if (p >= 0 && (size_t)p + 1 == j) ++shape->parents;
-        const bool has_child = chain && j + 1 < shape->J && skel->joints[j + 1].parent == (int32_t)j;
-        if (p < 0 && !has_child) ++shape->isolated;
-    }
-    return true;
-}
-
-size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc)
-{
-    const ossa_animation_build_desc defaults = {0};
-    if (!desc) desc = &defaults;
-    build_shape b;
-    if (!shape_of(raw, desc, &b)) return 0;
-    const size_t J = b.J, T = b.T, S = 3 * J, K = b.keyed;
-    /* The clip: samples (16 B) and source-key flags (1 B) per sub-track and time point, and
-     * the time point table. */
-    size_t bytes = mul_add(mul_add(S, T, 0), 17, mul_add(T, sizeof(float), 0));
-    /* Sub-tracks that may be keyed: key flags and quantised keys (17 B per time point); one
-     * encoder's scratch (88 B per time point). */
-    bytes = mul_add(mul_add(K, T, 0), 17, bytes);
-    bytes = mul_add(S, sizeof(ossa__subtrack), bytes);
-    bytes = mul_add(T, 88, bytes);
-    /* The largest blob: 4 components of 24 bits per sub-track and time point, the time point
-     * table and 64 B per track for kinds, formats, widths and ranges. The lossless one is the
-     * caller's; an error-bounded build holds the best candidate and the next. */
-    const size_t blob = mul_add(mul_add(S, 12, 4), T, mul_add(J, 64, 4096));
-    /* Before all that, every key time is collected in a table grown by doubling (the old and
-     * the new table at once); it can be the peak of a clip with many keys and few tracks. */
-    size_t capacity = 4;
-    while (capacity < b.keys && capacity <= SIZE_MAX / 4) capacity *= 2;
-    const size_t collect = mul_add(capacity, 3 * sizeof(float) / 2, 0);
-    if (collect > bytes) bytes = collect;
-    if (!b.bounded) return bytes;
-    bytes = mul_add(blob, 1, bytes);
-    /* The search: per measured time, reference points (48 B) per joint, and while loosening
-     * decoded local transforms (40 B) per joint that is not isolated (and one row for the
-     * isolated joint being loosened) and model matrices (48 B) per joint with children; the
-     * time (4 B), a
-     * trial's values (16 B); per extra thread an encoder's scratch; the trial sub-track (17 B
-     * per time point). A clip that no encoding passes is not loosened and peaks lower by the
-     * loosening's arrays. Per joint: the ratios of the per-joint measure (one array per
-     * thread, two more), the marks and slots, and the reference pass's key cursors. */
-    bytes = mul_add(mul_add(b.M, J, 0), 12 * sizeof(float), bytes);
-    bytes = mul_add(mul_add(b.M, J - b.isolated + 1, 0), sizeof(ossa_transform), bytes);
-    bytes = mul_add(mul_add(b.M, b.parents, 0), sizeof(affine), bytes);
-    bytes = mul_add(b.M, 20, bytes);
-    bytes = mul_add(mul_add(T, 88, 0), b.threads - 1, bytes);
-    /* Per extra thread while loosening isolated joints: a trial sub-track, its values and
-     * one joint's poses at every measured time. */
-    bytes = mul_add(mul_add(b.M, 16 + sizeof(ossa_transform), mul_add(T, 17, 0)), b.threads - 1, bytes);
-    bytes = mul_add(T, 17, bytes);
-    bytes = mul_add(J, 3 * sizeof(size_t) + sizeof(size_t) + 3 + 2 * sizeof(float) + b.threads * sizeof(float), bytes);
-    /* The final verification (ossa__measure_joints, one pass at a time) and each joint's worst
-     * error and its time. */
-    bytes = mul_add(J, 2 * sizeof(float), bytes);
-    return mul_add(1, ossa__measure_joints_memory(J), bytes);
-}
-
-/* Calibration of ossa_animation_build_seconds (see its docstring and docs/error-metric.md):
- * nanoseconds of one core per unit of each kind of work, fitted on the CPU time of
- * single-threaded builds of CMU 01_01 (whole and five times over), the ozz pab clips and
- * generated sparse clips, on an x86-64 server core of 2020 (SSE2 build, -O3). */
-#define NS_PER_SAMPLED    300.0 /* one sub-track at one time point: the clip's samples, a lossless encoding */
-#define NS_PER_ENCODED    5.0   /* one sub-track at one time point, one encoding of the search */
-#define NS_PER_MEASURED   80.0  /* one joint at one measured time: sampling, model space, points */
-#define NS_PER_LOOSENED   30.0  /* one joint of a subtree at one measured time, one loosening try */
-#define TYPICAL_ENCODINGS 12.0  /* encodings (and measurements) of a typical search */
-
-double ossa_animation_build_seconds(const ossa_raw_animation *raw, const ossa_animation_build_desc *desc)
-{
-    const ossa_animation_build_desc defaults = {0};
-    if (!desc) desc = &defaults;
-    build_shape b;
-    if (!shape_of(raw, desc, &b)) return 0.0;
-    const double S = 3.0 * (double)b.J, T = (double)b.T;
-    const double clip = S * T * NS_PER_SAMPLED;
-    if (!b.bounded) return clip * 1e-9;
-    /* Encoding and measuring are shared among the threads; loosening is not. */
-    const double shared = TYPICAL_ENCODINGS * (S * T * NS_PER_ENCODED + (double)b.M * (double)b.J * NS_PER_MEASURED);
-    const double alone =
-        (double)(sizeof LOOSEN / sizeof *LOOSEN) * 3.0 * (double)b.M * (double)b.subtrees * NS_PER_LOOSENED;
-    return (clip + shared / (double)b.threads + alone) * 1e-9;
 }

@@ -863,11 +863,15 @@ static double bvh_number(const char *data, size_t size, size_t at, const char *l
 /* A BVH declares its clip in two header lines after MOTION ("Frames: N", "Frame Time: T").
  * A clip longer than a day is refused here, before assimp reads millions of lines. Source:
  * the Biovision BVH layout as CMU's motion-capture files use it. */
-static ossa_result check_bvh_motion(const char *data, size_t size, const char *name, size_t max_keys, ossa_diag *diag)
+static bool is_bvh(const char *data, size_t size, const char *name)
 {
     const char *last = strrchr(name, '.');
-    const bool bvh = (last && !strcasecmp(last + 1, "bvh")) || (size >= 9 && !memcmp(data, "HIERARCHY", 9));
-    if (!bvh) return OSSA_OK;
+    return (last && !strcasecmp(last + 1, "bvh")) || (size >= 9 && !memcmp(data, "HIERARCHY", 9));
+}
+
+static ossa_result check_bvh_motion(const char *data, size_t size, const char *name, size_t max_keys, ossa_diag *diag)
+{
+    if (!is_bvh(data, size, name)) return OSSA_OK;
     double frames = (double)NAN, frame_time = (double)NAN;
     size_t line = 1, frames_line = 0, time_line = 0;
     bool motion = false;
@@ -923,7 +927,7 @@ static ossa_result check_scene_keys(const struct aiScene *scene, size_t max_keys
 }
 
 static ossa_result import_scene(const void *data, size_t size, const ossa_assimp_desc *desc, ossa_import_output *out,
-                                ossa_diag *diag)
+                                bool bvh_by_library, ossa_diag *diag)
 {
     if (!data && size) return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "data is NULL");
     if (!size) return ossa__fail_at(diag, OSSA_ERROR_PARSE, 0, "the input is empty: expected a scene file");
@@ -934,6 +938,11 @@ static ossa_result import_scene(const void *data, size_t size, const ossa_assimp
     char name[48]; /* "ossa-input." and a hint of up to 31 characters */
     ossa_result r = main_name(desc->format_hint, name, sizeof name, diag);
     if (r != OSSA_OK) return r;
+    if (!bvh_by_library && is_bvh(data, size, name)) {
+        /* The stream reader gives assimp's keys without the text and frame arrays assimp holds. */
+        const ossa_bvh_desc bvh = {.drop_end_sites = desc->drop_end_sites, .max_keys = desc->max_keys};
+        return ossa__import_bvh_body(data, size, &bvh, out, diag);
+    }
     if ((r = check_bvh_motion(data, size, name, desc->max_keys, diag)) != OSSA_OK) return r;
     /* Formats that hold static geometry only are refused before assimp reads them: there is
      * nothing to import, and some of assimp's readers trust declared counts (an OFF header
@@ -976,7 +985,18 @@ ossa_result ossa_import_assimp(const void *data, size_t size, const ossa_assimp_
     if (!desc) desc = &defaults;
     ossa_result r = ossa__import_begin(out, data, size, desc->allocator, "scene", diag);
     if (r != OSSA_OK) return r;
-    r = import_scene(data, size, desc, out, diag);
+    r = import_scene(data, size, desc, out, false, diag);
+    return ossa__import_end(out, r, diag);
+}
+
+ossa_result ossa__import_assimp_library(const void *data, size_t size, const ossa_assimp_desc *desc,
+                                        ossa_import_output *out, ossa_diag *diag)
+{
+    static const ossa_assimp_desc defaults = {0};
+    if (!desc) desc = &defaults;
+    ossa_result r = ossa__import_begin(out, data, size, desc->allocator, "scene", diag);
+    if (r != OSSA_OK) return r;
+    r = import_scene(data, size, desc, out, true, diag);
     return ossa__import_end(out, r, diag);
 }
 
@@ -989,6 +1009,12 @@ bool ossa_assimp_reads_extension(const char *extension)
 }
 
 #else /* no assimp */
+
+ossa_result ossa__import_assimp_library(const void *data, size_t size, const ossa_assimp_desc *desc,
+                                        ossa_import_output *out, ossa_diag *diag)
+{
+    return ossa_import_assimp(data, size, desc, out, diag);
+}
 
 bool ossa_assimp_reads_extension(const char *extension)
 {
