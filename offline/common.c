@@ -6,6 +6,11 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#endif
+
 ossa_result ossa_diag_set(ossa_diag *diag, ossa_result code, size_t offset, uint32_t line, uint32_t column,
                           const char *fmt, ...)
 {
@@ -44,6 +49,26 @@ const char *ossa_diag_format(const ossa_diag *diag, char *buffer, size_t size)
     return buffer;
 }
 
+#if defined(_WIN32)
+/* The Windows C runtime has neither clock_gettime nor timespec_get (msvcrt); the performance
+ * counter is Windows' monotonic clock, and GetProcessTimes gives the CPU time of all threads. */
+double ossa__seconds(void)
+{
+    LARGE_INTEGER frequency, now;
+    if (!QueryPerformanceFrequency(&frequency) || !QueryPerformanceCounter(&now)) return 0.0;
+    return (double)now.QuadPart / (double)frequency.QuadPart;
+}
+
+double ossa__cpu_seconds(void)
+{
+    FILETIME created, exited, kernel, user;
+    if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user)) return 0.0;
+    /* FILETIME counts 100 ns ticks. */
+    const uint64_t k = (uint64_t)kernel.dwHighDateTime << 32 | kernel.dwLowDateTime;
+    const uint64_t u = (uint64_t)user.dwHighDateTime << 32 | user.dwLowDateTime;
+    return (double)(k + u) * 1e-7;
+}
+#else
 double ossa__seconds(void)
 {
     struct timespec ts;
@@ -62,6 +87,7 @@ double ossa__cpu_seconds(void)
 #endif
     return 0.0;
 }
+#endif
 
 void *ossa_alloc(const ossa_allocator *allocator, size_t size)
 {
@@ -69,7 +95,14 @@ void *ossa_alloc(const ossa_allocator *allocator, size_t size)
     if (allocator && allocator->alloc) return allocator->alloc(size, allocator->user);
     size_t rounded = (size + 15) & ~(size_t)15;
     if (rounded < size) return NULL;
+#if defined(_WIN64)
+    /* No C11 aligned_alloc in the Windows C runtime (_aligned_malloc would need _aligned_free,
+     * and ossa_free releases with free()); 64-bit Windows' malloc returns 16-byte aligned
+     * blocks (MEMORY_ALLOCATION_ALIGNMENT, the fundamental alignment of MSVC's x64 CRT). */
+    return malloc(rounded);
+#else
     return aligned_alloc(16, rounded);
+#endif
 }
 
 void ossa_free(const ossa_allocator *allocator, void *ptr)

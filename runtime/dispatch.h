@@ -86,8 +86,13 @@ static inline bool ossa__x86_64_v3(const ossa__x86_cpu *c)
 #include <stdatomic.h>
 
 /* OSSA__PICK_*; NONE until the first use. Hidden, so that the jobs read it PC-relative rather
- * than through the global offset table. */
+ * than through the global offset table (PE/COFF has neither: a DLL's own data is always read
+ * directly, and the attribute does not exist there). */
+#if defined(_WIN32)
+extern atomic_int ossa__simd_picked;
+#else
 extern __attribute__((visibility("hidden"))) atomic_int ossa__simd_picked;
+#endif
 /* Reads the CPU and OSSA_SIMD, stores the choice and returns it (OSSA__PICK_BASELINE or
  * OSSA__PICK_AVX2). */
 int ossa__simd_pick_now(void);

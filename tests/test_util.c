@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if !defined(_WIN32)
 #include <unistd.h>
+#endif
 
 #include "ossa/archive.h"
 
@@ -87,6 +89,7 @@ void *ossa_test_read_or_skip(const char *path, const char *shown, size_t *size)
     return data;
 }
 
+#if !defined(_WIN32)
 static char scratch[256];
 
 int ossa_test_scratch_create(const char *prefix)
@@ -151,3 +154,4 @@ char *ossa_test_run_captured(int (*tool)(int, char **), int argc, const char **a
 {
     return ossa_test_run_captured_fd(STDOUT_FILENO, tool, argc, argv, status);
 }
+#endif

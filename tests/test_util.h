@@ -8,6 +8,17 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#if defined(_WIN32)
+#include <stdlib.h>
+/* The Windows C runtime has no C11 aligned_alloc; on 64-bit Windows malloc returns 16-byte
+ * aligned blocks, freed with free() as aligned_alloc's are. The tests ask for 16 at most. */
+static inline void *ossa_test_aligned_alloc(size_t alignment, size_t size)
+{
+    return alignment <= 16 ? malloc(size) : NULL;
+}
+#define aligned_alloc ossa_test_aligned_alloc
+#endif
+
 /* Reads a whole file into 16-byte aligned memory (free with free()); NULL if unreadable. */
 void *ossa_test_read_file(const char *path, size_t *size);
 
@@ -28,7 +39,9 @@ const char *ossa_test_assimp_path(const char *relative);
  * "skipped: <shown> not found" and skips the current cmocka test (never returns then). */
 void *ossa_test_read_or_skip(const char *path, const char *shown, size_t *size);
 
-/* A scratch folder for tests that write files: ossa_test_scratch_create makes a fresh
+#if !defined(_WIN32)
+/* (POSIX only: the command-line tests that use these are not built for Windows.)
+ * A scratch folder for tests that write files: ossa_test_scratch_create makes a fresh
  * $TMPDIR/<prefix>-XXXXXX (or under /tmp) and ossa_test_scratch_remove deletes it with all it
  * holds; both return 0 on success, as cmocka group setup and teardown expect. */
 int ossa_test_scratch_create(const char *prefix);
@@ -44,6 +57,7 @@ void ossa_test_write_file(const char *path, const void *data, size_t size);
 /* As ossa_test_run_captured, capturing file descriptor `fd` (STDOUT_FILENO or STDERR_FILENO). */
 char *ossa_test_run_captured_fd(int fd, int (*tool)(int, char **), int argc, const char **argv, int *status);
 char *ossa_test_run_captured(int (*tool)(int, char **), int argc, const char **argv, int *status);
+#endif
 
 /* Deterministic xorshift PRNG for reproducible random tests. */
 uint32_t ossa_test_rand(uint32_t *state);

@@ -62,9 +62,7 @@ static size_t offset_of(json *j, const cJSON *node)
     return j->skip;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 4, 5)))
-#endif
+OSSA_PRINTF_FORMAT(4, 5)
 static ossa_result
 fail(json *j, const cJSON *node, ossa_result code, const char *fmt, ...)
 {

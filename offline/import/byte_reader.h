@@ -66,10 +66,7 @@ static inline size_t ossa__br_remaining(const ossa__byte_reader *r) { return r->
 /* Records `code` at byte `offset` (SIZE_MAX when unknown) with prefix + message + suffix;
  * first error wins, in the diag and in r->code. Returns code. */
 ossa_result ossa__br_fail(ossa__byte_reader *r, ossa_result code, size_t offset, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+    OSSA_PRINTF_FORMAT(4, 5);
 
 /* OSSA_OK when `count` items of `item_size` bytes remain from r->pos (item_size 0 always
  * fits); otherwise TRUNCATED at r->pos naming `what`. Never overflows: count * item_size is

@@ -45,10 +45,7 @@ enum {
 
 /* Records an error (the first one wins) and returns `code`. */
 ossa_result ossa__gltf_fail(ossa__gltf *g, ossa_result code, size_t offset, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+    OSSA_PRINTF_FORMAT(4, 5);
 
 /* The array `key` of `root` (NULL when absent) and its size; an error when not an array. */
 ossa_result ossa__gltf_array(ossa__gltf *g, const cJSON *object, const char *key, const char *path, const cJSON **array,

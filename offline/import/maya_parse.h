@@ -53,10 +53,7 @@ bool ossa__maya_is(const ossa__maya_token *t, const char *word);
 const char *ossa__maya_show(ossa__maya_parser *p, const ossa__maya_token *t);
 /* Records an error at `t` (PARSE becomes TRUNCATED at the end of the input); returns the code. */
 ossa_result ossa__maya_fail(ossa__maya_parser *p, ossa_result code, const ossa__maya_token *t, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+    OSSA_PRINTF_FORMAT(4, 5);
 /* A finite decimal number (no hex, inf or nan). */
 bool ossa__maya_to_number(ossa__maya_parser *p, const ossa__maya_token *t, double *out);
 /* Reads a number token; the error names `what`. */

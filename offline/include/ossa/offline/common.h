@@ -50,11 +50,7 @@ typedef struct ossa_blob {
 /* Records an error in `diag` (may be NULL) unless it already holds one; returns `code`.
  * `fmt` is printf-style. */
 OSSA_API ossa_result ossa_diag_set(ossa_diag *diag, ossa_result code, size_t offset, uint32_t line, uint32_t column,
-                                   const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 6, 7)))
-#endif
-    ;
+                                   const char *fmt, ...) OSSA_PRINTF_FORMAT(6, 7);
 
 /* Resets `diag` to "no error". */
 OSSA_API void ossa_diag_clear(ossa_diag *diag);
