@@ -80,6 +80,10 @@ extern "C" {
 #define OSSA_ANIMATION_BLOB_VERSION 2u
 /* flags: a table of time points follows the header (else they are uniform). */
 #define OSSA_ANIMATION_FLAG_TIMEPOINTS 0x1u
+/* flags: the keys are one stream sorted by the time the sampler needs them, 16-bit values, with
+ * seek points (iframes), instead of segments (docs/animation-format.md, "The sorted-key layout";
+ * ossa bake --layout sorted). */
+#define OSSA_ANIMATION_FLAG_SORTED_KEYS 0x2u
 
 /* Runtime animation: a view over a validated blob (see the layout above). */
 typedef struct ossa_animation {
@@ -104,6 +108,12 @@ typedef struct ossa_animation {
     const uint8_t *data;             /* [data_size] */
     size_t data_size;
     const char *name; /* NUL-terminated, may be "" */
+    uint32_t flags;   /* OSSA_ANIMATION_FLAG_* */
+    /* Sorted-key layout only (flags & OSSA_ANIMATION_FLAG_SORTED_KEYS; then formats, bits and
+     * segment_offsets are NULL, segment_count is the iframe count and data holds key_count keys
+     * of 10 bytes): */
+    const uint32_t *iframes; /* [segment_count * (1 + 2 * animated_count)] seek points */
+    size_t iframe_interval;  /* time points between two iframes */
 } ossa_animation;
 
 /* Where an animation's bytes go (ossa_animation_sizes). Every field is in bytes; the fields

@@ -1,0 +1,272 @@
+/* The sampling job on the sorted-key layout (OSSA_ANIMATION_FLAG_SORTED_KEYS; docs/animation-format.md,
+ * "The sorted-key layout"). ossa_sampling_job_run hands such animations here.
+ *
+ * The context keeps, per animated sub-track ("slot"), its left and right keys decoded in SoA
+ * lanes (the animated sub-tracks of one channel four at a time, in joint order), and a cursor in
+ * the key stream. The stream is sorted by the time point at which each key is needed, which is
+ * the time point of the key before it on its slot: playing forward, a call reads keys from the
+ * cursor while their slot's right key is at or before the sampled time point, each one shifting
+ * its slot's right key to the left and becoming the right one. Only the slots that passed a key
+ * are touched. Going back, or forward past the next iframe, the cache is rebuilt from the iframe
+ * at or before the time point (every slot's two keys), then read forward from there.
+ *
+ * Compiled once, at the SSE2 baseline: the work is key decoding and scalar lane updates, and
+ * the interpolation is a few vector operations a group.
+ * Source: ozz-animation's SamplingJob (sorted keys, a cursor, per-track key pairs cached in SoA,
+ * updated only for outdated tracks); the stream format, the iframes as replayable states and
+ * the slot in each key are ossa's. */
+#include <float.h>
+#include <string.h>
+
+#include "animation_sorted.h"
+#include "checks.h"
+#include "simd.h"
+
+typedef struct sorted_group {
+    OSSA_ALIGNAS(16) float ratio[2][4]; /* [key][lane] */
+    float value[2][4][4];               /* [key][component][lane] */
+} sorted_group;
+
+typedef struct sorted_state {
+    const uint8_t *bound_kinds; /* the bound animation's kinds table (with *bound, see sampling_job.c) */
+    const ossa_soa_transform *bound_rest;
+    size_t bound_keys, bound_animated, bound_frames;
+    uint32_t cursor; /* next key of the stream */
+    uint32_t frame;  /* time point the cache was last read forward to; UINT32_MAX: none */
+    size_t group_count;
+    sorted_group *groups;     /* [groups] */
+    uint16_t *lane_of;        /* [slot] group * 4 + lane */
+    uint16_t *right_frame;    /* [slot] time point of its right key */
+    uint16_t *range_at;       /* [slot] float index of its range (translations and scales) */
+    uint16_t *joint;          /* [groups * 4] joint of each lane (padding lanes: lane 0's) */
+    uint8_t *info;            /* [groups] channel | lanes << 2 | aligned << 5 */
+    ossa_soa_transform *base; /* [soa] default, constant and rest-pose values */
+} sorted_state;
+
+static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+/* Groups for A animated sub-tracks: ceil(A_c / 4) per channel. */
+static size_t group_capacity(size_t animated) { return animated / 4 + 3; }
+
+enum { S_GROUPS, S_LANE_OF, S_RIGHT, S_RANGE, S_JOINT, S_INFO, S_BASE, S_END };
+
+static size_t layout(size_t soa, size_t animated, size_t offsets[S_END])
+{
+    const size_t g = group_capacity(animated);
+    const size_t sizes[S_END] = {g * sizeof(sorted_group), animated * 2, animated * 2, animated * 2, g * 4 * 2, g,
+                                 soa * sizeof(ossa_soa_transform)};
+    size_t at = align16(sizeof(sorted_state));
+    for (int i = 0; i < S_END; ++i) offsets[i] = at, at += align16(sizes[i]);
+    return at;
+}
+
+size_t ossa__sorted_state_size(size_t soa_count, size_t animated_count)
+{
+    size_t offsets[S_END];
+    return layout(soa_count, animated_count, offsets);
+}
+
+static inline float frame_ratio(const ossa_animation *a, uint32_t frame)
+{
+    return a->timepoints ? a->timepoints[frame] : (float)(int32_t)frame / (float)(int32_t)(a->frame_count - 1);
+}
+
+static void put_base(ossa_soa_transform *base, int c, size_t j, const float *v)
+{
+    float *lanes = (float *)(void *)&base[j / 4];
+    static const int at[3] = {0, 12, 28};
+    for (int k = 0; k < (c == OSSA__CH_ROTATION ? 4 : 3); ++k) lanes[at[c] + 4 * k + (int)(j % 4)] = v[k];
+}
+
+static void bind(const ossa_animation *a, sorted_state *st, uint8_t *area, const ossa_soa_transform *rest)
+{
+    static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
+    size_t offsets[S_END];
+    layout(a->soa_count, a->animated_count, offsets);
+    st->groups = (sorted_group *)(void *)(area + offsets[S_GROUPS]);
+    st->lane_of = (uint16_t *)(void *)(area + offsets[S_LANE_OF]);
+    st->right_frame = (uint16_t *)(void *)(area + offsets[S_RIGHT]);
+    st->range_at = (uint16_t *)(void *)(area + offsets[S_RANGE]);
+    st->joint = (uint16_t *)(void *)(area + offsets[S_JOINT]);
+    st->info = area + offsets[S_INFO];
+    st->base = (ossa_soa_transform *)(void *)(area + offsets[S_BASE]);
+    /* Base pose, slots' ranges. */
+    size_t word = 0, slot = 0, range = 0;
+    for (size_t j = 0; j < a->soa_count * 4; ++j) {
+        for (int c = 0; c < 3; ++c) {
+            const size_t s = j * 3 + (size_t)c;
+            const uint32_t kind = j < a->track_count ? ossa__kind(a->kinds, s) : OSSA__KIND_DEFAULT;
+            float v[4];
+            memcpy(v, defaults[c], sizeof v);
+            if (kind == OSSA__KIND_ANIMATED) {
+                st->range_at[slot++] = (uint16_t)range;
+                range += c == OSSA__CH_ROTATION ? 0 : 6;
+            } else if (kind == OSSA__KIND_CONSTANT && c == OSSA__CH_ROTATION) {
+                const ossa_quat q = ossa__unpack_constant_quat(a->constants[word], a->constants[word + 1]);
+                v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+                word += 2;
+            } else if (kind == OSSA__KIND_CONSTANT) {
+                memcpy(v, &a->constants[word], 3 * sizeof(float));
+                word += 3;
+            } else if (kind == OSSA__KIND_REST) {
+                const ossa_transform t = ossa_soa_transform_get(&rest[j / 4], (int)(j % 4));
+                const float r[3][4] = {{t.translation.x, t.translation.y, t.translation.z, 0.f},
+                                       {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w},
+                                       {t.scale.x, t.scale.y, t.scale.z, 0.f}};
+                memcpy(v, r[c], sizeof v);
+            }
+            put_base(st->base, c, j, v);
+        }
+    }
+    /* Groups: per channel, its slots four at a time in joint order. */
+    size_t g = 0;
+    for (int c = 0; c < 3; ++c) {
+        size_t lanes = 0;
+        slot = 0;
+        for (size_t s = 0; s < 3 * a->track_count; ++s) {
+            if (ossa__kind(a->kinds, s) != OSSA__KIND_ANIMATED) continue;
+            if (s % 3 == (size_t)c) {
+                if (lanes == 4) ++g, lanes = 0;
+                st->lane_of[slot] = (uint16_t)(g * 4 + lanes);
+                st->joint[g * 4 + lanes] = (uint16_t)(s / 3);
+                st->info[g] = (uint8_t)(c | (int)(lanes + 1) << 2);
+                ++lanes;
+            }
+            ++slot;
+        }
+        if (lanes) {
+            const uint16_t *jt = &st->joint[g * 4];
+            for (size_t l = lanes; l < 4; ++l) st->joint[g * 4 + l] = jt[0];
+            ++g;
+        }
+    }
+    st->group_count = g;
+    for (size_t i = 0; i < g; ++i) {
+        const uint16_t *jt = &st->joint[i * 4];
+        if ((st->info[i] >> 2 & 7u) == 4 && jt[0] % 4 == 0 && jt[1] == jt[0] + 1 && jt[2] == jt[0] + 2 &&
+            jt[3] == jt[0] + 3)
+            st->info[i] |= 1u << 5;
+        /* Padding lanes interpolate zeros between ratios 0 and 1 and are never written. */
+        memset(&st->groups[i], 0, sizeof st->groups[i]);
+        for (int l = 0; l < 4; ++l) st->groups[i].ratio[1][l] = 1.f;
+    }
+    st->bound_kinds = a->kinds;
+    st->bound_rest = rest;
+    st->bound_keys = a->key_count;
+    st->bound_animated = a->animated_count;
+    st->bound_frames = a->frame_count;
+    st->frame = UINT32_MAX;
+}
+
+/* Key k into lane `lane` of its slot's group as key `side` (0 left, 1 right). */
+static inline void load_key(const ossa_animation *a, const sorted_state *st, uint32_t k, uint32_t slot, int side)
+{
+    const uint8_t *key = ossa__sorted_key(a, k);
+    const uint32_t at = st->lane_of[slot];
+    sorted_group *g = &st->groups[at >> 2];
+    const uint32_t l = at & 3u;
+    const int c = (int)(st->info[at >> 2] & 3u);
+    float v[4];
+    ossa__sorted_decode(key, c, a->ranges + st->range_at[slot], v);
+    for (int i = 0; i < 4; ++i) g->value[side][i][l] = v[i];
+    g->ratio[side][l] = frame_ratio(a, ossa__sorted_u16(key));
+}
+
+/* The state at iframe i (time point i * N): every slot's two keys; for i = 0 the stream's first
+ * 2A keys. */
+static void seek(const ossa_animation *a, sorted_state *st, size_t i)
+{
+    const size_t A = a->animated_count;
+    if (i > a->segment_count) i = a->segment_count;
+    const uint32_t *f = i ? a->iframes + (i - 1) * ossa__sorted_iframe_words(A) : NULL;
+    st->cursor = f ? f[0] : (uint32_t)(2 * A);
+    for (size_t s = 0; s < A; ++s) {
+        const uint32_t left = f ? f[1 + s] : (uint32_t)s, right = f ? f[1 + A + s] : (uint32_t)(A + s);
+        load_key(a, st, left, (uint32_t)s, 0);
+        load_key(a, st, right, (uint32_t)s, 1);
+        st->right_frame[s] = (uint16_t)ossa__sorted_u16(ossa__sorted_key(a, right));
+    }
+    st->frame = (uint32_t)(i * a->iframe_interval);
+}
+
+/* Reads the stream forward to time point `frame`. */
+static void advance(const ossa_animation *a, sorted_state *st, uint32_t frame)
+{
+    uint32_t k = st->cursor;
+    const uint32_t end = (uint32_t)a->key_count;
+    for (; k < end; ++k) {
+        const uint8_t *key = ossa__sorted_key(a, k);
+        const uint32_t slot = ossa__sorted_u16(key + 2) & OSSA__SORTED_SLOT_MASK;
+        if (st->right_frame[slot] > frame) break;
+        const uint32_t at = st->lane_of[slot];
+        sorted_group *g = &st->groups[at >> 2];
+        const uint32_t l = at & 3u;
+        for (int i = 0; i < 4; ++i) g->value[0][i][l] = g->value[1][i][l];
+        g->ratio[0][l] = g->ratio[1][l];
+        load_key(a, st, k, slot, 1);
+        st->right_frame[slot] = (uint16_t)ossa__sorted_u16(key);
+    }
+    st->cursor = k;
+    st->frame = frame;
+}
+
+/* The packed sampler's interpolation (sampling_job.c), lane for lane. */
+static void interpolate(const sorted_group *g, unsigned info, const uint16_t *joint, v4f ratio, ossa_soa_transform *out)
+{
+    static const int at[3] = {0, 12, 28};
+    const int c = (int)(info & 3u), lanes = (int)(info >> 2 & 7u);
+    const v4f r0 = v4f_load(g->ratio[0]);
+    const v4f alpha = v4f_div(v4f_sub(ratio, r0), v4f_max(v4f_sub(v4f_load(g->ratio[1]), r0), v4f_set1(FLT_MIN)));
+    v4f v[4];
+    for (int k = 0; k < 3; ++k) v[k] = v4f_lerp(v4f_load(g->value[0][k]), v4f_load(g->value[1][k]), alpha);
+    int n = 3;
+    if (c == OSSA__CH_ROTATION) {
+        n = 4;
+        v[3] = v4f_lerp(v4f_load(g->value[0][3]), v4f_load(g->value[1][3]), alpha);
+        const v4f inv = v4f_rsqrt(v4f_madd(v[0], v[0], v4f_madd(v[1], v[1], v4f_madd(v[2], v[2], v4f_mul(v[3], v[3])))));
+        for (int k = 0; k < 4; ++k) v[k] = v4f_mul(v[k], inv);
+    }
+    if (info >> 5 & 1u) {
+        float *d = (float *)(void *)&out[joint[0] / 4] + at[c];
+        for (int k = 0; k < n; ++k) v4f_store(d + 4 * k, v[k]);
+        return;
+    }
+    OSSA_ALIGNAS(16) float lane[4][4];
+    for (int k = 0; k < n; ++k) v4f_store(lane[k], v[k]);
+    for (int l = 0; l < lanes; ++l) {
+        float *d = (float *)(void *)&out[joint[l] / 4] + at[c] + joint[l] % 4;
+        for (int k = 0; k < n; ++k) d[4 * k] = lane[k][l];
+    }
+}
+
+ossa_result ossa__sorted_run(const ossa_sampling_job *job)
+{
+    const ossa_result r = ossa_sampling_job_validate(job);
+    if (r != OSSA_OK) return r;
+    const ossa_animation *a = job->animation;
+    size_t size;
+    const uint8_t **bound;
+    uint8_t *area = ossa__sampling_context_area(job->context, &size, &bound);
+    if (size < ossa__sorted_state_size(a->soa_count, a->animated_count)) return OSSA_ERROR_CONTEXT_TOO_SMALL;
+    if (a->soa_count == 0) return OSSA_OK;
+    sorted_state *st = (sorted_state *)(void *)area;
+    const ossa_soa_transform *rest = a->rest_count ? job->rest_pose : NULL;
+    /* The packed sampler and this one share `*bound`: whichever binds last owns the memory. */
+    if (*bound != a->kinds || st->bound_kinds != a->kinds || st->bound_rest != rest || st->bound_keys != a->key_count ||
+        st->bound_animated != a->animated_count || st->bound_frames != a->frame_count) {
+        bind(a, st, area, rest);
+        *bound = a->kinds;
+    }
+    const float ratio = job->ratio < 0.f ? 0.f : (job->ratio > 1.f ? 1.f : job->ratio);
+    memcpy(job->output, st->base, a->soa_count * sizeof *job->output);
+    if (a->animated_count == 0) return OSSA_OK;
+    const uint32_t frame = (uint32_t)ossa__frame_at(a->timepoints, a->frame_count, ratio);
+    const uint32_t N = (uint32_t)a->iframe_interval;
+    /* Back, or forward past the next iframe: restart from the iframe at or before the frame. */
+    if (st->frame == UINT32_MAX || frame < st->frame || frame / N > st->frame / N + 1u) seek(a, st, frame / N);
+    advance(a, st, frame);
+    const v4f vratio = v4f_set1(ratio);
+    for (size_t i = 0; i < st->group_count; ++i)
+        interpolate(&st->groups[i], st->info[i], &st->joint[i * 4], vratio, job->output);
+    return OSSA_OK;
+}
