@@ -27,15 +27,14 @@ static ossa_result check_constants(const ossa_animation *a)
     return OSSA_OK;
 }
 
-/* Channel of every slot, and the ranges: min[3], step[3] per translation and scale slot, finite,
- * steps >= 0, and the largest value a key can decode to finite. */
+/* Channel of every slot, and the ranges: min[3], step[3] per slot, finite, steps >= 0, and the
+ * largest value a key can decode to finite. */
 static ossa_result check_ranges(const ossa_animation *a, uint8_t *channel)
 {
     size_t i = 0, r = 0;
     for (size_t s = 0; s < 3 * a->track_count; ++s) {
         if (ossa__kind(a->kinds, s) != OSSA__KIND_ANIMATED) continue;
         channel[i++] = (uint8_t)(s % 3);
-        if (s % 3 == OSSA__CH_ROTATION) continue;
         if (r + 6 > a->range_count) return OSSA_ERROR_INVALID_ANIMATION;
         const float *g = a->ranges + r;
         for (int c = 0; c < 3; ++c)

@@ -30,10 +30,6 @@ enum {
     OSSA__SORTED_MAX_INTERVAL = 1024
 };
 
-/* Rotation components are stored on 16 bits over [-1/sqrt(2), 1/sqrt(2)] (the three smallest
- * of a unit quaternion always lie there). */
-#define OSSA__SORTED_ROT_SCALE (1.41421356237309504880f / 65535.f)
-#define OSSA__SORTED_ROT_OFFSET (-0.70710678118654752440f)
 
 static inline uint32_t ossa__sorted_u16(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
 
@@ -51,22 +47,18 @@ static inline size_t ossa__sorted_iframe_words(size_t animated_count) { return 1
 static inline size_t ossa__sorted_iframe_count(size_t frames, size_t interval) { return (frames - 2) / interval; }
 
 /* The decoded value of key `k` (4 floats: x, y, z and, for rotations, w). `range` points at
- * the slot's min[3], step[3] (translations and scales). */
+ * the slot's min[3], step[3]: of x, y, z for translations and scales, of the three stored
+ * components (in x, y, z, w order without the rebuilt one) for rotations. */
 static inline void ossa__sorted_decode(const uint8_t *k, int channel, const float *range, float out[4])
 {
     const uint32_t info = ossa__sorted_u16(k + 2);
-    const float q0 = (float)ossa__sorted_u16(k + 4), q1 = (float)ossa__sorted_u16(k + 6),
-                q2 = (float)ossa__sorted_u16(k + 8);
+    const float c[3] = {range[0] + (float)ossa__sorted_u16(k + 4) * range[3],
+                        range[1] + (float)ossa__sorted_u16(k + 6) * range[4],
+                        range[2] + (float)ossa__sorted_u16(k + 8) * range[5]};
     if (channel != OSSA__CH_ROTATION) {
-        out[0] = range[0] + q0 * range[3];
-        out[1] = range[1] + q1 * range[4];
-        out[2] = range[2] + q2 * range[5];
-        out[3] = 0.f;
+        out[0] = c[0], out[1] = c[1], out[2] = c[2], out[3] = 0.f;
         return;
     }
-    const float c[3] = {q0 * OSSA__SORTED_ROT_SCALE + OSSA__SORTED_ROT_OFFSET,
-                        q1 * OSSA__SORTED_ROT_SCALE + OSSA__SORTED_ROT_OFFSET,
-                        q2 * OSSA__SORTED_ROT_SCALE + OSSA__SORTED_ROT_OFFSET};
     const ossa_quat q = ossa__rotation_from(c, (int)(info >> OSSA__SORTED_DROP_SHIFT & 3u));
     out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
     if (info & OSSA__SORTED_NEGATIVE) out[(info >> OSSA__SORTED_DROP_SHIFT) & 3u] = -out[(info >> OSSA__SORTED_DROP_SHIFT) & 3u];

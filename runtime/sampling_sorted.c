@@ -37,7 +37,7 @@ typedef struct sorted_state {
     sorted_group *groups;     /* [groups] */
     uint16_t *lane_of;        /* [slot] group * 4 + lane */
     uint16_t *right_frame;    /* [slot] time point of its right key */
-    uint16_t *range_at;       /* [slot] float index of its range (translations and scales) */
+    uint16_t *range_at;       /* [slot] float index of its range */
     uint16_t *joint;          /* [groups * 4] joint of each lane (padding lanes: lane 0's) */
     uint8_t *info;            /* [groups] channel | lanes << 2 | aligned << 5 */
     ossa_soa_transform *base; /* [soa] default, constant and rest-pose values */
@@ -100,7 +100,7 @@ static void bind(const ossa_animation *a, sorted_state *st, uint8_t *area, const
             memcpy(v, defaults[c], sizeof v);
             if (kind == OSSA__KIND_ANIMATED) {
                 st->range_at[slot++] = (uint16_t)range;
-                range += c == OSSA__CH_ROTATION ? 0 : 6;
+                range += 6;
             } else if (kind == OSSA__KIND_CONSTANT && c == OSSA__CH_ROTATION) {
                 const ossa_quat q = ossa__unpack_constant_quat(a->constants[word], a->constants[word + 1]);
                 v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;

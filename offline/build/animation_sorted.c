@@ -50,19 +50,24 @@ static void key_value(int channel, const ossa__subtrack *st, size_t f, float out
     }
 }
 
-/* Key bytes of a rotation: the three smallest components and the index and sign of the largest,
- * rebuilt by the sampler (keeping the sign keeps the hemisphere the packed encoding chose, so
- * interpolation needs no sign test). */
-static void rotation_key(const float *q, uint32_t slot, uint8_t *out)
+/* The three stored components of the key at time point f and the info bits beyond the slot: for
+ * a rotation the three smallest components and the index and sign of the largest, rebuilt by the
+ * sampler (keeping the sign keeps the hemisphere the packed encoding chose, so interpolation
+ * needs no sign test). */
+static uint32_t key_components(int channel, const ossa__subtrack *st, size_t f, float out[3])
 {
+    float v[4];
+    key_value(channel, st, f, v);
+    if (channel != OSSA__CH_ROTATION) {
+        memcpy(out, v, 3 * sizeof(float));
+        return 0;
+    }
     int d = 0;
     for (int c = 1; c < 4; ++c)
-        if (fabsf(q[c]) > fabsf(q[d])) d = c;
-    const float inv = 1.f / OSSA__SORTED_ROT_SCALE;
-    uint32_t info = slot | (uint32_t)d << OSSA__SORTED_DROP_SHIFT | (q[d] < 0.f ? OSSA__SORTED_NEGATIVE : 0u);
-    ossa__store_u16(out + 2, (uint16_t)info);
+        if (fabsf(v[c]) > fabsf(v[d])) d = c;
     for (int c = 0, i = 0; c < 4; ++c)
-        if (c != d) ossa__store_u16(out + 4 + 2 * i++, quantise16((q[c] - OSSA__SORTED_ROT_OFFSET) * inv));
+        if (c != d) out[i++] = v[c];
+    return (uint32_t)d << OSSA__SORTED_DROP_SHIFT | (v[d] < 0.f ? OSSA__SORTED_NEGATIVE : 0u);
 }
 
 /* Smallest power of two N >= 8 whose iframes cost at most an eighth of the keys' bytes (at most
@@ -85,7 +90,7 @@ ossa_result ossa__animation_write_sorted(const ossa__clip *clip, const ossa__sub
         if (st[s].kind == OSSA__KIND_CONSTANT) ++constants, const_words += s % 3 == OSSA__CH_ROTATION ? 2 : 3;
         if (st[s].kind != OSSA__KIND_ANIMATED) continue;
         ++animated;
-        ranges += s % 3 == OSSA__CH_ROTATION ? 0 : 6;
+        ranges += 6;
         for (size_t f = 0; f < F; ++f) keys += st[s].keys[f];
     }
     if (F > OSSA__SORTED_MAX_FRAMES)
@@ -119,17 +124,15 @@ ossa_result ossa__animation_write_sorted(const ossa__clip *clip, const ossa__sub
             if (st[s].kind != OSSA__KIND_ANIMATED) continue;
             const int c = (int)(s % 3);
             float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-            if (c != OSSA__CH_ROTATION) {
-                for (size_t f = 0; f < F; ++f) {
-                    if (!st[s].keys[f]) continue;
-                    float v[4];
-                    key_value(c, &st[s], f, v);
-                    for (int i = 0; i < 3; ++i) lo[i] = v[i] < lo[i] ? v[i] : lo[i], hi[i] = v[i] > hi[i] ? v[i] : hi[i];
-                }
-                for (int i = 0; i < 3; ++i) {
-                    rg[ri + (size_t)i] = lo[i];
-                    rg[ri + 3 + (size_t)i] = hi[i] > lo[i] ? (hi[i] - lo[i]) / 65535.f : 0.f;
-                }
+            for (size_t f = 0; f < F; ++f) {
+                if (!st[s].keys[f]) continue;
+                float v[3];
+                key_components(c, &st[s], f, v);
+                for (int i = 0; i < 3; ++i) lo[i] = v[i] < lo[i] ? v[i] : lo[i], hi[i] = v[i] > hi[i] ? v[i] : hi[i];
+            }
+            for (int i = 0; i < 3; ++i) {
+                rg[ri + (size_t)i] = lo[i];
+                rg[ri + 3 + (size_t)i] = hi[i] > lo[i] ? (hi[i] - lo[i]) / 65535.f : 0.f;
             }
             uint32_t prev = 0, index = 0;
             for (size_t f = 0; f < F; ++f) {
@@ -139,22 +142,18 @@ ossa_result ossa__animation_write_sorted(const ossa__clip *clip, const ossa__sub
                 /* The first two keys of each slot come before all others, in slot order. */
                 e->need = index < 2 ? 0u : prev;
                 prev = (uint32_t)f;
-                float v[4];
-                key_value(c, &st[s], f, v);
+                float v[3];
+                const uint32_t info = key_components(c, &st[s], f, v);
                 ossa__store_u16(e->bytes, (uint16_t)f);
-                if (c == OSSA__CH_ROTATION) {
-                    rotation_key(v, (uint32_t)slot, e->bytes);
-                } else {
-                    ossa__store_u16(e->bytes + 2, (uint16_t)slot);
-                    for (int i = 0; i < 3; ++i) {
-                        const float step = rg[ri + 3 + (size_t)i];
-                        const float x = step > 0.f ? (v[i] - rg[ri + (size_t)i]) / step : 0.f;
-                        ossa__store_u16(e->bytes + 4 + 2 * i, quantise16(x));
-                    }
+                ossa__store_u16(e->bytes + 2, (uint16_t)(slot | info));
+                for (int i = 0; i < 3; ++i) {
+                    const float step = rg[ri + 3 + (size_t)i];
+                    const float x = step > 0.f ? (v[i] - rg[ri + (size_t)i]) / step : 0.f;
+                    ossa__store_u16(e->bytes + 4 + 2 * i, quantise16(x));
                 }
                 ++index;
             }
-            if (c != OSSA__CH_ROTATION) ri += 6;
+            ri += 6;
             ++slot;
         }
     }
