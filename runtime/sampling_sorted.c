@@ -33,6 +33,8 @@ typedef struct sorted_state {
     size_t bound_keys, bound_animated, bound_frames;
     uint32_t cursor; /* next key of the stream */
     uint32_t frame;  /* time point the cache was last read forward to; UINT32_MAX: none */
+    uint32_t floor;  /* the latest left key's time point: the cache brackets every time point from
+                        there to `frame` (needs never decrease along the stream) */
     size_t group_count;
     sorted_group *groups;     /* [groups] */
     uint16_t *lane_of;        /* [slot] group * 4 + lane */
@@ -180,9 +182,12 @@ static void seek(const ossa_animation *a, sorted_state *st, size_t i)
     if (i > a->segment_count) i = a->segment_count;
     const uint32_t *f = i ? a->iframes + (i - 1) * ossa__sorted_iframe_words(A) : NULL;
     st->cursor = f ? f[0] : (uint32_t)(2 * A);
+    st->floor = 0;
     for (size_t s = 0; s < A; ++s) {
         const uint32_t left = f ? f[1 + s] : (uint32_t)s, right = f ? f[1 + A + s] : (uint32_t)(A + s);
         load_key(a, st, left, (uint32_t)s, 0);
+        const uint32_t left_frame = ossa__sorted_u16(ossa__sorted_key(a, left));
+        if (left_frame > st->floor) st->floor = left_frame;
         load_key(a, st, right, (uint32_t)s, 1);
         st->right_frame[s] = (uint16_t)ossa__sorted_u16(ossa__sorted_key(a, right));
     }
@@ -198,6 +203,7 @@ static void advance(const ossa_animation *a, sorted_state *st, uint32_t frame)
         const uint8_t *key = ossa__sorted_key(a, k);
         const uint32_t slot = ossa__sorted_u16(key + 2) & OSSA__SORTED_SLOT_MASK;
         if (st->right_frame[slot] > frame) break;
+        st->floor = st->right_frame[slot];
         const uint32_t at = st->lane_of[slot];
         sorted_group *g = &st->groups[at >> 2];
         const uint32_t l = at & 3u;
@@ -207,7 +213,7 @@ static void advance(const ossa_animation *a, sorted_state *st, uint32_t frame)
         st->right_frame[slot] = (uint16_t)ossa__sorted_u16(key);
     }
     st->cursor = k;
-    st->frame = frame;
+    if (frame > st->frame || st->frame == UINT32_MAX) st->frame = frame;
 }
 
 /* The packed sampler's interpolation (sampling_job.c), lane for lane. */
@@ -262,8 +268,9 @@ ossa_result ossa__sorted_run(const ossa_sampling_job *job)
     if (a->animated_count == 0) return OSSA_OK;
     const uint32_t frame = (uint32_t)ossa__frame_at(a->timepoints, a->frame_count, ratio);
     const uint32_t N = (uint32_t)a->iframe_interval;
-    /* Back, or forward past the next iframe: restart from the iframe at or before the frame. */
-    if (st->frame == UINT32_MAX || frame < st->frame || frame / N > st->frame / N + 1u) seek(a, st, frame / N);
+    /* Back before the latest left key, or forward past the next iframe: restart from the iframe
+     * at or before the frame. */
+    if (st->frame == UINT32_MAX || frame < st->floor || frame / N > st->frame / N + 1u) seek(a, st, frame / N);
     advance(a, st, frame);
     const v4f vratio = v4f_set1(ratio);
     for (size_t i = 0; i < st->group_count; ++i)
