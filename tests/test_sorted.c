@@ -342,6 +342,49 @@ static void test_corrupt(void **state)
     free_clip(&c);
 }
 
+/* The fuzz corpus's sorted seeds, as the animation fuzz target opens them: the good one loads
+ * and samples with a packed-layout context at any ratio order, the regressions are refused. */
+static void test_corpus(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        ossa_result expected;
+    } files[3] = {{"pab_jog_sorted", OSSA_OK},
+                  {"regression_sorted_slot_past_end", OSSA_ERROR_INVALID_ANIMATION},
+                  {"regression_sorted_iframe_cursor", OSSA_ERROR_INVALID_ANIMATION}};
+    const char *src = getenv("OSSA_SOURCE_DIR");
+    assert_non_null(src);
+    for (int i = 0; i < 3; ++i) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/tests/fuzz/corpus/animation/%s", src, files[i].name);
+        size_t size;
+        void *data = ossa_test_read_file(path, &size);
+        assert_non_null(data);
+        uint8_t *copy = aligned_zero(size);
+        memcpy(copy, data, size);
+        ossa_animation a;
+        assert_int_equal(ossa_animation_init(&a, copy, size), files[i].expected);
+        if (files[i].expected == OSSA_OK) {
+            assert_true(a.flags & OSSA_ANIMATION_FLAG_SORTED_KEYS);
+            const size_t bytes = ossa_sampling_context_size(a.track_count);
+            void *mem = aligned_alloc(16, bytes);
+            ossa_sampling_context *ctx = ossa_sampling_context_init(mem, bytes, a.track_count);
+            ossa_soa_transform *pose = aligned_zero(a.soa_count * sizeof *pose);
+            ossa_soa_transform *rest = aligned_zero(a.soa_count * sizeof *rest);
+            for (size_t g = 0; g < a.soa_count; ++g) ossa_soa_transform_set_identity(&rest[g]);
+            static const float ratios[] = {0.f, .1f, .2f, .21f, .9f, 1.f, .95f, .5f, .49f, .03f, .77f, 0.f};
+            for (size_t r = 0; r < sizeof ratios / sizeof *ratios; ++r) {
+                const ossa_sampling_job job = {&a, ctx, ratios[r], pose, a.soa_count, rest, a.soa_count};
+                assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+            }
+            free(mem), free(pose), free(rest);
+        }
+        free(copy);
+        free(data);
+    }
+}
+
 /* Builder arguments: no lossless sorted build, no unknown layout. */
 static void test_build_desc(void **state)
 {
@@ -367,7 +410,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_walk),     cmocka_unit_test(test_jog),        cmocka_unit_test(test_contexts),
-        cmocka_unit_test(test_corrupt),  cmocka_unit_test(test_build_desc),
+        cmocka_unit_test(test_corrupt),  cmocka_unit_test(test_build_desc), cmocka_unit_test(test_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

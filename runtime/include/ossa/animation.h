@@ -62,6 +62,12 @@
  *                                        fit in 32 bits)
  *   char name[name_size]                 NUL-terminated
  *
+ * Sorted-key layout (flags bit 1, OSSA_ANIMATION_FLAG_SORTED_KEYS; docs/animation-format.md, "The
+ * sorted-key layout"): after the constants come f32 ranges[6 * animated_count] (min[3], step[3]
+ * per animated sub-track), u32 iframes[segment_count][1 + 2 * animated_count] and key_count keys
+ * of 10 bytes (u16 time point, u16 sub-track and rotation bits, u16 value[3]) sorted by the time
+ * point the sampler needs each; header bytes 44-47 hold the iframe interval. No formats, bits or
+ * segment offsets.
  * Source: the sorted keyframe stream of ozz-animation (keys, linear interpolation, ratio
  * clock) and the segmented, range-reduced, variable-bit-rate layout of ACL (N. Frechette,
  * Animation Compression Library); keys that are a subset of the time points, bitmaps
