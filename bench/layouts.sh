@@ -12,12 +12,13 @@
 # dense clips bench/compare.sh writes to BUILD_DIR/compare/clips (ozz-animation's 1,007-joint
 # "baked", whose skeleton is read from OSSA_OZZ_MEDIA, ozz-animation 0.16's media/bin, and the
 # synthetic 1,024-joint clip; override the folder with OSSA_COMPARE_CLIPS).
+# OSSA_LAYOUT_CLIPS="NAME..." runs only those clips (names as in the table).
 # Missing files are skipped with a line on stderr. Needs jq. Timings are thread CPU time, the
 # median of `ossa bench`'s rounds (OSSA_BENCH_ROUNDS, default 7).
 set -euo pipefail
 
 if (($# < 1)) || [[ $1 == -h || $1 == --help ]]; then
-  sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   (($# >= 1)) && exit 0 || exit 2
 fi
 build=$(realpath "$1")
@@ -45,6 +46,7 @@ printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 run_clip() {
   local name=$1 file=$2 layout archive info bench row
   shift 2
+  [[ -z ${OSSA_LAYOUT_CLIPS:-} || " $OSSA_LAYOUT_CLIPS " == *" $name "* ]] || return 0
   if [[ ! -f $file ]]; then
     echo "skipped: $name: $file not found" >&2
     return
