@@ -680,6 +680,12 @@ int tool_bake(int argc, char **argv)
                                                  .progress = bar ? build_progress : NULL,
                                                  .progress_user = bar,
                                                  .layout = bounded ? layout : OSSA_ANIMATION_LAYOUT_PACKED};
+        if (layout == OSSA_ANIMATION_LAYOUT_SORTED && !bounded)
+            tool_progress_clear(bar),
+                fprintf(stderr,
+                        "ossa: note: animation \"%s\" has no skeleton of its %zu tracks to measure the error on: "
+                        "lossless, so in the packed layout\n",
+                        source->name, source->track_count);
         /* Long clips: say what the build will take before it starts. */
         const size_t need = ossa_animation_build_memory(source, &build);
         if (need >= TOOL_MEMORY_NOTE_BYTES)
