@@ -46,24 +46,6 @@ static inline size_t ossa__sorted_iframe_words(size_t animated_count) { return 1
  * from). The state at time point 0 is the stream's start (each slot's first two keys). */
 static inline size_t ossa__sorted_iframe_count(size_t frames, size_t interval) { return (frames - 2) / interval; }
 
-/* The decoded value of key `k` (4 floats: x, y, z and, for rotations, w). `range` points at
- * the slot's min[3], step[3]: of x, y, z for translations and scales, of the three stored
- * components (in x, y, z, w order without the rebuilt one) for rotations. */
-static inline void ossa__sorted_decode(const uint8_t *k, int channel, const float *range, float out[4])
-{
-    const uint32_t info = ossa__sorted_u16(k + 2);
-    const float c[3] = {range[0] + (float)ossa__sorted_u16(k + 4) * range[3],
-                        range[1] + (float)ossa__sorted_u16(k + 6) * range[4],
-                        range[2] + (float)ossa__sorted_u16(k + 8) * range[5]};
-    if (channel != OSSA__CH_ROTATION) {
-        out[0] = c[0], out[1] = c[1], out[2] = c[2], out[3] = 0.f;
-        return;
-    }
-    const ossa_quat q = ossa__rotation_from(c, (int)(info >> OSSA__SORTED_DROP_SHIFT & 3u));
-    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
-    if (info & OSSA__SORTED_NEGATIVE) out[(info >> OSSA__SORTED_DROP_SHIFT) & 3u] = -out[(info >> OSSA__SORTED_DROP_SHIFT) & 3u];
-}
-
 /* Validation of the sections after the constants (animation_sorted.c); `cur` is past them. */
 ossa_result ossa__animation_init_sorted(ossa_animation *a, ossa__cursor *cur, uint32_t range_count,
                                         uint32_t iframe_count, uint32_t data_size, uint32_t key_count,
