@@ -158,7 +158,8 @@ static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
         if (h[at]) return OSSA_ERROR_INVALID_ANIMATION;
     if (!isfinite(duration) || !(duration > 0.f)) return OSSA_ERROR_INVALID_ANIMATION;
     if (track_count > OSSA_MAX_JOINTS) return OSSA_ERROR_TOO_MANY_JOINTS;
-    if (flags & ~(OSSA_ANIMATION_FLAG_TIMEPOINTS | OSSA_ANIMATION_FLAG_SORTED_KEYS)) return OSSA_ERROR_INVALID_ANIMATION;
+    if (flags & ~(OSSA_ANIMATION_FLAG_TIMEPOINTS | OSSA_ANIMATION_FLAG_SORTED_KEYS))
+        return OSSA_ERROR_INVALID_ANIMATION;
     if (data_size >= OSSA__MAX_DATA_SIZE) return OSSA_ERROR_INVALID_ANIMATION;
     if (frame_count < 2 || frame_count > INT32_MAX ||
         (!sorted && segment_count != (frame_count - 1u) / OSSA__SEGMENT_FRAMES + 1u))

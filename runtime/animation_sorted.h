@@ -30,7 +30,6 @@ enum {
     OSSA__SORTED_MAX_INTERVAL = 1024
 };
 
-
 static inline uint32_t ossa__sorted_u16(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
 
 static inline const uint8_t *ossa__sorted_key(const ossa_animation *a, size_t k)

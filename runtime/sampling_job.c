@@ -1051,7 +1051,8 @@ static void copy_rest(const ossa_sampling_context *ctx, ossa_soa_transform *out,
 /* The job: validation, then the work. */
 OSSA__INLINE ossa_result run(const ossa_sampling_job *job)
 {
-    if (job && job->animation && (job->animation->flags & OSSA_ANIMATION_FLAG_SORTED_KEYS)) return ossa__sorted_run(job);
+    if (job && job->animation && (job->animation->flags & OSSA_ANIMATION_FLAG_SORTED_KEYS))
+        return ossa__sorted_run(job);
     const ossa_result r = ossa_sampling_job_validate(job);
     if (r != OSSA_OK) return r;
     const ossa_animation *a = job->animation;

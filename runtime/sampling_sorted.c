@@ -60,8 +60,15 @@ enum { S_GROUPS, S_LANE_OF, S_RIGHT, S_RANGE, S_JOINT, S_INFO, S_BASE, S_END };
 static size_t layout(size_t soa, size_t animated, size_t offsets[S_END])
 {
     const size_t g = group_capacity(animated);
-    const size_t sizes[S_END] = {g * sizeof(sorted_group), animated * 2, animated * 2, animated * 2, g * 4 * 2, g,
-                                 soa * sizeof(ossa_soa_transform)};
+    const size_t sizes[S_END] = {
+        g * sizeof(sorted_group),         /* groups */
+        animated * 2,                     /* lane_of */
+        animated * 2,                     /* right_frame */
+        animated * 2,                     /* range_at */
+        g * 4 * 2,                        /* dest */
+        g,                                /* info */
+        soa * sizeof(ossa_soa_transform), /* base */
+    };
     size_t at = align16(sizeof(sorted_state));
     for (int i = 0; i < S_END; ++i) offsets[i] = at, at += align16(sizes[i]);
     return at;
@@ -260,7 +267,8 @@ static void interpolate(const sorted_group *g, unsigned info, const uint16_t *de
     if (c == OSSA__CH_ROTATION) {
         n = 4;
         v[3] = v4f_lerp(v4f_load(g->value[0][3]), v4f_load(g->value[1][3]), alpha);
-        const v4f inv = v4f_rsqrt(v4f_madd(v[0], v[0], v4f_madd(v[1], v[1], v4f_madd(v[2], v[2], v4f_mul(v[3], v[3])))));
+        const v4f inv =
+            v4f_rsqrt(v4f_madd(v[0], v[0], v4f_madd(v[1], v[1], v4f_madd(v[2], v[2], v4f_mul(v[3], v[3])))));
         for (int k = 0; k < 4; ++k) v[k] = v4f_mul(v[k], inv);
     }
     float *base = (float *)(void *)out;

@@ -52,8 +52,11 @@ static void import_ozz_file(const char *name, ossa_import_output *out)
 
 static void build(const ossa_import_output *out, int layout, ossa_blob *blob, ossa_animation *anim)
 {
-    const ossa_animation_build_desc desc = {
-        .skeleton = &out->skeleton, .tolerance = TOLERANCE, .shell_distance = SHELL, .unit_scale = 1.f, .layout = layout};
+    const ossa_animation_build_desc desc = {.skeleton = &out->skeleton,
+                                            .tolerance = TOLERANCE,
+                                            .shell_distance = SHELL,
+                                            .unit_scale = 1.f,
+                                            .layout = layout};
     ossa_diag diag = {0};
     if (ossa_animation_build(&out->animations[0], &desc, blob, &diag) != OSSA_OK) fail_msg("build: %s", diag.message);
     assert_int_equal(ossa_animation_init(anim, blob->data, blob->size), OSSA_OK);
@@ -159,7 +162,8 @@ static void check_clip(const char *name)
             ossa_sampling_context_invalidate(fresh);
             sample(&c, &c.sorted, fresh, r[i], p1);
             /* The cursor and the iframes give the pose a context decoding from scratch gives. */
-            if (memcmp(p0, p1, S * sizeof *p0) != 0) fail_msg("%s: pattern %d ratio %g: cursor pose differs", name, pattern, (double)r[i]);
+            if (memcmp(p0, p1, S * sizeof *p0) != 0)
+                fail_msg("%s: pattern %d ratio %g: cursor pose differs", name, pattern, (double)r[i]);
             sample(&c, &c.packed, pctx, r[i], p2);
             model(&c, p0, m0), model(&c, p2, m2);
             for (size_t j = 0; j < J; ++j)
@@ -270,7 +274,10 @@ static void slot_swapped(uint8_t *b, const ossa_animation *a)
     const uint32_t slot = get16(k + 2) & 0xfffu;
     put16(k + 2, (get16(k + 2) & ~0xfffu) | (slot + 1) % (uint32_t)a->animated_count);
 }
-static void frame_past_end(uint8_t *b, const ossa_animation *a) { put16(key_at(b, a, a->key_count - 1), (uint32_t)a->frame_count); }
+static void frame_past_end(uint8_t *b, const ossa_animation *a)
+{
+    put16(key_at(b, a, a->key_count - 1), (uint32_t)a->frame_count);
+}
 static void first_key_late(uint8_t *b, const ossa_animation *a) { put16(key_at(b, a, 3), 1); }
 static void keys_swapped(uint8_t *b, const ossa_animation *a)
 {
@@ -335,8 +342,8 @@ static void test_corrupt(void **state)
         free(copy);
     }
     void (*const edits[])(uint8_t *, const ossa_animation *) = {
-        slot_past_end, slot_swapped, frame_past_end, first_key_late, keys_swapped, iframe_cursor,
-        iframe_key,    interval_small, interval_other, unknown_flag, rotation_bit15, range_nan};
+        slot_past_end, slot_swapped,   frame_past_end, first_key_late, keys_swapped,   iframe_cursor,
+        iframe_key,    interval_small, interval_other, unknown_flag,   rotation_bit15, range_nan};
     for (size_t i = 0; i < sizeof edits / sizeof *edits; ++i)
         if (init_copy(bytes, size, edits[i]) != OSSA_ERROR_INVALID_ANIMATION) fail_msg("edit %zu accepted", i);
     free_clip(&c);
@@ -409,8 +416,8 @@ static void test_build_desc(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_walk),     cmocka_unit_test(test_jog),        cmocka_unit_test(test_contexts),
-        cmocka_unit_test(test_corrupt),  cmocka_unit_test(test_build_desc), cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_walk),    cmocka_unit_test(test_jog),        cmocka_unit_test(test_contexts),
+        cmocka_unit_test(test_corrupt), cmocka_unit_test(test_build_desc), cmocka_unit_test(test_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,8 @@ static ossa_result check_desc(const ossa_raw_animation *raw, const ossa_animatio
             return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "%s must be finite and >= 0, not %g", names[i],
                               (double)values[i]);
     if (d->layout != OSSA_ANIMATION_LAYOUT_PACKED && d->layout != OSSA_ANIMATION_LAYOUT_SORTED)
-        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "layout %d is neither packed (0) nor sorted (1)", d->layout);
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "layout %d is neither packed (0) nor sorted (1)",
+                          d->layout);
     if (d->layout == OSSA_ANIMATION_LAYOUT_SORTED && d->tolerance == 0.f)
         return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
                           "the sorted layout stores 16-bit values: it needs a tolerance (no lossless build)");

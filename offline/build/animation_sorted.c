@@ -95,7 +95,8 @@ ossa_result ossa__animation_write_sorted(const ossa__clip *clip, const ossa__sub
     }
     if (F > OSSA__SORTED_MAX_FRAMES)
         return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
-                          "the sorted layout holds at most %d time points, the clip has %zu", OSSA__SORTED_MAX_FRAMES, F);
+                          "the sorted layout holds at most %d time points, the clip has %zu", OSSA__SORTED_MAX_FRAMES,
+                          F);
     if ((uint64_t)keys * OSSA__SORTED_KEY_SIZE >= OSSA__MAX_DATA_SIZE)
         return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "animation too large: %zu keys (sorted layout)", keys);
     const size_t N = choose_interval(F, animated, keys), iframes = (F - 2) / N;
@@ -228,7 +229,8 @@ ossa_result ossa__animation_write_sorted(const ossa__clip *clip, const ossa__sub
         }
     }
     for (size_t i = 0; i < ranges; ++i) ossa__store_f32(b + ranges_at + 4 * i, range_of[i]);
-    for (size_t i = 0; i < keys; ++i) memcpy(b + data_at + i * OSSA__SORTED_KEY_SIZE, k[i].bytes, OSSA__SORTED_KEY_SIZE);
+    for (size_t i = 0; i < keys; ++i)
+        memcpy(b + data_at + i * OSSA__SORTED_KEY_SIZE, k[i].bytes, OSSA__SORTED_KEY_SIZE);
     /* Iframes: the sampler's state (stream position, every slot's left and right keys) at each
      * multiple of N, replayed as the sampler reads forward. */
     {
