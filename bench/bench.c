@@ -1,7 +1,7 @@
 /* Runs each ozz-animation measure of docs/benchmarks.md with ossa on the same files and prints
  * ossa's value, the reference value and their ratio.
  *
- *   ossa-bench [--shared DIR] [--only N] [--list] [--simd] [--tolerance METRES]
+ *   ossa-bench [--shared DIR] [--only N] [--list] [--simd] [--tolerance METRES] [--layout packed|sorted]
  *
  * Wall-clock figures are medians of 9 repetitions. Under
  * `valgrind --tool=callgrind --instr-atstart=no ossa-bench --only N` (bench/callgrind.sh)
@@ -255,6 +255,11 @@ int main(int argc, char **argv)
             if (!tool_parse_metres(argv[++i], 1e-7f, 1.f, &bench_tolerance))
                 return fprintf(stderr, "ossa-bench: --tolerance needs metres from 1e-7 to 1 (found \"%s\")\n", argv[i]),
                        2;
+        } else if (!strcmp(argv[i], "--layout") && i + 1 < argc) {
+            ++i;
+            if (strcmp(argv[i], "packed") && strcmp(argv[i], "sorted"))
+                return fprintf(stderr, "ossa-bench: --layout needs packed or sorted (found \"%s\")\n", argv[i]), 2;
+            bench_layout = strcmp(argv[i], "sorted") ? OSSA_ANIMATION_LAYOUT_PACKED : OSSA_ANIMATION_LAYOUT_SORTED;
         } else if (!strcmp(argv[i], "--simd")) {
             return printf("%s\n", bench_simd()) < 0;
         } else if (!strcmp(argv[i], "--list")) {
@@ -264,9 +269,11 @@ int main(int argc, char **argv)
             return 0;
         } else {
             fprintf(stderr, "usage: ossa-bench [--shared DIR] [--only N] [--list] [--simd] [--tolerance METRES]\n"
+                            "                  [--layout packed|sorted]\n"
                             "  --simd           print the instruction set the jobs run on (sse2, avx2, ...)\n"
                             "  --only N         run measure N alone (for callgrind: bench/callgrind.sh)\n"
-                            "  --tolerance M    bake the clips at M metres (default 0.0001)\n");
+                            "  --tolerance M    bake the clips at M metres (default 0.0001)\n"
+                            "  --layout L       bake them in key layout L (default packed)\n");
             return 2;
         }
     }

@@ -5,11 +5,14 @@
 #include <string.h>
 
 float bench_tolerance = OSSA_BUILD_DEFAULT_TOLERANCE;
+int bench_layout = OSSA_ANIMATION_LAYOUT_PACKED;
 
 ossa_animation_build_desc bench_build_desc(const bench_clip *c)
 {
-    return (ossa_animation_build_desc){
-        .skeleton = &c->imp.skeleton, .tolerance = bench_tolerance / c->unit, .unit_scale = c->unit};
+    return (ossa_animation_build_desc){.skeleton = &c->imp.skeleton,
+                                       .tolerance = bench_tolerance / c->unit,
+                                       .unit_scale = c->unit,
+                                       .layout = bench_layout};
 }
 
 /* Builds the blobs of c->imp and opens them. */

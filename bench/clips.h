@@ -25,6 +25,9 @@ typedef struct bench_clip {
 /* Bake tolerance in metres (default OSSA_BUILD_DEFAULT_TOLERANCE); the --tolerance options
  * set it before loading. */
 extern float bench_tolerance;
+/* Key layout of the bakes (ossa_animation_build_desc.layout; default packed); ossa-bench's
+ * --layout sets it. */
+extern int bench_layout;
 
 /* The build every benchmark uses: the bench tolerance in the clip's unit. */
 ossa_animation_build_desc bench_build_desc(const bench_clip *c);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "animation_format.h"
+#include "animation_sorted.h"
 #include "checks.h"
 #include "blob.h"
 
@@ -151,14 +152,20 @@ static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
     const uint32_t data_size = ossa__load_u32(h + OSSA__ANIM_DATA_SIZE);
     const uint32_t key_count = ossa__load_u32(h + OSSA__ANIM_KEY_COUNT);
     const uint32_t range_count = ossa__load_u32(h + OSSA__ANIM_RANGE_COUNT);
-    for (size_t at = OSSA__ANIM_RANGE_COUNT + 4; at < OSSA__ANIM_HEADER_SIZE; ++at)
+    const bool sorted = (flags & OSSA_ANIMATION_FLAG_SORTED_KEYS) != 0;
+    /* The sorted-key layout keeps its iframe interval in the first reserved word. */
+    for (size_t at = OSSA__ANIM_RANGE_COUNT + (sorted ? 8 : 4); at < OSSA__ANIM_HEADER_SIZE; ++at)
         if (h[at]) return OSSA_ERROR_INVALID_ANIMATION;
     if (!isfinite(duration) || !(duration > 0.f)) return OSSA_ERROR_INVALID_ANIMATION;
     if (track_count > OSSA_MAX_JOINTS) return OSSA_ERROR_TOO_MANY_JOINTS;
-    if (flags & ~OSSA_ANIMATION_FLAG_TIMEPOINTS) return OSSA_ERROR_INVALID_ANIMATION;
-    if (data_size >= OSSA__MAX_DATA_SIZE) return OSSA_ERROR_INVALID_ANIMATION;
-    if (frame_count < 2 || frame_count > INT32_MAX || segment_count != (frame_count - 1u) / OSSA__SEGMENT_FRAMES + 1u)
+    if (flags & ~(OSSA_ANIMATION_FLAG_TIMEPOINTS | OSSA_ANIMATION_FLAG_SORTED_KEYS))
         return OSSA_ERROR_INVALID_ANIMATION;
+    if (data_size >= OSSA__MAX_DATA_SIZE) return OSSA_ERROR_INVALID_ANIMATION;
+    if (frame_count < 2 || frame_count > INT32_MAX ||
+        (!sorted && segment_count != (frame_count - 1u) / OSSA__SEGMENT_FRAMES + 1u))
+        return OSSA_ERROR_INVALID_ANIMATION;
+    a->flags = flags;
+    if (sorted) a->iframe_interval = ossa__load_u32(h + OSSA__ANIM_IFRAME_INTERVAL);
 
     a->duration = duration;
     a->track_count = track_count;
@@ -181,6 +188,10 @@ static ossa_result init(ossa_animation *a, const uint8_t *blob, size_t size)
     a->constant_count = constant_count;
     a->animated_count = animated_count;
     a->constants = (const uint32_t *)(const void *)ossa__take(&cur, words, 4, 4);
+    if (sorted) {
+        if (!a->constants) return OSSA_ERROR_TRUNCATED;
+        return ossa__animation_init_sorted(a, &cur, range_count, segment_count, data_size, key_count, name_size, size);
+    }
     a->formats = ossa__take(&cur, animated_count, 1, 4);
     a->bits = ossa__take(&cur, (size_t)animated_count * 4u, 1, 4);
     a->ranges = (const float *)(const void *)ossa__take(&cur, range_count, 4, 4);
@@ -247,6 +258,7 @@ size_t ossa_animation_keys(const ossa_animation *a, size_t joint, int channel, u
     memset(out, 0, a->frame_count);
     const size_t s = joint * 3 + (size_t)channel;
     if (ossa__kind(a->kinds, s) != 2) return 0;
+    if (a->flags & OSSA_ANIMATION_FLAG_SORTED_KEYS) return ossa__animation_keys_sorted(a, s, out);
     size_t animated = 0; /* this sub-track's index among the animated ones */
     for (size_t i = 0; i < s; ++i) animated += ossa__kind(a->kinds, i) == 2;
     size_t count = 0;
@@ -274,6 +286,16 @@ void ossa_animation_sizes(const ossa_animation *a, ossa_animation_size_breakdown
     out->segment_table = (a->segment_count + 1) * sizeof(uint32_t);
     out->bitmaps = 2 * a->animated_count * a->segment_count;
     out->name = strlen(a->name) + 1;
+    if (a->flags & OSSA_ANIMATION_FLAG_SORTED_KEYS) {
+        out->descriptors = out->segment_table = out->bitmaps = 0;
+        ossa__animation_sizes_sorted(a, out);
+        const size_t total = ossa_animation_data_size(a);
+        const size_t used = out->header + out->timepoints + out->kinds + out->constants + out->ranges +
+                            out->segment_table + out->bitmaps + out->translation_values + out->rotation_values +
+                            out->scale_values + out->name;
+        out->padding = total > used ? total - used : 0;
+        return;
+    }
     uint8_t channel[3 * OSSA_MAX_JOINTS];
     animated_channels(a, channel);
     size_t value_bits[3] = {0, 0, 0};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "animation_format.h"
+#include "animation_sorted.h"
 #include "checks.h"
 #include "baseline_jobs.h"
 #include "dispatch.h"
@@ -181,9 +182,23 @@ size_t ossa_sampling_context_size(size_t max_tracks)
     return layout(max_soa, 3 * 4 * max_soa, 0, offsets);
 }
 
+/* The sorted-key layout (sampling_sorted.c) keeps its own state after the header. */
+static bool sorted_keys(const ossa_animation *a) { return (a->flags & OSSA_ANIMATION_FLAG_SORTED_KEYS) != 0; }
+
+uint8_t *ossa__sampling_context_area(ossa_sampling_context *context, size_t *size, const uint8_t ***bound)
+{
+    const size_t head = align16(sizeof *context);
+    *size = context->bytes > head ? context->bytes - head : 0;
+    *bound = &context->bound;
+    return (uint8_t *)context + head;
+}
+
 size_t ossa_sampling_context_size_for(const ossa_animation *animation)
 {
     if (!animation || !animation->kinds) return 0;
+    if (sorted_keys(animation))
+        return align16(sizeof(struct ossa_sampling_context)) +
+               ossa__sorted_state_size(animation->soa_count, animation->animated_count);
     size_t offsets[L_END];
     return layout(animation->soa_count, animation->animated_count, 0, offsets);
 }
@@ -191,13 +206,14 @@ size_t ossa_sampling_context_size_for(const ossa_animation *animation)
 size_t ossa_sampling_context_playback_size_for(const ossa_animation *animation)
 {
     if (!animation || !animation->kinds) return 0;
+    if (sorted_keys(animation)) return ossa_sampling_context_size_for(animation);
     size_t offsets[L_END];
     return layout(animation->soa_count, animation->animated_count, group_count_of(animation), offsets);
 }
 
 bool ossa_sampling_context_cache_pays(const ossa_animation *animation)
 {
-    if (!animation || !animation->kinds || animation->animated_count == 0) return false;
+    if (!animation || !animation->kinds || animation->animated_count == 0 || sorted_keys(animation)) return false;
     /* Keys per second of an average animated sub-track (the segments' first keys included). */
     const double rate = (double)animation->key_count / ((double)animation->animated_count * (double)animation->duration);
     return rate >= OSSA_SAMPLING_CACHE_MIN_KEY_RATE;
@@ -255,6 +271,17 @@ ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, siz
 ossa_sampling_context *ossa_sampling_context_init_for(void *memory, size_t size, const ossa_animation *animation)
 {
     if (!animation || !animation->kinds) return NULL;
+    if (sorted_keys(animation)) {
+        /* Only the header: the packed sampler refuses such a context (no arrays). */
+        const size_t bytes = ossa_sampling_context_size_for(animation);
+        if (!memory || ossa__misaligned(memory) || size < bytes) return NULL;
+        ossa_sampling_context *ctx = memory;
+        memset(ctx, 0, sizeof *ctx);
+        ctx->max_soa = animation->soa_count;
+        ctx->max_animated = animation->animated_count;
+        ctx->bytes = bytes;
+        return ctx;
+    }
     return context_init(memory, size, animation->soa_count, animation->animated_count, group_count_of(animation));
 }
 
@@ -286,6 +313,7 @@ ossa_result ossa_sampling_job_validate(const ossa_sampling_job *job)
     if (job->output_count < job->animation->soa_count) return OSSA_ERROR_OUTPUT_TOO_SMALL;
     const ossa_animation *a = job->animation;
     if (a->rest_count && (!job->rest_pose || job->rest_pose_count < a->soa_count)) return OSSA_ERROR_NO_REST_POSE;
+    if (!sorted_keys(a) && !job->context->rest_at) return OSSA_ERROR_CONTEXT_TOO_SMALL; /* a sorted-key context */
     if (ossa__misaligned(job->output) || (job->rest_pose && ossa__misaligned(job->rest_pose)))
         return OSSA_ERROR_MISALIGNED;
     /* The output must not overlap the context, the blob (header to key data) or the rest pose. */
@@ -1064,6 +1092,8 @@ static void copy_rest(const ossa_sampling_context *ctx, ossa_soa_transform *out,
 /* The job: validation, then the work. */
 OSSA__INLINE ossa_result run(const ossa_sampling_job *job)
 {
+    if (job && job->animation && (job->animation->flags & OSSA_ANIMATION_FLAG_SORTED_KEYS))
+        return ossa__sorted_run(job);
     const ossa_result r = ossa_sampling_job_validate(job);
     if (r != OSSA_OK) return r;
     const ossa_animation *a = job->animation;

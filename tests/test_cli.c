@@ -483,6 +483,46 @@ static void verbose_bake_breaks_down_the_time(void **state)
     }
 }
 
+/* --layout sorted: the archive holds the sorted-key layout, `ossa info` names it and measures it
+ * within the default 0.1 mm tolerance against the source; an unknown layout and a lossless
+ * sorted bake are argument errors (exit 2, nothing written). */
+static void bake_layout_sorted_stays_within_tolerance(void **state)
+{
+    (void)state;
+    char walk[512], skeleton[512], out[512];
+    snprintf(walk, sizeof walk, "%s", ossa_test_shared_path("ozz/pab_walk_raw.ozz"));
+    snprintf(skeleton, sizeof skeleton, "%s", ossa_test_shared_path("ozz/pab_skeleton.ozz"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("sorted.ossa"));
+    size_t size = 0;
+    free(ossa_test_read_or_skip(walk, "DATA/ozz/pab_walk_raw.ozz", &size));
+    remove(out);
+    int status = -1;
+    const char *bogus[] = {walk, "--skeleton", skeleton, "-o", out, "-q", "--layout", "bitmap"};
+    char *err = bake_stderr(8, bogus, &status);
+    assert_int_equal(status, 2);
+    assert_non_null(strstr(err, "--layout needs packed or sorted"));
+    free(err);
+    const char *lossless[] = {walk, "--skeleton", skeleton, "-o", out, "-q", "--layout", "sorted", "--no-optimize"};
+    err = bake_stderr(9, lossless, &status);
+    assert_int_equal(status, 2);
+    assert_non_null(strstr(err, "needs a tolerance"));
+    free(err);
+    FILE *none = fopen(out, "rb");
+    assert_null(none);
+    const char *bake[] = {walk, "--skeleton", skeleton, "-o", out, "-q", "--layout", "sorted"};
+    assert_int_equal(run_bake(8, bake), 0);
+    const char *info[] = {out, "--against", walk, "--skeleton", skeleton};
+    char *text = ossa_test_run_captured(tool_info, 5, info, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(text, "\nlayout           sorted"));
+    const char *line = strstr(text, "\nvertex error     max ");
+    assert_non_null(line);
+    double mm = -1.0;
+    assert_int_equal(sscanf(line + 22, "%lf mm", &mm), 1);
+    assert_true(mm > 0.0 && mm <= 0.1);
+    free(text);
+}
+
 /* --max-memory and --max-seconds: a clip over either is refused before its build, in one line
  * naming the clip, the estimate and the budget (exit 1, nothing written); 0 removes each. */
 static void budgets_refuse_before_building(void **state)
@@ -2104,6 +2144,7 @@ int main(void)
         cmocka_unit_test(every_command_has_help),
         cmocka_unit_test(bare_ossa_prints_usage),
         cmocka_unit_test(info_against_checks_the_skeleton_first),
+        cmocka_unit_test(bake_layout_sorted_stays_within_tolerance),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -38,7 +38,7 @@ static void usage_bake(FILE *f)
             "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites] [--root-motion]\n"
             "                 [--retarget FILE [--joint-map MAP]]\n"
             "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--keep-source-units]\n"
-            "                 [--threads N] [-q]\n"
+            "                 [--layout packed|sorted] [--threads N] [-q]\n"
             "                 [--max-memory MB] [--max-seconds S] [--depfile FILE] [-v]\n"
             "  INPUT defaults to %s\n"
             "  -o OUT.ossa         the archive to write (default: INPUT's name without its extension, plus\n"
@@ -62,6 +62,8 @@ static void usage_bake(FILE *f)
             "                      import_unit_scale=M)\n"
             "  --keep-source-units store translations in the source's unit, not metres (META:\n"
             "                      unit_scale=M, the metres per stored unit)\n"
+            "  --layout L          key layout: packed (default; bit-packed segments) or sorted (keys in the\n"
+            "                      order playback reads them, 16-bit values; needs a tolerance)\n"
             "  --threads N         encoding threads (default: the online CPUs); the result is the same\n"
             "  --max-memory MB     refuse a clip whose build is estimated to need more memory (default: half\n"
             "                      the physical memory, %.0f MB here; 0: no limit); the importers' keys\n"
@@ -456,6 +458,7 @@ int tool_bake(int argc, char **argv)
     bool drop_end_sites = false, optimize = true, quiet = false, root_motion = false, keep_units = false,
          verbose = false;
     float tolerance_m = OSSA_BUILD_DEFAULT_TOLERANCE, unit_scale_arg = 0.f;
+    int layout = OSSA_ANIMATION_LAYOUT_PACKED;
     unsigned threads = tool_cpu_count();
     size_t max_memory = default_max_memory();
     double max_seconds = BAKE_DEFAULT_MAX_SECONDS;
@@ -466,7 +469,15 @@ int tool_bake(int argc, char **argv)
             depfile = argv[++i];
         else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc)
             skeleton_path = argv[++i];
-        else if (!strcmp(argv[i], "--no-optimize"))
+        else if (!strcmp(argv[i], "--layout") && i + 1 < argc) {
+            ++i;
+            if (!strcmp(argv[i], "packed"))
+                layout = OSSA_ANIMATION_LAYOUT_PACKED;
+            else if (!strcmp(argv[i], "sorted"))
+                layout = OSSA_ANIMATION_LAYOUT_SORTED;
+            else
+                return bake_usage_error("--layout needs packed or sorted", argv[i]);
+        } else if (!strcmp(argv[i], "--no-optimize"))
             optimize = false;
         else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
             quiet = true;
@@ -511,6 +522,8 @@ int tool_bake(int argc, char **argv)
             input = argv[i];
     }
     if (!input) input = OSSA_DEFAULT_INPUT;
+    if (layout == OSSA_ANIMATION_LAYOUT_SORTED && !optimize)
+        return bake_usage_error("--layout sorted stores 16-bit values and needs a tolerance", "--no-optimize");
     char default_out[4096];
     if (!output) {
         default_output(input, default_out, sizeof default_out);
@@ -665,7 +678,14 @@ int tool_bake(int argc, char **argv)
                                                  .allocator = verbose ? &counting_allocator : NULL,
                                                  .threads = threads,
                                                  .progress = bar ? build_progress : NULL,
-                                                 .progress_user = bar};
+                                                 .progress_user = bar,
+                                                 .layout = bounded ? layout : OSSA_ANIMATION_LAYOUT_PACKED};
+        if (layout == OSSA_ANIMATION_LAYOUT_SORTED && !bounded)
+            tool_progress_clear(bar),
+                fprintf(stderr,
+                        "ossa: note: animation \"%s\" has no skeleton of its %zu tracks to measure the error on: "
+                        "lossless, so in the packed layout\n",
+                        source->name, source->track_count);
         /* Long clips: say what the build will take before it starts. */
         const size_t need = ossa_animation_build_memory(source, &build);
         if (need >= TOOL_MEMORY_NOTE_BYTES)

@@ -275,8 +275,14 @@ static void print_animation_layout(const info_animation *ia)
 {
     const ossa_animation *anim = &ia->anim;
     const size_t(*kinds)[4] = ia->kinds;
-    printf("%-16s %zu time points (%s), %zu segments\n", "time points", anim->frame_count,
-           anim->timepoints ? "table" : "uniform", anim->segment_count);
+    const bool sorted = (anim->flags & OSSA_ANIMATION_FLAG_SORTED_KEYS) != 0;
+    if (sorted)
+        printf("%-16s sorted (keys in playback order, 16-bit values; an iframe every %zu time points)\n", "layout",
+               anim->iframe_interval);
+    else
+        printf("%-16s packed (bit-packed segments of 16 time points)\n", "layout");
+    printf("%-16s %zu time points (%s), %zu %s\n", "time points", anim->frame_count,
+           anim->timepoints ? "table" : "uniform", anim->segment_count, sorted ? "iframes" : "segments");
     printf("%-16s animated / constant / rest pose / default: translation %zu/%zu/%zu/%zu, rotation "
            "%zu/%zu/%zu/%zu,\n%-16s scale %zu/%zu/%zu/%zu\n",
            "sub-tracks", kinds[0][2], kinds[0][1], kinds[0][3], kinds[0][0], kinds[1][2], kinds[1][1], kinds[1][3],
@@ -287,8 +293,11 @@ static void print_animation_layout(const info_animation *ia)
     const ossa_animation_size_breakdown *b = &ia->sizes;
     printf("%-16s header %zu, time points %zu, kinds %zu, constants %zu, descriptors %zu, ranges %zu,\n", "bytes",
            b->header, b->timepoints, b->kinds, b->constants, b->descriptors, b->ranges);
-    printf("%-16s segment table %zu, key bitmaps %zu, segment ranges %zu,\n", "", b->segment_table, b->bitmaps,
-           b->segment_ranges);
+    if (sorted)
+        printf("%-16s iframes %zu, key times and slots %zu,\n", "", b->segment_table, b->bitmaps);
+    else
+        printf("%-16s segment table %zu, key bitmaps %zu, segment ranges %zu,\n", "", b->segment_table, b->bitmaps,
+               b->segment_ranges);
     printf("%-16s values: translation %zu, rotation %zu, scale %zu;\n", "", b->translation_values, b->rotation_values,
            b->scale_values);
     printf("%-16s name %zu, padding %zu\n", "", b->name, b->padding);

@@ -161,6 +161,7 @@ static cJSON *animation_object(const info_report *rep, const info_animation *ia)
     add_size(o, "time_points", anim->frame_count);
     cJSON_AddBoolToObject(o, "uniform", anim->timepoints == NULL);
     add_size(o, "segments", anim->segment_count);
+    tool_json_add_string(o, "layout", anim->flags & OSSA_ANIMATION_FLAG_SORTED_KEYS ? "sorted" : "packed");
     add_sub_tracks(o, ia->kinds);
     add_size(o, "keys", anim->key_count);
     add_size(o, "animated_samples", anim->animated_count * anim->frame_count);

@@ -16,6 +16,12 @@ static ossa_result check_desc(const ossa_raw_animation *raw, const ossa_animatio
         if (!isfinite(values[i]) || values[i] < 0.f)
             return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "%s must be finite and >= 0, not %g", names[i],
                               (double)values[i]);
+    if (d->layout != OSSA_ANIMATION_LAYOUT_PACKED && d->layout != OSSA_ANIMATION_LAYOUT_SORTED)
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT, "layout %d is neither packed (0) nor sorted (1)",
+                          d->layout);
+    if (d->layout == OSSA_ANIMATION_LAYOUT_SORTED && d->tolerance == 0.f)
+        return ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
+                          "the sorted layout stores 16-bit values: it needs a tolerance (no lossless build)");
     if (d->override_count && !d->overrides)
         return ossa__fail(diag, OSSA_ERROR_NULL_ARGUMENT, "%zu overrides but no array", d->override_count);
     if (d->tolerance == 0.f) return OSSA_OK;
@@ -98,7 +104,22 @@ ossa_result ossa_animation_build(const ossa_raw_animation *raw, const ossa_anima
         ossa__clip_destroy(&clip);
         return r;
     }
-    if (desc->tolerance > 0.f)
+    if (desc->tolerance > 0.f && desc->layout == OSSA_ANIMATION_LAYOUT_SORTED) {
+        /* The sorted layout never returns a blob above its tolerance. */
+        ossa_animation_build_stats local = {0};
+        ossa_animation_build_desc sorted = *desc;
+        if (!sorted.stats) sorted.stats = &local;
+        r = ossa__animation_search(&clip, raw, desc->skeleton, &sorted, raw->name, &clock, out, diag);
+        if (r == OSSA_OK && !(sorted.stats->error_ratio <= 1.f)) {
+            const size_t j = sorted.stats->worst_joint;
+            r = ossa__fail(diag, OSSA_ERROR_INVALID_ARGUMENT,
+                           "sorted layout: joint %zu (%s) measures %g at %.3f s, above its tolerance (%.0f %%): 16-bit "
+                           "values over its range cannot hold it; use the packed layout",
+                           j, desc->skeleton->joints[j].name ? desc->skeleton->joints[j].name : "?",
+                           (double)sorted.stats->max_error, (double)sorted.stats->worst_time,
+                           (double)sorted.stats->error_ratio * 100.0);
+        }
+    } else if (desc->tolerance > 0.f)
         r = ossa__animation_search(&clip, raw, desc->skeleton, desc, raw->name, &clock, out, diag);
     else
         r = build_lossless(&clip, raw->name, desc, &clock, out, diag);

@@ -97,6 +97,11 @@ void ossa__pack_constant_quat(const float *q, uint32_t out[2]);
 ossa_result ossa__animation_write(const ossa__clip *clip, const ossa__subtrack *subtracks, const char *name,
                                   const ossa_allocator *allocator, ossa_blob *out, ossa_diag *diag);
 
+/* Writes the sorted-key blob of `subtracks` (animation_sorted.c): the same keys, values
+ * re-encoded on 16 bits. */
+ossa_result ossa__animation_write_sorted(const ossa__clip *clip, const ossa__subtrack *subtracks, const char *name,
+                                         const ossa_allocator *allocator, ossa_blob *out, ossa_diag *diag);
+
 /* A build's progress report (ossa_animation_build_desc.progress): the last fraction reported
  * and the smallest step worth another call. */
 typedef struct ossa__progress {

@@ -351,7 +351,10 @@ static float verify(search *s, const ossa_blob *blob, ossa_animation_build_stats
 static ossa_result write_blob(search *s, ossa_blob *blob)
 {
     const int was = ossa__clock_switch(s->clock, OSSA__STAGE_WRITE);
-    const ossa_result r = ossa__animation_write(s->clip, s->st, s->name, s->desc->allocator, blob, s->diag);
+    const ossa_result r =
+        s->desc->layout == OSSA_ANIMATION_LAYOUT_SORTED
+            ? ossa__animation_write_sorted(s->clip, s->st, s->name, s->desc->allocator, blob, s->diag)
+            : ossa__animation_write(s->clip, s->st, s->name, s->desc->allocator, blob, s->diag);
     ossa__clock_switch(s->clock, was);
     return r;
 }

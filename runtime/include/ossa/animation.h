@@ -62,6 +62,12 @@
  *                                        fit in 32 bits)
  *   char name[name_size]                 NUL-terminated
  *
+ * Sorted-key layout (flags bit 1, OSSA_ANIMATION_FLAG_SORTED_KEYS; docs/animation-format.md, "The
+ * sorted-key layout"): after the constants come f32 ranges[6 * animated_count] (min[3], step[3]
+ * per animated sub-track), u32 iframes[segment_count][1 + 2 * animated_count] and key_count keys
+ * of 10 bytes (u16 time point, u16 sub-track and rotation bits, u16 value[3]) sorted by the time
+ * point the sampler needs each; header bytes 44-47 hold the iframe interval. No formats, bits or
+ * segment offsets.
  * Source: the sorted keyframe stream of ozz-animation (keys, linear interpolation, ratio
  * clock) and the segmented, range-reduced, variable-bit-rate layout of ACL (N. Frechette,
  * Animation Compression Library); keys that are a subset of the time points, bitmaps
@@ -80,6 +86,10 @@ extern "C" {
 #define OSSA_ANIMATION_BLOB_VERSION 2u
 /* flags: a table of time points follows the header (else they are uniform). */
 #define OSSA_ANIMATION_FLAG_TIMEPOINTS 0x1u
+/* flags: the keys are one stream sorted by the time the sampler needs them, 16-bit values, with
+ * seek points (iframes), instead of segments (docs/animation-format.md, "The sorted-key layout";
+ * ossa bake --layout sorted). */
+#define OSSA_ANIMATION_FLAG_SORTED_KEYS 0x2u
 
 /* Runtime animation: a view over a validated blob (see the layout above). */
 typedef struct ossa_animation {
@@ -104,6 +114,12 @@ typedef struct ossa_animation {
     const uint8_t *data;             /* [data_size] */
     size_t data_size;
     const char *name; /* NUL-terminated, may be "" */
+    uint32_t flags;   /* OSSA_ANIMATION_FLAG_* */
+    /* Sorted-key layout only (flags & OSSA_ANIMATION_FLAG_SORTED_KEYS; then formats, bits and
+     * segment_offsets are NULL, segment_count is the iframe count and data holds key_count keys
+     * of 10 bytes): */
+    const uint32_t *iframes; /* [segment_count * (1 + 2 * animated_count)] seek points */
+    size_t iframe_interval;  /* time points between two iframes */
 } ossa_animation;
 
 /* Where an animation's bytes go (ossa_animation_sizes). Every field is in bytes; the fields

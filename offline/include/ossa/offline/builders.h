@@ -98,7 +98,16 @@ typedef struct ossa_animation_build_desc {
      * the same bytes with or without it. */
     ossa_build_progress_fn progress;
     void *progress_user;
+    /* Key layout of the blob: OSSA_ANIMATION_LAYOUT_PACKED (0, the default: bit-packed segments)
+     * or OSSA_ANIMATION_LAYOUT_SORTED (one stream sorted by the time the sampler needs each key,
+     * 16-bit values; ossa/animation.h, OSSA_ANIMATION_FLAG_SORTED_KEYS). The sorted layout needs
+     * a tolerance: the search then measures the sorted blob, and a build whose error stays above
+     * the tolerance fails (OSSA_ERROR_INVALID_ARGUMENT naming the joint) instead of returning it. */
+    int layout;
 } ossa_animation_build_desc;
+
+/* ossa_animation_build_desc.layout values. */
+enum { OSSA_ANIMATION_LAYOUT_PACKED = 0, OSSA_ANIMATION_LAYOUT_SORTED = 1 };
 
 /* Builds a runtime animation blob (layout in ossa/animation.h) from a valid raw animation.
  * The clip is sampled at its time points: the union of all key times, plus 0 and the
