@@ -307,7 +307,7 @@ static void rotation_bit15(uint8_t *b, const ossa_animation *a)
             return;
         }
     }
-    fail_msg("no rotation key found");
+    fail_msg("%s", "no rotation key found");
 }
 static void range_nan(uint8_t *b, const ossa_animation *a)
 {
