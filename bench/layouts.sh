@@ -31,8 +31,10 @@ if [[ -z $data ]]; then
   data=$(meson introspect --buildoptions "$build" |
     python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "data_dir"))')
 fi
-# The data_dir option's default: ../shared/data beside the source tree.
-[[ -n $data ]] || data=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/shared/data
+[[ -n $data && -d $data ]] || {
+  echo "layouts.sh: no data directory ('$data'): set OSSA_SHARED_DATA to the data directory of docs/benchmarks.md" >&2
+  exit 2
+}
 cmu=${OSSA_CMU_BVH:-/usr/share/assimp/models/BVH/01_01.bvh}
 compare=${OSSA_COMPARE_CLIPS:-$build/compare/clips}
 rounds=${OSSA_BENCH_ROUNDS:-7}
