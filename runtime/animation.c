@@ -66,21 +66,7 @@ static ossa_result validate_tracks(const ossa_animation *a, const uint8_t *chann
         r += 2u * (size_t)n;
     }
     if (r != a->range_count) return OSSA_ERROR_INVALID_ANIMATION;
-    size_t w = 0;
-    for (size_t s = 0; s < 3 * a->track_count; ++s) {
-        if (ossa__kind(a->kinds, s) != OSSA__KIND_CONSTANT) continue;
-        if (s % 3 == OSSA__CH_ROTATION) {
-            if (a->constants[w + 1] >> 30) return OSSA_ERROR_INVALID_ANIMATION;
-            w += 2;
-            continue;
-        }
-        for (int c = 0; c < 3; ++c) {
-            float v;
-            memcpy(&v, &a->constants[w++], sizeof v);
-            if (!isfinite(v)) return OSSA_ERROR_INVALID_ANIMATION;
-        }
-    }
-    return OSSA_OK;
+    return ossa__check_constants(a);
 }
 
 /* Bytes of segment range entries in every segment (see OSSA__FORMAT_SEGMENT_RANGES). */

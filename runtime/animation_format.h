@@ -127,6 +127,73 @@ static inline ossa_quat ossa__unpack_constant_quat(uint32_t lo, uint32_t hi)
     return ossa__rotation_from(c, (int)((bits >> 60) & 3u));
 }
 
+/* The constants table of a validated-so-far view: every constant translation or scale is
+ * finite and every packed rotation's spare bits (62, 63) are zero. Both layouts' validators
+ * check it. */
+static inline ossa_result ossa__check_constants(const ossa_animation *a)
+{
+    size_t w = 0;
+    for (size_t s = 0; s < 3 * a->track_count; ++s) {
+        if (ossa__kind(a->kinds, s) != OSSA__KIND_CONSTANT) continue;
+        if (s % 3 == OSSA__CH_ROTATION) {
+            if (a->constants[w + 1] >> 30) return OSSA_ERROR_INVALID_ANIMATION;
+            w += 2;
+            continue;
+        }
+        for (int c = 0; c < 3; ++c) {
+            float v;
+            memcpy(&v, &a->constants[w++], sizeof v);
+            if (!isfinite(v)) return OSSA_ERROR_INVALID_ANIMATION;
+        }
+    }
+    return OSSA_OK;
+}
+
+/* The value v (x, y, z, and w for rotations) a sampling job outputs for joint j's channel c
+ * when its sub-track is of kind `kind`, not animated: the default (zero translation, identity
+ * rotation, unit scale; also for j past the joints), the constant at *word (which advances
+ * past it), or the rest pose's. Both layouts' samplers decode these once, when they bind. */
+static inline void ossa__fixed_value(const ossa_animation *a, uint32_t kind, int c, size_t j,
+                                     const ossa_soa_transform *rest, size_t *word, float v[4])
+{
+    static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
+    memcpy(v, defaults[c], 4 * sizeof(float));
+    if (kind == OSSA__KIND_CONSTANT && c == OSSA__CH_ROTATION) {
+        const ossa_quat q = ossa__unpack_constant_quat(a->constants[*word], a->constants[*word + 1]);
+        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+        *word += 2;
+    } else if (kind == OSSA__KIND_CONSTANT) {
+        memcpy(v, &a->constants[*word], 3 * sizeof(float));
+        *word += 3;
+    } else if (kind == OSSA__KIND_REST) {
+        const ossa_transform t = ossa_soa_transform_get(&rest[j / 4], (int)(j % 4));
+        const float r[3][4] = {{t.translation.x, t.translation.y, t.translation.z, 0.f},
+                               {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w},
+                               {t.scale.x, t.scale.y, t.scale.z, 0.f}};
+        memcpy(v, r[c], 4 * sizeof(float));
+    }
+}
+
+/* Writes value v (3 or 4 floats) into lane `joint` of channel c of a SoA pose. */
+static inline void ossa__put_lane(ossa_soa_transform *pose, int c, size_t joint, const float *v)
+{
+    ossa_soa_transform *g = &pose[joint / 4];
+    const size_t l = joint % 4;
+    if (c == OSSA__CH_ROTATION) {
+        g->rotation.x[l] = v[0], g->rotation.y[l] = v[1], g->rotation.z[l] = v[2], g->rotation.w[l] = v[3];
+    } else {
+        ossa_soa_float3 *t = c == OSSA__CH_SCALE ? &g->scale : &g->translation;
+        t->x[l] = v[0], t->y[l] = v[1], t->z[l] = v[2];
+    }
+}
+
+/* The ratio of time point `frame` (below 2^31, validated: 32-bit conversions to float are one
+ * instruction where 64-bit unsigned ones are not). */
+static inline float ossa__frame_ratio(const ossa_animation *a, uint32_t frame)
+{
+    return a->timepoints ? a->timepoints[frame] : (float)(int32_t)frame / (float)(int32_t)(a->frame_count - 1);
+}
+
 /* The first byte of the blob behind an initialised animation view (kinds table non-NULL):
  * the header, then the time-point table when there is one, then the kinds. */
 static inline const uint8_t *ossa__animation_blob(const ossa_animation *a)

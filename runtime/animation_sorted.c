@@ -8,25 +8,6 @@
 #include "animation_sorted.h"
 #include "checks.h"
 
-static ossa_result check_constants(const ossa_animation *a)
-{
-    size_t w = 0;
-    for (size_t s = 0; s < 3 * a->track_count; ++s) {
-        if (ossa__kind(a->kinds, s) != OSSA__KIND_CONSTANT) continue;
-        if (s % 3 == OSSA__CH_ROTATION) {
-            if (a->constants[w + 1] >> 30) return OSSA_ERROR_INVALID_ANIMATION;
-            w += 2;
-            continue;
-        }
-        for (int c = 0; c < 3; ++c) {
-            float v;
-            memcpy(&v, &a->constants[w++], sizeof v);
-            if (!isfinite(v)) return OSSA_ERROR_INVALID_ANIMATION;
-        }
-    }
-    return OSSA_OK;
-}
-
 /* Channel of every slot, and the ranges: min[3], step[3] per slot, finite, steps >= 0, and the
  * largest value a key can decode to finite. */
 static ossa_result check_ranges(const ossa_animation *a, uint8_t *channel)
@@ -120,7 +101,7 @@ ossa_result ossa__animation_init_sorted(ossa_animation *a, ossa__cursor *cur, ui
         for (size_t i = 1; i < a->frame_count; ++i)
             if (!(a->timepoints[i] > a->timepoints[i - 1])) return OSSA_ERROR_INVALID_ANIMATION;
     }
-    ossa_result r = check_constants(a);
+    ossa_result r = ossa__check_constants(a);
     if (r != OSSA_OK) return r;
     uint8_t channel[3 * OSSA_MAX_JOINTS];
     if ((r = check_ranges(a, channel)) != OSSA_OK) return r;

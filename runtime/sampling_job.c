@@ -350,19 +350,6 @@ static inline unsigned highest_bit(uint32_t bits)
 #endif
 }
 
-/* Writes value v (3 or 4 floats) into lane `joint` of channel c of a SoA pose. */
-static inline void put_lane(ossa_soa_transform *pose, int c, size_t joint, const float *v)
-{
-    ossa_soa_transform *g = &pose[joint / 4];
-    const size_t l = joint % 4;
-    if (c == OSSA__CH_ROTATION) {
-        g->rotation.x[l] = v[0], g->rotation.y[l] = v[1], g->rotation.z[l] = v[2], g->rotation.w[l] = v[3];
-    } else {
-        ossa_soa_float3 *t = c == OSSA__CH_SCALE ? &g->scale : &g->translation;
-        t->x[l] = v[0], t->y[l] = v[1], t->z[l] = v[2];
-    }
-}
-
 /* Dequantises integers q ([component][lane]) into values of every lane: min + q * step, four
  * lanes at a time; rotations get their dropped component back: with r = sqrt(1 - c0^2 - c1^2
  * - c2^2) and d the dropped index, x = d==0 ? r : c0, y = d==0 ? c0 : d==1 ? r : c1, z = d<=1
@@ -537,7 +524,6 @@ static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int
  * animated sub-tracks to groups, all stale. */
 static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa_soa_transform *rest)
 {
-    static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
     uint16_t sub_of[3 * OSSA_MAX_JOINTS];
     uint32_t range_at[3 * OSSA_MAX_JOINTS];
     size_t word = 0, animated = 0, range = 0;
@@ -547,8 +533,6 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
         for (int c = 0; c < 3; ++c) {
             const size_t s = j * 3 + (size_t)c;
             const uint32_t kind = j < a->track_count ? ossa__kind(a->kinds, s) : OSSA__KIND_DEFAULT;
-            float v[4];
-            memcpy(v, defaults[c], sizeof v);
             if (kind == OSSA__KIND_ANIMATED) {
                 const int n = ossa__format_components(c, a->formats[animated]);
                 const uint8_t *w = &a->bits[4 * animated];
@@ -568,21 +552,10 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
                 }
                 range += 2 * (size_t)n;
                 ++animated;
-            } else if (kind == OSSA__KIND_CONSTANT && c == OSSA__CH_ROTATION) {
-                const ossa_quat q = ossa__unpack_constant_quat(a->constants[word], a->constants[word + 1]);
-                v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-                word += 2;
-            } else if (kind == OSSA__KIND_CONSTANT) {
-                memcpy(v, &a->constants[word], 3 * sizeof(float));
-                word += 3;
-            } else if (kind == OSSA__KIND_REST) {
-                const ossa_transform t = ossa_soa_transform_get(&rest[j / 4], (int)(j % 4));
-                const float r[3][4] = {{t.translation.x, t.translation.y, t.translation.z, 0.f},
-                                       {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w},
-                                       {t.scale.x, t.scale.y, t.scale.z, 0.f}};
-                memcpy(v, r[c], sizeof v);
             }
-            put_lane(ctx->rest, c, j, v);
+            float v[4]; /* an animated sub-track's is the default, until its lanes write it */
+            ossa__fixed_value(a, kind, c, j, rest, &word, v);
+            ossa__put_lane(ctx->rest, c, j, v);
         }
     }
     for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[i] = 0;
@@ -653,13 +626,6 @@ static void segment_setup(const ossa_animation *a, ossa_sampling_context *ctx, u
     }
 }
 
-/* Frame counts are below 2^31 (validated), and 32-bit conversions to float are one
- * instruction where 64-bit unsigned ones are not. */
-static inline float frame_ratio(const ossa_animation *a, uint32_t frame)
-{
-    return a->timepoints ? a->timepoints[frame] : (float)(int32_t)frame / (float)(int32_t)(a->frame_count - 1);
-}
-
 /* Makes `segment` current: its bit offsets and the ratios of its time points. */
 static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, uint32_t segment)
 {
@@ -669,7 +635,7 @@ static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, u
     const uint32_t first = segment * OSSA__SEGMENT_FRAMES, last = (uint32_t)a->frame_count - 1;
     if (!a->timepoints && last - first >= OSSA__SEGMENT_FRAMES + 3) {
         /* Uniform time points, all 20 in the clip: four divisions at a time, each as
-         * frame_ratio's (32-bit integer to float, correctly rounded division). */
+         * ossa__frame_ratio's (32-bit integer to float, correctly rounded division). */
         const v4f count = v4f_set1((float)(int32_t)(a->frame_count - 1));
         for (int f = 0; f < OSSA__SEGMENT_FRAMES + 4; f += 4) {
             const v4i frames = v4i_add(v4i_set1((int32_t)(first + (uint32_t)f)), v4i_set(0, 1, 2, 3));
@@ -677,7 +643,7 @@ static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, u
         }
     } else {
         for (uint32_t f = 0; f <= OSSA__SEGMENT_FRAMES; ++f)
-            ctx->segment_ratio[f] = first + f <= last ? frame_ratio(a, first + f) : 1.f;
+            ctx->segment_ratio[f] = first + f <= last ? ossa__frame_ratio(a, first + f) : 1.f;
     }
     ctx->segment = segment;
 }

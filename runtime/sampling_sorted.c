@@ -80,21 +80,8 @@ size_t ossa__sorted_state_size(size_t soa_count, size_t animated_count)
     return layout(soa_count, animated_count, offsets);
 }
 
-static inline float frame_ratio(const ossa_animation *a, uint32_t frame)
-{
-    return a->timepoints ? a->timepoints[frame] : (float)(int32_t)frame / (float)(int32_t)(a->frame_count - 1);
-}
-
-static void put_base(ossa_soa_transform *base, int c, size_t j, const float *v)
-{
-    float *lanes = (float *)(void *)&base[j / 4];
-    static const int at[3] = {0, 12, 28};
-    for (int k = 0; k < (c == OSSA__CH_ROTATION ? 4 : 3); ++k) lanes[at[c] + 4 * k + (int)(j % 4)] = v[k];
-}
-
 static void bind(const ossa_animation *a, sorted_state *st, uint8_t *area, const ossa_soa_transform *rest)
 {
-    static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
     size_t offsets[S_END];
     layout(a->soa_count, a->animated_count, offsets);
     st->groups = (sorted_group *)(void *)(area + offsets[S_GROUPS]);
@@ -110,26 +97,13 @@ static void bind(const ossa_animation *a, sorted_state *st, uint8_t *area, const
         for (int c = 0; c < 3; ++c) {
             const size_t s = j * 3 + (size_t)c;
             const uint32_t kind = j < a->track_count ? ossa__kind(a->kinds, s) : OSSA__KIND_DEFAULT;
-            float v[4];
-            memcpy(v, defaults[c], sizeof v);
             if (kind == OSSA__KIND_ANIMATED) {
                 st->range_at[slot++] = (uint16_t)range;
                 range += 6;
-            } else if (kind == OSSA__KIND_CONSTANT && c == OSSA__CH_ROTATION) {
-                const ossa_quat q = ossa__unpack_constant_quat(a->constants[word], a->constants[word + 1]);
-                v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-                word += 2;
-            } else if (kind == OSSA__KIND_CONSTANT) {
-                memcpy(v, &a->constants[word], 3 * sizeof(float));
-                word += 3;
-            } else if (kind == OSSA__KIND_REST) {
-                const ossa_transform t = ossa_soa_transform_get(&rest[j / 4], (int)(j % 4));
-                const float r[3][4] = {{t.translation.x, t.translation.y, t.translation.z, 0.f},
-                                       {t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w},
-                                       {t.scale.x, t.scale.y, t.scale.z, 0.f}};
-                memcpy(v, r[c], sizeof v);
             }
-            put_base(st->base, c, j, v);
+            float v[4]; /* an animated sub-track's is the default, until its lanes write it */
+            ossa__fixed_value(a, kind, c, j, rest, &word, v);
+            ossa__put_lane(st->base, c, j, v);
         }
     }
     /* Groups: per channel, its slots four at a time in joint order. */
@@ -199,7 +173,7 @@ static inline void load_key(const ossa_animation *a, const sorted_state *st, uin
     } else {
         v[0][l] = c0, v[1][l] = c1, v[2][l] = c2;
     }
-    g->ratio[side][l] = frame_ratio(a, ossa__sorted_u16(key));
+    g->ratio[side][l] = ossa__frame_ratio(a, ossa__sorted_u16(key));
 }
 
 /* The state at iframe i (time point i * N): every slot's two keys; for i = 0 the stream's first
