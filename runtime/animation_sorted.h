@@ -55,6 +55,7 @@ void ossa__animation_sizes_sorted(const ossa_animation *a, ossa_animation_size_b
 
 /* The sampler (sampling_sorted.c) and the context hooks it needs from sampling_job.c. */
 size_t ossa__sorted_state_size(size_t soa_count, size_t animated_count);
+/* The sorted-key sampler on a job that ossa_sampling_job_validate accepted. */
 ossa_result ossa__sorted_run(const ossa_sampling_job *job);
 /* The bytes after the context's header (`*size` of them) and its binding word. */
 uint8_t *ossa__sampling_context_area(ossa_sampling_context *context, size_t *size, const uint8_t ***bound);

@@ -1058,11 +1058,10 @@ static void copy_rest(const ossa_sampling_context *ctx, ossa_soa_transform *out,
 /* The job: validation, then the work. */
 OSSA__INLINE ossa_result run(const ossa_sampling_job *job)
 {
-    if (job && job->animation && (job->animation->flags & OSSA_ANIMATION_FLAG_SORTED_KEYS))
-        return ossa__sorted_run(job);
     const ossa_result r = ossa_sampling_job_validate(job);
     if (r != OSSA_OK) return r;
     const ossa_animation *a = job->animation;
+    if (a->flags & OSSA_ANIMATION_FLAG_SORTED_KEYS) return ossa__sorted_run(job); /* validated above */
     ossa_sampling_context *ctx = job->context;
     const float ratio = job->ratio < 0.f ? 0.f : (job->ratio > 1.f ? 1.f : job->ratio);
     if (a->soa_count == 0) return OSSA_OK;

@@ -261,8 +261,6 @@ static void interpolate(const sorted_group *g, unsigned info, const uint16_t *de
 
 ossa_result ossa__sorted_run(const ossa_sampling_job *job)
 {
-    const ossa_result r = ossa_sampling_job_validate(job);
-    if (r != OSSA_OK) return r;
     const ossa_animation *a = job->animation;
     size_t size;
     const uint8_t **bound;
