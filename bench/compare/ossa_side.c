@@ -84,9 +84,9 @@ static bool open_clip(clip *c, const char *path, bool small)
      * for the clip. */
     c->ctx_size =
         small ? ossa_sampling_context_size_for(&c->anim) : ossa_sampling_context_recommended_size_for(&c->anim);
-    c->ctx_mem = aligned_alloc(16, c->ctx_size);
+    c->ctx_mem = aligned_alloc(64, (c->ctx_size + 63) & ~(size_t)63);
     c->ctx = ossa_sampling_context_init_for(c->ctx_mem, c->ctx_size, &c->anim);
-    c->pose = aligned_alloc(16, c->skel.soa_count * sizeof *c->pose);
+    c->pose = aligned_alloc(64, (c->skel.soa_count * sizeof *c->pose + 63) & ~(size_t)63);
     return c->ctx && c->pose;
 }
 
