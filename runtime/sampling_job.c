@@ -89,14 +89,18 @@ struct ossa_sampling_context {
     uint32_t first_block; /* bits of the first-key block */
     uint16_t *ranged_of;  /* [max_sub] the sub-track's entry in `ranged`; UINT16_MAX when it
                              has no segment ranges */
-    ranged_track *ranged; /* [max_sub] the sub-tracks with segment ranges */
+    ranged_track *ranged; /* [max_ranged] the sub-tracks with segment ranges */
     size_t ranged_count;
+    size_t max_ranged;    /* sub-tracks with segment ranges it has room for */
     size_t entries;           /* bytes of segment ranges in every segment */
     sub_group *groups;        /* [max_groups] */
-    ossa_soa_transform *rest; /* [max_soa] default and constant values */
+    size_t max_groups;        /* groups it has room for */
+    float *rest;              /* [max_rest] default and constant values: the channels the output
+                                 takes from them (copy), in pose order (see rest_layout) */
+    size_t max_rest;          /* floats of rest it has room for */
     uint8_t *copy;            /* [max_soa] bit c: channel c of the SoA group is copied from rest
                                  (no aligned group writes all of it) */
-    bool copy_all;            /* every channel of every SoA group is */
+    bool copy_all;            /* every channel of every SoA group is: rest is a whole pose */
     /* Playback cache (contexts sized with ossa_sampling_context_playback_size_for): keys
      * [group][CACHE_KEYS] around the time points of segment cache_segment (fill_cache), and
      * the scratch integers and values of one group's keys while it is filled. */
@@ -117,7 +121,22 @@ enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_RANGED_OF, L_RANGED, L_GRO
 /* Groups of max_sub animated sub-tracks: each channel c of A_c of them makes ceil(A_c / 4)
  * groups (whole aligned ones, then the rest packed), at most (A + 9) / 4 over three channels. */
 static size_t group_capacity(size_t max_sub) { return max_sub / 4 + 3; }
+
+/* What a context has room for. */
+typedef struct context_shape {
+    size_t soa;          /* SoA groups */
+    size_t animated;     /* animated sub-tracks */
+    size_t groups;       /* groups of them (make_groups) */
+    size_t ranged;       /* of them, with segment ranges */
+    size_t rest;         /* floats of rest values */
+    size_t cache_groups; /* groups of the playback cache (0: none) */
+} context_shape;
 #endif /* !OSSA__AVX2_KERNELS */
+
+/* Floats of each channel of an ossa_soa_transform: translation (floats 0..11), rotation
+ * (12..27), scale (28..39). */
+static const unsigned channel_floats[3] = {12, 16, 12};
+enum { SOA_FLOATS = 40 };
 
 /* Animated sub-tracks of channel c among the joints of SoA group jg (4: the group is an
  * aligned one, see make_groups). */
@@ -128,8 +147,6 @@ static size_t animated_in(const ossa_animation *a, size_t jg, int c)
         n += ossa__kind(a->kinds, j * 3 + (size_t)c) == OSSA__KIND_ANIMATED;
     return n;
 }
-
-#if !defined(OSSA__AVX2_KERNELS) /* contexts and validation: in the baseline compile only (dispatch.h) */
 
 /* The groups make_groups forms for animation a: per channel, one for each SoA group whose four
  * joints are animated in it, then the channel's other animated sub-tracks four at a time. */
@@ -150,20 +167,44 @@ static size_t group_count_of(const ossa_animation *a)
     return groups;
 }
 
-/* Offsets of the context's arrays for up to max_soa SoA groups and max_sub animated
- * sub-tracks, with a playback cache for cache_groups groups (0: none); returns the whole
- * size. */
-static size_t layout(size_t max_soa, size_t max_sub, size_t cache_groups, size_t offsets[L_END])
+/* The channels of each SoA group of `a` that the output takes from the rest values, into
+ * copy[jg] when copy is not NULL (bit c: channel c; set unless an aligned group writes all of
+ * it), whether the whole pose is copied instead (*all: when aligned groups skip less than half
+ * of its bytes, one copy of it costs less), and the floats of rest values a context keeps:
+ * the copied channels one after another in pose order, or the whole pose. A dense clip that
+ * animates every translation and rotation keeps its scales alone. */
+static size_t rest_layout(const ossa_animation *a, uint8_t *copy, bool *all)
 {
+    size_t skipped = 0, kept = 0;
+    for (size_t jg = 0; jg < a->soa_count; ++jg) {
+        unsigned bits = 0;
+        for (int c = 0; c < 3; ++c) {
+            const bool whole = animated_in(a, jg, c) == 4;
+            bits |= (whole ? 0u : 1u) << c;
+            *(whole ? &skipped : &kept) += channel_floats[c];
+        }
+        if (copy) copy[jg] = (uint8_t)bits;
+    }
+    *all = 2 * skipped < a->soa_count * SOA_FLOATS;
+    return *all ? a->soa_count * SOA_FLOATS : kept;
+}
+
+#if !defined(OSSA__AVX2_KERNELS) /* contexts and validation: in the baseline compile only (dispatch.h) */
+
+
+/* Offsets of the arrays of a context of shape `s`; returns the whole size. */
+static size_t layout(const context_shape *s, size_t offsets[L_END])
+{
+    const size_t max_sub = s->animated, cache_groups = s->cache_groups;
     const size_t sizes[L_END] = {(max_sub + 8) * 4,
                                  max_sub * 4,
                                  (max_sub + 8) * 2,
                                  max_sub * 2,
                                  max_sub * 2,
-                                 max_sub * sizeof(ranged_track),
-                                 group_capacity(max_sub) * sizeof(sub_group),
-                                 max_soa * sizeof(ossa_soa_transform),
-                                 max_soa,
+                                 s->ranged * sizeof(ranged_track),
+                                 s->groups * sizeof(sub_group),
+                                 s->rest * sizeof(float),
+                                 s->soa,
                                  CACHE_KEYS * cache_groups * sizeof(cache_key),
                                  cache_groups ? 2 * FILL_GRID : 0};
     size_t at = align16(sizeof(struct ossa_sampling_context));
@@ -174,12 +215,31 @@ static size_t layout(size_t max_soa, size_t max_sub, size_t cache_groups, size_t
     return at;
 }
 
+/* The shape of a context for any animation of up to max_tracks joints: every sub-track of
+ * every SoA group animated, with segment ranges, and a whole pose of rest values. */
+static context_shape shape_of_tracks(size_t max_tracks)
+{
+    const size_t soa = (max_tracks + 3) / 4;
+    return (context_shape){soa, 3 * 4 * soa, group_capacity(3 * 4 * soa), 3 * 4 * soa, soa * SOA_FLOATS, 0};
+}
+
 size_t ossa_sampling_context_size(size_t max_tracks)
 {
     if (max_tracks > OSSA_MAX_JOINTS) return 0;
     size_t offsets[L_END];
-    const size_t max_soa = (max_tracks + 3) / 4;
-    return layout(max_soa, 3 * 4 * max_soa, 0, offsets);
+    const context_shape shape = shape_of_tracks(max_tracks);
+    return layout(&shape, offsets);
+}
+
+/* The shape of the smallest context for `a`, with a playback cache or not. */
+static context_shape shape_for(const ossa_animation *a, bool cache)
+{
+    size_t ranged = 0;
+    for (size_t i = 0; i < a->animated_count; ++i) ranged += (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) != 0;
+    bool all;
+    const size_t groups = group_count_of(a);
+    return (context_shape){a->soa_count, a->animated_count, groups, ranged, rest_layout(a, NULL, &all),
+                           cache ? groups : 0};
 }
 
 /* The sorted-key layout (sampling_sorted.c) keeps its own state after the header. */
@@ -200,7 +260,8 @@ size_t ossa_sampling_context_size_for(const ossa_animation *animation)
         return align16(sizeof(struct ossa_sampling_context)) +
                ossa__sorted_state_size(animation->soa_count, animation->animated_count);
     size_t offsets[L_END];
-    return layout(animation->soa_count, animation->animated_count, 0, offsets);
+    const context_shape shape = shape_for(animation, false);
+    return layout(&shape, offsets);
 }
 
 size_t ossa_sampling_context_playback_size_for(const ossa_animation *animation)
@@ -208,7 +269,8 @@ size_t ossa_sampling_context_playback_size_for(const ossa_animation *animation)
     if (!animation || !animation->kinds) return 0;
     if (sorted_keys(animation)) return ossa_sampling_context_size_for(animation);
     size_t offsets[L_END];
-    return layout(animation->soa_count, animation->animated_count, group_count_of(animation), offsets);
+    const context_shape shape = shape_for(animation, true);
+    return layout(&shape, offsets);
 }
 
 bool ossa_sampling_context_cache_pays(const ossa_animation *animation)
@@ -225,22 +287,24 @@ size_t ossa_sampling_context_recommended_size_for(const ossa_animation *animatio
                                                        : ossa_sampling_context_size_for(animation);
 }
 
-/* A context for max_soa groups and max_sub animated sub-tracks, with a playback cache for
- * cache_groups groups when the size has room for it; NULL when it does not fit. */
-static ossa_sampling_context *context_init(void *memory, size_t size, size_t max_soa, size_t max_sub,
-                                           size_t cache_groups)
+/* A context of shape s, with its playback cache when the size has room for it; NULL when it
+ * does not fit. */
+static ossa_sampling_context *context_init(void *memory, size_t size, context_shape s)
 {
     if (!memory || ossa__misaligned(memory)) return NULL;
     size_t offsets[L_END];
-    if (cache_groups && size < layout(max_soa, max_sub, cache_groups, offsets)) cache_groups = 0;
-    if (size < layout(max_soa, max_sub, cache_groups, offsets)) return NULL;
+    if (s.cache_groups && size < layout(&s, offsets)) s.cache_groups = 0;
+    if (size < layout(&s, offsets)) return NULL;
     uint8_t *base = memory;
     ossa_sampling_context *ctx = memory;
     memset(ctx, 0, sizeof *ctx);
-    ctx->max_soa = max_soa;
-    ctx->max_animated = max_sub;
-    ctx->bytes = layout(max_soa, max_sub, cache_groups, offsets);
-    ctx->cache_groups = cache_groups;
+    ctx->max_soa = s.soa;
+    ctx->max_animated = s.animated;
+    ctx->max_groups = s.groups;
+    ctx->max_ranged = s.ranged;
+    ctx->max_rest = s.rest;
+    ctx->bytes = layout(&s, offsets);
+    const size_t cache_groups = ctx->cache_groups = s.cache_groups;
     ctx->rest_at = (uint32_t *)(void *)(base + offsets[L_REST_AT]);
     ctx->first_at = (uint32_t *)(void *)(base + offsets[L_FIRST_AT]);
     ctx->key_bits = (uint16_t *)(void *)(base + offsets[L_BITS]);
@@ -248,7 +312,7 @@ static ossa_sampling_context *context_init(void *memory, size_t size, size_t max
     ctx->ranged_of = (uint16_t *)(void *)(base + offsets[L_RANGED_OF]);
     ctx->ranged = (ranged_track *)(void *)(base + offsets[L_RANGED]);
     ctx->groups = (sub_group *)(void *)(base + offsets[L_GROUPS]);
-    ctx->rest = (ossa_soa_transform *)(void *)(base + offsets[L_REST]);
+    ctx->rest = (float *)(void *)(base + offsets[L_REST]);
     ctx->copy = base + offsets[L_COPY];
     if (cache_groups) {
         ctx->cache = (cache_key *)(void *)(base + offsets[L_CACHE]);
@@ -264,8 +328,7 @@ static ossa_sampling_context *context_init(void *memory, size_t size, size_t max
 ossa_sampling_context *ossa_sampling_context_init(void *memory, size_t size, size_t max_tracks)
 {
     if (max_tracks > OSSA_MAX_JOINTS) return NULL;
-    const size_t max_soa = (max_tracks + 3) / 4;
-    return context_init(memory, size, max_soa, 3 * 4 * max_soa, 0);
+    return context_init(memory, size, shape_of_tracks(max_tracks));
 }
 
 ossa_sampling_context *ossa_sampling_context_init_for(void *memory, size_t size, const ossa_animation *animation)
@@ -282,7 +345,7 @@ ossa_sampling_context *ossa_sampling_context_init_for(void *memory, size_t size,
         ctx->bytes = bytes;
         return ctx;
     }
-    return context_init(memory, size, animation->soa_count, animation->animated_count, group_count_of(animation));
+    return context_init(memory, size, shape_for(animation, true));
 }
 
 void ossa_sampling_context_invalidate(ossa_sampling_context *context)
@@ -520,10 +583,26 @@ static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int
     if (g) finish_group(g);
 }
 
-/* Binds `a`: default and constant values go to the rest pose the output starts from, the
- * animated sub-tracks to groups, all stale. */
-static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa_soa_transform *rest)
+/* Binds `a`: default and constant values go to the rest values the output starts from, the
+ * animated sub-tracks to groups, all stale. False, with the context left unbound, when the
+ * context has no room for a's groups, its sub-tracks with segment ranges or its rest values
+ * (a context sized for another animation with as many animated sub-tracks). */
+static bool bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa_soa_transform *rest)
 {
+    ctx->bound = NULL;
+    size_t ranged = 0;
+    for (size_t i = 0; i < a->animated_count; ++i) ranged += (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) != 0;
+    if (ranged > ctx->max_ranged || group_count_of(a) > ctx->max_groups ||
+        rest_layout(a, ctx->copy, &ctx->copy_all) > ctx->max_rest)
+        return false;
+    /* Where each SoA group's copied channels start in ctx->rest. */
+    uint32_t group_at[OSSA_MAX_SOA_JOINTS];
+    uint32_t at = 0;
+    for (size_t jg = 0; jg < a->soa_count; ++jg) {
+        const unsigned stored = ctx->copy_all ? 7u : ctx->copy[jg];
+        group_at[jg] = at;
+        for (int c = 0; c < 3; ++c) at += stored >> c & 1u ? channel_floats[c] : 0u;
+    }
     uint16_t sub_of[3 * OSSA_MAX_JOINTS];
     uint32_t range_at[3 * OSSA_MAX_JOINTS];
     size_t word = 0, animated = 0, range = 0;
@@ -553,27 +632,19 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
                 range += 2 * (size_t)n;
                 ++animated;
             }
-            float v[4]; /* an animated sub-track's is the default, until its lanes write it */
+            /* An animated sub-track's value is the default, until its lanes write it. */
+            float v[4];
             ossa__fixed_value(a, kind, c, j, rest, &word, v);
-            ossa__put_lane(ctx->rest, c, j, v);
+            const unsigned stored = ctx->copy_all ? 7u : ctx->copy[j / 4];
+            if (stored >> c & 1u) {
+                float *d = ctx->rest + group_at[j / 4] + j % 4;
+                for (int k = 0; k < c; ++k) d += stored >> k & 1u ? channel_floats[k] : 0u;
+                for (unsigned k = 0; k < channel_floats[c] / 4; ++k) d[4 * k] = v[k];
+            }
         }
     }
     for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[i] = 0;
     for (int c = 0; c < 3; ++c) make_groups(a, ctx, c, sub_of, range_at);
-    /* Channels copied one SoA group at a time pay only when they skip at least half of the
-     * pose's bytes; otherwise the whole pose is copied (see copy_rest). */
-    static const size_t channel_bytes[3] = {sizeof(ossa_soa_float3), sizeof(ossa_soa_quat), sizeof(ossa_soa_float3)};
-    size_t skipped = 0;
-    for (size_t jg = 0; jg < a->soa_count; ++jg) {
-        unsigned copy = 0;
-        for (int c = 0; c < 3; ++c) {
-            const bool whole = animated_in(a, jg, c) == 4;
-            copy |= (whole ? 0u : 1u) << c;
-            skipped += whole ? channel_bytes[c] : 0u;
-        }
-        ctx->copy[jg] = (uint8_t)copy;
-    }
-    ctx->copy_all = 2 * skipped < a->soa_count * sizeof(ossa_soa_transform);
     ctx->bound = a->kinds;
     ctx->bound_rest = rest;
     ctx->bound_animated = a->animated_count;
@@ -583,6 +654,7 @@ static void bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
     ctx->segment = UINT32_MAX;
     ctx->cache_segment = ctx->last_frame = UINT32_MAX;
     ctx->last_near = false;
+    return true;
 }
 
 /* Bit offset of the data of `segment`'s first-key block. */
@@ -1028,30 +1100,35 @@ OSSA__OUT_OF_LINE void copy_bytes(void *to, const void *from, size_t bytes) { me
  * memcpy switches from its vector loop to `rep movsb`, which is about as fast in hardware but
  * counts one instruction per byte under callgrind (a 1,000-joint pose would count ten times the
  * instructions of the loop). When aligned groups write whole channels of SoA groups, only the
- * other channels are copied (a dense 1,000-joint clip animates every translation and rotation:
- * its scales alone are copied, 30 % of the bytes). */
+ * other channels are kept and copied (a dense 1,000-joint clip animates every translation and
+ * rotation: its scales alone are, 30 % of the bytes). */
 static void copy_rest(const ossa_sampling_context *ctx, ossa_soa_transform *out, size_t count)
 {
-    const ossa_soa_transform *rest = ctx->rest;
     if (ctx->copy_all) {
+        const ossa_soa_transform *rest = (const ossa_soa_transform *)(const void *)ctx->rest;
         enum { BLOCK = 24 };
         size_t g = 0, n = count;
         for (; n > BLOCK; n -= BLOCK, g += BLOCK) copy_bytes(out + g, rest + g, BLOCK * sizeof *out);
         copy_bytes(out + g, rest + g, n * sizeof *out);
         return;
     }
-    /* Float offsets of the channels in an ossa_soa_transform: translation 0..11, rotation
-     * 12..27, scale 28..39. */
+    /* The kept channels, one after another in ctx->rest. */
+    const float *from = ctx->rest;
     for (size_t g = 0; g < count; ++g) {
         const unsigned copy = ctx->copy[g];
-        const float *from = (const float *)(const void *)&rest[g];
         float *to = (float *)(void *)&out[g];
-        if (copy & 1u)
+        if (copy & 1u) {
             for (int k = 0; k < 12; k += 4) v4f_store(to + k, v4f_load(from + k));
-        if (copy & 2u)
-            for (int k = 12; k < 28; k += 4) v4f_store(to + k, v4f_load(from + k));
-        if (copy & 4u)
-            for (int k = 28; k < 40; k += 4) v4f_store(to + k, v4f_load(from + k));
+            from += 12;
+        }
+        if (copy & 2u) {
+            for (int k = 0; k < 16; k += 4) v4f_store(to + 12 + k, v4f_load(from + k));
+            from += 16;
+        }
+        if (copy & 4u) {
+            for (int k = 0; k < 12; k += 4) v4f_store(to + 28 + k, v4f_load(from + k));
+            from += 12;
+        }
     }
 }
 
@@ -1070,7 +1147,7 @@ OSSA__INLINE ossa_result run(const ossa_sampling_job *job)
      * placed at the same address with the same shape needs ossa_sampling_context_invalidate. */
     if (ctx->bound != a->kinds || ctx->bound_rest != rest || ctx->bound_animated != a->animated_count ||
         ctx->bound_frames != a->frame_count || ctx->bound_keys != a->key_count || ctx->bound_data_size != a->data_size)
-        bind(a, ctx, rest);
+        if (!bind(a, ctx, rest)) return OSSA_ERROR_CONTEXT_TOO_SMALL;
     copy_rest(ctx, job->output, a->soa_count);
     const v4f vratio = v4f_set1(ratio);
     const uint32_t frame = (uint32_t)ossa__frame_at(a->timepoints, a->frame_count, ratio);

@@ -589,8 +589,8 @@ static void test_context_sized_for_animation(void **state)
 }
 
 /* A playback context sized for one animation samples another with as many joints and animated
- * sub-tracks but more groups (its cache has no room for them) as a context without a cache
- * does: the same poses, bit for bit. */
+ * sub-tracks and fewer groups as a context without a cache does: the same poses, bit for bit.
+ * One sized for the animation with fewer groups refuses the other, at the call that binds it. */
 static void test_playback_context_with_another_animation(void **state)
 {
     (void)state;
@@ -611,12 +611,86 @@ static void test_playback_context_with_another_animation(void **state)
         assert_int_equal(ossa_animation_init(&anim[i], blob[i].data, blob[i].size), OSSA_OK);
     }
     assert_int_equal(anim[0].animated_count, anim[1].animated_count);
-    const size_t bytes[2] = {ossa_sampling_context_playback_size_for(&anim[0]), ossa_sampling_context_size(4)};
+    const size_t bytes[2] = {ossa_sampling_context_playback_size_for(&anim[1]), ossa_sampling_context_size(4)};
+    void *mem[2] = {aligned_alloc(16, bytes[0]), aligned_alloc(16, bytes[1])};
+    ossa_sampling_context *ctx[2] = {ossa_sampling_context_init_for(mem[0], bytes[0], &anim[1]),
+                                     ossa_sampling_context_init(mem[1], bytes[1], 4)};
+    assert_int_equal(anim[0].soa_count, 1);
+    for (int step = 0; step <= 300; ++step) assert_contexts_agree(&anim[0], ctx, (float)step / 300.f);
+
+    const size_t fewer = ossa_sampling_context_playback_size_for(&anim[0]);
+    void *fewer_mem = aligned_alloc(16, fewer);
+    ossa_soa_transform pose[2];
+    memset(&pose[0], 0xab, sizeof pose[0]);
+    pose[1] = pose[0];
+    const ossa_sampling_job refused = {&anim[1], ossa_sampling_context_init_for(fewer_mem, fewer, &anim[0]), .5f,
+                                       &pose[0], 1, NULL, 0};
+    assert_non_null(refused.context);
+    assert_int_equal(ossa_sampling_job_run(&refused), OSSA_ERROR_CONTEXT_TOO_SMALL);
+    assert_memory_equal(&pose[0], &pose[1], sizeof pose[0]);
+    free(fewer_mem);
+    destroy_pairs(mem, blob, raw);
+}
+
+/* A context sized for an animation keeps only the default and constant values of the channels
+ * its animated sub-tracks leave to them: [0] animates every translation and rotation of 8
+ * joints (its scales alone are kept), [1] two fewer sub-tracks but none of the second SoA
+ * group's channels whole (the whole pose is kept). [0]'s context refuses [1] at the call that
+ * binds it, writes nothing, and still samples [0] as a full context does afterwards. */
+static void test_context_rest_values_sized_for_animation(void **state)
+{
+    (void)state;
+    ossa_raw_animation raw[2];
+    ossa_blob blob[2] = {{0}, {0}};
+    ossa_animation anim[2];
+    for (int i = 0; i < 2; ++i) {
+        make_dense_clip(&raw[i], 8, 2.f);
+        if (i == 1) { /* joint 4: a constant translation, the identity rotation */
+            raw[i].tracks[4].translation_count = raw[i].tracks[4].rotation_count = 1;
+            raw[i].tracks[4].rotations[0].value = (ossa_quat){0.f, 0.f, 0.f, 1.f};
+        }
+        assert_int_equal(ossa_animation_build(&raw[i], NULL, &blob[i], NULL), OSSA_OK);
+        assert_int_equal(ossa_animation_init(&anim[i], blob[i].data, blob[i].size), OSSA_OK);
+    }
+    assert_int_equal(anim[0].animated_count, 16);
+    assert_int_equal(anim[1].animated_count, 14);
+    const size_t bytes[2] = {ossa_sampling_context_size_for(&anim[0]), ossa_sampling_context_size(8)};
     void *mem[2] = {aligned_alloc(16, bytes[0]), aligned_alloc(16, bytes[1])};
     ossa_sampling_context *ctx[2] = {ossa_sampling_context_init_for(mem[0], bytes[0], &anim[0]),
-                                     ossa_sampling_context_init(mem[1], bytes[1], 4)};
-    assert_int_equal(anim[1].soa_count, 1);
-    for (int step = 0; step <= 300; ++step) assert_contexts_agree(&anim[1], ctx, (float)step / 300.f);
+                                     ossa_sampling_context_init(mem[1], bytes[1], 8)};
+    assert_non_null(ctx[0]);
+    for (int step = 0; step <= 100; ++step) assert_contexts_agree(&anim[0], ctx, (float)step / 100.f);
+
+    ossa_soa_transform pose[2][2];
+    memset(pose[0], 0xab, sizeof pose[0]);
+    memcpy(pose[1], pose[0], sizeof pose[0]);
+    const ossa_sampling_job other = {&anim[1], ctx[0], .5f, pose[0], 2, NULL, 0};
+    assert_int_equal(ossa_sampling_job_validate(&other), OSSA_OK); /* the shape fits */
+    assert_int_equal(ossa_sampling_job_run(&other), OSSA_ERROR_CONTEXT_TOO_SMALL);
+    assert_memory_equal(pose[0], pose[1], sizeof pose[0]);
+    for (int step = 0; step <= 100; ++step) assert_contexts_agree(&anim[0], ctx, 1.f - (float)step / 100.f);
+    /* A context sized for [1] samples it as the full context does. */
+    const size_t own = ossa_sampling_context_size_for(&anim[1]);
+    void *own_mem = aligned_alloc(16, own);
+    ossa_sampling_context *own_ctx[2] = {ossa_sampling_context_init_for(own_mem, own, &anim[1]), ctx[1]};
+    assert_non_null(own_ctx[0]);
+    for (int step = 0; step <= 100; ++step) assert_contexts_agree(&anim[1], own_ctx, (float)step / 100.f);
+    /* The kept values where they belong: every scale 1, and joint 4's translation at
+     * make_dense_clip's first key (sin 4, cos 5.2, 4) and identity rotation. */
+    for (int i = 0; i < 2; ++i) {
+        const ossa_sampling_job job = {&anim[i], i ? own_ctx[0] : ctx[0], .37f, pose[0], 2, NULL, 0};
+        assert_int_equal(ossa_sampling_job_run(&job), OSSA_OK);
+        for (int j = 0; j < 8; ++j) {
+            const ossa_soa_float3 *sc = &pose[0][j / 4].scale;
+            assert_true(sc->x[j % 4] == 1.f && sc->y[j % 4] == 1.f && sc->z[j % 4] == 1.f);
+        }
+    }
+    const ossa_soa_transform *g = &pose[0][1];
+    assert_float_equal(g->translation.x[0], sinf(4.f), 1e-6f);
+    assert_float_equal(g->translation.y[0], cosf(5.2f), 1e-6f);
+    assert_float_equal(g->translation.z[0], 4.f, 1e-6f);
+    assert_true(g->rotation.x[0] == 0.f && g->rotation.y[0] == 0.f && g->rotation.z[0] == 0.f && g->rotation.w[0] == 1.f);
+    free(own_mem);
     destroy_pairs(mem, blob, raw);
 }
 
@@ -736,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_constant_tracks_stored_once),
         cmocka_unit_test(test_context_sized_for_animation),
         cmocka_unit_test(test_playback_context_with_another_animation),
+        cmocka_unit_test(test_context_rest_values_sized_for_animation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

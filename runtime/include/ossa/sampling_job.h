@@ -30,10 +30,13 @@ typedef struct ossa_sampling_context ossa_sampling_context;
  * (room for all of their sub-tracks animated). 0 when max_tracks exceeds OSSA_MAX_JOINTS. */
 OSSA_API size_t ossa_sampling_context_size(size_t max_tracks);
 
-/* Bytes of memory a context sized for `animation` needs: room for its joints and its animated
- * sub-tracks only, so that it also samples any animation with at most as many of both. A
- * crowd's characters thus keep their state small: for the pab walk (67 joints, 27 animated
- * sub-tracks) about a quarter of ossa_sampling_context_size(67) (bench/crowd.c prints both).
+/* Bytes of memory a context sized for `animation` needs: room for its joints, its animated
+ * sub-tracks, those of them with per-segment ranges, and the default and constant values of
+ * the channels that its animated sub-tracks do not cover whole SoA groups of. It also samples
+ * any animation that needs at most as much of each; one that needs more fails with
+ * OSSA_ERROR_CONTEXT_TOO_SMALL at the call that binds it. A crowd's characters thus keep
+ * their state small: for the pab walk (67 joints, 27 animated sub-tracks) about a fifth of
+ * ossa_sampling_context_size(67) (bench/crowd.c prints both).
  * 0 when animation is NULL or not initialised. */
 OSSA_API size_t ossa_sampling_context_size_for(const ossa_animation *animation);
 
@@ -115,7 +118,10 @@ OSSA_API size_t ossa_sampling_context_max_animated(const ossa_sampling_context *
  * the rest pose is changed in place. Sampling another blob through a stale binding applies
  * the old blob's offsets to the new one's data: undefined results.
  * Errors (nothing is written): OSSA_ERROR_NULL_ARGUMENT (job), OSSA_ERROR_NO_ANIMATION,
- * OSSA_ERROR_NO_CONTEXT, OSSA_ERROR_CONTEXT_TOO_SMALL, OSSA_ERROR_INVALID_RATIO,
+ * OSSA_ERROR_NO_CONTEXT, OSSA_ERROR_CONTEXT_TOO_SMALL (also, from the call that binds the
+ * animation and not from ossa_sampling_job_validate, a context sized for another animation
+ * with ossa_sampling_context_size_for that has less room than this one needs),
+ * OSSA_ERROR_INVALID_RATIO,
  * OSSA_ERROR_NO_OUTPUT, OSSA_ERROR_OUTPUT_TOO_SMALL, OSSA_ERROR_NO_REST_POSE (the animation has
  * rest-pose sub-tracks and the job no rest pose of soa_count groups), OSSA_ERROR_MISALIGNED
  * (output, or rest_pose when not NULL, not 16-byte aligned), OSSA_ERROR_ALIASING (output overlaps the context, the
