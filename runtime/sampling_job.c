@@ -723,7 +723,10 @@ static void enter_segment(const ossa_animation *a, ossa_sampling_context *ctx, u
 /* Component c of a key whose components start at bit 0 of `word` (widths w): one bzhi
  * instruction where the target has BMI2, a table lookup and an AND otherwise. */
 #if defined(__BMI2__)
-#define TAKE(word, width) ((uint32_t)((word) & ((1ull << (width)) - 1u)))
+#include <immintrin.h>
+/* BMI2's BZHI: the low `width` bits in one instruction (GCC 12 builds the mask with a shift
+ * and a subtraction from the plain expression). */
+#define TAKE(word, width) ((uint32_t)_bzhi_u64((word), (width)))
 #else
 /* The low `width` bits set, for every width a blob may have (validated: at most
  * OSSA__MAX_BITS): one AND with a table entry instead of building the mask with a shift. */
@@ -791,6 +794,47 @@ OSSA__INLINE void read_key(const ossa_animation *a, const ossa_sampling_context 
     const uint32_t wd[4] = {r->width[0], r->width[1], r->width[2], r->width[3]};
     store_key(a->data, dest, l, at, bits, wd, r->base, n, true);
 }
+
+/* Keys `index` and index + 1 of a lane with widths wd and bases `base` (`ranged`, a constant:
+ * the sub-track has segment ranges) into left and right: the first from the first-key block
+ * when index is 0, the second from the next segment's when `next`. */
+OSSA__INLINE void read_pair_of(const ossa_animation *a, const ossa_sampling_context *ctx, size_t i, size_t l,
+                               int32_t (*left)[4], int32_t (*right)[4], uint32_t segment, unsigned index, bool next,
+                               const uint32_t clip[4], const uint32_t wd[4], const uint32_t base[4], int n,
+                               bool ranged)
+{
+    const unsigned bits = ctx->key_bits[i];
+    const size_t at = ctx->rest_at[i] + (size_t)index * bits; /* key index + 1 */
+    if (index == 0)
+        store_key(a->data, left, l, ctx->segment_block + ctx->first_at[i], ctx->first_bits[i], clip, clip, n, false);
+    else
+        store_key(a->data, left, l, at - bits, bits, wd, base, n, ranged);
+    if (next)
+        store_key(a->data, right, l, block_at(a, ctx, segment + 1u) + ctx->first_at[i], ctx->first_bits[i], clip, clip,
+                  n, false);
+    else
+        store_key(a->data, right, l, at, bits, wd, base, n, ranged);
+}
+
+/* Keys `index` and index + 1 of lane l in the current segment, as read_key reads them one at
+ * a time (`next`: the second is the next segment's first key), with one lookup of the
+ * sub-track's widths and offsets for both. n: see read_key. */
+OSSA__INLINE void read_pair(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g, size_t l,
+                            int32_t (*left)[4], int32_t (*right)[4], uint32_t segment, unsigned index, bool next,
+                            int n)
+{
+    const size_t i = g->sub[l];
+    const uint8_t *w = &a->bits[4 * i];
+    const uint32_t clip[4] = {w[0], w[1], w[2], w[3]}; /* the fourth only read when n is 4 */
+    if (ctx->ranged_of[i] == UINT16_MAX) {
+        read_pair_of(a, ctx, i, l, left, right, segment, index, next, clip, clip, clip, n, false);
+        return;
+    }
+    const ranged_track *r = &ctx->ranged[ctx->ranged_of[i]];
+    const uint32_t wd[4] = {r->width[0], r->width[1], r->width[2], r->width[3]};
+    read_pair_of(a, ctx, i, l, left, right, segment, index, next, clip, wd, r->base, n, true);
+}
+
 
 /* Copies key `from` of lane l (values, ratio) to key `to`. */
 OSSA__INLINE void move_key(sub_group *g, size_t l, int from, int to)
@@ -952,13 +996,10 @@ OSSA__INLINE void seek_group(const ossa_animation *a, const ossa_sampling_contex
         const uint32_t below = bm & upto, above = bm & ~upto;
         const unsigned lb = highest_bit(below), rb = above ? lowest_bit(above) : OSSA__SEGMENT_FRAMES;
         const unsigned index = ossa__popcount16(below) - 1u; /* bit 0 is set in every bitmap */
-        if (g->format[l] == OSSA__ROT_FULL) {
-            read_key(a, ctx, g, l, q[0], segment, index, false, 4);
-            read_key(a, ctx, g, l, q[1], segment, index + 1u, rb == OSSA__SEGMENT_FRAMES, 4);
-        } else {
-            read_key(a, ctx, g, l, q[0], segment, index, false, 3);
-            read_key(a, ctx, g, l, q[1], segment, index + 1u, rb == OSSA__SEGMENT_FRAMES, 3);
-        }
+        if (g->format[l] == OSSA__ROT_FULL)
+            read_pair(a, ctx, g, l, q[0], q[1], segment, index, rb == OSSA__SEGMENT_FRAMES, 4);
+        else
+            read_pair(a, ctx, g, l, q[0], q[1], segment, index, rb == OSSA__SEGMENT_FRAMES, 3);
         ratio[0][l] = ctx->segment_ratio[lb], ratio[1][l] = ctx->segment_ratio[rb];
     }
     dequantise_keys(g, q[0][0], 16, value[0][0], 16, 2u);
