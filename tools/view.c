@@ -10,6 +10,9 @@
  * a skinned glTF is checked here (a skin, a mesh primitive with JOINTS_0 and WEIGHTS_0, every
  * skin joint a joint of the first archive's skeleton, by name) and served with its external
  * buffers; the page reads it and skins it with the runtime. */
+/* realpath() is an X/Open extension of POSIX. */
+#define _XOPEN_SOURCE 700
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -272,7 +275,7 @@ static int check_mesh(const char *path, const ossa_skeleton *skel, view_mesh *ou
     /* External buffers (images are not drawn), by a plain name in the model's folder. */
     const cJSON *buffer;
     const char *slash = strrchr(path, '/');
-    const int dir_length = slash ? (int)(slash - path + 1) : 0;
+    const int dir_length = slash ? (int)(slash - path) : -1; /* the folder without its '/' */
     cJSON_ArrayForEach(buffer, cJSON_GetObjectItemCaseSensitive(json, "buffers"))
     {
         const cJSON *uri = cJSON_GetObjectItemCaseSensitive(buffer, "uri");
@@ -291,11 +294,23 @@ static int check_mesh(const char *path, const ossa_skeleton *skel, view_mesh *ou
             goto done;
         }
         snprintf(out->names[out->buffer_count], VIEW_NAME_SIZE, "%s", name);
-        const bool too_long =
-            snprintf(out->paths[out->buffer_count], PATH_MAX, "%.*s%s", dir_length, path, name) >= PATH_MAX;
-        if (too_long || access(out->paths[out->buffer_count], R_OK) != 0) {
-            fprintf(stderr, "ossa: view: %s: cannot read its buffer %s: %s\n", path, out->paths[out->buffer_count],
-                    strerror(too_long ? ENAMETOOLONG : errno));
+        /* The buffer must resolve inside the model's folder, symbolic links included, as the
+         * bake reads it (tool_read_relative); the resolved path is what is served. */
+        char joined[PATH_MAX], folder[PATH_MAX];
+        snprintf(folder, sizeof folder, "%.*s", dir_length > 0 ? dir_length : 1, dir_length >= 0 ? path : ".");
+        const bool too_long = snprintf(joined, sizeof joined, "%s/%s", folder, name) >= (int)sizeof joined;
+        char *real_dir = too_long ? NULL : realpath(folder, NULL);
+        char *real_file = real_dir ? realpath(joined, NULL) : NULL;
+        const char *why = too_long ? strerror(ENAMETOOLONG) : !real_file ? strerror(errno) : NULL;
+        const size_t n = real_dir ? strlen(real_dir) : 0;
+        if (!why && (strncmp(real_file, real_dir, n) || (real_file[n] != '/' && !(n == 1 && real_dir[0] == '/'))))
+            why = "it resolves outside the model's folder";
+        if (!why && access(real_file, R_OK) != 0) why = strerror(errno);
+        if (!why) snprintf(out->paths[out->buffer_count], PATH_MAX, "%s", real_file);
+        free(real_dir);
+        free(real_file);
+        if (why) {
+            fprintf(stderr, "ossa: view: %s: cannot read its buffer %s: %s\n", path, joined, why);
             goto done;
         }
         ++out->buffer_count;
