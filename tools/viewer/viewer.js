@@ -312,8 +312,8 @@
   // The page reads the mesh itself (the importers are native); the runtime skins it. Read: the
   // first node with a mesh and a skin, its triangle primitives with POSITION, JOINTS_0 and
   // WEIGHTS_0 (NORMAL if every one has it), the skin's joints and inverseBindMatrices. The mesh
-  // node's own transform is ignored, as the spec says for skinned meshes (3.7.3.3): vertices are
-  // in the bind space the inverse bind matrices map from.
+  // node's own transform is ignored, as the spec says for skinned meshes (section "Skins"):
+  // vertices are in the bind space the inverse bind matrices map from.
   const COMPONENTS = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
   const COMPONENT_TYPES = { // size, DataView getter, normalisation divisor
     5120: [1, "getInt8", 127], 5121: [1, "getUint8", 255], 5122: [2, "getInt16", 32767],
