@@ -315,6 +315,7 @@
   // node's own transform is ignored, as the spec says for skinned meshes (section "Skins"):
   // vertices are in the bind space the inverse bind matrices map from.
   const COMPONENTS = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
+  const UBYTE = 5121, USHORT = 5123, UINT = 5125, FLOAT = 5126;
   const COMPONENT_TYPES = { // size, DataView getter, normalisation divisor
     5120: [1, "getInt8", 127], 5121: [1, "getUint8", 255], 5122: [2, "getInt16", 32767],
     5123: [2, "getUint16", 65535], 5125: [4, "getUint32", 0], 5126: [4, "getFloat32", 0],
@@ -364,21 +365,26 @@
   }
 
   // Accessor `index` as a Float64Array of count * components values (normalised integers as
-  // the spec says; float and unsigned integers as they are), after checking it fits its view.
-  function readAccessor(json, buffers, index, types, what) {
+  // the spec says; float and unsigned integers as they are), after checking its type (one of
+  // `types`), its component type (one of `components`) and that it fits its view and buffer.
+  function readAccessor(json, buffers, index, types, components, what) {
     const a = (json.accessors || [])[index];
     if (!a) throw new Error(`${what}: no accessors[${index}]`);
     const n = COMPONENTS[a.type], ct = COMPONENT_TYPES[a.componentType];
-    if (!n || !ct || !types.includes(a.type)) throw new Error(`${what}: accessors[${index}] is ${a.type} of component type ${a.componentType}, expected ${types.join(" or ")}`);
+    if (!n || !ct || !types.includes(a.type) || !components.includes(a.componentType))
+      throw new Error(`${what}: accessors[${index}] is ${a.type} of component type ${a.componentType}, expected ${types.join(" or ")} of ${components.join(" or ")}`);
     if (a.sparse) throw new Error(`${what}: accessors[${index}] is sparse (not read by the viewer)`);
-    const count = a.count >>> 0, out = new Float64Array(count * n);
-    if (a.bufferView === undefined) return out; // all zeros (spec 3.6.2.3)
+    const count = a.count;
+    if (!Number.isInteger(count) || count < 1) throw new Error(`${what}: accessors[${index}].count is not an integer >= 1`);
+    if (a.bufferView === undefined) return new Float64Array(count * n); // all zeros (spec 3.6.2.3)
     const v = (json.bufferViews || [])[a.bufferView], data = v && buffers[v.buffer];
     if (!data) throw new Error(`${what}: bufferViews[${a.bufferView}] or its buffer is missing`);
     const [size, get, norm] = ct, stride = v.byteStride || size * n;
-    const start = (v.byteOffset || 0) + (a.byteOffset || 0), end = (v.byteOffset || 0) + v.byteLength;
-    if (count && (start + (count - 1) * stride + size * n > end || end > data.length))
-      throw new Error(`${what}: accessors[${index}] runs past the end of bufferViews[${a.bufferView}]`);
+    const viewStart = v.byteOffset || 0, viewEnd = viewStart + v.byteLength, start = viewStart + (a.byteOffset || 0);
+    if (!Number.isInteger(viewEnd) || !Number.isInteger(start) || !Number.isInteger(stride) || viewEnd > data.length ||
+        start + (count - 1) * stride + size * n > viewEnd)
+      throw new Error(`${what}: accessors[${index}] runs past the end of bufferViews[${a.bufferView}] or its buffer`);
+    const out = new Float64Array(count * n);
     const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
     const scale = a.normalized && norm ? norm : 0;
     for (let i = 0; i < count; ++i)
@@ -409,16 +415,18 @@
     if (missing >= 0) throw new Error(`the skin's joint "${jointNames[missing]}" is not a joint of the archive's skeleton`);
     const buffers = await gltfBuffers(doc, baseUrl);
     const jc = skinDef.joints.length;
-    const ibm = skinDef.inverseBindMatrices === undefined ? null : readAccessor(json, buffers, skinDef.inverseBindMatrices, ["MAT4"], "inverseBindMatrices");
+    const ibm = skinDef.inverseBindMatrices === undefined ? null : readAccessor(json, buffers, skinDef.inverseBindMatrices, ["MAT4"], [FLOAT], "inverseBindMatrices");
     if (ibm && ibm.length < 16 * jc) throw new Error(`inverseBindMatrices holds ${ibm.length / 16} matrices for ${jc} joints`);
     const hasNormals = prims.every((p) => p.attributes.NORMAL !== undefined);
     const parts = prims.map((p, i) => {
-      const at = (k, types) => readAccessor(json, buffers, p.attributes[k], types, `primitives[${i}].${k}`);
-      const pos = at("POSITION", ["VEC3"]), n = pos.length / 3;
-      const part = { pos, n, joints: at("JOINTS_0", ["VEC4"]), weights: at("WEIGHTS_0", ["VEC4"]), normals: hasNormals ? at("NORMAL", ["VEC3"]) : null };
+      const at = (k, types, components) => readAccessor(json, buffers, p.attributes[k], types, components, `primitives[${i}].${k}`);
+      const pos = at("POSITION", ["VEC3"], [FLOAT]), n = pos.length / 3;
+      // Spec 3.7.3.3: joints unsigned byte or short, weights float or normalised unsigned.
+      const part = { pos, n, joints: at("JOINTS_0", ["VEC4"], [UBYTE, USHORT]), weights: at("WEIGHTS_0", ["VEC4"], [FLOAT, UBYTE, USHORT]),
+        normals: hasNormals ? at("NORMAL", ["VEC3"], [FLOAT]) : null };
       if (part.joints.length !== 4 * n || part.weights.length !== 4 * n || (part.normals && part.normals.length !== 3 * n))
         throw new Error(`primitives[${i}]: its attributes have different counts`);
-      part.indices = p.indices === undefined ? Float64Array.from({ length: n }, (_, k) => k) : readAccessor(json, buffers, p.indices, ["SCALAR"], `primitives[${i}].indices`);
+      part.indices = p.indices === undefined ? Float64Array.from({ length: n }, (_, k) => k) : readAccessor(json, buffers, p.indices, ["SCALAR"], [UBYTE, USHORT, UINT], `primitives[${i}].indices`);
       if (part.indices.some((k) => k >= n)) throw new Error(`primitives[${i}]: an index is past its ${n} vertices`);
       return part;
     });

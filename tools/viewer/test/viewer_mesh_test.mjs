@@ -15,7 +15,9 @@
 //     turns them apart, agree where a vertex has one joint, and agree at the rest pose (the
 //     tube's: the bind positions);
 //   - the canvas shows mesh-coloured pixels, none with the mesh hidden;
-//   - the same model as a GLB (the test packs it) gives the same vertices;
+//   - the same model as a GLB (the test packs it) gives the same vertices; a GLB whose skin names
+//     a joint the skeleton lacks, or whose positions run past their buffer view, is refused with
+//     the reason and leaves no mesh;
 //   - `ossa view --mesh` refuses a model whose skin names a joint the skeleton lacks, one
 //     without a skin, and one whose buffer file is missing, each with one line (exit 1).
 // Prints one line per check, then "N passed, N failed"; exit status 1 when one failed.
@@ -362,6 +364,25 @@ async function testModel(browser, label, model, time, restIsBind) {
       }, fs.readFileSync(glb).toString("base64"));
       const dg = maxDiff(fromGlb.lbs, got.lbs);
       check(fromGlb.mesh.vertices === mesh.verts.length && dg === 0, `${label}: the model as a GLB gives the same skinned vertices`, `max difference ${dg}`);
+    }
+    // A model the page cannot use is refused with the reason, and no mesh is left: a skin joint
+    // the skeleton lacks, a POSITION accessor longer than its buffer view (both as GLBs).
+    const renamed = JSON.parse(JSON.stringify(g.json)), longer = JSON.parse(JSON.stringify(g.json));
+    renamed.nodes[skinJoint].name = "no_such_joint";
+    const positions = longer.meshes[0].primitives[0].attributes.POSITION;
+    longer.accessors[positions].count *= 1000;
+    const refused = [];
+    for (const [name, json, expected] of [["renamed.glb", renamed, /^renamed\.glb: the skin's joint "no_such_joint" is not a joint of the archive's skeleton$/],
+      ["longer.glb", longer, new RegExp(`^longer\\.glb: primitives\\[0\\]\\.POSITION: accessors\\[${positions}\\] runs past the end of bufferViews`)]]) {
+      const file = path.join(args.work, `${label}-${name}`);
+      toGlb({ json, buffers: g.buffers }, file);
+      const r = await page.evaluate(async ({ b64, name }) => {
+        const v = window.ossaViewer;
+        try { await v.loadMesh(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)), name); return { message: "loaded" }; }
+        catch (e) { return { message: e.message, mesh: v.mesh(), status: document.getElementById("status").textContent }; }
+      }, { b64: fs.readFileSync(file).toString("base64"), name });
+      refused.push(r.message);
+      check(expected.test(r.message) && r.mesh === null && r.status === r.message, `${label}: the page refuses ${name} with the reason and drops the mesh`, r.message);
     }
     check(errors.length === 0, `${label}: no script errors`, errors.join("; "));
   } finally {
