@@ -2199,6 +2199,24 @@ static void view_mesh_checks_the_model(void **state)
         assert_string_equal(err, want);
         free(err);
     }
+    /* A model naming itself as its buffer passes the checks up to serving, where the name is
+     * taken: refused each time, never with "more than 8 external buffers" (the buffers of one
+     * call were once counted into the next). */
+    char self[1024], bytes[2048];
+    snprintf(self, sizeof self, "%s/self.gltf", dir);
+    ossa_test_write_file(self, bytes,
+                         (size_t)snprintf(bytes, sizeof bytes, format, "spine", ",\"skin\":0", "self.gltf"));
+    for (int i = 0; i < 10; ++i) {
+        const char *args[] = {archive, "--port", "0", "--mesh", self};
+        int status = 0;
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, tool_view, 5, args, &status);
+        char want[2048];
+        snprintf(want, sizeof want,
+                 "ossa: view: %s: its buffer is named self.gltf, which the viewer serves for another file\n", self);
+        assert_int_equal(status, 1);
+        assert_string_equal(err, want);
+        free(err);
+    }
     assert_int_equal(unsetenv("OSSA_VIEWER_DIR"), 0);
 }
 #endif

@@ -510,7 +510,8 @@ int tool_view(int argc, char **argv)
         else
             free(data);
     }
-    static view_mesh mesh;
+    static view_mesh mesh; /* static: 35 KB of paths; emptied for each call (tests call tool_view often) */
+    memset(&mesh, 0, sizeof mesh);
     char mesh_name[VIEW_NAME_SIZE] = "";
     if (mesh_path) {
         if (check_mesh(mesh_path, &first_skel, &mesh) != 0) {
