@@ -347,6 +347,12 @@ async function testModel(browser, label, model, time, restIsBind) {
     await page.evaluate((t) => { window.ossaViewer.setTime(t); }, time);
     const shown = await count();
     fs.writeFileSync(path.join(args.viewer, `viewer-test-mesh-${label}.png`), await page.locator("#view").screenshot());
+    // The whole page with dual quaternion skinning (docs/viewer-mesh.png is cesium_man's).
+    await page.setViewportSize({ width: 1000, height: 860 });
+    await page.evaluate(() => window.ossaViewer.setSkinning("dual-quat"));
+    fs.writeFileSync(path.join(args.viewer, `viewer-test-mesh-page-${label}.png`), await page.screenshot());
+    await page.evaluate(() => window.ossaViewer.setSkinning("linear"));
+    await page.setViewportSize({ width: 1000, height: 640 });
     await page.evaluate(() => { document.getElementById("show-mesh").checked = false; window.ossaViewer.setTime(window.ossaViewer.state().time); });
     const hidden = await count();
     await page.evaluate(() => { document.getElementById("show-mesh").checked = true; });
