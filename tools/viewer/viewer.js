@@ -26,7 +26,7 @@
 //                               resolves to its vertex count, rejects with the reason
 //   loadMesh(bytes, name)       the same from bytes (a .glb, or a .gltf with data: buffers)
 //   mesh()                      {name, vertices, triangles, joints: [skin joint names], remap:
-//                               [skeleton joint of each], unitScale, method}, or null
+//                               [skeleton joint of each], unitScale, hasNormals, method}, or null
 //   setSkinning(m)              "linear" or "dual-quat"
 //   setRestPose(on)             shows the skeleton's rest pose instead of the clip
 //   skinnedPositions()          the mesh's skinned positions as drawn, [[x, y, z], ...]
@@ -64,7 +64,7 @@
     mvp: null,
     lastFrame: null,
     restPose: false,
-    mesh: null, // {name, vertices, indices (Uint32Array), joints, remap, hasNormals, unitScale, bytes, url}
+    mesh: null, // {name, vertices, indices (Uint32Array), joints (skin joint names), remap, hasNormals, unitScale}
     method: 0, // 0 linear blend, 1 dual quaternion (ossa_skinning_method)
     skinned: null, // Float32Array [3 * vertices]
     skinnedNormals: null,
@@ -136,9 +136,9 @@
     // The second clip runs in step with the first: the same share of its duration.
     S.timeB = blend ? (S.time / a.duration) * S.clips[S.blendClip].duration : 0;
     const m = M();
-    const status = S.restPose ? m._ossa_viewer_evaluate_rest()
+    const rc = S.restPose ? m._ossa_viewer_evaluate_rest()
       : m._ossa_viewer_evaluate(S.clip, S.time, blend ? S.blendClip : -1, S.timeB, blend ? S.weight : 0);
-    if (status !== 0) {
+    if (rc !== 0) {
       setStatus(cstr(m._ossa_viewer_error()), true);
       return false;
     }
