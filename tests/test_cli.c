@@ -2102,6 +2102,125 @@ static int teardown(void **state)
     return ossa_test_scratch_remove();
 }
 
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+/* ossa view --mesh checks the model before serving: each refusal is one line, exit 1. A skin
+ * joint missing from the archive's skeleton is named (in a .gltf and in a .glb); a model
+ * without a skin, a buffer outside the model's folder (a path, a link) or missing, a GLB
+ * without its JSON chunk and text that is not JSON are refused. */
+static void view_mesh_checks_the_model(void **state)
+{
+    (void)state;
+    /* Joints hips and SPINE (the first %s), a mesh node with the skin (the second %s), one
+     * buffer (the third): a translation clip of the hips in a data: URI. */
+    static const char format[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"hips\",\"children\":[1]},{\"name\":\"%s\"},"
+        "{\"name\":\"body\",\"mesh\":0%s}],\"skins\":[{\"joints\":[0,1]}],\"meshes\":[{\"primitives\":[{"
+        "\"attributes\":{\"POSITION\":1,\"JOINTS_0\":1,\"WEIGHTS_0\":1}}]}],\"buffers\":[{\"byteLength\":32,"
+        "\"uri\":\"%s\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,"
+        "\"byteLength\":24}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"SCALAR\","
+        "\"count\":2},{\"bufferView\":1,\"componentType\":5126,\"type\":\"VEC3\",\"count\":2}],"
+        "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],\"channels\":[{\"sampler\":0,"
+        "\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}";
+    static const char data_uri[] = "data:application/octet-stream;base64,AAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAAAAPwAAAAA=";
+    char json[2048], model[512], archive[512], viewer[512];
+    snprintf(json, sizeof json, format, "spine", ",\"skin\":0", data_uri);
+    snprintf(model, sizeof model, "%s", ossa_test_scratch_path("skinned.gltf"));
+    ossa_test_write_file(model, json, strlen(json));
+    snprintf(archive, sizeof archive, "%s", ossa_test_scratch_path("skinned.ossa"));
+    const char *bake[] = {model, "-o", archive, "-q"};
+    assert_int_equal(run_bake(4, bake), 0);
+    /* view finds a viewer folder first: five empty files stand for one. */
+    snprintf(viewer, sizeof viewer, "%s", ossa_test_scratch_path("mesh_viewer"));
+    assert_int_equal(mkdir(viewer, 0700), 0);
+    static const char *const viewer_files[] = {"index.html", "viewer.js", "ossa_viewer.js", "ossa_viewer.wasm",
+                                               "serve.py"};
+    for (size_t i = 0; i < 5; ++i) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", viewer, viewer_files[i]);
+        ossa_test_write_file(path, "", 0);
+    }
+    assert_int_equal(setenv("OSSA_VIEWER_DIR", viewer, 1), 0);
+    assert_int_equal(mkdir(ossa_test_scratch_path("mesh"), 0700), 0);
+    ossa_test_write_file(ossa_test_scratch_path("outside.bin"), json, 32);
+    assert_int_equal(symlink("../outside.bin", ossa_test_scratch_path("mesh/link.bin")), 0);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", ossa_test_scratch_path("mesh"));
+    static const struct {
+        const char *joint, *skin, *uri, *file, *why; /* why: after "ossa: view: DIR/FILE: " */
+    } cases[] = {
+        {"tail", ",\"skin\":0", data_uri, "renamed.gltf",
+         "the skin's joint \"tail\" is not a joint of the first archive's skeleton"},
+        {"spine", "", data_uri, "unskinned.gltf",
+         "not a skinned glTF (it needs a node with a mesh and a skin, a skin with joints, and a mesh primitive with "
+         "POSITION, JOINTS_0 and WEIGHTS_0)"},
+        {"spine", ",\"skin\":0", "sub/x.bin", "path.gltf",
+         "the buffer \"sub/x.bin\" is not a file name beside the model (the viewer serves only those)"},
+        {"spine", ",\"skin\":0", "%2e%2e", "dots.gltf",
+         "the buffer \"%2e%2e\" is not a file name beside the model (the viewer serves only those)"},
+        {"spine", ",\"skin\":0", "missing.bin", "missing.gltf",
+         "cannot read its buffer DIR/missing.bin: No such file or directory"},
+        {"spine", ",\"skin\":0", "link.bin", "link.gltf",
+         "cannot read its buffer DIR/link.bin: it resolves outside the model's folder"},
+        {NULL, NULL, NULL, "text.gltf", "not a glTF file (its JSON does not parse)"},
+        {NULL, NULL, NULL, "nojson.glb", "a GLB whose first chunk is not a JSON chunk inside the file"},
+        {"tail", ",\"skin\":0", data_uri, "renamed.glb",
+         "the skin's joint \"tail\" is not a joint of the first archive's skeleton"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        char path[1024], bytes[2048 + 20] = "not json at all";
+        size_t size = strlen(bytes);
+        snprintf(path, sizeof path, "%s/%s", dir, cases[i].file);
+        if (cases[i].joint)
+            size = (size_t)snprintf(bytes, sizeof bytes, format, cases[i].joint, cases[i].skin, cases[i].uri);
+        if (strstr(cases[i].file, ".glb")) { /* a 12-byte header, then the chunk: JSON, or BIN for nojson */
+            const size_t chunk = cases[i].joint ? size : 4;
+            memmove(bytes + 20, bytes, size);
+            memcpy(bytes, "glTF\2\0\0\0", 8);
+            const uint32_t total = (uint32_t)(20 + chunk);
+            for (int b = 0; b < 4; ++b) {
+                bytes[8 + b] = (char)(total >> (8 * b));
+                bytes[12 + b] = (char)(chunk >> (8 * b));
+            }
+            memcpy(bytes + 16, cases[i].joint ? "JSON" : "BIN\0", 4);
+            size = total;
+        }
+        ossa_test_write_file(path, bytes, size);
+        const char *args[] = {archive, "--port", "0", "--mesh", path};
+        int status = 0;
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, tool_view, 5, args, &status);
+        char want[2048], why[512];
+        const char *at = strstr(cases[i].why, "DIR");
+        const int length =
+            snprintf(why, sizeof why, "%.*s%s%s", at ? (int)(at - cases[i].why) : (int)strlen(cases[i].why),
+                     cases[i].why, at ? dir : "", at ? at + 3 : "");
+        assert_true(length < (int)sizeof why);
+        snprintf(want, sizeof want, "ossa: view: %s: %s\n", path, why);
+        assert_int_equal(status, 1);
+        assert_string_equal(err, want);
+        free(err);
+    }
+    /* A model naming itself as its buffer passes the checks up to serving, where the name is
+     * taken: refused each time, never with "more than 8 external buffers" (the buffers of one
+     * call were once counted into the next). */
+    char self[1024], bytes[2048];
+    snprintf(self, sizeof self, "%s/self.gltf", dir);
+    ossa_test_write_file(self, bytes,
+                         (size_t)snprintf(bytes, sizeof bytes, format, "spine", ",\"skin\":0", "self.gltf"));
+    for (int i = 0; i < 10; ++i) {
+        const char *args[] = {archive, "--port", "0", "--mesh", self};
+        int status = 0;
+        char *err = ossa_test_run_captured_fd(STDERR_FILENO, tool_view, 5, args, &status);
+        char want[2048];
+        snprintf(want, sizeof want,
+                 "ossa: view: %s: its buffer is named self.gltf, which the viewer serves for another file\n", self);
+        assert_int_equal(status, 1);
+        assert_string_equal(err, want);
+        free(err);
+    }
+    assert_int_equal(unsetenv("OSSA_VIEWER_DIR"), 0);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2144,6 +2263,9 @@ int main(void)
         cmocka_unit_test(every_command_has_help),
         cmocka_unit_test(bare_ossa_prints_usage),
         cmocka_unit_test(info_against_checks_the_skeleton_first),
+#if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
+        cmocka_unit_test(view_mesh_checks_the_model),
+#endif
         cmocka_unit_test(bake_layout_sorted_stays_within_tolerance),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

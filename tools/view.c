@@ -6,7 +6,13 @@
  * joint's largest error against the source (ossa_measure_joint_errors at the virtual vertices,
  * as `ossa info --json` reports it) is written to errors.json in a temporary folder and served
  * with the archives; the page colours the joints with it. The web server is the viewer's
- * serve.py (Python's http.server), run as a child process until Ctrl-C or SIGTERM. */
+ * serve.py (Python's http.server), run as a child process until Ctrl-C or SIGTERM. With --mesh,
+ * a skinned glTF is checked here (a skin, a mesh primitive with JOINTS_0 and WEIGHTS_0, every
+ * skin joint a joint of the first archive's skeleton, by name) and served with its external
+ * buffers; the page reads it and skins it with the runtime. */
+/* realpath() is an X/Open extension of POSIX. */
+#define _XOPEN_SOURCE 700
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,25 +25,33 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifdef OSSA_HAVE_CJSON
+#include <cjson/cJSON.h>
+#endif
+
 #include "info.h"
 #include "tools.h"
 
 #define VIEW_DEFAULT_PORT 8123
 /* Archives one page opens (the viewer's own limit, tools/viewer/viewer.c). */
 #define VIEW_MAX_FILES 16
+/* External buffers a --mesh glTF may name. */
+#define VIEW_MAX_MESH_BUFFERS 8
 /* A served name: a base name (NAME_MAX, 255 bytes) with an "N-" prefix and its NUL. */
 #define VIEW_NAME_SIZE 272
 
 static const char view_usage[] =
     "usage: ossa view FILE.ossa [MORE.ossa...] [--port N]\n"
-    "                 [--against SOURCE [--skeleton FILE] [--unit-scale METRES]]\n"
+    "                 [--against SOURCE [--skeleton FILE] [--unit-scale METRES]] [--mesh MODEL.gltf|.glb]\n"
     "  serves the browser viewer (WebGL: play, scrub, blend two clips) and the archives (at most 16)\n"
     "  on 127.0.0.1, prints the URL and runs until Ctrl-C\n"
     "  --port N            the TCP port (default 8123; 0: any free port)\n"
     "  --against SOURCE    colour each joint of the first archive's clips by its largest error (mm)\n"
     "                      against SOURCE, the file it was baked from\n"
     "  --skeleton FILE     the skeleton SOURCE takes, as for ossa bake --skeleton\n"
-    "  --unit-scale M      metres per source unit, for the errors in mm (default: the archive's META)\n";
+    "  --unit-scale M      metres per source unit, for the errors in mm (default: the archive's META)\n"
+    "  --mesh MODEL        draw MODEL's skinned mesh (glTF 2.0), skinned by the runtime (linear blend or dual\n"
+    "                      quaternion); its skin's joints must be joints of the first archive's skeleton\n";
 
 /* The files every viewer folder has (tools/viewer/meson.build puts them there). */
 static const char *const viewer_files[] = {"index.html", "viewer.js", "ossa_viewer.js", "ossa_viewer.wasm", "serve.py"};
@@ -148,6 +162,173 @@ static void *read_archive(const char *path, const ossa_skeleton *first_skel, siz
     free(data);
     return NULL;
 }
+
+/* The skinned glTF of --mesh: its external buffers, to serve beside it. */
+typedef struct view_mesh {
+    size_t buffer_count;
+    char names[VIEW_MAX_MESH_BUFFERS][VIEW_NAME_SIZE]; /* served names: the URIs percent-decoded */
+    char paths[VIEW_MAX_MESH_BUFFERS][PATH_MAX];
+} view_mesh;
+
+#ifdef OSSA_HAVE_CJSON
+/* `uri` percent-decoded into `out` (false when it is malformed, too long or decodes to a NUL). */
+static bool uri_decode(const char *uri, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *c = uri; *c; ++c) {
+        unsigned value = (unsigned char)*c;
+        if (*c == '%') {
+            if (sscanf(c + 1, "%2x", &value) != 1 || !c[1] || !c[2] || value == 0) return false;
+            c += 2;
+        }
+        if (n + 1 >= size) return false;
+        out[n++] = (char)value;
+    }
+    out[n] = '\0';
+    return true;
+}
+
+/* The JSON of a .gltf, or of a .glb's JSON chunk (spec 4.4); NULL after printing why. */
+static cJSON *mesh_json(const char *path, const unsigned char *data, size_t size)
+{
+    const char *text = (const char *)data;
+    size_t length = size;
+    if (size >= 12 && !memcmp(data, "glTF", 4)) {
+        const uint32_t chunk = size >= 20 ? (uint32_t)data[12] | (uint32_t)data[13] << 8 | (uint32_t)data[14] << 16 |
+                                                (uint32_t)data[15] << 24
+                                          : 0;
+        if (size < 20 || memcmp(data + 16, "JSON", 4) || chunk > size - 20) {
+            fprintf(stderr, "ossa: view: %s: a GLB whose first chunk is not a JSON chunk inside the file\n", path);
+            return NULL;
+        }
+        text = (const char *)data + 20;
+        length = chunk;
+    }
+    cJSON *json = cJSON_ParseWithLength(text, length);
+    if (!cJSON_IsObject(json)) {
+        fprintf(stderr, "ossa: view: %s: not a glTF file (its JSON does not parse)\n", path);
+        cJSON_Delete(json);
+        return NULL;
+    }
+    return json;
+}
+
+/* Checks that `path` is a skinned glTF whose skin's joints are joints of `skel` (by name: the
+ * node's, or "nodes[N]" as the importer names an unnamed node) and lists its external buffers.
+ * Returns 0, or 1 after printing one line. */
+static int check_mesh(const char *path, const ossa_skeleton *skel, view_mesh *out)
+{
+    size_t size = 0;
+    unsigned char *data = tool_read_file(path, &size);
+    if (!data) return 1;
+    cJSON *json = mesh_json(path, data, size);
+    free(data);
+    if (!json) return 1;
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(json, "nodes");
+    const cJSON *skins = cJSON_GetObjectItemCaseSensitive(json, "skins");
+    const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(json, "meshes");
+    const cJSON *skin = NULL, *mesh = NULL, *node;
+    int status = 1;
+    cJSON_ArrayForEach(node, nodes)
+    {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(node, "mesh"),
+                    *s = cJSON_GetObjectItemCaseSensitive(node, "skin");
+        if (cJSON_IsNumber(m) && cJSON_IsNumber(s)) {
+            mesh = cJSON_GetArrayItem(meshes, m->valueint);
+            skin = cJSON_GetArrayItem(skins, s->valueint);
+            break;
+        }
+    }
+    const cJSON *joints = cJSON_GetObjectItemCaseSensitive(skin, "joints"), *prim;
+    bool skinned = false;
+    cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(mesh, "primitives"))
+    {
+        const cJSON *attr = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
+        skinned = skinned || (cJSON_GetObjectItemCaseSensitive(attr, "POSITION") &&
+                              cJSON_GetObjectItemCaseSensitive(attr, "JOINTS_0") &&
+                              cJSON_GetObjectItemCaseSensitive(attr, "WEIGHTS_0"));
+    }
+    if (!skin || !mesh || !cJSON_IsArray(joints) || !cJSON_GetArraySize(joints) || !skinned) {
+        fprintf(stderr,
+                "ossa: view: %s: not a skinned glTF (it needs a node with a mesh and a skin, a skin with joints, and a "
+                "mesh primitive with POSITION, JOINTS_0 and WEIGHTS_0)\n",
+                path);
+        goto done;
+    }
+    const cJSON *joint;
+    cJSON_ArrayForEach(joint, joints)
+    {
+        const cJSON *n = cJSON_IsNumber(joint) ? cJSON_GetArrayItem(nodes, joint->valueint) : NULL;
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(n, "name");
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "nodes[%d]", cJSON_IsNumber(joint) ? joint->valueint : -1);
+        const char *want = cJSON_IsString(name) ? name->valuestring : fallback;
+        bool found = false;
+        for (size_t j = 0; j < skel->joint_count && !found; ++j)
+            found = !strcmp(ossa_skeleton_joint_name(skel, j), want);
+        if (!n || !found) {
+            fprintf(stderr, "ossa: view: %s: the skin's joint \"%s\" is not a joint of the first archive's skeleton\n",
+                    path, want);
+            goto done;
+        }
+    }
+    /* External buffers (images are not drawn), by a plain name in the model's folder. */
+    const cJSON *buffer;
+    const char *slash = strrchr(path, '/');
+    const int dir_length = slash ? (int)(slash - path) : -1; /* the folder without its '/' */
+    cJSON_ArrayForEach(buffer, cJSON_GetObjectItemCaseSensitive(json, "buffers"))
+    {
+        const cJSON *uri = cJSON_GetObjectItemCaseSensitive(buffer, "uri");
+        if (!cJSON_IsString(uri) || !strncmp(uri->valuestring, "data:", 5)) continue;
+        char name[VIEW_NAME_SIZE];
+        if (!uri_decode(uri->valuestring, name, sizeof name) || strchr(name, '/') || strchr(name, '\\') ||
+            !strcmp(name, ".") || !strcmp(name, "..") || !name[0]) {
+            fprintf(stderr,
+                    "ossa: view: %s: the buffer \"%s\" is not a file name beside the model (the viewer serves only "
+                    "those)\n",
+                    path, uri->valuestring);
+            goto done;
+        }
+        if (out->buffer_count == VIEW_MAX_MESH_BUFFERS) {
+            fprintf(stderr, "ossa: view: %s: more than %d external buffers\n", path, VIEW_MAX_MESH_BUFFERS);
+            goto done;
+        }
+        snprintf(out->names[out->buffer_count], VIEW_NAME_SIZE, "%s", name);
+        /* The buffer must resolve inside the model's folder, symbolic links included, as the
+         * bake reads it (tool_read_relative); the resolved path is what is served. */
+        char joined[PATH_MAX], folder[PATH_MAX];
+        snprintf(folder, sizeof folder, "%.*s", dir_length > 0 ? dir_length : 1, dir_length >= 0 ? path : ".");
+        const bool too_long = snprintf(joined, sizeof joined, "%s/%s", folder, name) >= (int)sizeof joined;
+        char *real_dir = too_long ? NULL : realpath(folder, NULL);
+        char *real_file = real_dir ? realpath(joined, NULL) : NULL;
+        const char *why = too_long ? strerror(ENAMETOOLONG) : !real_file ? strerror(errno) : NULL;
+        const size_t n = real_dir ? strlen(real_dir) : 0;
+        if (!why && (strncmp(real_file, real_dir, n) || (real_file[n] != '/' && !(n == 1 && real_dir[0] == '/'))))
+            why = "it resolves outside the model's folder";
+        if (!why && access(real_file, R_OK) != 0) why = strerror(errno);
+        if (!why) snprintf(out->paths[out->buffer_count], PATH_MAX, "%s", real_file);
+        free(real_dir);
+        free(real_file);
+        if (why) {
+            fprintf(stderr, "ossa: view: %s: cannot read its buffer %s: %s\n", path, joined, why);
+            goto done;
+        }
+        ++out->buffer_count;
+    }
+    status = 0;
+done:
+    cJSON_Delete(json);
+    return status;
+}
+#else
+static int check_mesh(const char *path, const ossa_skeleton *skel, view_mesh *out)
+{
+    (void)skel;
+    (void)out;
+    fprintf(stderr, "ossa: view: %s: --mesh needs the glTF reader (cJSON), which this ossa was built without\n", path);
+    return 1;
+}
+#endif
 
 /* JSON has no NaN or infinity: those are null. */
 static void json_number(FILE *f, double value)
@@ -271,7 +452,7 @@ static int run_server(char **argv, const int pipe_fds[2])
 
 int tool_view(int argc, char **argv)
 {
-    const char *files[VIEW_MAX_FILES], *against = NULL, *skeleton_path = NULL;
+    const char *files[VIEW_MAX_FILES], *against = NULL, *skeleton_path = NULL, *mesh_path = NULL;
     size_t file_count = 0;
     long port = VIEW_DEFAULT_PORT;
     float unit_scale = 0.f;
@@ -287,6 +468,8 @@ int tool_view(int argc, char **argv)
                 return tool_usage_error("view", "--port needs a number from 0 to 65535 (found \"%s\")", argv[i]);
         } else if (!strcmp(argv[i], "--against") && i + 1 < argc) {
             against = argv[++i];
+        } else if (!strcmp(argv[i], "--mesh") && i + 1 < argc) {
+            mesh_path = argv[++i];
         } else if (!strcmp(argv[i], "--skeleton") && i + 1 < argc) {
             skeleton_path = argv[++i];
         } else if (!strcmp(argv[i], "--unit-scale") && i + 1 < argc) {
@@ -327,13 +510,34 @@ int tool_view(int argc, char **argv)
         else
             free(data);
     }
+    static view_mesh mesh; /* static: 35 KB of paths; emptied for each call (tests call tool_view often) */
+    memset(&mesh, 0, sizeof mesh);
+    char mesh_name[VIEW_NAME_SIZE] = "";
+    if (mesh_path) {
+        if (check_mesh(mesh_path, &first_skel, &mesh) != 0) {
+            free(first);
+            return 1;
+        }
+        /* The model keeps its name unless a buffer has it: the buffers' names are the URIs the
+         * model gives them, relative to its own URL. */
+        snprintf(mesh_name, sizeof mesh_name, "%s", tool_base_name(mesh_path));
+        for (size_t k = 0; k < mesh.buffer_count; ++k)
+            if (!strcmp(mesh_name, mesh.names[k]) || !strcmp(mesh.names[k], "errors.json")) {
+                fprintf(stderr, "ossa: view: %s: its buffer is named %s, which the viewer serves for another file\n",
+                        mesh_path, mesh.names[k]);
+                free(first);
+                return 1;
+            }
+    }
 
-    /* Served names: the base names, made unique with an "N-" prefix (also from errors.json). */
+    /* Served names: the base names, made unique with an "N-" prefix (also from errors.json and
+     * the mesh's files). */
     char names[VIEW_MAX_FILES][VIEW_NAME_SIZE];
     for (size_t i = 0; i < file_count; ++i) {
         snprintf(names[i], sizeof names[i], "%s", tool_base_name(files[i]));
-        bool taken = !strcmp(names[i], "errors.json");
+        bool taken = !strcmp(names[i], "errors.json") || !strcmp(names[i], mesh_name);
         for (size_t k = 0; k < i; ++k) taken = taken || !strcmp(names[i], names[k]);
+        for (size_t k = 0; k < mesh.buffer_count; ++k) taken = taken || !strcmp(names[i], mesh.names[k]);
         if (taken) snprintf(names[i], sizeof names[i], "%zu-%s", i, tool_base_name(files[i]));
     }
 
@@ -361,9 +565,9 @@ int tool_view(int argc, char **argv)
     if (status == 0) {
         /* python3 serve.py --root=DIR --port=N --parent-fd=FD --query=QUERY -- NAME PATH... */
         char script[PATH_MAX + 16], root_arg[PATH_MAX + 16], port_arg[32], fd_arg[32];
-        /* Each name byte takes at most 5 query bytes (below): 17 names of 271 bytes fit. */
-        static char query_arg[8 + (VIEW_MAX_FILES + 1) * (16 + 5 * VIEW_NAME_SIZE)];
-        char *args[8 + 2 * (VIEW_MAX_FILES + 1) + 1];
+        /* Each name byte takes at most 5 query bytes (below): 18 names of 271 bytes fit. */
+        static char query_arg[8 + (VIEW_MAX_FILES + 2) * (16 + 5 * VIEW_NAME_SIZE)];
+        char *args[8 + 2 * (VIEW_MAX_FILES + 2 + VIEW_MAX_MESH_BUFFERS) + 1];
         int n = 0;
         /* Only this process holds the write end (close-on-exec): see run_server. */
         fcntl(pipe_fds[1], F_SETFD, FD_CLOEXEC);
@@ -379,10 +583,17 @@ int tool_view(int argc, char **argv)
         args[n++] = query_arg;
         args[n++] = "--"; /* then NAME PATH pairs, whatever their first byte */
         size_t used = (size_t)snprintf(query_arg, sizeof query_arg, "--query=");
-        for (size_t i = 0; i <= file_count; ++i) {
-            const bool errors = i == file_count;
-            if (errors && !against) break;
-            const char *name = errors ? "errors.json" : names[i], *path = errors ? errors_path : files[i];
+        /* The mesh's buffers are served but not in the query: the page asks for them by the
+         * URIs the model gives, relative to the model's URL. */
+        for (size_t k = 0; k < mesh.buffer_count; ++k) {
+            args[n++] = mesh.names[k];
+            args[n++] = mesh.paths[k];
+        }
+        for (size_t i = 0; i <= file_count + 1; ++i) {
+            const bool errors = i == file_count, is_mesh = i == file_count + 1;
+            if ((errors && !against) || (is_mesh && !mesh_path)) continue;
+            const char *name = is_mesh ? mesh_name : errors ? "errors.json" : names[i];
+            const char *path = is_mesh ? mesh_path : errors ? errors_path : files[i];
             args[n++] = (char *)(uintptr_t)name;
             args[n++] = (char *)(uintptr_t)path;
             /* Each value is a URL the page fetches, files/NAME with NAME percent-encoded (every
@@ -391,7 +602,9 @@ int tool_view(int argc, char **argv)
              * file=files/a%253Db%2520c.ossa in the query. The page's URLSearchParams undoes the
              * second, the server the first. */
             used += (size_t)snprintf(query_arg + used, sizeof query_arg - used, "%s%s=files/", i ? "&" : "",
-                                     errors ? "errors" : "file");
+                                     is_mesh  ? "mesh"
+                                     : errors ? "errors"
+                                              : "file");
             for (const unsigned char *c = (const unsigned char *)name; *c; ++c) {
                 const bool unreserved = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
                                         (*c >= '0' && *c <= '9') || strchr("-._~", *c);

@@ -33,6 +33,8 @@ TYPES = {
     ".wasm": "application/wasm",
     ".json": "application/json",
     ".ossa": "application/octet-stream",
+    ".gltf": "model/gltf+json",
+    ".glb": "model/gltf-binary",
 }
 # The viewer's own files (the rest of its folder is not served).
 VIEWER_FILES = {"index.html", "viewer.js", "ossa_viewer.js", "ossa_viewer.wasm"}

@@ -22,6 +22,15 @@
 //   jointPositions()            model-space positions of the pose shown: [[x, y, z], ...] in
 //                               the skeleton's units (the runtime's float values)
 //   projectedJoints()           each joint's position on the canvas, CSS pixels [[x, y], ...]
+//   loadMeshUrl(url)            a skinned glTF/GLB (?mesh=URL): skinned by the runtime each frame;
+//                               resolves to its vertex count, rejects with the reason
+//   loadMesh(bytes, name)       the same from bytes (a .glb, or a .gltf with data: buffers)
+//   mesh()                      {name, vertices, triangles, joints: [skin joint names], remap:
+//                               [skeleton joint of each], unitScale, hasNormals, method}, or null
+//   setSkinning(m)              "linear" or "dual-quat"
+//   setRestPose(on)             shows the skeleton's rest pose instead of the clip
+//   skinnedPositions()          the mesh's skinned positions as drawn, [[x, y, z], ...]
+//   modelMatrices()             each joint's model-space matrix, [[16 floats column-major], ...]
 //   lastError                   text of the last failure ("" when none)
 "use strict";
 
@@ -29,6 +38,7 @@
   const BACKGROUND = [24 / 255, 27 / 255, 33 / 255];
   const BONE = [110 / 255, 190 / 255, 255 / 255];
   const JOINT = [1, 1, 1];
+  const MESH = [215 / 255, 150 / 255, 95 / 255];
   const GRID = [48 / 255, 53 / 255, 63 / 255];
 
   const api = { lastError: "" };
@@ -53,6 +63,11 @@
     camera: { yaw: 0.6, pitch: 0.25, distance: 3, target: [0, 1, 0], framed: false, follow: true },
     mvp: null,
     lastFrame: null,
+    restPose: false,
+    mesh: null, // {name, vertices, indices (Uint32Array), joints (skin joint names), remap, hasNormals, unitScale}
+    method: 0, // 0 linear blend, 1 dual quaternion (ossa_skinning_method)
+    skinned: null, // Float32Array [3 * vertices]
+    skinnedNormals: null,
   };
 
   function setStatus(text, isError) {
@@ -103,7 +118,9 @@
 
   function reset() {
     if (M()) M()._ossa_viewer_reset();
-    Object.assign(S, { archives: [], joints: [], clips: [], clip: -1, blendClip: -1, weight: 0, time: 0, timeB: 0, positions: null, errors: null });
+    Object.assign(S, { archives: [], joints: [], clips: [], clip: -1, blendClip: -1, weight: 0, time: 0, timeB: 0, positions: null, errors: null,
+      mesh: null, skinned: null, skinnedNormals: null });
+    showMesh();
     $("weight").value = 0;
     showErrorsLegend();
     fillClipLists();
@@ -119,12 +136,28 @@
     // The second clip runs in step with the first: the same share of its duration.
     S.timeB = blend ? (S.time / a.duration) * S.clips[S.blendClip].duration : 0;
     const m = M();
-    if (m._ossa_viewer_evaluate(S.clip, S.time, blend ? S.blendClip : -1, S.timeB, blend ? S.weight : 0) !== 0) {
+    const rc = S.restPose ? m._ossa_viewer_evaluate_rest()
+      : m._ossa_viewer_evaluate(S.clip, S.time, blend ? S.blendClip : -1, S.timeB, blend ? S.weight : 0);
+    if (rc !== 0) {
       setStatus(cstr(m._ossa_viewer_error()), true);
       return false;
     }
     const ptr = m._ossa_viewer_positions();
     S.positions = m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + 3 * S.joints.length);
+    return skin();
+  }
+
+  // Skins the mesh (if any) by the pose just evaluated, with the runtime's skinning jobs.
+  function skin() {
+    const m = M();
+    if (!S.mesh || !m._ossa_viewer_mesh_vertex_count()) return true;
+    if (m._ossa_viewer_mesh_skin(S.method) !== 0) {
+      setStatus(`${S.mesh.name}: ${cstr(m._ossa_viewer_error())}`, true);
+      return false;
+    }
+    const n = 3 * S.mesh.vertices, p = m._ossa_viewer_mesh_positions() >> 2, q = m._ossa_viewer_mesh_normals() >> 2;
+    S.skinned = m.HEAPF32.slice(p, p + n);
+    S.skinnedNormals = q ? m.HEAPF32.slice(q, q + n) : null;
     return true;
   }
 
@@ -166,12 +199,16 @@
   $("play").onclick = () => (S.playing ? api.pause() : api.play());
   $("reset").onclick = () => reset();
   $("show-errors").onchange = () => draw();
+  $("skinning").onchange = (e) => api.setSkinning(e.target.value);
+  $("rest-pose").onchange = (e) => api.setRestPose(e.target.checked);
+  $("show-mesh").onchange = () => { S.camera.framed = false; draw(); };
 
   async function openFiles(files) {
     for (const f of files) {
       try {
         const bytes = await f.arrayBuffer();
         if (/\.json$/i.test(f.name)) api.loadErrors(new TextDecoder().decode(bytes));
+        else if (/\.(gltf|glb)$/i.test(f.name)) await loadMesh(bytes, f.name, location.href);
         else await load(bytes, f.name);
       } catch (e) {
         setStatus(e.message, true);
@@ -271,9 +308,197 @@
     return errors.joint_max_mm.map((v) => ramp(v / scale));
   }
 
+  // --- Skinned mesh (glTF 2.0, .gltf or .glb) ----------------------------------------------------
+  // The page reads the mesh itself (the importers are native); the runtime skins it. Read: the
+  // first node with a mesh and a skin, its triangle primitives with POSITION, JOINTS_0 and
+  // WEIGHTS_0 (NORMAL if every one has it), the skin's joints and inverseBindMatrices. The mesh
+  // node's own transform is ignored, as the spec says for skinned meshes (section "Skins"):
+  // vertices are in the bind space the inverse bind matrices map from.
+  const COMPONENTS = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
+  const UBYTE = 5121, USHORT = 5123, UINT = 5125, FLOAT = 5126;
+  const COMPONENT_TYPES = { // size, DataView getter, normalisation divisor
+    5120: [1, "getInt8", 127], 5121: [1, "getUint8", 255], 5122: [2, "getInt16", 32767],
+    5123: [2, "getUint16", 65535], 5125: [4, "getUint32", 0], 5126: [4, "getFloat32", 0],
+  };
+
+  // {json, bin}: a GLB's JSON and BIN chunks (spec 4.4), or a .gltf's JSON.
+  function gltfDocument(bytes) {
+    const u8 = new Uint8Array(bytes), dv = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+    if (u8.length >= 12 && dv.getUint32(0, true) === 0x46546c67) { // "glTF"
+      if (dv.getUint32(4, true) !== 2) throw new Error(`GLB version ${dv.getUint32(4, true)}, expected 2`);
+      const total = Math.min(dv.getUint32(8, true), u8.length);
+      let json = null, bin = null;
+      for (let at = 12; at + 8 <= total;) {
+        const length = dv.getUint32(at, true), type = dv.getUint32(at + 4, true), start = at + 8;
+        if (start + length > total) throw new Error(`GLB chunk at byte ${at} runs past the end of the file`);
+        if (type === 0x4e4f534a && !json) json = new TextDecoder().decode(u8.subarray(start, start + length));
+        else if (type === 0x004e4942 && !bin) bin = u8.subarray(start, start + length);
+        at = start + length;
+      }
+      if (!json) throw new Error("GLB without a JSON chunk");
+      return { json: JSON.parse(json), bin };
+    }
+    return { json: JSON.parse(new TextDecoder().decode(u8)), bin: null };
+  }
+
+  async function gltfBuffers(doc, baseUrl) {
+    const out = [];
+    for (const [i, b] of (doc.json.buffers || []).entries()) {
+      let data;
+      if (b.uri === undefined) {
+        if (i !== 0 || !doc.bin) throw new Error(`buffers[${i}] has no uri and is not a GLB's BIN chunk`);
+        data = doc.bin;
+      } else if (b.uri.startsWith("data:")) {
+        const comma = b.uri.indexOf(",");
+        if (comma < 0 || !/;base64$/.test(b.uri.slice(0, comma))) throw new Error(`buffers[${i}]: a data URI that is not base64`);
+        data = Uint8Array.from(atob(b.uri.slice(comma + 1)), (c) => c.charCodeAt(0));
+      } else {
+        const url = new URL(b.uri, baseUrl);
+        const r = await fetch(url);
+        if (!r.ok) throw new Error(`buffers[${i}] ${b.uri}: ${r.status} ${r.statusText}`);
+        data = new Uint8Array(await r.arrayBuffer());
+      }
+      if (!(data.length >= (b.byteLength || 0))) throw new Error(`buffers[${i}] holds ${data.length} bytes, byteLength says ${b.byteLength}`);
+      out.push(data);
+    }
+    return out;
+  }
+
+  // Accessor `index` as a Float64Array of count * components values (normalised integers as
+  // the spec says; float and unsigned integers as they are), after checking its type (one of
+  // `types`), its component type (one of `components`) and that it fits its view and buffer.
+  function readAccessor(json, buffers, index, types, components, what) {
+    const a = (json.accessors || [])[index];
+    if (!a) throw new Error(`${what}: no accessors[${index}]`);
+    const n = COMPONENTS[a.type], ct = COMPONENT_TYPES[a.componentType];
+    if (!n || !ct || !types.includes(a.type) || !components.includes(a.componentType))
+      throw new Error(`${what}: accessors[${index}] is ${a.type} of component type ${a.componentType}, expected ${types.join(" or ")} of ${components.join(" or ")}`);
+    if (a.sparse) throw new Error(`${what}: accessors[${index}] is sparse (not read by the viewer)`);
+    const count = a.count;
+    if (!Number.isInteger(count) || count < 1) throw new Error(`${what}: accessors[${index}].count is not an integer >= 1`);
+    if (a.bufferView === undefined) return new Float64Array(count * n); // all zeros (spec 3.6.2.3)
+    const v = (json.bufferViews || [])[a.bufferView], data = v && buffers[v.buffer];
+    if (!data) throw new Error(`${what}: bufferViews[${a.bufferView}] or its buffer is missing`);
+    const [size, get, norm] = ct, stride = v.byteStride || size * n;
+    const viewStart = v.byteOffset || 0, viewEnd = viewStart + v.byteLength, start = viewStart + (a.byteOffset || 0);
+    if (!Number.isInteger(viewEnd) || !Number.isInteger(start) || !Number.isInteger(stride) || viewEnd > data.length ||
+        start + (count - 1) * stride + size * n > viewEnd)
+      throw new Error(`${what}: accessors[${index}] runs past the end of bufferViews[${a.bufferView}] or its buffer`);
+    const out = new Float64Array(count * n);
+    const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const scale = a.normalized && norm ? norm : 0;
+    for (let i = 0; i < count; ++i)
+      for (let c = 0; c < n; ++c) {
+        const x = dv[get](start + i * stride + c * size, true);
+        out[i * n + c] = scale ? Math.max(x / scale, -1) : x;
+      }
+    return out;
+  }
+
+  // The skinned mesh of a glTF document, mapped to the skeleton's joints by name (the importer
+  // names a joint after its node, "nodes[N]" when the node has no name).
+  async function readMesh(bytes, name, baseUrl) {
+    const doc = gltfDocument(bytes), json = doc.json, nodes = json.nodes || [];
+    const nodeIndex = nodes.findIndex((n) => n && n.mesh !== undefined && n.skin !== undefined);
+    if (nodeIndex < 0) throw new Error("no node has both a mesh and a skin: not a skinned glTF");
+    const node = nodes[nodeIndex], skinDef = (json.skins || [])[node.skin], meshDef = (json.meshes || [])[node.mesh];
+    if (!skinDef || !meshDef || !Array.isArray(skinDef.joints) || !skinDef.joints.length)
+      throw new Error(`nodes[${nodeIndex}]: its skin or mesh is missing or has no joints`);
+    const prims = (meshDef.primitives || []).filter((p) => (p.mode === undefined || p.mode === 4) && p.attributes &&
+      p.attributes.POSITION !== undefined && p.attributes.JOINTS_0 !== undefined && p.attributes.WEIGHTS_0 !== undefined);
+    if (!prims.length) throw new Error(`meshes[${node.mesh}] has no triangle primitive with POSITION, JOINTS_0 and WEIGHTS_0`);
+    const jointNames = skinDef.joints.map((j) => (nodes[j] && typeof nodes[j].name === "string" ? nodes[j].name : `nodes[${j}]`));
+    const byName = new Map();
+    S.joints.forEach((j, i) => { if (!byName.has(j.name)) byName.set(j.name, i); });
+    const remap = jointNames.map((n) => byName.get(n));
+    const missing = remap.indexOf(undefined);
+    if (missing >= 0) throw new Error(`the skin's joint "${jointNames[missing]}" is not a joint of the archive's skeleton`);
+    const buffers = await gltfBuffers(doc, baseUrl);
+    const jc = skinDef.joints.length;
+    const ibm = skinDef.inverseBindMatrices === undefined ? null : readAccessor(json, buffers, skinDef.inverseBindMatrices, ["MAT4"], [FLOAT], "inverseBindMatrices");
+    if (ibm && ibm.length < 16 * jc) throw new Error(`inverseBindMatrices holds ${ibm.length / 16} matrices for ${jc} joints`);
+    const hasNormals = prims.every((p) => p.attributes.NORMAL !== undefined);
+    const parts = prims.map((p, i) => {
+      const at = (k, types, components) => readAccessor(json, buffers, p.attributes[k], types, components, `primitives[${i}].${k}`);
+      const pos = at("POSITION", ["VEC3"], [FLOAT]), n = pos.length / 3;
+      // Spec 3.7.3.3: joints unsigned byte or short, weights float or normalised unsigned.
+      const part = { pos, n, joints: at("JOINTS_0", ["VEC4"], [UBYTE, USHORT]), weights: at("WEIGHTS_0", ["VEC4"], [FLOAT, UBYTE, USHORT]),
+        normals: hasNormals ? at("NORMAL", ["VEC3"], [FLOAT]) : null };
+      if (part.joints.length !== 4 * n || part.weights.length !== 4 * n || (part.normals && part.normals.length !== 3 * n))
+        throw new Error(`primitives[${i}]: its attributes have different counts`);
+      part.indices = p.indices === undefined ? Float64Array.from({ length: n }, (_, k) => k) : readAccessor(json, buffers, p.indices, ["SCALAR"], [UBYTE, USHORT, UINT], `primitives[${i}].indices`);
+      if (part.indices.some((k) => k >= n)) throw new Error(`primitives[${i}]: an index is past its ${n} vertices`);
+      return part;
+    });
+    return { name, jointNames, remap, ibm, hasNormals, parts };
+  }
+
+  // Hands the mesh to the runtime once: bind positions (and normals), 4 joints and 3 weights per
+  // vertex (the weights normalised: the 4th is 1 minus the others' sum), the remap and the
+  // inverse bind matrices, positions and translations brought to the archive's stored unit
+  // (a glTF is in metres, spec 3.4; an archive of ossa bake stores metres too).
+  function setMesh(mesh) {
+    const m = M();
+    const vertices = mesh.parts.reduce((s, p) => s + p.n, 0), jc = mesh.remap.length;
+    const unitScale = m._ossa_viewer_archive_unit_scale(0) || 1, k = 1 / unitScale;
+    if (m._ossa_viewer_mesh_begin(vertices, jc, mesh.hasNormals ? 1 : 0) !== 0) throw new Error(cstr(m._ossa_viewer_error()));
+    const buf = (which) => m._ossa_viewer_mesh_buffer(which);
+    const pos = new Float32Array(m.HEAPF32.buffer, buf(0), 3 * vertices), nrm = mesh.hasNormals ? new Float32Array(m.HEAPF32.buffer, buf(1), 3 * vertices) : null;
+    const jts = new Uint16Array(m.HEAPU8.buffer, buf(2), 4 * vertices), wts = new Float32Array(m.HEAPF32.buffer, buf(3), 3 * vertices);
+    const indices = [];
+    let base = 0;
+    for (const p of mesh.parts) {
+      for (let v = 0; v < p.n; ++v) {
+        const o = base + v;
+        for (let c = 0; c < 3; ++c) {
+          pos[3 * o + c] = p.pos[3 * v + c] * k;
+          if (nrm) nrm[3 * o + c] = p.normals[3 * v + c];
+        }
+        let sum = 0;
+        for (let c = 0; c < 4; ++c) sum += Math.max(p.weights[4 * v + c], 0);
+        for (let c = 0; c < 4; ++c) {
+          jts[4 * o + c] = p.joints[4 * v + c];
+          if (c < 3) wts[3 * o + c] = sum > 0 ? Math.max(p.weights[4 * v + c], 0) / sum : c === 0 ? 1 : 0;
+        }
+      }
+      for (let i = 0; i + 2 < p.indices.length; i += 3) indices.push(base + p.indices[i], base + p.indices[i + 1], base + p.indices[i + 2]);
+      base += p.n;
+    }
+    new Uint16Array(m.HEAPU8.buffer, buf(4), jc).set(mesh.remap);
+    const ibm = new Float32Array(m.HEAPF32.buffer, buf(5), 16 * jc);
+    for (let j = 0; j < jc; ++j)
+      for (let e = 0; e < 16; ++e) ibm[16 * j + e] = (mesh.ibm ? mesh.ibm[16 * j + e] : e % 5 === 0 ? 1 : 0) * (e >= 12 && e < 15 ? k : 1);
+    if (m._ossa_viewer_mesh_commit() !== 0) throw new Error(cstr(m._ossa_viewer_error()));
+    S.mesh = { name: mesh.name, vertices, indices: Uint32Array.from(indices), joints: mesh.jointNames, remap: mesh.remap, hasNormals: mesh.hasNormals, unitScale };
+  }
+
+  async function loadMesh(bytes, name, baseUrl) {
+    await api.ready;
+    if (!S.joints.length) throw failure(`${name}: open an archive first: the mesh is skinned by its skeleton`);
+    try {
+      setMesh(await readMesh(bytes, name, baseUrl));
+    } catch (e) {
+      M()._ossa_viewer_mesh_clear();
+      S.mesh = null;
+      showMesh();
+      throw failure(`${name}: ${e.message}`);
+    }
+    evaluate();
+    showMesh();
+    S.camera.framed = false; // frame the mesh too
+    draw();
+    return S.mesh.vertices;
+  }
+
+  function showMesh() {
+    $("mesh-fields").style.display = S.mesh ? "block" : "none";
+    $("mesh-status").textContent = S.mesh ? `${S.mesh.name}: ${S.mesh.vertices} vertices, ${S.mesh.indices.length / 3} triangles, ${S.mesh.joints.length} joints` : "";
+    $("skinning").value = S.method ? "dual-quat" : "linear";
+  }
+
   // --- WebGL ------------------------------------------------------------------------------------
   const gl = canvas.getContext("webgl", { antialias: false, preserveDrawingBuffer: true });
-  let program = null, buffer = null;
+  let program = null, buffer = null, meshProgram = null, meshBuffer = null;
   if (!gl) setStatus("WebGL is not available in this browser: the skeleton cannot be drawn.", true);
   else {
     const vs = `attribute vec3 p; attribute vec3 c; uniform mat4 mvp; uniform float size; varying vec3 vc;
@@ -290,6 +515,54 @@
     gl.attachShader(program, shader(gl.FRAGMENT_SHADER, fs));
     gl.linkProgram(program);
     buffer = gl.createBuffer();
+    // The mesh: one colour, lit by a light from above and in front (|n.l|: a mesh's normals
+    // may face either way), drawn with depth under the skeleton.
+    const mvs = `attribute vec3 p; attribute vec3 n; uniform mat4 mvp; varying vec3 vn;
+      void main() { gl_Position = mvp * vec4(p, 1.0); vn = n; }`;
+    const mfs = `precision mediump float; varying vec3 vn; uniform vec3 colour;
+      void main() { vec3 l = normalize(vec3(0.4, 0.8, 0.5)); float d = abs(dot(normalize(vn), l));
+        gl_FragColor = vec4(colour * (0.35 + 0.65 * d), 1.0); }`;
+    meshProgram = gl.createProgram();
+    gl.attachShader(meshProgram, shader(gl.VERTEX_SHADER, mvs));
+    gl.attachShader(meshProgram, shader(gl.FRAGMENT_SHADER, mfs));
+    gl.linkProgram(meshProgram);
+    meshBuffer = gl.createBuffer();
+  }
+
+  // The skinned triangles, unindexed: x y z nx ny nz per corner; the runtime's skinned normals,
+  // or each triangle's own when the mesh has none.
+  function meshVertices() {
+    const idx = S.mesh.indices, p = S.skinned, q = S.skinnedNormals, out = new Float32Array(idx.length * 6);
+    for (let t = 0; t < idx.length; t += 3) {
+      const a = 3 * idx[t], b = 3 * idx[t + 1], c = 3 * idx[t + 2];
+      const face = q ? null : norm(cross([p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2]], [p[c] - p[a], p[c + 1] - p[a + 1], p[c + 2] - p[a + 2]]));
+      for (let k = 0; k < 3; ++k) {
+        const v = 3 * idx[t + k], o = 6 * (t + k);
+        for (let e = 0; e < 3; ++e) {
+          out[o + e] = p[v + e];
+          out[o + 3 + e] = q ? q[v + e] : face[e];
+        }
+      }
+    }
+    return out;
+  }
+
+  function drawMesh() {
+    if (!S.mesh || !S.skinned || !$("show-mesh").checked) return;
+    gl.enable(gl.DEPTH_TEST);
+    gl.useProgram(meshProgram);
+    gl.bindBuffer(gl.ARRAY_BUFFER, meshBuffer);
+    gl.bufferData(gl.ARRAY_BUFFER, meshVertices(), gl.STREAM_DRAW);
+    const lp = gl.getAttribLocation(meshProgram, "p"), ln = gl.getAttribLocation(meshProgram, "n");
+    gl.enableVertexAttribArray(lp);
+    gl.enableVertexAttribArray(ln);
+    gl.vertexAttribPointer(lp, 3, gl.FLOAT, false, 24, 0);
+    gl.vertexAttribPointer(ln, 3, gl.FLOAT, false, 24, 12);
+    gl.uniformMatrix4fv(gl.getUniformLocation(meshProgram, "mvp"), false, S.mvp);
+    gl.uniform3fv(gl.getUniformLocation(meshProgram, "colour"), MESH);
+    gl.drawArrays(gl.TRIANGLES, 0, S.mesh.indices.length);
+    gl.disable(gl.DEPTH_TEST);
+    gl.disableVertexAttribArray(ln);
   }
 
   const sub = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -328,11 +601,15 @@
   function frame() {
     if (!S.positions || !S.joints.length) return;
     const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-    for (let j = 0; j < S.joints.length; ++j)
-      for (let c = 0; c < 3; ++c) {
-        lo[c] = Math.min(lo[c], S.positions[3 * j + c]);
-        hi[c] = Math.max(hi[c], S.positions[3 * j + c]);
-      }
+    const grow = (p, count) => {
+      for (let j = 0; j < count; ++j)
+        for (let c = 0; c < 3; ++c) {
+          lo[c] = Math.min(lo[c], p[3 * j + c]);
+          hi[c] = Math.max(hi[c], p[3 * j + c]);
+        }
+    };
+    grow(S.positions, S.joints.length);
+    if (S.mesh && S.skinned && $("show-mesh").checked) grow(S.skinned, S.mesh.vertices); // the mesh too
     const radius = Math.max(Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2, 1e-3);
     S.camera.target = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2];
     S.camera.distance = (radius / Math.sin((20 * Math.PI) / 180)) * 1.25;
@@ -400,6 +677,12 @@
     gl.uniformMatrix4fv(gl.getUniformLocation(program, "mvp"), false, S.mvp);
     gl.uniform1f(gl.getUniformLocation(program, "size"), 5 * (window.devicePixelRatio || 1));
     gl.drawArrays(gl.LINES, 0, gridCount);
+    drawMesh();
+    gl.useProgram(program);
+    gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
+    gl.enableVertexAttribArray(lc);
+    gl.vertexAttribPointer(lp, 3, gl.FLOAT, false, 24, 0);
+    gl.vertexAttribPointer(lc, 3, gl.FLOAT, false, 24, 12);
     gl.drawArrays(gl.LINES, gridCount, lineCount - gridCount);
     gl.drawArrays(gl.POINTS, lineCount, S.joints.length);
   }
@@ -445,6 +728,7 @@
       return load(await r.arrayBuffer(), name);
     },
     loadErrors,
+    loadMesh(bytes, name) { return loadMesh(bytes, name || "mesh", location.href); },
     reset,
     errorScale() {
       const e = clipErrors();
@@ -493,6 +777,41 @@
       for (let j = 0; S.positions && j < S.joints.length; ++j) out.push([S.positions[3 * j], S.positions[3 * j + 1], S.positions[3 * j + 2]]);
       return out;
     },
+    async loadMeshUrl(url) {
+      const r = await fetch(url);
+      if (!r.ok) throw failure(`${url}: ${r.status} ${r.statusText}`);
+      const last = url.split("/").pop();
+      let name = last;
+      try { name = decodeURIComponent(last); } catch { /* keep the encoded name */ }
+      return loadMesh(await r.arrayBuffer(), name, new URL(url, location.href));
+    },
+    mesh: () => S.mesh && { name: S.mesh.name, vertices: S.mesh.vertices, triangles: S.mesh.indices.length / 3, joints: [...S.mesh.joints],
+      remap: [...S.mesh.remap], unitScale: S.mesh.unitScale, hasNormals: S.mesh.hasNormals, method: S.method ? "dual-quat" : "linear" },
+    setSkinning(method) {
+      if (method !== "linear" && method !== "dual-quat") throw failure(`no skinning method "${method}" (linear or dual-quat)`);
+      S.method = method === "dual-quat" ? 1 : 0;
+      showMesh();
+      evaluate();
+      draw();
+    },
+    setRestPose(on) {
+      S.restPose = !!on;
+      $("rest-pose").checked = S.restPose;
+      evaluate();
+      draw();
+    },
+    skinnedPositions() {
+      evaluate();
+      const out = [];
+      for (let v = 0; S.mesh && S.skinned && v < S.mesh.vertices; ++v) out.push([S.skinned[3 * v], S.skinned[3 * v + 1], S.skinned[3 * v + 2]]);
+      return out;
+    },
+    modelMatrices() {
+      evaluate();
+      const m = M(), p = m._ossa_viewer_models() >> 2, out = [];
+      for (let j = 0; p && j < S.joints.length; ++j) out.push(Array.from(m.HEAPF32.subarray(p + 16 * j, p + 16 * j + 16)));
+      return out;
+    },
     projectedJoints() {
       draw();
       const w = canvas.clientWidth, h = canvas.clientHeight, m = S.mvp, out = [];
@@ -515,6 +834,8 @@
     .then(async () => {
       const q = new URLSearchParams(location.search);
       for (const url of q.getAll("file")) await api.loadUrl(url);
+      const mesh = q.get("mesh");
+      if (mesh) await api.loadMeshUrl(mesh);
       const errors = q.get("errors");
       if (errors) {
         const r = await fetch(errors);

@@ -2,7 +2,10 @@
  * joint positions the native runtime computes for clip CLIP of FILE at TIME seconds on FILE's
  * skeleton (blended with clip CLIP_B of FILE_B at TIME_B seconds with weight WEIGHT_B), as JSON
  * on stdout:
- *   {"joints": N, "positions": [x0, y0, z0, x1, ...]}   (skeleton units, %.9g)
+ *   {"joints": N, "positions": [x0, y0, z0, x1, ...], "names": ["...", ...],
+ *    "models": [m0[0], ..., m0[15], m1[0], ...]}   (skeleton units, %.9g)
+ * "models" are the model-space matrices, column-major (the skinned mesh test builds its own
+ * skinning palette from them); TIME "rest" gives the skeleton's rest pose instead of a clip.
  * The headless viewer test compares the page's positions (the same runtime as WebAssembly)
  * with these. Written against the public runtime API only, independently of viewer.c, the
  * ratio computed as a caller would: time / duration in float, clamped to [0, 1].
@@ -55,7 +58,8 @@ int main(int argc, char **argv)
     const bool blend = argc == 8;
     const char *path[2] = {argv[1], blend ? argv[4] : NULL};
     const int clip[2] = {atoi(argv[2]), blend ? atoi(argv[5]) : -1};
-    const float time[2] = {strtof(argv[3], NULL), blend ? strtof(argv[6], NULL) : 0.f};
+    const bool rest = !strcmp(argv[3], "rest");
+    const float time[2] = {rest ? 0.f : strtof(argv[3], NULL), blend ? strtof(argv[6], NULL) : 0.f};
     const float weight = blend ? strtof(argv[7], NULL) : 0.f;
     void *data[2] = {NULL, NULL};
     ossa_skeleton skel;
@@ -82,7 +86,7 @@ int main(int argc, char **argv)
         return 1;
     }
     ossa_result r = sample(&skel, &anim[0], ctx, time[0], pose);
-    const ossa_soa_transform *local = pose;
+    const ossa_soa_transform *local = rest ? skel.rest_pose : pose;
     if (r == OSSA_OK && blend && weight > 0.f) {
         ossa_sampling_context_invalidate(ctx);
         r = sample(&skel, &anim[1], ctx, time[1], pose + n);
@@ -107,6 +111,16 @@ int main(int argc, char **argv)
     printf("{\"joints\": %zu, \"positions\": [", skel.joint_count);
     for (size_t j = 0; j < skel.joint_count; ++j)
         for (int c = 0; c < 3; ++c) printf("%s%.9g", j || c ? ", " : "", (double)models[j].cols[3][c]);
+    printf("], \"names\": [");
+    for (size_t j = 0; j < skel.joint_count; ++j) {
+        printf("%s\"", j ? ", " : "");
+        for (const char *c = ossa_skeleton_joint_name(&skel, j); *c; ++c)
+            printf((unsigned char)*c < 0x20 || *c == '"' || *c == '\\' ? "\\u%04x" : "%c", (unsigned char)*c);
+        printf("\"");
+    }
+    printf("], \"models\": [");
+    for (size_t j = 0; j < skel.joint_count; ++j)
+        for (int e = 0; e < 16; ++e) printf("%s%.9g", j || e ? ", " : "", (double)models[j].cols[e / 4][e % 4]);
     printf("]}\n");
     free(models);
     free(pose);

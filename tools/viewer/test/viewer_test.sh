@@ -7,13 +7,17 @@
 # 1e-5 (viewer_positions), blend, colour by error (red at the bake's tolerance, or at the clip's
 # largest error for an archive without one) and report a bad file. The screenshots go to
 # VIEWER_DIR/viewer-test.png (skeleton colours), viewer-test-errors.png (error colours) and
-# viewer-test-page.png (the whole page, as in the README).
+# viewer-test-page.png (the whole page, as in the README). Then viewer_mesh_test.mjs checks
+# `ossa view --mesh` on a skinned tube it writes and, when the data directory has it, on
+# gltf/cesium_man.gltf: the skinned positions (linear blend and dual quaternion) against its own
+# skinning, the joint remap, the mesh on the canvas (viewer-test-mesh-*.png).
 #
 # Usage: tools/viewer/test/viewer_test.sh OSSA_EXE VIEWER_POSITIONS_EXE VIEWER_DIR
 # Environment: OSSA_SHARED_DATA (the data directory, docs/benchmarks.md), OSSA_CHROMIUM
 # (default /usr/bin/chromium).
-# Exit status: 0 passed, 1 failed, 77 skipped (neither the pab clips nor 01_01.bvh, no node, no
-# Chromium, or the driver's packages not installed: npm ci in tools/viewer/test).
+# Exit status: 0 passed, 1 failed, 77 skipped (no node, no Chromium, or the driver's packages
+# not installed: npm ci in tools/viewer/test). Without the pab clips and 01_01.bvh only the mesh
+# checks run.
 set -euo pipefail
 
 if (($# != 3)); then
@@ -34,10 +38,6 @@ pab=1
 for f in pab_skeleton.ozz pab_walk_raw.ozz pab_jog_raw.ozz; do
   [[ -n $data && -f $data/ozz/$f ]] || pab=0
 done
-if ((!pab)); then
-  [[ -f $cmu ]] || skip "neither DATA/ozz/pab_*.ozz (set OSSA_SHARED_DATA to the data directory) nor $cmu is there"
-  echo "the pab clips are not there (OSSA_SHARED_DATA): testing with $cmu" >&2
-fi
 command -v node >/dev/null 2>&1 || skip "node is not installed"
 [[ -x $chromium ]] || skip "$chromium is not installed (Debian's chromium package)"
 [[ -f $here/node_modules/playwright-core/package.json ]] ||
@@ -45,6 +45,21 @@ command -v node >/dev/null 2>&1 || skip "node is not installed"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ossa-viewer-test-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+status=0
+cesium=()
+if [[ -n $data && -f $data/gltf/cesium_man.gltf ]]; then
+  cesium=(--cesium "$data/gltf/cesium_man.gltf")
+fi
+mkdir "$tmp/mesh"
+node "$here/viewer_mesh_test.mjs" --ossa "$ossa" --positions "$positions" --viewer "$viewer" \
+  --chromium "$chromium" --work "$tmp/mesh" "${cesium[@]}" || status=1
+if ((!pab)); then
+  if [[ ! -f $cmu ]]; then
+    echo "skipped: the archive checks: neither DATA/ozz/pab_*.ozz (set OSSA_SHARED_DATA to the data directory) nor $cmu is there" >&2
+    exit "$status"
+  fi
+  echo "the pab clips are not there (OSSA_SHARED_DATA): testing with $cmu" >&2
+fi
 # lossless.ossa: the walk baked without a tolerance (no META tolerance=, as an archive baked
 # before the bake wrote one), for the error colours' fallback.
 if ((pab)); then
@@ -60,7 +75,6 @@ else
   "$ossa" bake "$cmu" --no-optimize -o "$tmp/lossless.ossa" -q
   source=(--source "$cmu" --skeleton "" --names Motion,Motion)
 fi
-status=0
 node "$here/viewer_test.mjs" --ossa "$ossa" --positions "$positions" --viewer "$viewer" \
-  --chromium "$chromium" --work "$tmp" "${source[@]}" || status=$?
+  --chromium "$chromium" --work "$tmp" "${source[@]}" || status=1
 exit "$status"
