@@ -74,7 +74,7 @@ static void add(text *t, const char *format, ...)
 
 /* The character's joints: name, parent (index, -1 for the root), offset in cm, and how it
  * moves: 's' swings (three sines of its own amplitude and phase), 'b' is held bent (a constant
- * rotation away from its rest pose), 'r' stays at rest. */
+ * rotation away from its rest pose, the same in both hands), 'r' stays at rest. */
 typedef struct joint {
     const char *name;
     int parent;
@@ -134,7 +134,10 @@ static const char *character_bvh(void)
                 double angle = 0;
                 const double phase = 0.7 * (double)j + 2.1 * c, amplitude = 4 + (double)((j * 7 + (size_t)c * 3) % 29);
                 if (character[j].motion == 's') angle = amplitude * sin(w * time + phase);
-                if (character[j].motion == 'b') angle = c == 0 ? 20 + (double)j : 3 * c;
+                /* Held the same in both hands: by the finger's place in its hand. */
+                const char *name = character[j].name;
+                const double finger = (double)(5 * (name[7] - '0') + 2 * (int)(strlen(name) - 8));
+                if (character[j].motion == 'b') angle = c == 0 ? 20 + finger : 3 * c;
                 add(&t, " %.4f", angle);
             }
         add(&t, "\n");
@@ -438,6 +441,24 @@ static void export_bytes_within_4x_of_the_archive(void **state)
     assert_int_equal(float_shorts, 0);
     assert_int_equal(f.bin_size - g.bin_size, 8 * keys);
     assert_true(ratio <= 4.0);
+    /* The fingers held alike in both hands share their samplers. */
+    const cJSON *anim = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g.json, "animations"), 0);
+    const int channels = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(anim, "channels"));
+    const int samplers = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(anim, "samplers"));
+    print_message("%d channels, %d samplers\n", channels, samplers);
+    assert_true(channels >= samplers + 6);
+    /* The skin lists exactly the leaf joints (the end sites), each with its matrix. */
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g.json, "nodes"), *node, *leaf;
+    const cJSON *skin = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g.json, "skins"), 0);
+    int leaves = 0;
+    cJSON_ArrayForEach(node, nodes) leaves += !cJSON_GetObjectItemCaseSensitive(node, "children");
+    const cJSON *joints = cJSON_GetObjectItemCaseSensitive(skin, "joints");
+    assert_int_equal(cJSON_GetArraySize(joints), leaves);
+    cJSON_ArrayForEach(leaf, joints)
+        assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(nodes, leaf->valueint), "children"));
+    const cJSON *matrices = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g.json, "accessors"),
+                                               number(skin, "inverseBindMatrices"));
+    assert_int_equal(number(matrices, "count"), leaves);
     free_glb(&g), free_glb(&f), free(a.bytes);
 }
 

@@ -2,8 +2,9 @@
  *
  * Every joint becomes a node (name, rest translation / rotation / scale in metres: the
  * archive's unit_scale applied), children in skeleton order, the roots in the scene, and one
- * skin over all joints with inverse bind matrices from the rest pose, so tools that build an
- * armature from a skin (Blender) show it. Every clip becomes an animation: the runtime
+ * skin over the leaf joints with inverse bind matrices from the rest pose, which marks every
+ * joint as one for importers that take a skin's joints and their ancestors (ossa's own).
+ * Every clip becomes an animation: the runtime
  * sampling job decodes the clip, and each animated sub-track becomes a LINEAR channel over its
  * own kept keys (ossa_animation_keys), the values the job gives there; a sub-track that does
  * not move is one key, or no channel when its value is the node's (within 1e-6). Animated
@@ -201,6 +202,67 @@ static bool same_value(const float *a, const float *b, int comps)
     return same || negated;
 }
 
+/* What an input accessor of its own costs besides its times (4 bytes a key): its JSON with
+ * min and max, {"bufferView":0,"byteOffset":12345,"componentType":5126,"count":40,...}. */
+#define INPUT_JSON_BYTES 100
+
+/* Merging key sets is tried when a clip has at most this many distinct ones (each pass compares
+ * every pair). */
+#define MAX_KEY_SETS 64
+
+/* Whether every key of `a` is one of `b` (`F` bytes each). */
+static bool is_subset(const uint8_t *a, const uint8_t *b, size_t F)
+{
+    for (size_t f = 0; f < F; ++f)
+        if (a[f] && !b[f]) return false;
+    return true;
+}
+
+/* Channels whose key times are a subset of another channel's take that one's times, and with it
+ * its input accessor, when the values at the added times cost fewer bytes than an input of
+ * their own: the walk's channels of 40 and 33 of the 41 time points. The value added at a time
+ * is the sampling job's there (the runtime interpolating between the kept keys), so nothing
+ * moves. `masks` [S x F] and `keys` [S] are updated; `constant` [S] marks the one-key channels,
+ * which keep their own input. Greedy: the best saving first, until none is left. */
+static void merge_inputs(uint8_t *masks, size_t *keys, const bool *constant, size_t S, size_t F, bool float_rotations)
+{
+    size_t sets[MAX_KEY_SETS], members[MAX_KEY_SETS];
+    for (;;) {
+        size_t set_count = 0;
+        long value_bytes[MAX_KEY_SETS] = {0}; /* bytes a key of every channel of the set */
+        for (size_t s = 0; s < S; ++s) {
+            if (!keys[s] || constant[s]) continue;
+            size_t k = 0;
+            while (k < set_count && memcmp(&masks[sets[k] * F], &masks[s * F], F)) ++k;
+            if (k == set_count) {
+                if (set_count == MAX_KEY_SETS) return;
+                sets[set_count] = s, members[set_count] = 0, ++set_count;
+            }
+            ++members[k];
+            value_bytes[k] += s % 3 == 1 ? (float_rotations ? 16 : 8) : 12;
+        }
+        long best_gain = 0;
+        size_t from = 0, to = 0;
+        for (size_t a = 0; a < set_count; ++a)
+            for (size_t t = 0; t < set_count; ++t) {
+                if (keys[sets[t]] <= keys[sets[a]] || !is_subset(&masks[sets[a] * F], &masks[sets[t] * F], F)) continue;
+                const long saved = (long)(4 * keys[sets[a]]) + INPUT_JSON_BYTES;
+                const long gain = saved - (long)(keys[sets[t]] - keys[sets[a]]) * value_bytes[a];
+                if (gain > best_gain) best_gain = gain, from = a, to = t;
+            }
+        if (best_gain <= 0) return;
+        /* The set's first channel last: the others are compared with its mask. */
+        const size_t first = sets[from], target = sets[to];
+        for (size_t s = first + 1; s < S; ++s)
+            if (keys[s] && !constant[s] && !memcmp(&masks[s * F], &masks[first * F], F)) {
+                memcpy(&masks[s * F], &masks[target * F], F);
+                keys[s] = keys[target];
+            }
+        memcpy(&masks[first * F], &masks[target * F], F);
+        keys[first] = keys[target];
+    }
+}
+
 /* One clip: the pose at every time point through the sampling job, then one sampler per channel
  * that the clip moves. An animated sub-track keeps its own keys (ossa_animation_keys: the
  * sampling job interpolates between them, so the values between are what LINEAR gives, up to
@@ -219,10 +281,14 @@ static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim,
     uint8_t *masks = malloc(S * F + 1);
     uint64_t *hashes = malloc((S + 1) * sizeof *hashes);
     int *inputs = malloc((S + 1) * sizeof *inputs); /* each sub-track's input accessor; -1: none yet */
+    size_t *keys = malloc((S + 1) * sizeof *keys);  /* each sub-track's key count; 0: no channel */
+    bool *constant = malloc(S + 1);                 /* one value over the clip */
+    int *sampler_of = malloc((S + 1) * sizeof *sampler_of); /* each channel's sampler */
     const size_t ctx_size = ossa_sampling_context_size(J);
     void *ctx_mem = aligned_alloc(16, (ctx_size + 15) & ~(size_t)15);
     ossa_soa_transform *pose = aligned_alloc(16, (skel->soa_count + 1) * sizeof *pose);
-    bool ok = times && key_times && quantised && values && column && masks && hashes && inputs && ctx_mem && pose;
+    bool ok = times && key_times && quantised && values && column && masks && hashes && inputs && keys && constant &&
+              sampler_of && ctx_mem && pose;
     ossa_sampling_context *ctx = ok ? ossa_sampling_context_init(ctx_mem, ctx_size, J) : NULL;
     ok = ok && ctx;
     /* values[(f * J + j) * 10 + ...]: translation (3), rotation (4), scale (3), in metres. */
@@ -246,31 +312,41 @@ static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim,
     cJSON_AddItemToArray(animations, a);
     static const char *const paths[3] = {"translation", "rotation", "scale"};
     static const int offsets[3] = {0, 3, 7};
+    /* Each sub-track's keys: keys[s] 0 when it writes no channel, its mask at masks[s * F]. */
+    for (size_t s = 0; ok && s < S; ++s) {
+        const size_t j = s / 3;
+        const int c = (int)(s % 3), comps = c == 1 ? 4 : 3;
+        uint8_t *mask = &masks[s * F];
+        constant[s] = false;
+        keys[s] = ossa_animation_channel_kind(anim, j, c) == 2 ? ossa_animation_keys(anim, j, c, mask, F) : 0;
+        if (keys[s] == 0) {
+            /* One value over the clip: none when the node holds it already. */
+            const ossa_transform rest = in_metres(ossa_skeleton_rest_transform(skel, j), unit);
+            const float *node = c == 0 ? &rest.translation.x : c == 1 ? &rest.rotation.x : &rest.scale.x;
+            if (same_value(node, &values[j * 10 + (size_t)offsets[c]], comps)) continue;
+            memset(mask, 0, F);
+            mask[0] = 1;
+            keys[s] = 1;
+            constant[s] = true;
+        }
+    }
+    merge_inputs(masks, keys, constant, S, F, float_rotations);
     size_t sampler_count = 0;
     int single_input = -1; /* the input of one key at time 0, shared */
     for (size_t s = 0; ok && s < S; ++s) {
         const size_t j = s / 3;
         const int c = (int)(s % 3), comps = c == 1 ? 4 : 3;
-        uint8_t *mask = &masks[s * F];
-        inputs[s] = -1;
-        size_t keys = ossa_animation_channel_kind(anim, j, c) == 2 ? ossa_animation_keys(anim, j, c, mask, F) : 0;
-        if (keys == 0) {
-            /* One value over the clip: none when the node holds it already. */
-            const ossa_transform rest = in_metres(ossa_skeleton_rest_transform(skel, j), unit);
-            const float *node = c == 0 ? &rest.translation.x : c == 1 ? &rest.rotation.x : &rest.scale.x;
-            if (same_value(node, &values[j * 10 + (size_t)offsets[c]], comps)) continue;
+        const uint8_t *mask = &masks[s * F];
+        if (!keys[s]) continue;
+        if (constant[s]) {
             if (single_input < 0) single_input = add_floats(b, times, 1, 1, "SCALAR", true);
             ok = single_input >= 0;
-            memset(mask, 0, F);
-            mask[0] = 1;
-            keys = 1;
             inputs[s] = single_input;
         } else {
             hashes[s] = hash_bytes(mask, F);
+            inputs[s] = -1;
             for (size_t e = 0; e < s && inputs[s] < 0; ++e)
-                if (inputs[e] >= 0 && inputs[e] != single_input && hashes[e] == hashes[s] &&
-                    !memcmp(&masks[e * F], mask, F))
-                    inputs[s] = inputs[e];
+                if (keys[e] && !constant[e] && hashes[e] == hashes[s] && !memcmp(&masks[e * F], mask, F)) inputs[s] = inputs[e];
             if (inputs[s] < 0) {
                 size_t n = 0;
                 for (size_t f = 0; f < F; ++f)
@@ -279,6 +355,7 @@ static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim,
                 ok = inputs[s] >= 0;
             }
         }
+        const size_t key_count = keys[s];
         size_t n = 0;
         for (size_t f = 0; ok && f < F; ++f) {
             if (!mask[f]) continue;
@@ -291,24 +368,36 @@ static bool add_animation(bin *b, cJSON *animations, const ossa_animation *anim,
             }
             ++n;
         }
-        /* An animated rotation as SHORT (8 bytes a key for 16); a constant one stays FLOAT, exact and
-         * no larger: "normalized":true costs the 8 bytes it saves. */
-        const int output = !ok ? -1
-                           : c == 1 && keys > 1 && !float_rotations ? add_rotations(b, column, keys, quantised)
-                                                : add_floats(b, column, keys, comps, comps == 4 ? "VEC4" : "VEC3", false);
-        ok = ok && output >= 0;
-        cJSON *sampler = cJSON_CreateObject(); /* interpolation: LINEAR, glTF's default */
-        cJSON_AddNumberToObject(sampler, "input", inputs[s]);
-        cJSON_AddNumberToObject(sampler, "output", output);
-        cJSON_AddItemToArray(samplers, sampler);
+        /* A constant the same, bit for bit, as an earlier one of its kind (a left finger held as
+         * the right one) shares that one's sampler: glTF lets channels share samplers (3.11). */
+        sampler_of[s] = -1;
+        for (size_t e = c; constant[s] && e < s && sampler_of[s] < 0; e += 3)
+            if (keys[e] && constant[e] && !memcmp(&values[e / 3 * 10 + (size_t)offsets[c]], column,
+                                                  (size_t)comps * sizeof(float)))
+                sampler_of[s] = sampler_of[e];
+        if (sampler_of[s] < 0) {
+            /* An animated rotation as SHORT (8 bytes a key for 16); a constant one stays FLOAT,
+             * exact and no larger: "normalized":true costs the 8 bytes it saves. */
+            const int output = !ok ? -1
+                               : c == 1 && !constant[s] && !float_rotations
+                                   ? add_rotations(b, column, key_count, quantised)
+                                   : add_floats(b, column, key_count, comps, comps == 4 ? "VEC4" : "VEC3", false);
+            ok = ok && output >= 0;
+            cJSON *sampler = cJSON_CreateObject(); /* interpolation: LINEAR, glTF's default */
+            cJSON_AddNumberToObject(sampler, "input", inputs[s]);
+            cJSON_AddNumberToObject(sampler, "output", output);
+            cJSON_AddItemToArray(samplers, sampler);
+            sampler_of[s] = (int)sampler_count++;
+        }
         cJSON *channel = cJSON_CreateObject(), *target = cJSON_CreateObject();
-        cJSON_AddNumberToObject(channel, "sampler", (double)sampler_count++);
+        cJSON_AddNumberToObject(channel, "sampler", sampler_of[s]);
         cJSON_AddNumberToObject(target, "node", (double)j);
         cJSON_AddStringToObject(target, "path", paths[c]);
         cJSON_AddItemToObject(channel, "target", target);
         cJSON_AddItemToArray(channels, channel);
     }
     free(times), free(key_times), free(quantised), free(values), free(column), free(masks), free(hashes), free(inputs);
+    free(keys), free(constant), free(sampler_of);
     free(ctx_mem), free(pose);
     return ok;
 }
@@ -361,9 +450,19 @@ static int export_glb(const char *in_path, const void *data, size_t size, const 
     }
     cJSON_AddItemToObject(root, "nodes", nodes);
     cJSON *scene = cJSON_CreateObject(), *scene_nodes = cJSON_CreateArray(), *joints = cJSON_CreateArray();
+    /* The skin lists the leaf joints: every other joint is an ancestor of one, and importers
+     * that take a skin's joints with their ancestors as the skeleton (ossa's) rebuild it whole,
+     * also the joints no clip moves. Their inverse bind matrices from the rest pose: assimp 5.2
+     * crashes on a skin without them. All joints would cost 64 bytes of matrix each. */
+    size_t leaf_count = 0;
     for (size_t j = 0; j < J; ++j) {
         if (skel.parents[j] < 0) cJSON_AddItemToArray(scene_nodes, cJSON_CreateNumber((double)j));
+        bool leaf = true;
+        for (size_t c = j + 1; c < J && leaf; ++c) leaf = skel.parents[c] != (int16_t)j;
+        if (!leaf) continue;
         cJSON_AddItemToArray(joints, cJSON_CreateNumber((double)j));
+        if (ok) memmove(&inverse_bind[leaf_count * 16], &inverse_bind[j * 16], 16 * sizeof(float));
+        ++leaf_count;
     }
     cJSON_AddItemToObject(scene, "nodes", scene_nodes);
     cJSON *scenes = cJSON_CreateArray();
@@ -372,7 +471,7 @@ static int export_glb(const char *in_path, const void *data, size_t size, const 
     cJSON_AddNumberToObject(root, "scene", 0);
     cJSON *skin = cJSON_CreateObject(), *skins = cJSON_CreateArray();
     cJSON_AddItemToObject(skin, "joints", joints);
-    const int ibm = ok ? add_floats(&b, inverse_bind, J, 16, "MAT4", false) : -1;
+    const int ibm = ok ? add_floats(&b, inverse_bind, leaf_count, 16, "MAT4", false) : -1;
     ok = ok && ibm >= 0;
     cJSON_AddNumberToObject(skin, "inverseBindMatrices", ibm);
     cJSON_AddItemToArray(skins, skin);
