@@ -1,18 +1,19 @@
-/* ossa export IN.ossa -o OUT.glb: the skeleton and the baked clips as binary glTF 2.0.
+/* ossa export IN.ossa -o OUT.glb [--mesh SOURCE]: the skeleton and the baked clips as binary
+ * glTF 2.0, with the meshes of SOURCE (export_mesh.c).
  *
  * Every joint becomes a node (name, rest translation / rotation / scale in metres: the
- * archive's unit_scale applied), children in skeleton order, the roots in the scene, and one
- * skin over the leaf joints with inverse bind matrices from the rest pose, which marks every
- * joint as one for importers that take a skin's joints and their ancestors (ossa's own).
- * Every clip becomes an animation: the runtime
- * sampling job decodes the clip, and each animated sub-track becomes a LINEAR channel over its
- * own kept keys (ossa_animation_keys), the values the job gives there; a sub-track that does
- * not move is one key, or no channel when its value is the node's (within 1e-6). Animated
- * rotations are normalised SHORT (8 bytes a key for 16, within 6.1e-5 radians; --float-rotations
- * keeps floats for readers that take them for floats, as assimp did until July 2026); what glTF
- * defaults is not written. Between keys glTF players slerp rotations where ossa's runtime nlerps:
- * the two differ by about 2e-8 x angle^3 radians (angle between the keys in degrees), 1e-5 at 8
- * degrees. User-channel tracks are not exported.
+ * archive's unit_scale applied), children in skeleton order, the roots in the scene, and a
+ * skin over the leaf joints that no copied skin holds, with inverse bind matrices from the rest
+ * pose, which marks every joint as one for importers that take a skin's joints and their
+ * ancestors (ossa's own). Every clip becomes an animation: the runtime sampling job decodes
+ * the clip, and each animated sub-track becomes a LINEAR channel over its own kept keys
+ * (ossa_animation_keys), the values the job gives there, or over a superset of them when that
+ * costs fewer bytes; a sub-track that does not move is one key, or no channel when its value is
+ * the node's (within 1e-6). Animated rotations are normalised SHORT (8 bytes a key for 16,
+ * within 6.1e-5 radians; --float-rotations keeps floats for readers that take them for floats,
+ * as assimp did until July 2026); what glTF defaults is not written. Between keys glTF players
+ * slerp rotations where ossa's runtime nlerps: the two differ by about 2e-8 x angle^3 radians
+ * (angle between the keys in degrees), 1e-5 at 8 degrees. User-channel tracks are not exported.
  * Source: the glTF 2.0 specification (3.5 nodes, 3.6 accessors, 3.7 skins, 3.11 animations,
  * 4.4 GLB). */
 #include <math.h>
