@@ -137,10 +137,12 @@ static const char *character_bvh(void)
                 double angle = 0;
                 const double phase = 0.7 * (double)j + 2.1 * c, amplitude = 4 + (double)((j * 7 + (size_t)c * 3) % 29);
                 if (character[j].motion == 's') angle = amplitude * sin(w * time + phase);
-                /* Held the same in both hands: by the finger's place in its hand. */
-                const char *name = character[j].name;
-                const double finger = (double)(5 * (name[7] - '0') + 2 * (int)(strlen(name) - 8));
-                if (character[j].motion == 'b') angle = c == 0 ? 20 + finger : 3 * c;
+                if (character[j].motion == 'b') {
+                    /* Held the same in both hands: by the finger's place in its hand. */
+                    const char *name = character[j].name; /* "LFinger12": finger 1, joint 2 */
+                    const double finger = (double)(5 * (name[7] - '0') + 2 * ((int)strlen(name) - 8));
+                    angle = c == 0 ? 20 + finger : 3 * c;
+                }
                 add(&t, " %.4f", angle);
             }
         add(&t, "\n");
@@ -774,7 +776,7 @@ static void assimp_reads_mesh_export(const char *archive, const char *source, co
  * turns the spine); a skinned mesh of 12 vertices on a node
  * with a transform of its own (ignored, 3.7.3), the skin listing Head, Hips and Spine in that
  * order with their inverse bind matrices, 2-byte texture coordinates (padded to 4 in the export,
- * 3.6.2.4), a material with a PNG texture. `tail`: the skin's
+ * 3.6.2.4), a sparse morph target, a material with a PNG texture. `tail`: the skin's
  * first joint is named "Tail" instead. Returns the path of the .gltf. */
 static const char *skinned_gltf(const char *name, bool tail)
 {
@@ -820,11 +822,14 @@ static const char *skinned_gltf(const char *name, bool tail)
     }
     static const uint8_t png[16] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
     size_t at = 0;
-    size_t offsets[9];
-    const void *parts[9] = {pos, joints, weights, uv, indices, ibm, times, rot, png};
-    const size_t sizes[9] = {sizeof pos, sizeof joints, sizeof weights, sizeof uv, sizeof indices,
-                             sizeof ibm, sizeof times,  sizeof rot,     sizeof png};
-    for (int k = 0; k < 9; ++k) {
+    /* A morph target of two moved vertices, as a sparse accessor without a view. */
+    static const uint16_t moved[2] = {3, 7};
+    static const float deltas[2][3] = {{0.01f, 0, 0}, {0, 0.02f, 0}};
+    size_t offsets[11];
+    const void *parts[11] = {pos, joints, weights, uv, indices, ibm, times, rot, png, moved, deltas};
+    const size_t sizes[11] = {sizeof pos,   sizeof joints, sizeof weights, sizeof uv,    sizeof indices, sizeof ibm,
+                              sizeof times, sizeof rot,    sizeof png,     sizeof moved, sizeof deltas};
+    for (int k = 0; k < 11; ++k) {
         offsets[k] = at;
         memcpy(bin + at, parts[k], sizes[k]);
         at = (at + sizes[k] + 3) & ~(size_t)3;
@@ -843,7 +848,7 @@ static const char *skinned_gltf(const char *name, bool tail)
         sin(PI / 12), cos(PI / 12), tail ? "Tail" : "Head");
     add(&t, "\"skins\":[{\"joints\":[2,0,1],\"inverseBindMatrices\":5}],");
     add(&t, "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2,"
-            "\"TEXCOORD_0\":3},\"indices\":4,\"material\":0}]}],");
+            "\"TEXCOORD_0\":3},\"indices\":4,\"material\":0,\"targets\":[{\"POSITION\":8}]}],\"weights\":[0]}],");
     add(&t, "\"materials\":[{\"name\":\"skin\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[1,0.5,0.25,1],"
             "\"baseColorTexture\":{\"index\":0}},\"extensions\":{\"KHR_materials_emissive_strength\":{}}}],");
     add(&t, "\"textures\":[{\"source\":0,\"sampler\":0}],\"samplers\":[{\"magFilter\":9728}],"
@@ -861,9 +866,14 @@ static const char *skinned_gltf(const char *name, bool tail)
     add(&t, "{\"bufferView\":4,\"componentType\":5123,\"count\":%d,\"type\":\"SCALAR\"},", I);
     add(&t, "{\"bufferView\":5,\"componentType\":5126,\"count\":3,\"type\":\"MAT4\"},");
     add(&t, "{\"bufferView\":6,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},");
-    add(&t, "{\"bufferView\":7,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"}],");
+    add(&t, "{\"bufferView\":7,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"},");
+    add(&t,
+        "{\"componentType\":5126,\"count\":%d,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[0.01,0.02,0],"
+        "\"sparse\":{\"count\":2,\"indices\":{\"bufferView\":9,\"componentType\":5123},\"values\":{\"bufferView\":10}}}"
+        "],",
+        V);
     add(&t, "\"bufferViews\":[");
-    for (int k = 0; k < 9; ++k)
+    for (int k = 0; k < 11; ++k)
         add(&t, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu%s}", k ? "," : "", offsets[k], sizes[k],
             k == 3 ? ",\"byteStride\":2" : "");
     add(&t, "],\"buffers\":[{\"uri\":\"%s\",\"byteLength\":%zu}]}", bin_name, at);
@@ -901,6 +911,13 @@ static void export_keeps_a_generated_skinned_mesh(void **state)
     const cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(item(&d, "meshes", 0), "primitives"), 0);
     const cJSON *uv = item(&d, "accessors", number(cJSON_GetObjectItemCaseSensitive(p, "attributes"), "TEXCOORD_0"));
     assert_int_equal(number(item(&d, "bufferViews", number(uv, "bufferView")), "byteStride"), 4);
+    /* The sparse morph target made dense: zeros but for vertices 3 and 7. */
+    const cJSON *target = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "targets"), 0);
+    assert_null(cJSON_GetObjectItemCaseSensitive(item(&d, "accessors", number(target, "POSITION")), "sparse"));
+    double *delta = accessor_values(&d, number(target, "POSITION"), &count, &width);
+    assert_true(count == 12 && width == 3);
+    for (size_t i = 0; i < 36; ++i) assert_true(delta[i] == (i == 9 ? (double)0.01f : i == 22 ? (double)0.02f : 0.));
+    free(delta);
     /* The material without its extension, its texture, sampler and the PNG's bytes. */
     const cJSON *m = item(&d, "materials", number(p, "material"));
     assert_null(cJSON_GetObjectItemCaseSensitive(m, "extensions"));
@@ -968,7 +985,7 @@ static void export_keeps_cesium_man_mesh(void **state)
 
 /* Export --mesh refuses, with one line naming the source and what is wrong and no output file:
  * a skin joint the archive's skeleton lacks (named), a file that is not glTF, an accessor that
- * runs past its view. */
+ * runs past its view, a GLB header shorter than itself. */
 static void export_mesh_errors_write_nothing(void **state)
 {
     (void)state;
@@ -995,9 +1012,16 @@ static void export_mesh_errors_write_nothing(void **state)
         {"tail", "skins[0].joints[0]: joint \"Tail\" is not in the archive's skeleton"},
         {"other", "not glTF 2.0"},
         {"broken", "accessors[0]: 99 elements from byte 0 run past bufferViews[0]"},
+        {"short", "the GLB declares 12 bytes, the file has 24"},
     };
-    for (size_t i = 0; i < 3; ++i) {
-        const char *path = i == 0 ? tail : i == 1 ? other : broken;
+    /* A GLB header that declares fewer bytes than its own header (once read as a JSON chunk of
+     * 4 GiB). */
+    char short_glb[512];
+    snprintf(short_glb, sizeof short_glb, "%s", ossa_test_scratch_path("short.glb"));
+    const uint32_t words[6] = {0x46546C67u, 2, 12, 0xFFFFFFF0u, 0x4E4F534Au, 0};
+    ossa_test_write_file(short_glb, words, sizeof words);
+    for (size_t i = 0; i < 4; ++i) {
+        const char *path = i == 0 ? tail : i == 1 ? other : i == 2 ? broken : short_glb;
         const char *exp[] = {archive, "-o", out, "--mesh", path};
         int status;
         char *err = ossa_test_run_captured_fd(STDERR_FILENO, tool_export, 5, exp, &status);

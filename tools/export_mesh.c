@@ -189,8 +189,8 @@ static bool load_buffers(source *s)
         char what[48];
         snprintf(what, sizeof what, "buffers[%zu]", i);
         size_t length;
-        if (!cJSON_IsObject(b) || !size_property(s, b, "byteLength", what, 0, &length))
-            return fail(s, "%s: expected an object with a byteLength", what);
+        if (!cJSON_IsObject(b)) return fail(s, "%s: expected an object", what);
+        if (!size_property(s, b, "byteLength", what, 0, &length)) return false;
         const cJSON *uri = cJSON_GetObjectItemCaseSensitive(b, "uri");
         size_t available = 0;
         if (cJSON_IsString(uri)) {
@@ -218,7 +218,7 @@ static bool parse(source *s, const uint8_t *data, size_t size)
         if (size < 20) return fail(s, "a GLB of %zu bytes, shorter than its 20-byte header", size);
         memcpy(h, data, 20);
         if (h[1] != 2) return fail(s, "GLB version %u, expected 2", h[1]);
-        if (h[2] > size) return fail(s, "the GLB declares %u bytes, the file has %zu", h[2], size);
+        if (h[2] > size || h[2] < 20) return fail(s, "the GLB declares %u bytes, the file has %zu", h[2], size);
         if (h[4] != 0x4E4F534Au || h[3] > h[2] - 20)
             return fail(s, "the GLB's first chunk is not a JSON chunk in the file");
         json = (const char *)data + 20, json_size = h[3];
@@ -297,17 +297,6 @@ static size_t type_width(const char *type)
     return 0;
 }
 
-/* `count` elements of `element` bytes from `data` (`size` bytes, every `stride` bytes from
- * `offset`) into `out`; false when they do not all lie inside. */
-static bool gather(uint8_t *out, const uint8_t *data, size_t size, size_t offset, size_t stride, size_t element,
-                   size_t count)
-{
-    if (!count) return true;
-    if (offset > size || element > size - offset || (count - 1) > (size - offset - element) / stride) return false;
-    for (size_t i = 0; i < count; ++i) memcpy(out + i * element, data + offset + i * stride, element);
-    return true;
-}
-
 /* Accessor `index` as tightly packed elements (malloc; zeros without a bufferView; sparse
  * values put in place), its component type, width and count. */
 static uint8_t *read_accessor(source *s, size_t index, int *component, size_t *width, size_t *count, size_t *element)
@@ -318,11 +307,12 @@ static uint8_t *read_accessor(source *s, size_t index, int *component, size_t *w
     const cJSON *ct = cJSON_GetObjectItemCaseSensitive(a, "componentType"),
                 *ty = cJSON_GetObjectItemCaseSensitive(a, "type");
     size_t view, offset;
-    if (!cJSON_IsObject(a) || !cJSON_IsNumber(ct) || !cJSON_IsString(ty) ||
-        !size_property(s, a, "count", what, 0, count) ||
+    if (!cJSON_IsObject(a) || !cJSON_IsNumber(ct) || !cJSON_IsString(ty))
+        return fail(s, "%s: expected an object with componentType and type", what), NULL;
+    if (!size_property(s, a, "count", what, 0, count) ||
         !optional_index(s, a, "bufferView", s->view_count, what, &view) ||
         !size_property(s, a, "byteOffset", what, 0, &offset))
-        return fail(s, "%s: expected componentType, type and count", what), NULL;
+        return NULL;
     *component = ct->valueint;
     const size_t csize = component_size(*component);
     *width = type_width(ty->valuestring);
@@ -331,48 +321,61 @@ static uint8_t *read_accessor(source *s, size_t index, int *component, size_t *w
                     ty->valuestring),
                NULL;
     *element = csize * *width;
-    if (*count == 0 || *count > SIZE_MAX / 2 / *element) return fail(s, "%s: count %zu", what, *count), NULL;
-    uint8_t *out = calloc(*count, *element);
-    if (!out) return fail(s, "out of memory for %s", what), NULL;
+    /* Without a view the elements are zeros (before sparse values): no bytes bound the count. */
+    if (*count == 0 || *count > (view == SIZE_MAX ? ((size_t)256 << 20) : SIZE_MAX / 2) / *element)
+        return fail(s, "%s: count %zu", what, *count), NULL;
+    const uint8_t *data = NULL;
+    size_t size = 0, stride = 0;
     if (view != SIZE_MAX) {
-        const uint8_t *data;
-        size_t size, stride;
-        if (!view_bytes(s, view, what, &data, &size, &stride)) return free(out), NULL;
-        if (!gather(out, data, size, offset, stride ? stride : *element, *element, *count))
-            return free(out),
-                   fail(s, "%s: %zu elements from byte %zu run past bufferViews[%zu]", what, *count, offset, view),
+        if (!view_bytes(s, view, what, &data, &size, &stride)) return NULL;
+        if (!stride) stride = *element;
+        if (offset > size || *element > size - offset || (*count - 1) > (size - offset - *element) / stride)
+            return fail(s, "%s: %zu elements from byte %zu run past bufferViews[%zu]", what, *count, offset, view),
                    NULL;
     }
+    uint8_t *out = calloc(*count, *element);
+    if (!out) return fail(s, "out of memory for %s", what), NULL;
+    for (size_t i = 0; data && i < *count; ++i) memcpy(out + i * *element, data + offset + i * stride, *element);
     const cJSON *sparse = cJSON_GetObjectItemCaseSensitive(a, "sparse");
     if (sparse) {
         const cJSON *ind = cJSON_GetObjectItemCaseSensitive(sparse, "indices"),
                     *val = cJSON_GetObjectItemCaseSensitive(sparse, "values");
         const cJSON *ict = cJSON_GetObjectItemCaseSensitive(ind, "componentType");
-        size_t n, iview, ioffset, vview, voffset;
-        const size_t isize = cJSON_IsNumber(ict) ? component_size(ict->valueint) : 0;
-        bool ok = size_property(s, sparse, "count", what, 0, &n) && n <= *count && isize && ict->valueint != 5120 &&
-                  ict->valueint != 5122 && ict->valueint != 5126 &&
-                  optional_index(s, ind, "bufferView", s->view_count, what, &iview) && iview != SIZE_MAX &&
-                  size_property(s, ind, "byteOffset", what, 0, &ioffset) &&
-                  optional_index(s, val, "bufferView", s->view_count, what, &vview) && vview != SIZE_MAX &&
-                  size_property(s, val, "byteOffset", what, 0, &voffset);
+        size_t n = 0, iview = SIZE_MAX, ioffset = 0, vview = SIZE_MAX, voffset = 0;
+        const size_t isize =
+            cJSON_IsNumber(ict) && ict->valueint != 5120 && ict->valueint != 5122 && ict->valueint != 5126
+                ? component_size(ict->valueint)
+                : 0;
+        /* Checked without printing: one line below says what a sparse accessor needs. */
+        const cJSON *o;
+        bool ok = index_value(cJSON_GetObjectItemCaseSensitive(sparse, "count"), *count + 1, &n) && isize &&
+                  index_value(cJSON_GetObjectItemCaseSensitive(ind, "bufferView"), s->view_count, &iview) &&
+                  index_value(cJSON_GetObjectItemCaseSensitive(val, "bufferView"), s->view_count, &vview);
+        ok = ok && (!(o = cJSON_GetObjectItemCaseSensitive(ind, "byteOffset")) || index_value(o, SIZE_MAX, &ioffset));
+        ok = ok && (!(o = cJSON_GetObjectItemCaseSensitive(val, "byteOffset")) || index_value(o, SIZE_MAX, &voffset));
+        if (!ok)
+            return free(out),
+                   fail(s, "%s.sparse: expected a count up to the accessor's, unsigned integer indices and two views",
+                        what),
+                   NULL;
         const uint8_t *idata = NULL, *vdata = NULL;
         size_t isz = 0, vsz = 0, unused;
-        ok = ok && view_bytes(s, iview, what, &idata, &isz, &unused) &&
-             view_bytes(s, vview, what, &vdata, &vsz, &unused);
-        ok = ok && (!n || (ioffset <= isz && n <= (isz - ioffset) / isize && voffset <= vsz &&
-                           n <= (vsz - voffset) / *element));
+        if (!view_bytes(s, iview, what, &idata, &isz, &unused) || !view_bytes(s, vview, what, &vdata, &vsz, &unused))
+            return free(out), NULL;
+        ok =
+            !n || (ioffset <= isz && n <= (isz - ioffset) / isize && voffset <= vsz && n <= (vsz - voffset) / *element);
         for (size_t k = 0; ok && k < n; ++k) {
-            uint32_t i = 0;
             const uint8_t *p = idata + ioffset + k * isize;
-            i = isize == 1   ? p[0]
-                : isize == 2 ? (uint32_t)(p[0] | p[1] << 8)
-                             : (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            const uint32_t i = isize == 1 ? p[0]
+                               : isize == 2
+                                   ? (uint32_t)(p[0] | p[1] << 8)
+                                   : (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
             ok = i < *count;
             if (ok) memcpy(out + i * *element, vdata + voffset + k * *element, *element);
         }
         if (!ok)
-            return free(out), fail(s, "%s.sparse: expected count, indices and values inside their views", what), NULL;
+            return free(out),
+                   fail(s, "%s.sparse: indices or values past their views, or an index past the count", what), NULL;
     }
     return out;
 }
@@ -500,7 +503,8 @@ static int copy_texture(source *s, size_t index)
     snprintf(what, sizeof what, "textures[%zu]", index);
     const cJSON *texture = cJSON_GetArrayItem(s->textures, (int)index);
     size_t sampler, image;
-    if (!cJSON_IsObject(texture) || !optional_index(s, texture, "sampler", s->sampler_count, what, &sampler) ||
+    if (!cJSON_IsObject(texture)) return fail(s, "%s: expected an object", what), -1;
+    if (!optional_index(s, texture, "sampler", s->sampler_count, what, &sampler) ||
         !optional_index(s, texture, "source", s->image_count, what, &image))
         return -1;
     cJSON *out = cJSON_CreateObject();
@@ -751,8 +755,9 @@ static bool copy_nodes(source *s, const ossa_skeleton *skel, cJSON *nodes, cJSON
              optional_index(s, n, "skin", s->skin_count, what, &skin);
         if (!ok || mesh == SIZE_MAX) continue;
         if (mesh_map[mesh] < 0) mesh_map[mesh] = copy_mesh(s, mesh);
-        if (skin != SIZE_MAX && skin_map[skin] < 0) skin_map[skin] = copy_skin(s, skin, skel, covered);
-        ok = mesh_map[mesh] >= 0 && (skin == SIZE_MAX || skin_map[skin] >= 0);
+        ok = mesh_map[mesh] >= 0;
+        if (ok && skin != SIZE_MAX && skin_map[skin] < 0) skin_map[skin] = copy_skin(s, skin, skel, covered);
+        ok = ok && (skin == SIZE_MAX || skin_map[skin] >= 0);
         if (!ok) break;
         cJSON *out = cJSON_CreateObject();
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(n, "name"),
