@@ -1057,6 +1057,30 @@ static void export_reimports_to_the_same_poses(void **state)
 }
 #endif
 
+/* ossa export --mesh: no value is a usage error (2); a source that is not glTF (here the
+ * archive itself) is one line naming it (1), and nothing is written. */
+static void export_mesh_needs_a_gltf(void **state)
+{
+    (void)state;
+    need_assimp();
+    char in[512], out[512], glb[512];
+    snprintf(in, sizeof in, "%s", tiny_bvh("mesh.bvh", "0.1"));
+    snprintf(out, sizeof out, "%s", ossa_test_scratch_path("mesh.ossa"));
+    snprintf(glb, sizeof glb, "%s", ossa_test_scratch_path("mesh.glb"));
+    const char *bake[] = {in, "-o", out, "-q"};
+    assert_int_equal(run_bake(4, bake), 0);
+    const char *no_value[] = {out, "-o", glb, "--mesh"};
+    assert_int_equal(tool_export(4, (char **)(uintptr_t)no_value), 2);
+    const char *not_gltf[] = {out, "-o", glb, "--mesh", out};
+    int status;
+    char *err = ossa_test_run_captured_fd(STDERR_FILENO, tool_export, 5, not_gltf, &status);
+    assert_int_equal(status, 1);
+    assert_non_null(strstr(err, out));
+    assert_non_null(strstr(err, "not glTF 2.0"));
+    free(err);
+    assert_int_equal(access(glb, F_OK), -1);
+}
+
 /* ossa export writes each animated sub-track over its own kept keys and a sub-track that does
  * not move as one key or, at the node's value, not at all: the GLB's channels have exactly the
  * archive's key counts (fewer than its time points for the translation, so writing every time
@@ -2251,6 +2275,7 @@ int main(void)
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
         cmocka_unit_test(export_reimports_to_the_same_poses),
         cmocka_unit_test(export_keeps_the_kept_keys),
+        cmocka_unit_test(export_mesh_needs_a_gltf),
 #endif
         cmocka_unit_test(info_json_matches_text),
         cmocka_unit_test(bake_bound_holds_in_info),
