@@ -36,7 +36,7 @@ static void decoded_constant(int channel, const float *v, float out[4])
     out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
 }
 
-static void key_value(int channel, const ossa__subtrack *st, const uint32_t *q, float out[4])
+OSSA__INLINE void key_value(int channel, const ossa__subtrack *st, const uint32_t *q, float out[4])
 {
     float v[4];
     for (int c = 0; c < st->n; ++c) v[c] = st->min[c] + (float)q[c] * st->step[c];
@@ -49,7 +49,7 @@ static void key_value(int channel, const ossa__subtrack *st, const uint32_t *q, 
 }
 
 /* The runtime's interpolation between keys a (value va) and b (value vb) at `ratio`. */
-static void interpolate_at(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
+OSSA__INLINE void interpolate_at(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
                            float ratio, float out[4])
 {
     const float r0 = clip->ratios[a];
@@ -63,14 +63,14 @@ static void interpolate_at(const ossa__clip *clip, int channel, size_t a, size_t
 }
 
 /* The same at time point f. */
-static void interpolate(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
+OSSA__INLINE void interpolate(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
                         size_t f, float out[4])
 {
     interpolate_at(clip, channel, a, b, va, vb, clip->ratios[f], out);
 }
 
 /* Local error of `value` against the sample `ref` (see ossa__subtrack_encode). */
-static float local_error(int channel, const float *ref, const float *value, float radius)
+OSSA__INLINE float local_error(int channel, const float *ref, const float *value, float radius)
 {
     if (channel == OSSA__CH_TRANSLATION) {
         const float dx = ref[0] - value[0], dy = ref[1] - value[1], dz = ref[2] - value[2];
@@ -98,7 +98,7 @@ static float local_error(int channel, const float *ref, const float *value, floa
  * (key a) to vb (key b), against the nlerp of the samples there; 0 for other channels. Two
  * nlerps over different spans agree at the time points yet part between them, so a key on
  * the chord of its neighbours can still bend the curve when removed. */
-static float mid_error(const ossa__clip *clip, size_t s, size_t a, size_t b, const float *va, const float *vb, size_t f,
+OSSA__INLINE float mid_error(const ossa__clip *clip, size_t s, size_t a, size_t b, const float *va, const float *vb, size_t f,
                        float radius)
 {
     if (!clip->midpoints || s % 3 != OSSA__CH_ROTATION || f + 1 >= clip->frames) return 0.f;
@@ -140,6 +140,48 @@ static float encoded_error(const ossa__clip *clip, size_t s, const ossa__subtrac
         a = b;
     }
     return max_f(e, local_error(channel, ref + 4 * a, va, radius));
+}
+
+/* Translations and scales: component c of the sample minus the value encoded_error decodes,
+ * at every time point up to the last key, into d[4 f + c] (the same floats it computes). */
+static void component_diffs(const ossa__clip *clip, size_t s, const ossa__subtrack *st, int c, float *d)
+{
+    const float *ref = ossa__clip_samples(clip, s) + c;
+    const size_t F = clip->frames, k = (size_t)c;
+    float va = st->min[c] + (float)st->q[k] * st->step[c];
+    d[k] = ref[0] - va;
+    for (size_t a = 0, b = 1; b < F; ++b) {
+        if (!st->keys[b]) continue;
+        const float vb = st->min[c] + (float)st->q[4 * b + k] * st->step[c];
+        const float r0 = clip->ratios[a], span = clip->ratios[b] - r0;
+        for (size_t f = a + 1; f < b; ++f) {
+            const float alpha = (clip->ratios[f] - r0) / (span > FLT_MIN ? span : FLT_MIN);
+            d[4 * f + k] = ref[4 * f] - ((vb - va) * alpha + va);
+        }
+        d[4 * b + k] = ref[4 * b] - vb;
+        va = vb, a = b;
+    }
+}
+
+/* encoded_error of a translation or scale from its differences (component_diffs), component c
+ * taken from `column` instead: local_error's arithmetic, stopping above `stop`. */
+static float diffs_error(int channel, const float *d, const float *column, int c, size_t last, float radius,
+                         float stop)
+{
+    float e = 0.f;
+    const size_t k = (size_t)c;
+    for (size_t f = 0; f <= last && e <= stop; ++f) {
+        float v[3] = {d[4 * f], d[4 * f + 1], d[4 * f + 2]};
+        v[k] = column[4 * f + k];
+        if (channel == OSSA__CH_TRANSLATION) {
+            e = max_f(e, sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+        } else {
+            float m = 0.f;
+            for (int i = 0; i < 3; ++i) m = max_f(m, fabsf(v[i]));
+            e = max_f(e, m * radius);
+        }
+    }
+    return e;
 }
 
 /* Each channel's default value: translation 0, identity rotation, unit scale. */
@@ -194,6 +236,7 @@ static void select_keys(const ossa__clip *clip, size_t s, float budget, float ra
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
     const size_t F = clip->frames;
+    const bool mids = clip->midpoints && channel == OSSA__CH_ROTATION; /* else mid_error is 0 */
     memset(keys, 0, F);
     keys[0] = 1;
     size_t a = 0;
@@ -207,7 +250,7 @@ static void select_keys(const ossa__clip *clip, size_t s, float budget, float ra
                 interpolate(clip, channel, a, c, ref + 4 * a, ref + 4 * c, f, v);
                 ok = local_error(channel, ref + 4 * f, v, radius) <= budget;
             }
-            for (size_t f = a; f < c && ok; ++f)
+            for (size_t f = a; mids && f < c && ok; ++f)
                 ok = mid_error(clip, s, a, c, ref + 4 * a, ref + 4 * c, f, radius) <= budget;
             if (!ok) break;
             b = c;
@@ -336,7 +379,7 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__e
             interpolate(clip, channel, a, c, values + 4 * a, values + 4 * c, f, v);
             ok = local_error(channel, ref + 4 * f, v, radius) <= budget;
         }
-        for (size_t f = a; f < c && ok; ++f)
+        for (size_t f = a; clip->midpoints && channel == OSSA__CH_ROTATION && f < c && ok; ++f)
             ok = mid_error(clip, s, a, c, values + 4 * a, values + 4 * c, f, radius) <= budget;
         if (ok)
             st->keys[k] = 0;
@@ -541,13 +584,30 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         quantise(clip, st, values, slo, shi);
         e = encoded_error(clip, s, st, radius, tolerance);
     }
+    /* Translations and scales: a component's decoded values depend on its own keys alone, so
+     * each narrowing re-decodes that component only, against the others' kept differences. */
+    const bool by_component = channel != OSSA__CH_ROTATION;
+    float *diff = sc->refit, *column = sc->refit + 4 * F; /* the refit is done with them */
+    size_t last_key = 0;
+    if (by_component) {
+        for (size_t f = 0; f < F; ++f) last_key = st->keys[f] ? f : last_key;
+        for (int c = 0; c < st->n; ++c) component_diffs(clip, s, st, c, diff);
+    }
     for (bool narrowed = true; narrowed;) {
         narrowed = false;
         for (int c = 0; c < st->n; ++c) {
             if (st->bits[c] == 0) continue;
             st->bits[c]--;
             quantise_component(clip, st, values, c, slo, shi);
-            const float e2 = encoded_error(clip, s, st, radius, tolerance);
+            float e2;
+            if (by_component) {
+                component_diffs(clip, s, st, c, column);
+                e2 = diffs_error(channel, diff, column, c, last_key, radius, tolerance);
+                if (e2 <= tolerance)
+                    for (size_t f = 0; f <= last_key; ++f) diff[4 * f + (size_t)c] = column[4 * f + (size_t)c];
+            } else {
+                e2 = encoded_error(clip, s, st, radius, tolerance);
+            }
             if (e2 <= tolerance) {
                 e = e2;
                 narrowed = true;
