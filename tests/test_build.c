@@ -358,7 +358,9 @@ static void test_rest_pose_sub_tracks(void **state)
     ossa_import_output_destroy(&out);
 }
 
-/* Encoding threads share the work, not the decisions: the blob is the same byte for byte. */
+/* Encoding threads share the work, not the decisions: the blob is the same byte for byte, and
+ * so are the verification's figures (its times are shared among the threads too: each joint's
+ * largest error and the first time it is reached are those of one pass). */
 static void test_threads_same_blob(void **state)
 {
     (void)state;
@@ -371,15 +373,22 @@ static void test_threads_same_blob(void **state)
     import_pab_clip("pab_jog_raw.ozz", &out);
     ossa_diag diag = {0};
     ossa_blob blobs[3] = {{0}};
+    ossa_animation_build_stats stats[3] = {{0}};
     const unsigned threads[3] = {1, 2, 5};
     for (int i = 0; i < 3; ++i) {
-        const ossa_animation_build_desc desc = {.skeleton = &out.skeleton, .tolerance = .0001f, .threads = threads[i]};
+        const ossa_animation_build_desc desc = {
+            .skeleton = &out.skeleton, .tolerance = .0001f, .threads = threads[i], .stats = &stats[i]};
         assert_int_equal(ossa_animation_build(&out.animations[0], &desc, &blobs[i], &diag), OSSA_OK);
     }
     for (int i = 1; i < 3; ++i) {
         assert_int_equal(blobs[i].size, blobs[0].size);
         assert_memory_equal(blobs[i].data, blobs[0].data, blobs[0].size);
+        assert_true(stats[i].max_error == stats[0].max_error);
+        assert_true(stats[i].error_ratio == stats[0].error_ratio);
+        assert_int_equal(stats[i].worst_joint, stats[0].worst_joint);
+        assert_true(stats[i].worst_time == stats[0].worst_time);
     }
+    assert_true(stats[0].max_error > 0.f && stats[0].error_ratio <= 1.f);
     for (int i = 0; i < 3; ++i) ossa_blob_destroy(&blobs[i]);
     ossa_import_output_destroy(&out);
 }

@@ -148,10 +148,12 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     bytes = mul_add(mul_add(b.M, 16 + sizeof(ossa_transform), mul_add(T, 17, 0)), b.threads - 1, bytes);
     bytes = mul_add(T, 17, bytes);
     bytes = mul_add(J, 3 * sizeof(size_t) + sizeof(size_t) + 3 + 2 * sizeof(float) + b.threads * sizeof(float), bytes);
-    /* The final verification (ossa__measure_joints, one pass at a time) and each joint's worst
-     * error and its time. */
+    /* The final verification (ossa__measure_joints, one pass at a time, its times shared among
+     * the threads, each with its own pass's memory and, but the first, each joint's worst error
+     * and its time) and each joint's worst error and its time. */
     bytes = mul_add(J, 2 * sizeof(float), bytes);
-    return mul_add(1, ossa__measure_joints_memory(J), bytes);
+    bytes = mul_add(mul_add(J, 2 * sizeof(float), 0), b.threads - 1, bytes);
+    return mul_add(b.threads, ossa__measure_joints_memory(J), bytes);
 }
 
 /* Calibration of ossa_animation_build_seconds (see its docstring and docs/error-metric.md):

@@ -323,7 +323,7 @@ static float verify_blob(search *s, const ossa_blob *blob, ossa_animation_build_
         return INFINITY;
     }
     if ((*status = ossa__measure_joints(&s->skeleton, s->raw, &anim, s->times, s->M, s->shell, s->desc->allocator,
-                                        s->joint_max, s->joint_time, s->diag)) != OSSA_OK)
+                                        s->threads, s->joint_max, s->joint_time, s->diag)) != OSSA_OK)
         return INFINITY;
     float worst = 0.f;
     size_t joint = 0;
