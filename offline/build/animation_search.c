@@ -117,10 +117,21 @@ typedef struct search {
     ossa__clock *clock;
 } search;
 
+/* ossa__joint_points without its products by zero: origin c3 and vertices c3 + shell c_k, the
+ * same floats for a finite matrix (x + 0 is x), with a third of the arithmetic. */
+static inline void joint_points(const ossa_float4x4 *m, float shell, ossa_float3 p[4])
+{
+    const float *t = m->cols[3];
+    p[0] = (ossa_float3){t[0], t[1], t[2]};
+    for (int k = 0; k < 3; ++k)
+        p[k + 1] = (ossa_float3){m->cols[k][0] * shell + t[0], m->cols[k][1] * shell + t[1],
+                                 m->cols[k][2] * shell + t[2]};
+}
+
 static void points_of(const ossa_float4x4 *m, float shell, float out[12])
 {
     ossa_float3 p[4];
-    ossa__joint_points(m, shell, p);
+    joint_points(m, shell, p);
     for (int k = 0; k < 4; ++k) out[3 * k] = p[k].x, out[3 * k + 1] = p[k].y, out[3 * k + 2] = p[k].z;
 }
 
@@ -129,7 +140,7 @@ static void points_of(const ossa_float4x4 *m, float shell, float out[12])
 static float point_error(const ossa_float4x4 *m, float shell, const float *ref)
 {
     ossa_float3 p[4];
-    ossa__joint_points(m, shell, p);
+    joint_points(m, shell, p);
     float e = 0.f;
     for (int k = 0; k < 4; ++k)
         e = max_f(e, ossa__point_distance(p[k], (ossa_float3){ref[3 * k], ref[3 * k + 1], ref[3 * k + 2]}));
