@@ -55,11 +55,15 @@ OSSA__INLINE void interpolate_at(const ossa__clip *clip, int channel, size_t a, 
     const float r0 = clip->ratios[a];
     const float span = clip->ratios[b] - r0;
     const float alpha = (ratio - r0) / (span > FLT_MIN ? span : FLT_MIN);
-    for (int c = 0; c < 4; ++c) out[c] = (vb[c] - va[c]) * alpha + va[c];
+    /* On copies: out may alias neither, and the four lanes become one vector operation. */
+    float x[4], y[4], o[4];
+    memcpy(x, va, sizeof x), memcpy(y, vb, sizeof y);
+    for (int c = 0; c < 4; ++c) o[c] = (y[c] - x[c]) * alpha + x[c];
     if (channel == OSSA__CH_ROTATION) {
-        const float inv = 1.f / sqrtf(out[0] * out[0] + (out[1] * out[1] + (out[2] * out[2] + out[3] * out[3])));
-        for (int c = 0; c < 4; ++c) out[c] *= inv;
+        const float inv = 1.f / sqrtf(o[0] * o[0] + (o[1] * o[1] + (o[2] * o[2] + o[3] * o[3])));
+        for (int c = 0; c < 4; ++c) o[c] *= inv;
     }
+    memcpy(out, o, sizeof o);
 }
 
 /* The same at time point f. */
