@@ -510,7 +510,10 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     /* A packed constant rotation keeps about 21 bits a component: an exactly constant rotation
      * takes it only when it decodes exactly (lossless) or within the tolerance; otherwise it
      * becomes an animated sub-track of zero extent, whose range holds the floats exactly. */
-    bool constant = tolerance > 0.f ? hold_error(clip, s, decoded, radius, tolerance) <= tolerance : exact_constant;
+    /* An exactly constant translation or scale decodes exactly: constant whatever its
+     * radius (ossa__clip_subtracks_alloc gives it no key arrays). */
+    bool constant = (exact_constant && channel != OSSA__CH_ROTATION) ||
+                    (tolerance > 0.f ? hold_error(clip, s, decoded, radius, tolerance) <= tolerance : exact_constant);
     if (constant && tolerance <= 0.f && channel == OSSA__CH_ROTATION) {
         bool same = true, opposite = true;
         for (int c = 0; c < 4; ++c) same = same && decoded[c] == held[c], opposite = opposite && decoded[c] == -held[c];

@@ -38,16 +38,17 @@ static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_d
     for (size_t j = 0; j < raw->track_count; ++j) {
         const ossa_raw_joint_track *t = &raw->tracks[j];
         /* Never keyed: no translation or scale key, or every translation key the same, or
-         * every scale key 1, 1, 1 (the samples between equal keys are those keys); no
+         * every scale key the same (the samples between equal keys are those keys); no
          * rotation key. Exactly constant or default curves of more keys count as keyed. */
-        bool same = true, unit = true;
+        bool same = true, same_scale = true;
         for (size_t k = 1; k < t->translation_count && same; ++k)
             same = t->translations[k].value.x == t->translations[0].value.x &&
                    t->translations[k].value.y == t->translations[0].value.y &&
                    t->translations[k].value.z == t->translations[0].value.z;
-        for (size_t k = 0; k < t->scale_count && unit; ++k)
-            unit = t->scales[k].value.x == 1.f && t->scales[k].value.y == 1.f && t->scales[k].value.z == 1.f;
-        shape->keyed += (size_t)!same + (t->rotation_count > 0) + (size_t)!unit;
+        for (size_t k = 1; k < t->scale_count && same_scale; ++k)
+            same_scale = t->scales[k].value.x == t->scales[0].value.x && t->scales[k].value.y == t->scales[0].value.y &&
+                         t->scales[k].value.z == t->scales[0].value.z;
+        shape->keyed += (size_t)!same + (t->rotation_count > 0) + (size_t)!same_scale;
         shape->keys = mul_add(1, shape->keys, t->translation_count);
         shape->keys = mul_add(1, shape->keys, t->rotation_count);
         shape->keys = mul_add(1, shape->keys, t->scale_count);
