@@ -149,6 +149,8 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     bytes = mul_add(mul_add(b.M, 16 + sizeof(ossa_transform), mul_add(T, 17, 0)), b.threads - 1, bytes);
     bytes = mul_add(T, 17, bytes);
     bytes = mul_add(J, 3 * sizeof(size_t) + sizeof(size_t) + 3 + 2 * sizeof(float) + b.threads * sizeof(float), bytes);
+    /* Per extra thread of the reference pass: a pose and key cursors per joint. */
+    bytes = mul_add(mul_add(J, sizeof(ossa_transform) + 3 * sizeof(size_t), 0), b.threads - 1, bytes);
     /* The final verification (ossa__measure_joints, one pass at a time, its times shared among
      * the threads, each with its own pass's memory and, but the first, each joint's worst error
      * and its time) and each joint's worst error and its time. */

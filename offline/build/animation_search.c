@@ -231,21 +231,50 @@ static bool sample_times(search *s, const ossa_raw_animation *raw)
     return s->times != NULL;
 }
 
-/* Reference points at every measured time, from the raw animation, by the report's path.
- * False when out of memory. */
+/* One thread's share of reference(): measured times [begin, end), with its own pose, model
+ * space and key cursors (which only make the key search shorter: any start finds the same
+ * keys, so the points do not depend on the share). */
+typedef struct reference_share {
+    search *s;
+    const ossa_raw_animation *raw;
+    size_t begin, end;
+    ossa_transform *local;  /* [J] */
+    ossa_float4x4 *model;   /* [J] */
+    size_t *cursors;        /* [3 J + 1] */
+} reference_share;
+
+static void *reference_some(void *arg)
+{
+    const reference_share *e = arg;
+    search *s = e->s;
+    for (size_t m = e->begin; m < e->end; ++m) {
+        ossa__raw_animation_sample_pass(e->raw, s->times[m], e->local, e->cursors);
+        ossa__raw_to_model(s->parents, s->J, e->local, e->model);
+        for (size_t j = 0; j < s->J; ++j) points_of(&e->model[j], s->shell[j], s->ref + (m * s->J + j) * 12);
+    }
+    return NULL;
+}
+
+/* Reference points at every measured time, from the raw animation, by the report's path; the
+ * times shared among the threads. False when out of memory. */
 static bool reference(search *s, const ossa_raw_animation *raw)
 {
-    ossa_transform *local = s->sample;
-    ossa_float4x4 *model = s->worker[0].matrices; /* scratch */
-    size_t *cursors = ossa__calloc(s->desc->allocator, 3 * s->J + 1, sizeof *cursors);
-    if (!cursors) return false;
-    for (size_t m = 0; m < s->M; ++m) {
-        ossa__raw_animation_sample_pass(raw, s->times[m], local, cursors);
-        ossa__raw_to_model(s->parents, s->J, local, model);
-        for (size_t j = 0; j < s->J; ++j) points_of(&model[j], s->shell[j], s->ref + (m * s->J + j) * 12);
+    const ossa_allocator *a = s->desc->allocator;
+    const unsigned n = s->threads;
+    reference_share shares[MAX_THREADS];
+    bool ok = true;
+    for (unsigned t = 0; t < n; ++t) {
+        ossa_transform *local = t ? ossa__calloc(a, s->J + 1, sizeof *local) : s->sample;
+        size_t *cursors = ossa__calloc(a, 3 * s->J + 1, sizeof *cursors);
+        shares[t] = (reference_share){s, raw, s->M * t / n, s->M * (t + 1) / n, local, s->worker[t].matrices, cursors};
+        ok = ok && local && cursors;
     }
-    ossa_free(s->desc->allocator, cursors);
-    return true;
+    if (ok) run_workers(reference_some, shares, sizeof *shares, n);
+    for (unsigned t = 0; t < n; ++t) {
+        if (t) ossa_free(a, shares[t].local);
+        ossa_free(a, shares[t].cursors);
+    }
+    return ok;
 }
 
 /* One worker's share of measure(): times [begin, end). */
