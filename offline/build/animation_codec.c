@@ -49,8 +49,8 @@ OSSA__INLINE void key_value(int channel, const ossa__subtrack *st, const uint32_
 }
 
 /* The runtime's interpolation between keys a (value va) and b (value vb) at `ratio`. */
-OSSA__INLINE void interpolate_at(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
-                           float ratio, float out[4])
+OSSA__INLINE void interpolate_at(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va,
+                                 const float *vb, float ratio, float out[4])
 {
     const float r0 = clip->ratios[a];
     const float span = clip->ratios[b] - r0;
@@ -68,7 +68,7 @@ OSSA__INLINE void interpolate_at(const ossa__clip *clip, int channel, size_t a, 
 
 /* The same at time point f. */
 OSSA__INLINE void interpolate(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
-                        size_t f, float out[4])
+                              size_t f, float out[4])
 {
     interpolate_at(clip, channel, a, b, va, vb, clip->ratios[f], out);
 }
@@ -102,8 +102,8 @@ OSSA__INLINE float local_error(int channel, const float *ref, const float *value
  * (key a) to vb (key b), against the nlerp of the samples there; 0 for other channels. Two
  * nlerps over different spans agree at the time points yet part between them, so a key on
  * the chord of its neighbours can still bend the curve when removed. */
-OSSA__INLINE float mid_error(const ossa__clip *clip, size_t s, size_t a, size_t b, const float *va, const float *vb, size_t f,
-                       float radius)
+OSSA__INLINE float mid_error(const ossa__clip *clip, size_t s, size_t a, size_t b, const float *va, const float *vb,
+                             size_t f, float radius)
 {
     if (!clip->midpoints || s % 3 != OSSA__CH_ROTATION || f + 1 >= clip->frames) return 0.f;
     const float *ref = ossa__clip_samples(clip, s);
@@ -169,8 +169,7 @@ static void component_diffs(const ossa__clip *clip, size_t s, const ossa__subtra
 
 /* encoded_error of a translation or scale from its differences (component_diffs), component c
  * taken from `column` instead: local_error's arithmetic, stopping above `stop`. */
-static float diffs_error(int channel, const float *d, const float *column, int c, size_t last, float radius,
-                         float stop)
+static float diffs_error(int channel, const float *d, const float *column, int c, size_t last, float radius, float stop)
 {
     float e = 0.f;
     const size_t k = (size_t)c;

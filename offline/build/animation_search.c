@@ -124,8 +124,8 @@ static inline void joint_points(const ossa_float4x4 *m, float shell, ossa_float3
     const float *t = m->cols[3];
     p[0] = (ossa_float3){t[0], t[1], t[2]};
     for (int k = 0; k < 3; ++k)
-        p[k + 1] = (ossa_float3){m->cols[k][0] * shell + t[0], m->cols[k][1] * shell + t[1],
-                                 m->cols[k][2] * shell + t[2]};
+        p[k + 1] =
+            (ossa_float3){m->cols[k][0] * shell + t[0], m->cols[k][1] * shell + t[1], m->cols[k][2] * shell + t[2]};
 }
 
 static void points_of(const ossa_float4x4 *m, float shell, float out[12])
@@ -238,9 +238,9 @@ typedef struct reference_share {
     search *s;
     const ossa_raw_animation *raw;
     size_t begin, end;
-    ossa_transform *local;  /* [J] */
-    ossa_float4x4 *model;   /* [J] */
-    size_t *cursors;        /* [3 J + 1] */
+    ossa_transform *local; /* [J] */
+    ossa_float4x4 *model;  /* [J] */
+    size_t *cursors;       /* [3 J + 1] */
 } reference_share;
 
 static void *reference_some(void *arg)

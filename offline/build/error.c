@@ -382,8 +382,8 @@ ossa_result ossa__measure_joints(const ossa_skeleton *skeleton, const ossa_raw_a
     if (!scratch) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory measuring error");
     for (unsigned t = 0; t < threads; ++t) {
         const size_t first = time_count * t / threads, end = time_count * (t + 1) / threads;
-        shares[t] = (measure_share){skeleton, raw, built, times, shells, first, end - first, allocator, {0}, {0},
-                                    OSSA_OK};
+        shares[t] =
+            (measure_share){skeleton, raw, built, times, shells, first, end - first, allocator, {0}, {0}, OSSA_OK};
         shares[t].out.joint_max = t ? scratch + 2 * n * (t - 1) : joint_max;
         shares[t].out.joint_time = t ? scratch + 2 * n * (t - 1) + n : joint_time;
     }
