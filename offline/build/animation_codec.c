@@ -403,10 +403,20 @@ static void stored(int channel, int format, const float *v, float sign, float *o
         if (c != format) out[i++] = v[c] * sign;
 }
 
+/* The time points that are keys, ascending, into `list` (room for every time point); returns
+ * how many. */
+static size_t list_keys(const ossa__subtrack *st, size_t frames, uint32_t *list)
+{
+    size_t n = 0;
+    for (size_t f = 0; f < frames; ++f)
+        if (st->keys[f]) list[n++] = (uint32_t)f;
+    return n;
+}
+
 /* Range and quantised keys (of the stored components in `values`) of component c for its
- * current width. */
-static void quantise_component(const ossa__clip *clip, ossa__subtrack *st, const float *values, int c, const float *lo,
-                               const float *hi)
+ * current width; `list` holds the keys' time points (list_keys). */
+static void quantise_component(ossa__subtrack *st, const float *values, int c, const float *lo, const float *hi,
+                               const uint32_t *list, size_t keys)
 {
     const uint32_t top = (uint32_t)((1ull << st->bits[c]) - 1u);
     if (st->bits[c] == 0 || !(hi[c] > lo[c])) {
@@ -420,17 +430,18 @@ static void quantise_component(const ossa__clip *clip, ossa__subtrack *st, const
     const float inv = st->step[c] > 0.f ? 1.f / st->step[c] : 0.f, ftop = (float)top, min = st->min[c];
     const float *v = values + c;
     uint32_t *q = st->q + c;
-    for (size_t f = 0; f < clip->frames; ++f) {
-        if (!st->keys[f]) continue;
+    for (size_t i = 0; i < keys; ++i) {
+        const size_t f = list[i];
         const float x = (v[4 * f] - min) * inv;
         q[4 * f] = x <= 0.f ? 0u : (x >= ftop ? top : (uint32_t)(x + .5f));
     }
 }
 
 /* Ranges and quantised keys of every component. */
-static void quantise(const ossa__clip *clip, ossa__subtrack *st, const float *values, const float *lo, const float *hi)
+static void quantise(ossa__subtrack *st, const float *values, const float *lo, const float *hi, const uint32_t *list,
+                     size_t keys)
 {
-    for (int c = 0; c < st->n; ++c) quantise_component(clip, st, values, c, lo, hi);
+    for (int c = 0; c < st->n; ++c) quantise_component(st, values, c, lo, hi, list, keys);
 }
 
 /* Rotation format: the component farthest from zero over the clip, if it keeps one sign. */
@@ -466,6 +477,9 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
     const size_t F = clip->frames;
+    /* The keys' time points while the widths are chosen, after the refit's scratch and the
+     * narrowing's differences (8 F floats). */
+    uint32_t *key_list = (uint32_t *)(void *)(sc->refit + 8 * F);
     st->kind = OSSA__KIND_ANIMATED;
     st->format = 0;
     st->n = 3;
@@ -566,7 +580,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         const uint8_t *own = clip->own + s * F;
         for (size_t f = 0; f < F; ++f) st->keys[f] = own[f] || forced_key(clip, f);
         for (int c = 0; c < st->n; ++c) st->bits[c] = shi[c] > slo[c] ? OSSA__MAX_BITS : 0;
-        quantise(clip, st, values, slo, shi);
+        quantise(st, values, slo, shi, key_list, list_keys(st, F, key_list));
         for (size_t f = 0; f < F; ++f) st->key_count += st->keys[f];
         return;
     }
@@ -576,7 +590,8 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     const float gain = channel == OSSA__CH_TRANSLATION ? 1.f : (channel == OSSA__CH_ROTATION ? 2.f * radius : radius);
     const float step = 2.f * (1.f - KEY_SHARE) * tolerance / gain;
     for (int c = 0; c < st->n; ++c) st->bits[c] = (uint8_t)width_for(shi[c] - slo[c], step);
-    quantise(clip, st, values, slo, shi);
+    size_t keys = list_keys(st, F, key_list);
+    quantise(st, values, slo, shi, key_list, keys);
     float e = encoded_error(clip, s, st, radius, tolerance);
     for (bool all_keys = false; e > tolerance;) {
         bool widened = false;
@@ -585,9 +600,10 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         if (!widened) {
             if (all_keys) break;
             memset(st->keys, 1, F); /* quantisation alone cannot fit: keep every time point */
+            keys = list_keys(st, F, key_list);
             all_keys = true;
         }
-        quantise(clip, st, values, slo, shi);
+        quantise(st, values, slo, shi, key_list, keys);
         e = encoded_error(clip, s, st, radius, tolerance);
     }
     /* Translations and scales: a component's decoded values depend on its own keys alone, so
@@ -604,7 +620,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         for (int c = 0; c < st->n; ++c) {
             if (st->bits[c] == 0) continue;
             st->bits[c]--;
-            quantise_component(clip, st, values, c, slo, shi);
+            quantise_component(st, values, c, slo, shi, key_list, keys);
             float e2;
             if (by_component) {
                 component_diffs(clip, s, st, c, column);
@@ -619,7 +635,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
                 narrowed = true;
             } else {
                 st->bits[c]++;
-                quantise_component(clip, st, values, c, slo, shi);
+                quantise_component(st, values, c, slo, shi, key_list, keys);
             }
         }
     }
