@@ -2,6 +2,7 @@
  * measured on the blob the runtime decodes (see ossa_animation_build in
  * ossa/offline/builders.h). */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,7 @@ typedef struct search {
     size_t evaluations;
     ossa__progress progress;
     bool refining; /* in loosen(): evaluations no longer count as the search's */
+    atomic_bool stop; /* a quick measure failed at some time: the other workers stop too */
     bool st_is_best; /* st holds the encoding of the best candidate (no need to encode it again) */
     ossa__clock *clock;
 } search;
@@ -287,6 +289,7 @@ static void *measure_some(void *arg)
     w->worst = w->worst_error = 0.f, w->worst_joint = w->worst_m = 0, w->failed = false;
     if (w->per_joint) memset(w->joint_ratio, 0, s->J * sizeof *w->joint_ratio);
     for (size_t m = w->begin; m < w->end; ++m) {
+        if (w->quick && atomic_load_explicit(&s->stop, memory_order_relaxed)) return NULL;
         const float at = s->times[m] / s->clip->duration; /* the ratio ossa_measure_error samples at */
         const ossa_sampling_job job = {
             w->anim, w->context, at, w->pose, s->soa, s->skeleton.rest_pose, s->skeleton.soa_count};
@@ -305,7 +308,10 @@ static void *measure_some(void *arg)
             if (ratio > w->worst) w->worst = ratio, w->worst_error = e, w->worst_joint = j, w->worst_m = m;
             if (w->per_joint && !(ratio <= w->joint_ratio[j])) w->joint_ratio[j] = ratio;
         }
-        if (w->quick && w->worst > 1.f) return NULL;
+        if (w->quick && w->worst > 1.f) {
+            atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+            return NULL;
+        }
     }
     return NULL;
 }
@@ -314,7 +320,8 @@ static void *measure_some(void *arg)
  * the points against the reference (the times shared among the workers). Keeps the decoded
  * poses and matrices when loosening has their arrays (see loosen) and returns the largest
  * error / tolerance; fills the stats' worst joint and time. With `quick`, a worker stops at
- * its first time that fails (the result is then above 1 but not the largest). With
+ * its first time that fails and the others at their next time (the result is then above 1,
+ * whichever stopped first, but not the largest). With
  * `per_joint` (and not quick), also each joint's largest ratio into s->joint_ratio: the
  * maximum over the workers' shares, so the same for any thread count. */
 static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats, bool quick, bool per_joint)
@@ -327,6 +334,7 @@ static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stat
         w->anim = &anim, w->quick = quick, w->per_joint = per_joint && !quick;
         w->begin = s->M * t / n, w->end = s->M * (t + 1) / n;
     }
+    atomic_store_explicit(&s->stop, false, memory_order_relaxed);
     run_workers(measure_some, s->worker, sizeof *s->worker, n);
     worker best = s->worker[0];
     for (unsigned t = 0; t < n; ++t) {
