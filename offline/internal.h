@@ -159,12 +159,16 @@ size_t ossa__measure_joints_memory(size_t joint_count);
  * double and `built` decoded by the runtime sampling job at time / duration, both taken to
  * model space in double; each joint's largest point distance (origin and the three vertices
  * at shells[j]) into joint_max[j], at joint_time[j] (both [joint_count], in skeleton units
- * and seconds). The caller has checked that track and joint counts agree. */
+ * and seconds). The caller has checked that track and joint counts agree. With threads > 1
+ * (at most OSSA__MEASURE_MAX_THREADS), the times are shared among that many threads, each
+ * with its own ossa__measure_joints_memory and two floats per joint; the results are those
+ * of one thread. */
+#define OSSA__MEASURE_MAX_THREADS 16
 #include "ossa/animation.h"
 #include "ossa/skeleton.h"
 ossa_result ossa__measure_joints(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
                                  const ossa_animation *built, const float *times, size_t time_count,
-                                 const float *shells, const ossa_allocator *allocator, float *joint_max,
-                                 float *joint_time, ossa_diag *diag);
+                                 const float *shells, const ossa_allocator *allocator, unsigned threads,
+                                 float *joint_max, float *joint_time, ossa_diag *diag);
 
 #endif

@@ -337,6 +337,59 @@ static void test_invalid_raw_animation_is_named(void **state)
     ossa_raw_animation_destroy(&raw);
 }
 
+/* Each bad key is found where it is, after valid keys before it in the same channel: its
+ * code, channel, key and track in the message (validation checks a valid channel in one pass
+ * and only then looks for the key that fails). */
+static void test_invalid_keys_found_where_they_are(void **state)
+{
+    (void)state;
+    const float inf = INFINITY, nan = NAN;
+    typedef struct bad {
+        int channel; /* 0 translation, 1 rotation, 2 scale */
+        float time, x, w;
+        const char *message;
+    } bad;
+    const bad cases[] = {
+        {0, nan, 0.f, 0.f, "translation key 2 of track 1: time nan is outside"},
+        {0, 1.5f, 0.f, 0.f, "translation key 2 of track 1: time 1.5 is outside"},
+        {0, -.25f, 0.f, 0.f, "translation key 2 of track 1: time -0.25 is outside"},
+        {0, .25f, 0.f, 0.f, "translation key 2 of track 1: time 0.25 is not after previous key's 0.25"},
+        {0, .75f, inf, 0.f, "translation key 2 of track 1: value is not finite"},
+        {2, .75f, nan, 0.f, "scale key 2 of track 1: value is not finite"},
+        {1, .75f, 0.f, -inf, "rotation key 2 of track 1: value is not finite"},
+        {1, .75f, 0.f, 0.f, "rotation key 2 of track 1: quaternion has zero length"},
+        {1, .75f, 0.f, 1e-7f, "rotation key 2 of track 1: quaternion has zero length"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        ossa_raw_animation raw;
+        assert_int_equal(ossa_raw_animation_create(&raw, 2, NULL), OSSA_OK);
+        raw.duration = 1.f;
+        assert_int_equal(ossa_raw_joint_track_resize(&raw, 1, 3, 3, 3), OSSA_OK);
+        ossa_raw_joint_track *t = &raw.tracks[1];
+        for (int k = 0; k < 3; ++k) {
+            const float time = .25f * (float)k;
+            t->translations[k] = (ossa_raw_float3_key){time, {1.f, 2.f, 3.f}};
+            t->rotations[k] = (ossa_raw_quat_key){time, {0.f, 0.f, 0.f, 1.f}};
+            t->scales[k] = (ossa_raw_float3_key){time, {1.f, 1.f, 1.f}};
+        }
+        assert_int_equal(ossa_raw_animation_validate(&raw, NULL), OSSA_OK);
+        /* A quaternion of length 1e-6 (squared 1e-12 is the limit) still passes. */
+        t->rotations[2].value = (ossa_quat){0.f, 0.f, 0.f, 2e-6f};
+        assert_int_equal(ossa_raw_animation_validate(&raw, NULL), OSSA_OK);
+        t->rotations[2].value = (ossa_quat){0.f, 0.f, 0.f, 1.f};
+        const bad *c = &cases[i];
+        if (c->channel == 1)
+            t->rotations[2] = (ossa_raw_quat_key){c->time, {c->x, 0.f, 0.f, c->w}};
+        else
+            (c->channel ? t->scales : t->translations)[2] = (ossa_raw_float3_key){c->time, {c->x, 0.f, 0.f}};
+        ossa_diag diag = {0};
+        assert_int_equal(ossa_raw_animation_validate(&raw, &diag), OSSA_ERROR_INVALID_KEY);
+        if (!strstr(diag.message, c->message)) fail_msg("case %zu: \"%s\"", i, diag.message);
+        assert_int_equal(diag.offset, 1);
+        ossa_raw_animation_destroy(&raw);
+    }
+}
+
 static void test_corrupted_blob_rejected(void **state)
 {
     (void)state;
@@ -811,6 +864,7 @@ int main(void)
         cmocka_unit_test(test_context_sized_for_animation),
         cmocka_unit_test(test_playback_context_with_another_animation),
         cmocka_unit_test(test_context_rest_values_sized_for_animation),
+        cmocka_unit_test(test_invalid_keys_found_where_they_are),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

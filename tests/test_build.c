@@ -358,7 +358,9 @@ static void test_rest_pose_sub_tracks(void **state)
     ossa_import_output_destroy(&out);
 }
 
-/* Encoding threads share the work, not the decisions: the blob is the same byte for byte. */
+/* Encoding threads share the work, not the decisions: the blob is the same byte for byte, and
+ * so are the verification's figures (its times are shared among the threads too: each joint's
+ * largest error and the first time it is reached are those of one pass). */
 static void test_threads_same_blob(void **state)
 {
     (void)state;
@@ -371,15 +373,22 @@ static void test_threads_same_blob(void **state)
     import_pab_clip("pab_jog_raw.ozz", &out);
     ossa_diag diag = {0};
     ossa_blob blobs[3] = {{0}};
+    ossa_animation_build_stats stats[3] = {{0}};
     const unsigned threads[3] = {1, 2, 5};
     for (int i = 0; i < 3; ++i) {
-        const ossa_animation_build_desc desc = {.skeleton = &out.skeleton, .tolerance = .0001f, .threads = threads[i]};
+        const ossa_animation_build_desc desc = {
+            .skeleton = &out.skeleton, .tolerance = .0001f, .threads = threads[i], .stats = &stats[i]};
         assert_int_equal(ossa_animation_build(&out.animations[0], &desc, &blobs[i], &diag), OSSA_OK);
     }
     for (int i = 1; i < 3; ++i) {
         assert_int_equal(blobs[i].size, blobs[0].size);
         assert_memory_equal(blobs[i].data, blobs[0].data, blobs[0].size);
+        assert_true(stats[i].max_error == stats[0].max_error);
+        assert_true(stats[i].error_ratio == stats[0].error_ratio);
+        assert_int_equal(stats[i].worst_joint, stats[0].worst_joint);
+        assert_true(stats[i].worst_time == stats[0].worst_time);
     }
+    assert_true(stats[0].max_error > 0.f && stats[0].error_ratio <= 1.f);
     for (int i = 0; i < 3; ++i) ossa_blob_destroy(&blobs[i]);
     ossa_import_output_destroy(&out);
 }
@@ -440,6 +449,64 @@ static void make_boxes(ossa_raw_skeleton *skel, ossa_raw_animation *raw, size_t 
                 time, {sinf(half) / axis_len, .5f * sinf(half) / axis_len, .2f * sinf(half) / axis_len, cosf(half)}};
             t->translations[f] = (ossa_raw_float3_key){time, {fj, .02f * sinf(2.f * time + fj), .01f * time}};
         }
+    }
+}
+
+/* An exactly constant scale other than 1 (a rigid body's, scaled at its creation) is stored
+ * as a constant, never as keys: the builder gives such a sub-track no key arrays. Its value
+ * decodes exactly, lossless and error-bounded; and with scales whose product along a chain
+ * overflows (a radius that is not finite, where the hold error is NaN), the build still
+ * stores it as a constant and finishes. */
+static void test_constant_scale_never_keyed(void **state)
+{
+    (void)state;
+    enum { BOXES = 4 };
+    for (int chain = 0; chain < 2; ++chain) {
+        ossa_raw_skeleton skel = {0};
+        ossa_raw_animation raw = {0};
+        make_boxes(&skel, &raw, BOXES, false);
+        const float scale = chain ? 1e20f : 2.5f;
+        for (size_t j = 0; j < BOXES; ++j) {
+            ossa_raw_joint_track *t = &raw.tracks[j];
+            const size_t frames = t->rotation_count;
+            /* Resizing does not keep the keys: they are copied around it. */
+            ossa_raw_float3_key *translations = malloc(frames * sizeof *translations);
+            ossa_raw_quat_key *rotations = malloc(frames * sizeof *rotations);
+            assert_non_null(translations), assert_non_null(rotations);
+            memcpy(translations, t->translations, frames * sizeof *translations);
+            memcpy(rotations, t->rotations, frames * sizeof *rotations);
+            assert_int_equal(ossa_raw_joint_track_resize(&raw, j, frames, frames, frames), OSSA_OK);
+            t = &raw.tracks[j];
+            memcpy(t->translations, translations, frames * sizeof *translations);
+            memcpy(t->rotations, rotations, frames * sizeof *rotations);
+            free(translations), free(rotations);
+            for (size_t f = 0; f < frames; ++f)
+                t->scales[f] = (ossa_raw_float3_key){t->rotations[f].time, {scale, scale, scale}};
+            if (chain) skel.joints[j].parent = (int32_t)j - 1;
+        }
+        for (int bounded = 0; bounded < 2; ++bounded) {
+            const ossa_animation_build_desc desc = {.skeleton = &skel, .tolerance = bounded ? 1e-4f : 0.f};
+            ossa_blob blob = {0};
+            ossa_animation anim;
+            build_view(&raw, &desc, &blob, &anim);
+            const size_t ctx_size = ossa_sampling_context_size(BOXES);
+            void *ctx_mem = aligned_zero(ctx_size);
+            ossa_sampling_context *ctx = ossa_sampling_context_init(ctx_mem, ctx_size, BOXES);
+            ossa_soa_transform *soa = aligned_zero(anim.soa_count * sizeof *soa);
+            ossa_soa_transform *rest = rest_soa(&skel);
+            ossa_transform local[BOXES];
+            for (float time = 0.f; time <= raw.duration; time += .37f) {
+                sample_runtime(&anim, ctx, soa, time, local, rest);
+                for (size_t j = 0; j < BOXES; ++j) {
+                    assert_true(local[j].scale.x == scale);
+                    assert_true(local[j].scale.y == scale && local[j].scale.z == scale);
+                }
+            }
+            free(ctx_mem), free(soa), free(rest);
+            ossa_blob_destroy(&blob);
+        }
+        ossa_raw_animation_destroy(&raw);
+        ossa_raw_skeleton_destroy(&skel);
     }
 }
 
@@ -1385,6 +1452,7 @@ int main(void)
         cmocka_unit_test(test_sparse_keys_cost_what_they_hold),
         cmocka_unit_test(test_build_seconds_estimate),
         cmocka_unit_test(test_isolated_joints_bound_and_threads),
+        cmocka_unit_test(test_constant_scale_never_keyed),
         cmocka_unit_test(test_sample_pass_matches_sample),
         cmocka_unit_test(test_source_key_times_union),
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP

@@ -182,14 +182,15 @@ bool ossa__subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks, si
 }
 
 /* Whether no encoding stores sub-track s as keys (see ossa__subtrack_encode): an exactly
- * default sub-track is always stored as the default, and an exactly constant translation,
- * which a constant holds exactly, always as a default, rest-pose or constant one. */
+ * default sub-track is always stored as the default, and an exactly constant translation or
+ * scale, which a constant holds exactly, always as a default, rest-pose or constant one (a
+ * rigid body's scale: a third of a physics bake's sub-tracks). */
 static bool never_keyed(const ossa__clip *clip, size_t s)
 {
     static const float defaults[3][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 1.f}, {1.f, 1.f, 1.f, 0.f}};
     const int channel = (int)(s % 3), width = channel == OSSA__CH_ROTATION ? 4 : 3;
     const float *v = ossa__clip_samples(clip, s);
-    bool exact_default = true, exact_constant = channel == OSSA__CH_TRANSLATION;
+    bool exact_default = true, exact_constant = channel != OSSA__CH_ROTATION;
     for (size_t f = 0; f < clip->frames && (exact_default || exact_constant); ++f)
         for (int c = 0; c < width; ++c) {
             exact_default = exact_default && v[4 * f + (size_t)c] == defaults[channel][c];

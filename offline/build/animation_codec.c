@@ -36,7 +36,7 @@ static void decoded_constant(int channel, const float *v, float out[4])
     out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
 }
 
-static void key_value(int channel, const ossa__subtrack *st, const uint32_t *q, float out[4])
+OSSA__INLINE void key_value(int channel, const ossa__subtrack *st, const uint32_t *q, float out[4])
 {
     float v[4];
     for (int c = 0; c < st->n; ++c) v[c] = st->min[c] + (float)q[c] * st->step[c];
@@ -49,28 +49,32 @@ static void key_value(int channel, const ossa__subtrack *st, const uint32_t *q, 
 }
 
 /* The runtime's interpolation between keys a (value va) and b (value vb) at `ratio`. */
-static void interpolate_at(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
-                           float ratio, float out[4])
+OSSA__INLINE void interpolate_at(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va,
+                                 const float *vb, float ratio, float out[4])
 {
     const float r0 = clip->ratios[a];
     const float span = clip->ratios[b] - r0;
     const float alpha = (ratio - r0) / (span > FLT_MIN ? span : FLT_MIN);
-    for (int c = 0; c < 4; ++c) out[c] = (vb[c] - va[c]) * alpha + va[c];
+    /* On copies: out may alias neither, and the four lanes become one vector operation. */
+    float x[4], y[4], o[4];
+    memcpy(x, va, sizeof x), memcpy(y, vb, sizeof y);
+    for (int c = 0; c < 4; ++c) o[c] = (y[c] - x[c]) * alpha + x[c];
     if (channel == OSSA__CH_ROTATION) {
-        const float inv = 1.f / sqrtf(out[0] * out[0] + (out[1] * out[1] + (out[2] * out[2] + out[3] * out[3])));
-        for (int c = 0; c < 4; ++c) out[c] *= inv;
+        const float inv = 1.f / sqrtf(o[0] * o[0] + (o[1] * o[1] + (o[2] * o[2] + o[3] * o[3])));
+        for (int c = 0; c < 4; ++c) o[c] *= inv;
     }
+    memcpy(out, o, sizeof o);
 }
 
 /* The same at time point f. */
-static void interpolate(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
-                        size_t f, float out[4])
+OSSA__INLINE void interpolate(const ossa__clip *clip, int channel, size_t a, size_t b, const float *va, const float *vb,
+                              size_t f, float out[4])
 {
     interpolate_at(clip, channel, a, b, va, vb, clip->ratios[f], out);
 }
 
 /* Local error of `value` against the sample `ref` (see ossa__subtrack_encode). */
-static float local_error(int channel, const float *ref, const float *value, float radius)
+OSSA__INLINE float local_error(int channel, const float *ref, const float *value, float radius)
 {
     if (channel == OSSA__CH_TRANSLATION) {
         const float dx = ref[0] - value[0], dy = ref[1] - value[1], dz = ref[2] - value[2];
@@ -98,8 +102,8 @@ static float local_error(int channel, const float *ref, const float *value, floa
  * (key a) to vb (key b), against the nlerp of the samples there; 0 for other channels. Two
  * nlerps over different spans agree at the time points yet part between them, so a key on
  * the chord of its neighbours can still bend the curve when removed. */
-static float mid_error(const ossa__clip *clip, size_t s, size_t a, size_t b, const float *va, const float *vb, size_t f,
-                       float radius)
+OSSA__INLINE float mid_error(const ossa__clip *clip, size_t s, size_t a, size_t b, const float *va, const float *vb,
+                             size_t f, float radius)
 {
     if (!clip->midpoints || s % 3 != OSSA__CH_ROTATION || f + 1 >= clip->frames) return 0.f;
     const float *ref = ossa__clip_samples(clip, s);
@@ -140,6 +144,47 @@ static float encoded_error(const ossa__clip *clip, size_t s, const ossa__subtrac
         a = b;
     }
     return max_f(e, local_error(channel, ref + 4 * a, va, radius));
+}
+
+/* Translations and scales: component c of the sample minus the value encoded_error decodes,
+ * at every time point up to the last key, into d[4 f + c] (the same floats it computes). */
+static void component_diffs(const ossa__clip *clip, size_t s, const ossa__subtrack *st, int c, float *d)
+{
+    const float *ref = ossa__clip_samples(clip, s) + c;
+    const size_t F = clip->frames, k = (size_t)c;
+    float va = st->min[c] + (float)st->q[k] * st->step[c];
+    d[k] = ref[0] - va;
+    for (size_t a = 0, b = 1; b < F; ++b) {
+        if (!st->keys[b]) continue;
+        const float vb = st->min[c] + (float)st->q[4 * b + k] * st->step[c];
+        const float r0 = clip->ratios[a], span = clip->ratios[b] - r0;
+        for (size_t f = a + 1; f < b; ++f) {
+            const float alpha = (clip->ratios[f] - r0) / (span > FLT_MIN ? span : FLT_MIN);
+            d[4 * f + k] = ref[4 * f] - ((vb - va) * alpha + va);
+        }
+        d[4 * b + k] = ref[4 * b] - vb;
+        va = vb, a = b;
+    }
+}
+
+/* encoded_error of a translation or scale from its differences (component_diffs), component c
+ * taken from `column` instead: local_error's arithmetic, stopping above `stop`. */
+static float diffs_error(int channel, const float *d, const float *column, int c, size_t last, float radius, float stop)
+{
+    float e = 0.f;
+    const size_t k = (size_t)c;
+    for (size_t f = 0; f <= last && e <= stop; ++f) {
+        float v[3] = {d[4 * f], d[4 * f + 1], d[4 * f + 2]};
+        v[k] = column[4 * f + k];
+        if (channel == OSSA__CH_TRANSLATION) {
+            e = max_f(e, sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+        } else {
+            float m = 0.f;
+            for (int i = 0; i < 3; ++i) m = max_f(m, fabsf(v[i]));
+            e = max_f(e, m * radius);
+        }
+    }
+    return e;
 }
 
 /* Each channel's default value: translation 0, identity rotation, unit scale. */
@@ -194,6 +239,7 @@ static void select_keys(const ossa__clip *clip, size_t s, float budget, float ra
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
     const size_t F = clip->frames;
+    const bool mids = clip->midpoints && channel == OSSA__CH_ROTATION; /* else mid_error is 0 */
     memset(keys, 0, F);
     keys[0] = 1;
     size_t a = 0;
@@ -207,7 +253,7 @@ static void select_keys(const ossa__clip *clip, size_t s, float budget, float ra
                 interpolate(clip, channel, a, c, ref + 4 * a, ref + 4 * c, f, v);
                 ok = local_error(channel, ref + 4 * f, v, radius) <= budget;
             }
-            for (size_t f = a; f < c && ok; ++f)
+            for (size_t f = a; mids && f < c && ok; ++f)
                 ok = mid_error(clip, s, a, c, ref + 4 * a, ref + 4 * c, f, radius) <= budget;
             if (!ok) break;
             b = c;
@@ -336,7 +382,7 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__e
             interpolate(clip, channel, a, c, values + 4 * a, values + 4 * c, f, v);
             ok = local_error(channel, ref + 4 * f, v, radius) <= budget;
         }
-        for (size_t f = a; f < c && ok; ++f)
+        for (size_t f = a; clip->midpoints && channel == OSSA__CH_ROTATION && f < c && ok; ++f)
             ok = mid_error(clip, s, a, c, values + 4 * a, values + 4 * c, f, radius) <= budget;
         if (ok)
             st->keys[k] = 0;
@@ -357,10 +403,20 @@ static void stored(int channel, int format, const float *v, float sign, float *o
         if (c != format) out[i++] = v[c] * sign;
 }
 
+/* The time points that are keys, ascending, into `list` (room for every time point); returns
+ * how many. */
+static size_t list_keys(const ossa__subtrack *st, size_t frames, uint32_t *list)
+{
+    size_t n = 0;
+    for (size_t f = 0; f < frames; ++f)
+        if (st->keys[f]) list[n++] = (uint32_t)f;
+    return n;
+}
+
 /* Range and quantised keys (of the stored components in `values`) of component c for its
- * current width. */
-static void quantise_component(const ossa__clip *clip, ossa__subtrack *st, const float *values, int c, const float *lo,
-                               const float *hi)
+ * current width; `list` holds the keys' time points (list_keys). */
+static void quantise_component(ossa__subtrack *st, const float *values, int c, const float *lo, const float *hi,
+                               const uint32_t *list, size_t keys)
 {
     const uint32_t top = (uint32_t)((1ull << st->bits[c]) - 1u);
     if (st->bits[c] == 0 || !(hi[c] > lo[c])) {
@@ -374,17 +430,18 @@ static void quantise_component(const ossa__clip *clip, ossa__subtrack *st, const
     const float inv = st->step[c] > 0.f ? 1.f / st->step[c] : 0.f, ftop = (float)top, min = st->min[c];
     const float *v = values + c;
     uint32_t *q = st->q + c;
-    for (size_t f = 0; f < clip->frames; ++f) {
-        if (!st->keys[f]) continue;
+    for (size_t i = 0; i < keys; ++i) {
+        const size_t f = list[i];
         const float x = (v[4 * f] - min) * inv;
         q[4 * f] = x <= 0.f ? 0u : (x >= ftop ? top : (uint32_t)(x + .5f));
     }
 }
 
 /* Ranges and quantised keys of every component. */
-static void quantise(const ossa__clip *clip, ossa__subtrack *st, const float *values, const float *lo, const float *hi)
+static void quantise(ossa__subtrack *st, const float *values, const float *lo, const float *hi, const uint32_t *list,
+                     size_t keys)
 {
-    for (int c = 0; c < st->n; ++c) quantise_component(clip, st, values, c, lo, hi);
+    for (int c = 0; c < st->n; ++c) quantise_component(st, values, c, lo, hi, list, keys);
 }
 
 /* Rotation format: the component farthest from zero over the clip, if it keeps one sign. */
@@ -420,6 +477,9 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
     const size_t F = clip->frames;
+    /* The keys' time points while the widths are chosen, after the refit's scratch and the
+     * narrowing's differences (8 F floats). */
+    uint32_t *key_list = (uint32_t *)(void *)(sc->refit + 8 * F);
     st->kind = OSSA__KIND_ANIMATED;
     st->format = 0;
     st->n = 3;
@@ -463,7 +523,10 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     /* A packed constant rotation keeps about 21 bits a component: an exactly constant rotation
      * takes it only when it decodes exactly (lossless) or within the tolerance; otherwise it
      * becomes an animated sub-track of zero extent, whose range holds the floats exactly. */
-    bool constant = tolerance > 0.f ? hold_error(clip, s, decoded, radius, tolerance) <= tolerance : exact_constant;
+    /* An exactly constant translation or scale decodes exactly: constant whatever its
+     * radius (ossa__clip_subtracks_alloc gives it no key arrays). */
+    bool constant = (exact_constant && channel != OSSA__CH_ROTATION) ||
+                    (tolerance > 0.f ? hold_error(clip, s, decoded, radius, tolerance) <= tolerance : exact_constant);
     if (constant && tolerance <= 0.f && channel == OSSA__CH_ROTATION) {
         bool same = true, opposite = true;
         for (int c = 0; c < 4; ++c) same = same && decoded[c] == held[c], opposite = opposite && decoded[c] == -held[c];
@@ -517,7 +580,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         const uint8_t *own = clip->own + s * F;
         for (size_t f = 0; f < F; ++f) st->keys[f] = own[f] || forced_key(clip, f);
         for (int c = 0; c < st->n; ++c) st->bits[c] = shi[c] > slo[c] ? OSSA__MAX_BITS : 0;
-        quantise(clip, st, values, slo, shi);
+        quantise(st, values, slo, shi, key_list, list_keys(st, F, key_list));
         for (size_t f = 0; f < F; ++f) st->key_count += st->keys[f];
         return;
     }
@@ -527,7 +590,8 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     const float gain = channel == OSSA__CH_TRANSLATION ? 1.f : (channel == OSSA__CH_ROTATION ? 2.f * radius : radius);
     const float step = 2.f * (1.f - KEY_SHARE) * tolerance / gain;
     for (int c = 0; c < st->n; ++c) st->bits[c] = (uint8_t)width_for(shi[c] - slo[c], step);
-    quantise(clip, st, values, slo, shi);
+    size_t keys = list_keys(st, F, key_list);
+    quantise(st, values, slo, shi, key_list, keys);
     float e = encoded_error(clip, s, st, radius, tolerance);
     for (bool all_keys = false; e > tolerance;) {
         bool widened = false;
@@ -536,24 +600,42 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         if (!widened) {
             if (all_keys) break;
             memset(st->keys, 1, F); /* quantisation alone cannot fit: keep every time point */
+            keys = list_keys(st, F, key_list);
             all_keys = true;
         }
-        quantise(clip, st, values, slo, shi);
+        quantise(st, values, slo, shi, key_list, keys);
         e = encoded_error(clip, s, st, radius, tolerance);
+    }
+    /* Translations and scales: a component's decoded values depend on its own keys alone, so
+     * each narrowing re-decodes that component only, against the others' kept differences. */
+    const bool by_component = channel != OSSA__CH_ROTATION;
+    float *diff = sc->refit, *column = sc->refit + 4 * F; /* the refit is done with them */
+    size_t last_key = 0;
+    if (by_component) {
+        for (size_t f = 0; f < F; ++f) last_key = st->keys[f] ? f : last_key;
+        for (int c = 0; c < st->n; ++c) component_diffs(clip, s, st, c, diff);
     }
     for (bool narrowed = true; narrowed;) {
         narrowed = false;
         for (int c = 0; c < st->n; ++c) {
             if (st->bits[c] == 0) continue;
             st->bits[c]--;
-            quantise_component(clip, st, values, c, slo, shi);
-            const float e2 = encoded_error(clip, s, st, radius, tolerance);
+            quantise_component(st, values, c, slo, shi, key_list, keys);
+            float e2;
+            if (by_component) {
+                component_diffs(clip, s, st, c, column);
+                e2 = diffs_error(channel, diff, column, c, last_key, radius, tolerance);
+                if (e2 <= tolerance)
+                    for (size_t f = 0; f <= last_key; ++f) diff[4 * f + (size_t)c] = column[4 * f + (size_t)c];
+            } else {
+                e2 = encoded_error(clip, s, st, radius, tolerance);
+            }
             if (e2 <= tolerance) {
                 e = e2;
                 narrowed = true;
             } else {
                 st->bits[c]++;
-                quantise_component(clip, st, values, c, slo, shi);
+                quantise_component(st, values, c, slo, shi, key_list, keys);
             }
         }
     }

@@ -62,8 +62,8 @@ static inline const float *ossa__clip_samples(const ossa__clip *clip, size_t sub
 /* Allocates the key and quantised-key arrays of `count` sub-tracks; false when out of memory. */
 bool ossa__subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count);
 /* The same for every sub-track of `clip` (subtracks [3 * joints], sub-track i at i), except
- * those no encoding stores as keys (exactly default ones, exactly constant translations),
- * whose arrays stay NULL: most of a motion-capture clip's translations and scales. */
+ * those no encoding stores as keys (exactly default ones, exactly constant translations and
+ * scales), whose arrays stay NULL: most of a motion-capture clip's translations and scales. */
 bool ossa__clip_subtracks_alloc(const ossa__clip *clip, ossa__subtrack *subtracks);
 void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, size_t count);
 /* Allocates (false when out of memory) and frees `count` encoding scratches. */

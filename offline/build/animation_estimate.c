@@ -38,16 +38,17 @@ static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_d
     for (size_t j = 0; j < raw->track_count; ++j) {
         const ossa_raw_joint_track *t = &raw->tracks[j];
         /* Never keyed: no translation or scale key, or every translation key the same, or
-         * every scale key 1, 1, 1 (the samples between equal keys are those keys); no
+         * every scale key the same (the samples between equal keys are those keys); no
          * rotation key. Exactly constant or default curves of more keys count as keyed. */
-        bool same = true, unit = true;
+        bool same = true, same_scale = true;
         for (size_t k = 1; k < t->translation_count && same; ++k)
             same = t->translations[k].value.x == t->translations[0].value.x &&
                    t->translations[k].value.y == t->translations[0].value.y &&
                    t->translations[k].value.z == t->translations[0].value.z;
-        for (size_t k = 0; k < t->scale_count && unit; ++k)
-            unit = t->scales[k].value.x == 1.f && t->scales[k].value.y == 1.f && t->scales[k].value.z == 1.f;
-        shape->keyed += (size_t)!same + (t->rotation_count > 0) + (size_t)!unit;
+        for (size_t k = 1; k < t->scale_count && same_scale; ++k)
+            same_scale = t->scales[k].value.x == t->scales[0].value.x && t->scales[k].value.y == t->scales[0].value.y &&
+                         t->scales[k].value.z == t->scales[0].value.z;
+        shape->keyed += (size_t)!same + (t->rotation_count > 0) + (size_t)!same_scale;
         shape->keys = mul_add(1, shape->keys, t->translation_count);
         shape->keys = mul_add(1, shape->keys, t->rotation_count);
         shape->keys = mul_add(1, shape->keys, t->scale_count);
@@ -148,10 +149,14 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     bytes = mul_add(mul_add(b.M, 16 + sizeof(ossa_transform), mul_add(T, 17, 0)), b.threads - 1, bytes);
     bytes = mul_add(T, 17, bytes);
     bytes = mul_add(J, 3 * sizeof(size_t) + sizeof(size_t) + 3 + 2 * sizeof(float) + b.threads * sizeof(float), bytes);
-    /* The final verification (ossa__measure_joints, one pass at a time) and each joint's worst
-     * error and its time. */
+    /* Per extra thread of the reference pass: a pose and key cursors per joint. */
+    bytes = mul_add(mul_add(J, sizeof(ossa_transform) + 3 * sizeof(size_t), 0), b.threads - 1, bytes);
+    /* The final verification (ossa__measure_joints, one pass at a time, its times shared among
+     * the threads, each with its own pass's memory and, but the first, each joint's worst error
+     * and its time) and each joint's worst error and its time. */
     bytes = mul_add(J, 2 * sizeof(float), bytes);
-    return mul_add(1, ossa__measure_joints_memory(J), bytes);
+    bytes = mul_add(mul_add(J, 2 * sizeof(float), 0), b.threads - 1, bytes);
+    return mul_add(b.threads, ossa__measure_joints_memory(J), bytes);
 }
 
 /* Calibration of ossa_animation_build_seconds (see its docstring and docs/error-metric.md):

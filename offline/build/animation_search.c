@@ -2,6 +2,7 @@
  * measured on the blob the runtime decodes (see ossa_animation_build in
  * ossa/offline/builders.h). */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,14 +114,26 @@ typedef struct search {
     size_t evaluations;
     ossa__progress progress;
     bool refining; /* in loosen(): evaluations no longer count as the search's */
+    atomic_bool stop; /* a quick measure failed at some time: the other workers stop too */
     bool st_is_best; /* st holds the encoding of the best candidate (no need to encode it again) */
     ossa__clock *clock;
 } search;
 
+/* ossa__joint_points without its products by zero: origin c3 and vertices c3 + shell c_k, the
+ * same floats for a finite matrix (x + 0 is x), with a third of the arithmetic. */
+static inline void joint_points(const ossa_float4x4 *m, float shell, ossa_float3 p[4])
+{
+    const float *t = m->cols[3];
+    p[0] = (ossa_float3){t[0], t[1], t[2]};
+    for (int k = 0; k < 3; ++k)
+        p[k + 1] =
+            (ossa_float3){m->cols[k][0] * shell + t[0], m->cols[k][1] * shell + t[1], m->cols[k][2] * shell + t[2]};
+}
+
 static void points_of(const ossa_float4x4 *m, float shell, float out[12])
 {
     ossa_float3 p[4];
-    ossa__joint_points(m, shell, p);
+    joint_points(m, shell, p);
     for (int k = 0; k < 4; ++k) out[3 * k] = p[k].x, out[3 * k + 1] = p[k].y, out[3 * k + 2] = p[k].z;
 }
 
@@ -129,7 +142,7 @@ static void points_of(const ossa_float4x4 *m, float shell, float out[12])
 static float point_error(const ossa_float4x4 *m, float shell, const float *ref)
 {
     ossa_float3 p[4];
-    ossa__joint_points(m, shell, p);
+    joint_points(m, shell, p);
     float e = 0.f;
     for (int k = 0; k < 4; ++k)
         e = max_f(e, ossa__point_distance(p[k], (ossa_float3){ref[3 * k], ref[3 * k + 1], ref[3 * k + 2]}));
@@ -220,21 +233,50 @@ static bool sample_times(search *s, const ossa_raw_animation *raw)
     return s->times != NULL;
 }
 
-/* Reference points at every measured time, from the raw animation, by the report's path.
- * False when out of memory. */
+/* One thread's share of reference(): measured times [begin, end), with its own pose, model
+ * space and key cursors (which only make the key search shorter: any start finds the same
+ * keys, so the points do not depend on the share). */
+typedef struct reference_share {
+    search *s;
+    const ossa_raw_animation *raw;
+    size_t begin, end;
+    ossa_transform *local; /* [J] */
+    ossa_float4x4 *model;  /* [J] */
+    size_t *cursors;       /* [3 J + 1] */
+} reference_share;
+
+static void *reference_some(void *arg)
+{
+    const reference_share *e = arg;
+    search *s = e->s;
+    for (size_t m = e->begin; m < e->end; ++m) {
+        ossa__raw_animation_sample_pass(e->raw, s->times[m], e->local, e->cursors);
+        ossa__raw_to_model(s->parents, s->J, e->local, e->model);
+        for (size_t j = 0; j < s->J; ++j) points_of(&e->model[j], s->shell[j], s->ref + (m * s->J + j) * 12);
+    }
+    return NULL;
+}
+
+/* Reference points at every measured time, from the raw animation, by the report's path; the
+ * times shared among the threads. False when out of memory. */
 static bool reference(search *s, const ossa_raw_animation *raw)
 {
-    ossa_transform *local = s->sample;
-    ossa_float4x4 *model = s->worker[0].matrices; /* scratch */
-    size_t *cursors = ossa__calloc(s->desc->allocator, 3 * s->J + 1, sizeof *cursors);
-    if (!cursors) return false;
-    for (size_t m = 0; m < s->M; ++m) {
-        ossa__raw_animation_sample_pass(raw, s->times[m], local, cursors);
-        ossa__raw_to_model(s->parents, s->J, local, model);
-        for (size_t j = 0; j < s->J; ++j) points_of(&model[j], s->shell[j], s->ref + (m * s->J + j) * 12);
+    const ossa_allocator *a = s->desc->allocator;
+    const unsigned n = s->threads;
+    reference_share shares[MAX_THREADS];
+    bool ok = true;
+    for (unsigned t = 0; t < n; ++t) {
+        ossa_transform *local = t ? ossa__calloc(a, s->J + 1, sizeof *local) : s->sample;
+        size_t *cursors = ossa__calloc(a, 3 * s->J + 1, sizeof *cursors);
+        shares[t] = (reference_share){s, raw, s->M * t / n, s->M * (t + 1) / n, local, s->worker[t].matrices, cursors};
+        ok = ok && local && cursors;
     }
-    ossa_free(s->desc->allocator, cursors);
-    return true;
+    if (ok) run_workers(reference_some, shares, sizeof *shares, n);
+    for (unsigned t = 0; t < n; ++t) {
+        if (t) ossa_free(a, shares[t].local);
+        ossa_free(a, shares[t].cursors);
+    }
+    return ok;
 }
 
 /* One worker's share of measure(): times [begin, end). */
@@ -247,6 +289,7 @@ static void *measure_some(void *arg)
     w->worst = w->worst_error = 0.f, w->worst_joint = w->worst_m = 0, w->failed = false;
     if (w->per_joint) memset(w->joint_ratio, 0, s->J * sizeof *w->joint_ratio);
     for (size_t m = w->begin; m < w->end; ++m) {
+        if (w->quick && atomic_load_explicit(&s->stop, memory_order_relaxed)) return NULL;
         const float at = s->times[m] / s->clip->duration; /* the ratio ossa_measure_error samples at */
         const ossa_sampling_job job = {
             w->anim, w->context, at, w->pose, s->soa, s->skeleton.rest_pose, s->skeleton.soa_count};
@@ -265,7 +308,10 @@ static void *measure_some(void *arg)
             if (ratio > w->worst) w->worst = ratio, w->worst_error = e, w->worst_joint = j, w->worst_m = m;
             if (w->per_joint && !(ratio <= w->joint_ratio[j])) w->joint_ratio[j] = ratio;
         }
-        if (w->quick && w->worst > 1.f) return NULL;
+        if (w->quick && w->worst > 1.f) {
+            atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+            return NULL;
+        }
     }
     return NULL;
 }
@@ -274,7 +320,8 @@ static void *measure_some(void *arg)
  * the points against the reference (the times shared among the workers). Keeps the decoded
  * poses and matrices when loosening has their arrays (see loosen) and returns the largest
  * error / tolerance; fills the stats' worst joint and time. With `quick`, a worker stops at
- * its first time that fails (the result is then above 1 but not the largest). With
+ * its first time that fails and the others at their next time (the result is then above 1,
+ * whichever stopped first, but not the largest). With
  * `per_joint` (and not quick), also each joint's largest ratio into s->joint_ratio: the
  * maximum over the workers' shares, so the same for any thread count. */
 static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stats *stats, bool quick, bool per_joint)
@@ -287,6 +334,7 @@ static float measure(search *s, const ossa_blob *blob, ossa_animation_build_stat
         w->anim = &anim, w->quick = quick, w->per_joint = per_joint && !quick;
         w->begin = s->M * t / n, w->end = s->M * (t + 1) / n;
     }
+    atomic_store_explicit(&s->stop, false, memory_order_relaxed);
     run_workers(measure_some, s->worker, sizeof *s->worker, n);
     worker best = s->worker[0];
     for (unsigned t = 0; t < n; ++t) {
@@ -323,7 +371,7 @@ static float verify_blob(search *s, const ossa_blob *blob, ossa_animation_build_
         return INFINITY;
     }
     if ((*status = ossa__measure_joints(&s->skeleton, s->raw, &anim, s->times, s->M, s->shell, s->desc->allocator,
-                                        s->joint_max, s->joint_time, s->diag)) != OSSA_OK)
+                                        s->threads, s->joint_max, s->joint_time, s->diag)) != OSSA_OK)
         return INFINITY;
     float worst = 0.f;
     size_t joint = 0;
@@ -632,10 +680,11 @@ static void *loosen_isolated(void *arg)
 }
 
 /* Loosens sub-tracks one at a time where the measured error leaves room (see try_loosen),
- * then verifies the result with the runtime; keeps it only if it passes and is smaller. The
- * kept poses and matrices at every measured time exist only here: the search before needs
- * just the reference points, and a clip that never passed is never loosened. */
-static ossa_result loosen(search *s, best *b)
+ * then verifies the result with the runtime; keeps it only if it passes and is smaller, and
+ * then sets *verified (the blob in `b` passed the verification). The kept poses and matrices
+ * at every measured time exist only here: the search before needs just the reference points,
+ * and a clip that never passed is never loosened. */
+static ossa_result loosen(search *s, best *b, bool *verified)
 {
     s->refining = true;
     ossa__progress_report(&s->progress, PROGRESS_SEARCH, "refine");
@@ -698,7 +747,9 @@ static ossa_result loosen(search *s, best *b)
     free_loosening_scratch(s);
     if (!changed) return OSSA_OK;
     ossa_result r;
+    const void *kept = b->blob.data;
     evaluate(s, b, b->k, true, false, &r);
+    *verified = r == OSSA_OK && b->blob.data != kept;
     return r;
 }
 
@@ -918,17 +969,22 @@ static ossa_result search_k(search *s, best *b)
     return r;
 }
 
-/* search_k, then the verification of the blob it keeps: the smallest that passed the
- * screening. Should the verification fail it, float rounding at this model's size is about as
- * large as the tolerance and the screening cannot be trusted near it: the blob is dropped and
- * the search goes on with every candidate verified, first the finest encoding (if even that
- * fails, `b` is left empty: no encoding reaches the tolerance), then k halved from the failed
- * one until an encoding passes. One verification per search on every clip we measured; more
- * only when the screening was wrong. */
+/* search_k, loosening (loosen) and the verification of the blob they keep. The blob search_k
+ * keeps (the smallest that passed the screening) is loosened before it is verified: when the
+ * loosened blob passes its verification, the one it came from needs none, and the search costs
+ * one double-precision pass instead of two. Otherwise that blob is verified. Should this fail,
+ * float rounding at this model's size is about as large as the tolerance and the screening
+ * cannot be trusted near it: the blob is dropped and the search goes on with every candidate
+ * verified, first the finest encoding (if even that fails, `b` is left empty: no encoding
+ * reaches the tolerance), then k halved from the failed one until an encoding passes, which is
+ * loosened in turn. One verification per search on every clip we measured; more only when the
+ * screening was wrong or loosening changed nothing. */
 static ossa_result search_verified(search *s, best *b)
 {
     ossa_result r = search_k(s, b);
     if (r != OSSA_OK || !b->blob.data) return r;
+    bool verified = false;
+    if ((r = loosen(s, b, &verified)) != OSSA_OK || verified) return r;
     if (verify(s, &b->blob, &b->stats, &r) <= 1.f || r != OSSA_OK) return r;
     float k = b->k;
     ossa_blob_destroy(&b->blob);
@@ -940,6 +996,7 @@ static ossa_result search_verified(search *s, best *b)
         encode_all(s, k);
         if (evaluate(s, b, k, true, false, &r) <= 1.f) break;
     }
+    if (r == OSSA_OK && b->blob.data) r = loosen(s, b, &verified);
     return r;
 }
 
@@ -982,9 +1039,7 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
         clip->midpoints = true;
         if ((r = search_verified(&s, &b)) != OSSA_OK) goto done;
     }
-    if (b.blob.data) {
-        if ((r = loosen(&s, &b)) != OSSA_OK) goto done;
-    } else {
+    if (!b.blob.data) {
         /* Nothing passed even at K_MIN: the quantisation floor is above the tolerance. Keep
          * the tightest encoding and report what it measures. */
         encode_all(&s, K_MIN);

@@ -8,6 +8,10 @@
 #include "ossa/offline/error_joints.h"
 #include "ossa/sampling_job.h"
 
+#if OSSA_HAVE_PTHREADS
+#include <pthread.h>
+#endif
+
 void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transform *local, ossa_float4x4 *model)
 {
     for (size_t j = 0; j < count; ++j) {
@@ -333,15 +337,79 @@ size_t ossa__measure_joints_memory(size_t joint_count)
            2 * (joint_count + 1) * sizeof(affine) + (3 * joint_count + 1) * sizeof(size_t);
 }
 
+/* One thread's share of ossa__measure_joints: times [first, first + count), each joint's
+ * largest error and its time into its own arrays. */
+typedef struct measure_share {
+    const ossa_skeleton *skeleton;
+    const ossa_raw_animation *raw;
+    const ossa_animation *built;
+    const float *times, *shells;
+    size_t first, count;
+    const ossa_allocator *allocator;
+    sink out;
+    ossa_diag diag;
+    ossa_result result;
+} measure_share;
+
+static void *measure_share_run(void *arg)
+{
+    measure_share *m = arg;
+    m->result = measure_times(m->skeleton, m->raw, m->built, m->times + m->first, m->count, m->shells, 0.f,
+                              m->allocator, &m->out, &m->diag);
+    return NULL;
+}
+
 ossa_result ossa__measure_joints(const ossa_skeleton *skeleton, const ossa_raw_animation *raw,
                                  const ossa_animation *built, const float *times, size_t time_count,
-                                 const float *shells, const ossa_allocator *allocator, float *joint_max,
-                                 float *joint_time, ossa_diag *diag)
+                                 const float *shells, const ossa_allocator *allocator, unsigned threads,
+                                 float *joint_max, float *joint_time, ossa_diag *diag)
 {
-    memset(joint_max, 0, skeleton->joint_count * sizeof *joint_max);
-    memset(joint_time, 0, skeleton->joint_count * sizeof *joint_time);
+    const size_t n = skeleton->joint_count;
+    memset(joint_max, 0, n * sizeof *joint_max);
+    memset(joint_time, 0, n * sizeof *joint_time);
     sink out = {.joint_max = joint_max, .joint_time = joint_time};
-    return measure_times(skeleton, raw, built, times, time_count, shells, 0.f, allocator, &out, diag);
+    if (threads > OSSA__MEASURE_MAX_THREADS) threads = OSSA__MEASURE_MAX_THREADS;
+#if !OSSA_HAVE_PTHREADS
+    threads = 1;
+#endif
+    if (threads > time_count) threads = time_count ? (unsigned)time_count : 1;
+    if (threads <= 1) return measure_times(skeleton, raw, built, times, time_count, shells, 0.f, allocator, &out, diag);
+    /* The times split in consecutive runs, one per thread; share 0 writes into the outputs.
+     * Each share keeps a joint's first largest error over its run, so taking a later run's only
+     * where it is strictly larger gives what one pass in time order gives. */
+    measure_share shares[OSSA__MEASURE_MAX_THREADS];
+    float *scratch = ossa__calloc(allocator, 2 * n * (threads - 1) + 1, sizeof *scratch);
+    if (!scratch) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory measuring error");
+    for (unsigned t = 0; t < threads; ++t) {
+        const size_t first = time_count * t / threads, end = time_count * (t + 1) / threads;
+        shares[t] =
+            (measure_share){skeleton, raw, built, times, shells, first, end - first, allocator, {0}, {0}, OSSA_OK};
+        shares[t].out.joint_max = t ? scratch + 2 * n * (t - 1) : joint_max;
+        shares[t].out.joint_time = t ? scratch + 2 * n * (t - 1) + n : joint_time;
+    }
+    unsigned started = 1;
+#if OSSA_HAVE_PTHREADS
+    pthread_t ids[OSSA__MEASURE_MAX_THREADS];
+    for (unsigned t = 1; t < threads; ++t, ++started)
+        if (pthread_create(&ids[t], NULL, measure_share_run, &shares[t]) != 0) break;
+#endif
+    for (unsigned t = 0; t < threads; ++t)
+        if (t == 0 || t >= started) measure_share_run(&shares[t]);
+#if OSSA_HAVE_PTHREADS
+    for (unsigned t = 1; t < started; ++t) pthread_join(ids[t], NULL);
+#endif
+    ossa_result r = OSSA_OK;
+    for (unsigned t = 0; t < threads && r == OSSA_OK; ++t)
+        if ((r = shares[t].result) != OSSA_OK) {
+            if (diag && diag->code == OSSA_OK) *diag = shares[t].diag;
+        }
+    for (unsigned t = 1; t < threads && r == OSSA_OK; ++t)
+        for (size_t j = 0; j < n; ++j)
+            if (shares[t].out.joint_max[j] > joint_max[j])
+                joint_max[j] = shares[t].out.joint_max[j], joint_time[j] = shares[t].out.joint_time[j];
+    ossa_free(allocator, scratch);
+    if (r != OSSA_OK) memset(joint_max, 0, n * sizeof *joint_max), memset(joint_time, 0, n * sizeof *joint_time);
+    return r;
 }
 
 /* ossa_measure_error and ossa_measure_joint_errors (ossa/offline/error_joints.h): checks the
