@@ -189,8 +189,15 @@ static size_t rest_layout(const ossa_animation *a, uint8_t *copy, bool *all)
     return *all ? a->soa_count * SOA_FLOATS : kept;
 }
 
-#if !defined(OSSA__AVX2_KERNELS) /* contexts and validation: in the baseline compile only (dispatch.h) */
+/* Animated sub-tracks of `a` with segment ranges. */
+static size_t ranged_count_of(const ossa_animation *a)
+{
+    size_t ranged = 0;
+    for (size_t i = 0; i < a->animated_count; ++i) ranged += (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) != 0;
+    return ranged;
+}
 
+#if !defined(OSSA__AVX2_KERNELS) /* contexts and validation: in the baseline compile only (dispatch.h) */
 
 /* Offsets of the arrays of a context of shape `s`; returns the whole size. */
 static size_t layout(const context_shape *s, size_t offsets[L_END])
@@ -234,11 +241,9 @@ size_t ossa_sampling_context_size(size_t max_tracks)
 /* The shape of the smallest context for `a`, with a playback cache or not. */
 static context_shape shape_for(const ossa_animation *a, bool cache)
 {
-    size_t ranged = 0;
-    for (size_t i = 0; i < a->animated_count; ++i) ranged += (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) != 0;
     bool all;
     const size_t groups = group_count_of(a);
-    return (context_shape){a->soa_count, a->animated_count, groups, ranged, rest_layout(a, NULL, &all),
+    return (context_shape){a->soa_count, a->animated_count, groups, ranged_count_of(a), rest_layout(a, NULL, &all),
                            cache ? groups : 0};
 }
 
@@ -590,9 +595,7 @@ static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int
 static bool bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa_soa_transform *rest)
 {
     ctx->bound = NULL;
-    size_t ranged = 0;
-    for (size_t i = 0; i < a->animated_count; ++i) ranged += (a->formats[i] & OSSA__FORMAT_SEGMENT_RANGES) != 0;
-    if (ranged > ctx->max_ranged || group_count_of(a) > ctx->max_groups ||
+    if (ranged_count_of(a) > ctx->max_ranged || group_count_of(a) > ctx->max_groups ||
         rest_layout(a, ctx->copy, &ctx->copy_all) > ctx->max_rest)
         return false;
     /* Where each SoA group's copied channels start in ctx->rest. */
