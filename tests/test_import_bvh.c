@@ -273,6 +273,27 @@ static void test_declared_frames_beyond_the_bytes(void **state)
     ossa_import_output_destroy(&out);
 }
 
+/* The same without channels: frames that hold no values still take a line each, so a
+ * hierarchy of CHANNELS 0 declaring 4 billion frames allocates for the lines its bytes can hold
+ * and fails where the file ends, instead of allocating 4 billion keys a joint. */
+static void test_frames_without_channels_beyond_the_bytes(void **state)
+{
+    (void)state;
+    static const char text[] = "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 0\n  End Site\n  {\n"
+                               "    OFFSET 0 1 0\n  }\n}\nMOTION\nFrames: 4000000000\nFrame Time: 0.00001\n";
+    size_t largest = 0;
+    const ossa_allocator counting = {largest_alloc, largest_free, &largest};
+    const ossa_bvh_desc desc = {.allocator = &counting};
+    ossa_diag diag;
+    ossa_diag_clear(&diag);
+    ossa_import_output out = {0};
+    assert_int_equal(ossa_import_bvh(text, strlen(text), &desc, &out, &diag), OSSA_ERROR_PARSE);
+    assert_non_null(strstr(diag.message, "of 4000000000 lies beyond the"));
+    assert_true(largest < 4096);
+    assert_int_equal(out.animation_count, 0);
+    ossa_import_output_destroy(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_small_file),
         cmocka_unit_test(test_errors_name_line_and_column),
         cmocka_unit_test(test_declared_frames_beyond_the_bytes),
+        cmocka_unit_test(test_frames_without_channels_beyond_the_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -562,13 +562,15 @@ static ossa_result read_motion(parser *p, const ossa_bvh_desc *desc, size_t stre
                           "animation 'Motion': %g ticks per second is not a positive finite rate (a BVH Frame Time "
                           "of 0 gives an infinite one)",
                           tps);
-    /* Every value takes a digit and a separator: a stream of known size cannot hold more
-     * frames than that, whatever the header says, so no more keys are allocated (a file cut
-     * short then fails where it ends, with that line and column). */
+    /* Every value takes a digit and a separator, and a frame without channels its line break:
+     * a stream of known size cannot hold more frames than that, whatever the header says, so
+     * no more keys are allocated (a file cut short then fails where it ends, with that line
+     * and column). */
     size_t room = frames;
-    if (stream_size && p->values) {
+    if (stream_size) {
         const size_t remaining = stream_size > r->token_offset ? stream_size - r->token_offset : 0;
-        if (room > remaining / (2 * p->values) + 1) room = remaining / (2 * p->values) + 1;
+        const size_t frame_bytes = p->values ? 2 * p->values : 1;
+        if (room > remaining / frame_bytes + 1) room = remaining / frame_bytes + 1;
     }
     ossa_raw_animation *raw = NULL;
     size_t joint_count = out->skeleton.joint_count;
