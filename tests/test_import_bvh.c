@@ -252,6 +252,15 @@ static void largest_free(void *ptr, void *user)
     free(ptr);
 }
 
+/* Imports `text` with an allocator that records the largest block asked for (*largest). */
+static ossa_result import_counting(const char *text, size_t *largest, ossa_import_output *out, ossa_diag *diag)
+{
+    const ossa_allocator counting = {largest_alloc, largest_free, largest};
+    const ossa_bvh_desc desc = {.allocator = &counting};
+    ossa_diag_clear(diag);
+    return ossa_import_bvh(text, strlen(text), &desc, out, diag);
+}
+
 static void test_declared_frames_beyond_the_bytes(void **state)
 {
     (void)state;
@@ -260,12 +269,9 @@ static void test_declared_frames_beyond_the_bytes(void **state)
     char text[1024];
     snprintf(text, sizeof text, "%s%s", HEADER, "Frames: 4000000000\nFrame Time: 0.00001\n1 2 3 0 0 0 0 0 0\n");
     size_t largest = 0;
-    const ossa_allocator counting = {largest_alloc, largest_free, &largest};
-    const ossa_bvh_desc desc = {.allocator = &counting};
     ossa_diag diag;
-    ossa_diag_clear(&diag);
     ossa_import_output out = {0};
-    assert_int_equal(ossa_import_bvh(text, strlen(text), &desc, &out, &diag), OSSA_ERROR_PARSE);
+    assert_int_equal(import_counting(text, &largest, &out, &diag), OSSA_ERROR_PARSE);
     assert_int_equal(diag.line, 20);
     assert_int_equal(diag.column, 1);
     assert_non_null(strstr(diag.message, "end of file in frame 2 of the 4000000000 declared"));
@@ -282,12 +288,9 @@ static void test_frames_without_channels_beyond_the_bytes(void **state)
     static const char text[] = "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 0\n  End Site\n  {\n"
                                "    OFFSET 0 1 0\n  }\n}\nMOTION\nFrames: 4000000000\nFrame Time: 0.00001\n";
     size_t largest = 0;
-    const ossa_allocator counting = {largest_alloc, largest_free, &largest};
-    const ossa_bvh_desc desc = {.allocator = &counting};
     ossa_diag diag;
-    ossa_diag_clear(&diag);
     ossa_import_output out = {0};
-    assert_int_equal(ossa_import_bvh(text, strlen(text), &desc, &out, &diag), OSSA_ERROR_PARSE);
+    assert_int_equal(import_counting(text, &largest, &out, &diag), OSSA_ERROR_PARSE);
     assert_non_null(strstr(diag.message, "of 4000000000 lies beyond the"));
     assert_true(largest < 4096);
     assert_int_equal(out.animation_count, 0);
