@@ -15,15 +15,41 @@ typedef struct fixture {
     ossa_float4x4 *out, *ref;
 } fixture;
 
-/* A random tree of n joints in depth-first order, random local transforms. */
-static void setup(fixture *f, size_t n, uint32_t seed)
+/* Hierarchies of the fixture: the job takes a parent from registers when it is the joint
+ * just before (chains), multiplies joints without a parent by the root matrix, or under the
+ * identity root writes their local matrices whole (groups of four such joints, or lane by
+ * lane in a mixed group), so each shape takes other paths. */
+typedef enum shape {
+    SHAPE_TREE,  /* random parents, two roots */
+    SHAPE_CHAIN, /* every joint the child of the one before */
+    SHAPE_FLAT,  /* every joint a root (a physics bake) */
+    SHAPE_MIXED, /* roots and chains alternating in runs of 1 to 6 joints */
+} shape;
+
+/* n joints of the given shape in depth-first order, random local transforms. */
+static void setup_shape(fixture *f, size_t n, uint32_t seed, shape kind)
 {
     memset(f, 0, sizeof *f);
     ossa_raw_skeleton raw;
     assert_int_equal(ossa_raw_skeleton_create(&raw, n, NULL), OSSA_OK);
     uint32_t s = seed;
-    for (size_t i = 1; i < n; ++i) raw.joints[i].parent = (int32_t)(ossa_test_rand(&s) % i);
-    raw.joints[n > 3 ? 3 : 0].parent = -1; /* a second root */
+    for (size_t i = 1; i < n; ++i) {
+        switch (kind) {
+        case SHAPE_TREE:
+            raw.joints[i].parent = (int32_t)(ossa_test_rand(&s) % i);
+            break;
+        case SHAPE_CHAIN:
+            raw.joints[i].parent = (int32_t)i - 1;
+            break;
+        case SHAPE_FLAT:
+            raw.joints[i].parent = -1;
+            break;
+        case SHAPE_MIXED:
+            raw.joints[i].parent = ossa_test_rand(&s) % 6 == 0 ? -1 : (int32_t)(ossa_test_rand(&s) % i);
+            break;
+        }
+    }
+    if (kind == SHAPE_TREE) raw.joints[n > 3 ? 3 : 0].parent = -1; /* a second root */
     assert_int_equal(ossa_raw_skeleton_sort_depth_first(&raw, NULL, NULL), OSSA_OK);
     assert_int_equal(ossa_skeleton_build(&raw, NULL, &f->blob, NULL), OSSA_OK);
     ossa_raw_skeleton_destroy(&raw);
@@ -44,6 +70,9 @@ static void setup(fixture *f, size_t n, uint32_t seed)
         ossa_soa_transform_set(&f->pose[i / 4], (int)(i % 4), &f->local[i]);
     }
 }
+
+/* A random tree of n joints in depth-first order, random local transforms. */
+static void setup(fixture *f, size_t n, uint32_t seed) { setup_shape(f, n, seed, SHAPE_TREE); }
 
 static void teardown(fixture *f)
 {
@@ -183,6 +212,45 @@ static void test_every_range(void **state)
     teardown(&f);
 }
 
+/* Chains, flat and mixed hierarchies of 1 to 70 joints (whole and partial groups) against the
+ * scalar reference, with the identity root and with a root matrix; and for each, every range
+ * starting or ending in each group writes the bytes of a whole run and nothing outside it. */
+static void test_hierarchy_shapes(void **state)
+{
+    (void)state;
+    const shape shapes[] = {SHAPE_CHAIN, SHAPE_FLAT, SHAPE_MIXED};
+    const size_t sizes[] = {1, 3, 4, 9, 70};
+    const ossa_transform rt = {
+        {-3.f, 2.f, 0.5f}, ossa_quat_normalize((ossa_quat){-.2f, .4f, .1f, .8f}), {.5f, .5f, .5f}};
+    const ossa_float4x4 root = ossa_float4x4_from_transform(&rt), id = ossa_float4x4_identity();
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; ++k)
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; ++z) {
+            const size_t n = sizes[z];
+            fixture f;
+            setup_shape(&f, n, (uint32_t)(31 * k + z + 5), shapes[k]);
+            ossa_local_to_model_job job = {&f.skel, NULL, 0, 0, f.pose, f.skel.soa_count, f.out, n};
+            for (int with_root = 0; with_root < 2; ++with_root) {
+                job.root = with_root ? &root : NULL;
+                reference(&f, with_root ? &root : &id);
+                job.joint_begin = 0, job.joint_end = 0;
+                assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+                /* A chain of 70 joints compounds rounding over 70 levels. */
+                assert_matrices_near(f.out, f.ref, n, shapes[k] == SHAPE_CHAIN ? 2e-3f : 2e-4f);
+                ossa_float4x4 *full = malloc(n * sizeof *full);
+                memcpy(full, f.out, n * sizeof *full);
+                for (size_t begin = 0; begin < n; begin += 3)
+                    for (size_t end = begin + 1; end <= n; end += 2) {
+                        memset(&f.out[begin], 0x5a, (end - begin) * sizeof *f.out);
+                        job.joint_begin = begin, job.joint_end = end;
+                        assert_int_equal(ossa_local_to_model_job_run(&job), OSSA_OK);
+                        assert_memory_equal(f.out, full, n * sizeof *full);
+                    }
+                free(full);
+            }
+            teardown(&f);
+        }
+}
+
 /* Double-precision model matrices of the same float local transforms. */
 static void reference_double(const fixture *f, double (*ref)[4][4])
 {
@@ -248,7 +316,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_reference),    cmocka_unit_test(test_partial_range),
         cmocka_unit_test(test_every_range),          cmocka_unit_test(test_matches_double_precision),
-        cmocka_unit_test(test_errors_write_nothing),
+        cmocka_unit_test(test_errors_write_nothing), cmocka_unit_test(test_hierarchy_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
