@@ -96,6 +96,11 @@ static inline v4fq q_mul(v4fq a, v4fq b)
     };
 }
 static inline v4f sign_bit(v4f mask) { return v4f_and(mask, v4f_set1(-0.f)); }
+/* a . b as two independent halves added: three operations deep instead of four. */
+static inline v4f q_dot(v4fq a, v4fq b)
+{
+    return v4f_add(v4f_madd(a.x, b.x, v4f_mul(a.y, b.y)), v4f_madd(a.z, b.z, v4f_mul(a.w, b.w)));
+}
 
 /* Normalises q: correctly rounded square root and division (two instructions, where an
  * estimate plus a Newton step costs about eight and rounds differently on SSE2, NEON and the
@@ -125,7 +130,7 @@ enum { BATCH = 8 };
 static inline v4fq q_accumulate(v4fq sum, const ossa_soa_quat *in, v4f w, bool zero_lanes)
 {
     const v4fq q = v4fq_load(in);
-    const v4f dot = v4fq_dot(sum, q);
+    const v4f dot = q_dot(sum, q);
     /* A sum of weights > 0 is never zero, so the sign bit of the dot product says which
      * hemisphere (a dot of -0 means orthogonal, where both are as short). Lanes that every
      * layer so far left out have a zero sum, whose -0 dot must not flip the first layer that
@@ -157,6 +162,28 @@ static inline void blend_group(const ossa_soa_transform *const *in, const v4f *w
     v4f3_store(&out->translation, t);
     v4f3_store(&out->scale, s);
     v4fq q;
+    if (first && !zero_lanes && n <= 4) {
+        /* The hemisphere test of layer k is the sign of sum_k . q_k, where sum_k is the sum of
+         * the earlier layers with their signed weights: as sum over j < k of w_j' (q_j . q_k).
+         * The dots q_j . q_k do not depend on the sum, so they are computed side by side, and
+         * each layer's sign waits on one multiply-add of the previous signed weight instead of
+         * on a dot product of the sum so far (the same sign but where the dot rounds to +-0:
+         * orthogonal, where both paths are as short). The sum itself is formed as below. */
+        v4fq r[4];
+        v4f sw[4];
+        for (size_t k = 0; k < n; ++k) r[k] = v4fq_load(&in[k][g].rotation);
+        sw[0] = w[0];
+        q = q_scale(r[0], w[0]);
+        for (size_t k = 1; k < n; ++k) {
+            /* w_0 > 0: the sign of w_0 (q_0 . q_k) is that of q_0 . q_k, even where it underflows. */
+            v4f dot = k == 1 ? q_dot(r[0], r[1]) : v4f_mul(w[0], q_dot(r[0], r[k]));
+            for (size_t j = 1; j < k; ++j) dot = v4f_madd(sw[j], q_dot(r[j], r[k]), dot);
+            sw[k] = v4f_xor(w[k], sign_bit(dot));
+            q = q_madd(r[k], sw[k], q);
+        }
+        v4fq_store(&out->rotation, q);
+        return;
+    }
     if (first) {
         q = q_scale(v4fq_load(&in[0][g].rotation), w[0]);
         i = 1;
