@@ -1573,6 +1573,80 @@ static void bake_bound_holds_in_info(void **state)
     ossa_import_output_destroy(&imp);
 }
 
+/* A clip no encoding can hold to 0.1 mm: the root jumps 100 m between two of its 240 samples
+ * (a cut), faster than the float ratio of a time can place it, so both keys are kept and the
+ * runtime still misses the source by about a millimetre at the times around the jump. The bake
+ * refuses it with the joint, the time and the tolerance that the closest encoding reaches,
+ * writing nothing; --allow-over-tolerance writes that encoding with a warning; the tolerance
+ * the message names bakes, and info measures the archive within it. */
+static void over_tolerance_is_refused(void **state)
+{
+    (void)state;
+    need_assimp();
+    char text[16384];
+    int n = snprintf(text, sizeof text,
+                     "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation "
+                     "Xrotation Yrotation\n JOINT Spine\n {\n  OFFSET 0 10 0\n  CHANNELS 3 Zrotation Xrotation "
+                     "Yrotation\n  End Site\n  {\n   OFFSET 0 10 0\n  }\n }\n}\nMOTION\nFrames: 240\nFrame Time: "
+                     "0.0083333\n");
+    for (int f = 0; f < 240; ++f)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%d 30 0 0 0 0 %d 0 0\n", f < 120 ? 0 : 10000, f % 7);
+    assert_true(n > 0 && (size_t)n < sizeof text);
+    const char *source = ossa_test_scratch_path("jump.bvh");
+    ossa_test_write_file(source, text, (size_t)n);
+    const char *out_path = ossa_test_scratch_path("jump.ossa");
+    remove(out_path);
+    int status = 0;
+    const char *bake[] = {source, "--unit-scale", "0.01", "-o", out_path, "-q", "--allow-over-tolerance"};
+    char *err = bake_stderr(6, bake, &status);
+    print_message("%s", err);
+    assert_int_equal(status, 1);
+    assert_non_null(strstr(err, "no encoding reached the tolerance of 0.1 mm"));
+    assert_non_null(strstr(err, "at joint \""));
+    assert_non_null(strstr(err, "nothing written"));
+    assert_int_equal(access(out_path, F_OK), -1);
+    const char *hint = strstr(err, "--tolerance ");
+    assert_non_null(hint);
+    char reach[32];
+    assert_int_equal(sscanf(hint, "--tolerance %31s", reach), 1);
+    const double reach_m = strtod(reach, NULL);
+    assert_true(reach_m > 1e-4 && reach_m < 0.1);
+    free(err);
+
+    /* Asked for: the closest encoding, with a warning, above the tolerance as measured. */
+    err = bake_stderr(7, bake, &status);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(err, "ossa: warning: animation"));
+    assert_null(strstr(err, "nothing written"));
+    free(err);
+    ossa_import_output imp = {0};
+    size_t size = 0;
+    assert_true(tool_import(source, false, &imp));
+    void *archive = tool_read_file(out_path, &size);
+    assert_non_null(archive);
+    const tool_unit unit = info_unit(archive, size, &imp, 0.f);
+    assert_true(info_against_in_stored_units(&imp, source, unit));
+    info_report rep;
+    assert_int_equal(info_measure(&rep, out_path, archive, size, &imp, source, unit, false), 0);
+    const double closest_mm = rep.animations[0].errors[INFO_ERROR_VERTICES].max_mm;
+    print_message("closest encoding: %.4f mm; the message's tolerance: %s m\n", closest_mm, reach);
+    assert_true(closest_mm > 0.1);
+    assert_true(closest_mm <= reach_m * 1e3);
+    info_report_free(&rep);
+    free(archive);
+
+    /* The tolerance the message named. */
+    const char *again[] = {source, "--unit-scale", "0.01", "--tolerance", reach, "-o", out_path, "-q"};
+    assert_int_equal(run_bake(8, again), 0);
+    archive = tool_read_file(out_path, &size);
+    assert_non_null(archive);
+    assert_int_equal(info_measure(&rep, out_path, archive, size, &imp, source, unit, false), 0);
+    assert_true(rep.animations[0].errors[INFO_ERROR_VERTICES].max_mm <= reach_m * 1e3);
+    info_report_free(&rep);
+    free(archive);
+    ossa_import_output_destroy(&imp);
+}
+
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON
 /* Writes to `path` an archive made through the offline library, as a hand-made archive would
  * be: a chain of `joint_count` joints named `names[j]` (bytes as given) and `clip_count` clips of
@@ -2279,6 +2353,7 @@ int main(void)
 #endif
         cmocka_unit_test(info_json_matches_text),
         cmocka_unit_test(bake_bound_holds_in_info),
+        cmocka_unit_test(over_tolerance_is_refused),
         cmocka_unit_test(bakes_do_not_depend_on_the_simd_path),
         cmocka_unit_test(version_is_printed),
 #if defined(OSSA_HAVE_CJSON) && OSSA_HAVE_CJSON

@@ -37,7 +37,8 @@ static void usage_bake(FILE *f)
     fprintf(f,
             "usage: ossa bake [INPUT] [-o OUT.ossa] [--skeleton FILE] [--drop-end-sites] [--root-motion]\n"
             "                 [--retarget FILE [--joint-map MAP]]\n"
-            "                 [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--keep-source-units]\n"
+            "                 [--tolerance METRES [--allow-over-tolerance] | --no-optimize] [--unit-scale METRES]\n"
+            "                 [--keep-source-units]\n"
             "                 [--layout packed|sorted] [--threads N] [-q]\n"
             "                 [--max-memory MB] [--max-seconds S] [--depfile FILE] [-v]\n"
             "  INPUT defaults to %s\n"
@@ -55,6 +56,9 @@ static void usage_bake(FILE *f)
             "                      in place (ossa/motion.h accumulates them at run time)\n"
             "  --tolerance M       largest model-space error at 3 cm virtual vertices, metres, measured\n"
             "                      at every source sample (default 0.0001, ACL's default precision)\n"
+            "  --allow-over-tolerance  when no encoding reaches the tolerance, write the closest one with a\n"
+            "                      warning (its measured error in mm); without it the bake fails and\n"
+            "                      writes nothing\n"
             "  --no-optimize       lossless: keep every source sample at 24 bits per component\n"
             "  --unit-scale M      metres per source unit (replaces the input's, or the one inferred\n"
             "                      from the rest pose when it states none, as BVH); translations are\n"
@@ -456,7 +460,7 @@ int tool_bake(int argc, char **argv)
     const char *input = NULL, *output = NULL, *skeleton_path = NULL, *retarget_path = NULL, *map_path = NULL,
                *depfile = NULL;
     bool drop_end_sites = false, optimize = true, quiet = false, root_motion = false, keep_units = false,
-         verbose = false;
+         verbose = false, allow_over = false;
     float tolerance_m = OSSA_BUILD_DEFAULT_TOLERANCE, unit_scale_arg = 0.f;
     int layout = OSSA_ANIMATION_LAYOUT_PACKED;
     unsigned threads = tool_cpu_count();
@@ -506,6 +510,8 @@ int tool_bake(int argc, char **argv)
                 return bake_usage_error("--unit-scale needs metres per unit from 1e-6 to 1e4", argv[i]);
         } else if (!strcmp(argv[i], "--keep-source-units"))
             keep_units = true;
+        else if (!strcmp(argv[i], "--allow-over-tolerance"))
+            allow_over = true;
         else if (!strcmp(argv[i], "--drop-end-sites"))
             drop_end_sites = true;
         else if (!strcmp(argv[i], "--root-motion"))
@@ -712,13 +718,26 @@ int tool_bake(int argc, char **argv)
         const float error_mm = stats.max_error * unit_scale * 1e3f;
         if (bounded && error_mm > worst_mm) worst_mm = error_mm;
         if (bounded && (stats.error_ratio > 1.f || !quiet)) tool_progress_clear(bar);
-        if (bounded && stats.error_ratio > 1.f)
+        if (bounded && stats.error_ratio > 1.f) {
+            /* The tolerance is a bound: an archive over it is written only when asked for. The
+             * closest encoding meets a tolerance of its own measured error, rounded up. */
+            const size_t wj = stats.worst_joint;
+            const char *joint = wj < imp.skeleton.joint_count && imp.skeleton.joints[wj].name
+                                    ? imp.skeleton.joints[wj].name
+                                    : "?";
+            const double closest_m = (double)(stats.max_error * unit_scale);
+            char reach[32];
+            tool_format_float(reach, sizeof reach, (float)(ceil(closest_m * 1e6 * 1.01) / 1e6));
             fprintf(stderr,
-                    "ossa: warning: animation \"%s\": no encoding reached the tolerance; the closest measures "
-                    "%.4g mm (%.0f %%): model space in float cannot resolve %.4g mm at this scale (is the "
-                    "unit right? --unit-scale)\n",
-                    source->name, (double)(stats.max_error * unit_scale) * 1e3, (double)stats.error_ratio * 100.0,
-                    (double)tolerance_m * 1e3);
+                    "ossa: %s: animation \"%s\": no encoding reached the tolerance of %.4g mm: the closest "
+                    "measures %.4g mm (%.0f %%) at joint \"%s\", %.3f s (a jump between two source samples, such "
+                    "as a cut, is faster than a float ratio can time, or the unit is too large for float model "
+                    "space: --unit-scale); --tolerance %s reaches it, --allow-over-tolerance writes the closest%s\n",
+                    allow_over ? "warning" : input, source->name, (double)tolerance_m * 1e3, closest_m * 1e3,
+                    (double)stats.error_ratio * 100.0, joint, (double)stats.worst_time, reach,
+                    allow_over ? "" : "; nothing written");
+            if (!allow_over) goto done;
+        }
         if (bounded && !quiet)
             printf("built \"%s\": %zu keys, measured max %.4g mm at 0.03 m virtual vertices (%.0f %% of the "
                    "tolerance, joint %zu at %.3f s), %zu encodings tried, %.1f ms\n",

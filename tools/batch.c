@@ -29,7 +29,8 @@ static void usage_batch(FILE *f)
 {
     fprintf(f,
             "usage: ossa batch SRC_DIR -o OUT_DIR [--skeleton [PATTERN=]FILE]... [--drop-end-sites]\n"
-            "                  [--tolerance METRES | --no-optimize] [--unit-scale METRES] [--keep-source-units]\n"
+            "                  [--tolerance METRES [--allow-over-tolerance] | --no-optimize] [--unit-scale METRES]\n"
+            "                  [--keep-source-units] [--layout packed|sorted]\n"
             "                  [--exclude PATTERN]... [-j N] [--shard I/N] [--json FILE] [--ossa EXE]\n"
             "                  [--allow-out-inside-src]\n"
             "  bakes every file under SRC_DIR that `ossa formats` recognises (not .ossa, not hidden)\n"
@@ -305,7 +306,7 @@ static bool find_in_path(const char *name, char *found, size_t size)
 
 typedef struct batch_options {
     char tolerance[32], unit_scale[32]; /* "" when not given */
-    bool no_optimize, drop_end_sites, keep_source_units;
+    bool no_optimize, drop_end_sites, keep_source_units, allow_over_tolerance, sorted_layout;
 } batch_options;
 
 /* One summary row: what the archive of a source holds, read back with the runtime. */
@@ -505,9 +506,10 @@ static bool write_build_file(const char *out_dir, const char *exe, const char *s
             "# changing an option rebakes everything.\n# shard %s\nninja_required_version = 1.3\n\nossa = ",
             shard);
     put_shell_word(f, exe);
-    fprintf(f, "\noptions = --threads 1%s%s%s%s%s%s%s\n", o->tolerance[0] ? " --tolerance " : "", o->tolerance,
+    fprintf(f, "\noptions = --threads 1%s%s%s%s%s%s%s%s%s\n", o->tolerance[0] ? " --tolerance " : "", o->tolerance,
             o->unit_scale[0] ? " --unit-scale " : "", o->unit_scale, o->no_optimize ? " --no-optimize" : "",
-            o->drop_end_sites ? " --drop-end-sites" : "", o->keep_source_units ? " --keep-source-units" : "");
+            o->drop_end_sites ? " --drop-end-sites" : "", o->keep_source_units ? " --keep-source-units" : "",
+            o->allow_over_tolerance ? " --allow-over-tolerance" : "", o->sorted_layout ? " --layout sorted" : "");
     /* The bake's standard error also goes to $out.err, where the summary finds a failed bake's
      * error line (read_error removes the file); ninja shows it as ever. */
     fprintf(f, "\nrule bake\n  command = $ossa bake $in -o $out --depfile $out.d -q $options $skeleton 2> $out.err; "
@@ -931,6 +933,14 @@ int tool_batch(int argc, char **argv)
             o.drop_end_sites = true;
         else if (!strcmp(argv[i], "--keep-source-units"))
             o.keep_source_units = true;
+        else if (!strcmp(argv[i], "--allow-over-tolerance"))
+            o.allow_over_tolerance = true;
+        else if (!strcmp(argv[i], "--layout") && i + 1 < argc) {
+            ++i;
+            if (strcmp(argv[i], "packed") && strcmp(argv[i], "sorted"))
+                return batch_usage_error("--layout needs packed or sorted", argv[i]);
+            o.sorted_layout = !strcmp(argv[i], "sorted");
+        }
         else if (!strcmp(argv[i], "--allow-out-inside-src"))
             allow_inside = true;
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
