@@ -11,6 +11,7 @@
 #include "animation_search.h"
 #include "animation_format.h"
 #include "internal.h"
+#include "matrix.h"
 #include "ossa/local_to_model_job.h"
 #include "ossa/sampling_job.h"
 #include "ossa/skeleton.h"
@@ -595,10 +596,10 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
         if (channel == OSSA__CH_SCALE) t.scale = (ossa_float3){v[0], v[1], v[2]};
         for (size_t c = j; c < end; ++c) {
             const ossa_transform *lt = c == j ? &t : local_at(s, w, m, c);
-            const ossa_float4x4 lm = ossa_float4x4_from_transform(lt);
+            const ossa_float4x4 lm = ossa__float4x4_from_transform(lt);
             const int p = s->parents[c];
             const ossa_float4x4 *pm = p < 0 ? NULL : ((size_t)p < j ? &outside : &chain[p]);
-            chain[c] = pm ? ossa_float4x4_mul(pm, &lm) : lm;
+            chain[c] = pm ? ossa__float4x4_mul(pm, &lm) : lm;
             if (point_error(&chain[c], s->shell[c], s->ref + (m * J + c) * 12) > s->tol[c] * LOOSEN_MARGIN)
                 return false;
         }
@@ -614,9 +615,9 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
         if (!matrices) continue;
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         for (size_t c = j; c < end; ++c) {
-            const ossa_float4x4 lm = ossa_float4x4_from_transform(local_at(s, w, m, c));
+            const ossa_float4x4 lm = ossa__float4x4_from_transform(local_at(s, w, m, c));
             const int p = s->parents[c];
-            chain[c] = p < 0 ? lm : ossa_float4x4_mul((size_t)p < j ? &outside : &chain[p], &lm);
+            chain[c] = p < 0 ? lm : ossa__float4x4_mul((size_t)p < j ? &outside : &chain[p], &lm);
             if (s->slot[c] != SIZE_MAX) s->model[m * s->P + s->slot[c]] = affine_of(&chain[c]);
         }
     }
@@ -877,7 +878,7 @@ static float isolated_ratio(search *s, size_t j)
                                         &cursors[c]);
         const ossa_transform t = {
             {v[0][0], v[0][1], v[0][2]}, {v[1][0], v[1][1], v[1][2], v[1][3]}, {v[2][0], v[2][1], v[2][2]}};
-        const ossa_float4x4 matrix = ossa_float4x4_from_transform(&t);
+        const ossa_float4x4 matrix = ossa__float4x4_from_transform(&t);
         const float ratio = point_error(&matrix, s->shell[j], s->ref + (m * s->J + j) * 12) / s->tol[j];
         if (!(ratio <= worst)) worst = ratio;
     }

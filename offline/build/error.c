@@ -4,6 +4,7 @@
 
 #include "baseline_jobs.h" /* measurements that do not depend on the CPU */
 #include "internal.h"
+#include "matrix.h"
 #include "ossa/offline/error.h"
 #include "ossa/offline/error_joints.h"
 #include "ossa/sampling_job.h"
@@ -15,9 +16,9 @@
 void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transform *local, ossa_float4x4 *model)
 {
     for (size_t j = 0; j < count; ++j) {
-        const ossa_float4x4 m = ossa_float4x4_from_transform(&local[j]);
+        const ossa_float4x4 m = ossa__float4x4_from_transform(&local[j]);
         const int p = parents[j];
-        model[j] = p < 0 ? m : ossa_float4x4_mul(&model[p], &m);
+        model[j] = p < 0 ? m : ossa__float4x4_mul(&model[p], &m);
     }
 }
 

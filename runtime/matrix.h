@@ -1,0 +1,58 @@
+/* Private: the scalar matrix products behind ossa_float4x4_from_transform and
+ * ossa_float4x4_mul (ossa/maths.h), as inline functions for the offline builder's inner loops,
+ * which call them millions of times a bake (a call into the shared runtime returns the matrix
+ * through memory and keeps it out of registers). The same operations in the same order as the
+ * scalar definitions: the results are the same to the bit on every target. Not installed. */
+#ifndef OSSA_RUNTIME_MATRIX_H
+#define OSSA_RUNTIME_MATRIX_H
+
+#include "ossa/maths.h"
+#include "simd.h"
+
+/* The affine matrix of t: rotation times scale per column, translation in column 3. */
+static inline ossa_float4x4 ossa__float4x4_from_transform(const ossa_transform *t)
+{
+    const ossa_quat q = t->rotation;
+    const float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+    const float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+    const float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+    ossa_float4x4 m;
+    m.cols[0][0] = (1.f - 2.f * (yy + zz)) * t->scale.x;
+    m.cols[0][1] = (2.f * (xy + wz)) * t->scale.x;
+    m.cols[0][2] = (2.f * (xz - wy)) * t->scale.x;
+    m.cols[0][3] = 0.f;
+    m.cols[1][0] = (2.f * (xy - wz)) * t->scale.y;
+    m.cols[1][1] = (1.f - 2.f * (xx + zz)) * t->scale.y;
+    m.cols[1][2] = (2.f * (yz + wx)) * t->scale.y;
+    m.cols[1][3] = 0.f;
+    m.cols[2][0] = (2.f * (xz + wy)) * t->scale.z;
+    m.cols[2][1] = (2.f * (yz - wx)) * t->scale.z;
+    m.cols[2][2] = (1.f - 2.f * (xx + yy)) * t->scale.z;
+    m.cols[2][3] = 0.f;
+    m.cols[3][0] = t->translation.x;
+    m.cols[3][1] = t->translation.y;
+    m.cols[3][2] = t->translation.z;
+    m.cols[3][3] = 1.f;
+    return m;
+}
+
+/* a * b, column-major; each entry summed in column order, ((a0 b0 + a1 b1) + a2 b2) + a3 b3, four
+ * rows at a time: separate multiplications and additions (no fused multiply-add, whatever the
+ * target), so every lane rounds as the scalar expression does. Unaligned loads and stores: the
+ * callers' matrices need not be 16-byte aligned. */
+static inline ossa_float4x4 ossa__float4x4_mul(const ossa_float4x4 *a, const ossa_float4x4 *b)
+{
+    const v4f a0 = v4f_loadu(a->cols[0]), a1 = v4f_loadu(a->cols[1]), a2 = v4f_loadu(a->cols[2]),
+              a3 = v4f_loadu(a->cols[3]);
+    ossa_float4x4 r;
+    for (int c = 0; c < 4; ++c) {
+        const float *bc = b->cols[c];
+        const v4f sum = v4f_add(
+            v4f_add(v4f_add(v4f_mul(a0, v4f_set1(bc[0])), v4f_mul(a1, v4f_set1(bc[1]))), v4f_mul(a2, v4f_set1(bc[2]))),
+            v4f_mul(a3, v4f_set1(bc[3])));
+        v4f_storeu(r.cols[c], sum);
+    }
+    return r;
+}
+
+#endif /* OSSA_RUNTIME_MATRIX_H */
