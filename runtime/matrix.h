@@ -46,10 +46,11 @@ static inline ossa_float4x4 ossa__float4x4_mul(const ossa_float4x4 *a, const oss
               a3 = v4f_loadu(a->cols[3]);
     ossa_float4x4 r;
     for (int c = 0; c < 4; ++c) {
-        const float *bc = b->cols[c];
-        const v4f sum = v4f_add(
-            v4f_add(v4f_add(v4f_mul(a0, v4f_set1(bc[0])), v4f_mul(a1, v4f_set1(bc[1]))), v4f_mul(a2, v4f_set1(bc[2]))),
-            v4f_mul(a3, v4f_set1(bc[3])));
+        /* b's column in one load, each entry splat by a shuffle (no scalar loads). */
+        const v4f bc = v4f_loadu(b->cols[c]);
+        const v4f sum = v4f_add(v4f_add(v4f_add(v4f_mul(a0, V4F_SPLAT(bc, 0)), v4f_mul(a1, V4F_SPLAT(bc, 1))),
+                                        v4f_mul(a2, V4F_SPLAT(bc, 2))),
+                                v4f_mul(a3, V4F_SPLAT(bc, 3)));
         v4f_storeu(r.cols[c], sum);
     }
     return r;
