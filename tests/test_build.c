@@ -701,6 +701,68 @@ static size_t counted_peak(const ossa_raw_animation *raw, const ossa_animation_b
     return peak;
 }
 
+/* A chain of `joints` at 60 Hz for `frames` keys whose rotations swing; translations hold
+ * (0, 0.4, 0) through the first `translation_keys` of those times (every other one written as
+ * -0, which == 0),
+ * moving up by 1 mm a frame instead with `moving`; scales hold 1 through as many keys. */
+static void make_held_clip(ossa_raw_animation *raw, size_t joints, size_t frames, size_t translation_keys, bool moving)
+{
+    assert_int_equal(ossa_raw_animation_create(raw, joints, NULL), OSSA_OK);
+    raw->duration = (float)(frames - 1) / 60.f;
+    for (size_t j = 0; j < joints; ++j) {
+        assert_int_equal(ossa_raw_joint_track_resize(raw, j, translation_keys, frames, translation_keys), OSSA_OK);
+        ossa_raw_joint_track *t = &raw->tracks[j];
+        for (size_t f = 0; f < frames; ++f) {
+            const float a = .02f * (float)(f * (j + 1));
+            t->rotations[f] = (ossa_raw_quat_key){(float)f / 60.f, {0.f, sinf(a), 0.f, cosf(a)}};
+        }
+        for (size_t f = 0; f < translation_keys; ++f) {
+            const float time = (float)f / 60.f; /* the rotations' times */
+            const float zero = f % 2 ? -0.f : 0.f, y = moving ? .4f + 1e-3f * (float)f : .4f;
+            t->translations[f] = (ossa_raw_float3_key){time, {zero, y, zero}};
+            t->scales[f] = (ossa_raw_float3_key){time, {1.f, 1.f, 1.f}};
+        }
+    }
+    assert_int_equal(ossa_raw_animation_validate(raw, NULL), OSSA_OK);
+}
+
+/* Translations and scales whose keys are all equal are held: the clip samples them once, not
+ * at each of the 600 time points, so the build's peak is lower than with moving translations
+ * by their samples and key flags (17 B per sub-track and time point) besides the key arrays
+ * that a never-keyed sub-track does without (17 B); and the blob is the one a single key of
+ * each gives. */
+static void test_held_channels_cost_one_row(void **state)
+{
+    (void)state;
+    enum { JOINTS = 8, FRAMES = 600 };
+    ossa_raw_skeleton skel = {0};
+    make_chain(&skel, JOINTS);
+    ossa_raw_animation held = {0}, single = {0}, moving = {0};
+    make_held_clip(&held, JOINTS, FRAMES, FRAMES, false);
+    make_held_clip(&single, JOINTS, FRAMES, 1, false);
+    make_held_clip(&moving, JOINTS, FRAMES, FRAMES, true);
+    for (int bounded = 0; bounded < 2; ++bounded) {
+        const ossa_animation_build_desc desc = {.skeleton = &skel, .tolerance = bounded ? 1e-4f : 0.f, .threads = 1};
+        const size_t peak_held = counted_peak(&held, &desc), peak_moving = counted_peak(&moving, &desc);
+        const size_t estimate = ossa_animation_build_memory(&held, &desc);
+        print_message("%s: peak %zu bytes held, %zu moving; estimate %zu\n", bounded ? "error-bounded" : "lossless",
+                      peak_held, peak_moving, estimate);
+        /* The moving translations' samples and flags, and their key arrays (17 B more). */
+        assert_true(peak_held + (size_t)JOINTS * FRAMES * 30 <= peak_moving);
+        assert_true(peak_held <= estimate);
+        assert_true(peak_held >= estimate - estimate / 4);
+        ossa_blob a = {0}, b = {0};
+        ossa_animation view;
+        build_view(&held, &desc, &a, &view);
+        build_view(&single, &desc, &b, &view);
+        assert_int_equal(a.size, b.size);
+        assert_memory_equal(a.data, b.data, a.size);
+        ossa_blob_destroy(&a), ossa_blob_destroy(&b);
+    }
+    ossa_raw_animation_destroy(&held), ossa_raw_animation_destroy(&single), ossa_raw_animation_destroy(&moving);
+    ossa_raw_skeleton_destroy(&skel);
+}
+
 /* Keys 1000 s apart (40 of them, 39 000 s): the builder's memory follows the keys, not the
  * duration at 60 Hz, whose 1 048 577 fixed-rate samples x 152 B per joint measured 6 GB for a
  * 38-joint BVH. The estimate matches the counted peak, and the error bound still holds at
@@ -1453,6 +1515,7 @@ int main(void)
         cmocka_unit_test(test_build_seconds_estimate),
         cmocka_unit_test(test_isolated_joints_bound_and_threads),
         cmocka_unit_test(test_constant_scale_never_keyed),
+        cmocka_unit_test(test_held_channels_cost_one_row),
         cmocka_unit_test(test_sample_pass_matches_sample),
         cmocka_unit_test(test_source_key_times_union),
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP

@@ -21,7 +21,8 @@ typedef struct build_shape {
     size_t T;        /* time points: distinct key times, plus 0 and the duration */
     size_t keys;     /* keys of every channel of every track, plus 2 */
     size_t M;        /* measured times (error-bounded builds) */
-    size_t keyed;    /* sub-tracks that may be stored as keys (see ossa__clip_subtracks_alloc) */
+    size_t keyed;    /* sub-tracks that are not held: sampled at every time point, and that may be
+                        stored as keys (see ossa__clip_subtracks_alloc) */
     size_t subtrees; /* error-bounded: the sum of every joint's subtree size (loosening's work) */
     size_t parents;  /* error-bounded: joints with children (loosening keeps their matrices) */
     size_t isolated; /* error-bounded: roots without children (loosening keeps no poses of them) */
@@ -37,18 +38,9 @@ static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_d
     shape->keys = 2;
     for (size_t j = 0; j < raw->track_count; ++j) {
         const ossa_raw_joint_track *t = &raw->tracks[j];
-        /* Never keyed: no translation or scale key, or every translation key the same, or
-         * every scale key the same (the samples between equal keys are those keys); no
-         * rotation key. Exactly constant or default curves of more keys count as keyed. */
-        bool same = true, same_scale = true;
-        for (size_t k = 1; k < t->translation_count && same; ++k)
-            same = t->translations[k].value.x == t->translations[0].value.x &&
-                   t->translations[k].value.y == t->translations[0].value.y &&
-                   t->translations[k].value.z == t->translations[0].value.z;
-        for (size_t k = 1; k < t->scale_count && same_scale; ++k)
-            same_scale = t->scales[k].value.x == t->scales[0].value.x && t->scales[k].value.y == t->scales[0].value.y &&
-                         t->scales[k].value.z == t->scales[0].value.z;
-        shape->keyed += (size_t)!same + (t->rotation_count > 0) + (size_t)!same_scale;
+        /* Held sub-tracks are never keyed; exactly constant or default curves of more keys
+         * count as keyed (and sampled). */
+        for (int c = 0; c < 3; ++c) shape->keyed += !ossa__raw_channel_held(t, c);
         shape->keys = mul_add(1, shape->keys, t->translation_count);
         shape->keys = mul_add(1, shape->keys, t->rotation_count);
         shape->keys = mul_add(1, shape->keys, t->scale_count);
@@ -111,9 +103,12 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     build_shape b;
     if (!shape_of(raw, desc, &b)) return 0;
     const size_t J = b.J, T = b.T, S = 3 * J, K = b.keyed;
-    /* The clip: samples (16 B) and source-key flags (1 B) per sub-track and time point, and
+    /* The clip: samples (16 B) and source-key flags (1 B) per sub-track that is not held and
+     * time point, one row of them per held sub-track, each sub-track's first row and flag, and
      * the time point table. */
-    size_t bytes = mul_add(mul_add(S, T, 0), 17, mul_add(T, sizeof(float), 0));
+    size_t bytes = mul_add(mul_add(K, T, 0), 17, mul_add(T, sizeof(float), 0));
+    bytes = mul_add(S - K, 17, bytes);
+    bytes = mul_add(S, sizeof(size_t) + 1, bytes);
     /* Sub-tracks that may be keyed: key flags and quantised keys (17 B per time point); one
      * encoder's scratch (88 B per time point). */
     bytes = mul_add(mul_add(K, T, 0), 17, bytes);

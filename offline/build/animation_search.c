@@ -510,7 +510,7 @@ static void joint_figures(search *s)
     for (size_t j = 0; j < s->J; ++j) {
         const float *sc = ossa__clip_samples(s->clip, j * 3 + 2);
         float own = 0.f;
-        for (size_t f = 0; f < s->clip->frames; ++f)
+        for (size_t f = 0, rows = ossa__clip_rows(s->clip, j * 3 + 2); f < rows; ++f)
             own = max_f(own, max_f(fabsf(sc[4 * f]), max_f(fabsf(sc[4 * f + 1]), fabsf(sc[4 * f + 2]))));
         const int p = s->parents[j];
         s->reach_scale[j] = (p < 0 ? 1.f : s->reach_scale[p]) * own;
@@ -537,7 +537,7 @@ static void joint_figures(search *s)
         if (p < 0) continue;
         const float *t = ossa__clip_samples(s->clip, j * 3);
         float reach = 0.f;
-        for (size_t f = 0; f < s->clip->frames; ++f)
+        for (size_t f = 0, rows = ossa__clip_rows(s->clip, j * 3); f < rows; ++f)
             reach =
                 max_f(reach, sqrtf(t[4 * f] * t[4 * f] + t[4 * f + 1] * t[4 * f + 1] + t[4 * f + 2] * t[4 * f + 2]));
         s->radius[p] = max_f(s->radius[p], reach * s->reach_scale[p] + s->radius[j]);
