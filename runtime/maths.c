@@ -1,6 +1,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "maths_inline.h"
 #include "ossa/maths.h"
 
 ossa_transform ossa_transform_identity(void)
@@ -47,31 +48,7 @@ ossa_float4x4 ossa_float4x4_identity(void)
     return m;
 }
 
-ossa_float4x4 ossa_float4x4_from_transform(const ossa_transform *t)
-{
-    const ossa_quat q = t->rotation;
-    const float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
-    const float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
-    const float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-    ossa_float4x4 m;
-    m.cols[0][0] = (1.f - 2.f * (yy + zz)) * t->scale.x;
-    m.cols[0][1] = (2.f * (xy + wz)) * t->scale.x;
-    m.cols[0][2] = (2.f * (xz - wy)) * t->scale.x;
-    m.cols[0][3] = 0.f;
-    m.cols[1][0] = (2.f * (xy - wz)) * t->scale.y;
-    m.cols[1][1] = (1.f - 2.f * (xx + zz)) * t->scale.y;
-    m.cols[1][2] = (2.f * (yz + wx)) * t->scale.y;
-    m.cols[1][3] = 0.f;
-    m.cols[2][0] = (2.f * (xz + wy)) * t->scale.z;
-    m.cols[2][1] = (2.f * (yz - wx)) * t->scale.z;
-    m.cols[2][2] = (1.f - 2.f * (xx + yy)) * t->scale.z;
-    m.cols[2][3] = 0.f;
-    m.cols[3][0] = t->translation.x;
-    m.cols[3][1] = t->translation.y;
-    m.cols[3][2] = t->translation.z;
-    m.cols[3][3] = 1.f;
-    return m;
-}
+ossa_float4x4 ossa_float4x4_from_transform(const ossa_transform *t) { return ossa__float4x4_from_transform(t); }
 
 ossa_float4x4 ossa_float4x4_mul(const ossa_float4x4 *a, const ossa_float4x4 *b)
 {
