@@ -1,7 +1,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "maths_inline.h"
+#include "matrix.h"
 #include "ossa/maths.h"
 
 ossa_transform ossa_transform_identity(void)

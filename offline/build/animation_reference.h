@@ -21,7 +21,7 @@
 #include <stdatomic.h>
 
 #include "internal.h"
-#include "maths_inline.h"
+#include "matrix.h"
 #include "ossa/offline/raw_animation.h"
 #include "raw_sampling.h"
 

@@ -1,11 +1,13 @@
-/* Private: ossa_float4x4_from_transform inline, for the offline builder's reference points,
- * which rebuild a root's matrix from its transform many times a build: the same code, so the
- * same floats, and the compiler drops the constant row. */
-#ifndef OSSA_RUNTIME_MATHS_INLINE_H
-#define OSSA_RUNTIME_MATHS_INLINE_H
+/* Private: the scalar matrix of a transform behind ossa_float4x4_from_transform (ossa/maths.h),
+ * as an inline function for the offline builder's inner loops, which call it millions of times
+ * a bake (a call into the shared runtime returns the matrix through memory). The same
+ * operations in the same order as the public function: the same floats. Not installed. */
+#ifndef OSSA_RUNTIME_MATRIX_H
+#define OSSA_RUNTIME_MATRIX_H
 
 #include "ossa/maths.h"
 
+/* The affine matrix of t: rotation times scale per column, translation in column 3. */
 static inline ossa_float4x4 ossa__float4x4_from_transform(const ossa_transform *t)
 {
     const ossa_quat q = t->rotation;
