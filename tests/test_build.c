@@ -452,6 +452,42 @@ static void make_boxes(ossa_raw_skeleton *skel, ossa_raw_animation *raw, size_t 
     }
 }
 
+static size_t counted_peak(const ossa_raw_animation *raw, const ossa_animation_build_desc *base);
+
+/* A physics bake's joints are roots: the reference keeps each one's rotation at the measured
+ * times (16 B) and rebuilds its points from it, where it kept the four points (48 B). The
+ * counted peak stays within the estimate, which counts the 16 B (the 48 B would put it about
+ * a megabyte above), and the blob is the same on 1 and 3 threads (the reference rows made by
+ * whichever thread measures a time first). */
+static void test_roots_reference_keeps_rotations(void **state)
+{
+    (void)state;
+    enum { BOXES = 256 };
+    ossa_raw_skeleton skel = {0};
+    ossa_raw_animation raw = {0};
+    make_boxes(&skel, &raw, BOXES, false);
+    ossa_blob blobs[2] = {{0}, {0}};
+    for (int t = 0; t < 2; ++t) {
+        ossa_animation_build_stats stats = {0};
+        const ossa_animation_build_desc desc = {
+            .skeleton = &skel, .tolerance = 1e-4f, .threads = t ? 3u : 1u, .stats = &stats};
+        const size_t estimate = ossa_animation_build_memory(&raw, &desc);
+        const size_t peak = counted_peak(&raw, &desc);
+        print_message("%d thread(s): estimate %zu bytes, peak %zu bytes, error ratio %g\n", t ? 3 : 1, estimate, peak,
+                      (double)stats.error_ratio);
+        assert_true(stats.error_ratio <= 1.f);
+        assert_true(peak <= estimate);
+        assert_true(peak >= estimate - estimate / 4);
+        ossa_animation view;
+        build_view(&raw, &desc, &blobs[t], &view);
+    }
+    assert_int_equal(blobs[0].size, blobs[1].size);
+    assert_memory_equal(blobs[0].data, blobs[1].data, blobs[0].size);
+    ossa_blob_destroy(&blobs[0]), ossa_blob_destroy(&blobs[1]);
+    ossa_raw_animation_destroy(&raw);
+    ossa_raw_skeleton_destroy(&skel);
+}
+
 /* An exactly constant scale other than 1 (a rigid body's, scaled at its creation) is stored
  * as a constant, never as keys: the builder gives such a sub-track no key arrays. Its value
  * decodes exactly, lossless and error-bounded; and with scales whose product along a chain
@@ -956,6 +992,10 @@ static void test_unreached_tolerance_holds_no_poses(void **state)
                   (double)stats.error_ratio);
     assert_true(stats.error_ratio > 1.f);
     assert_true(peak + part.track_count * 600 * 88 <= estimate);
+    /* Every measure fails early, so the reference rows after that time are never made: the
+     * whole peak is below what the rows of the excerpt's 600 key times would hold (48 B per
+     * joint but the root). */
+    assert_true(peak < (part.track_count - 1) * 600 * 48);
     ossa_raw_animation_destroy(&part);
     ossa_import_output_destroy(&out);
 }
@@ -1515,6 +1555,7 @@ int main(void)
         cmocka_unit_test(test_build_seconds_estimate),
         cmocka_unit_test(test_isolated_joints_bound_and_threads),
         cmocka_unit_test(test_constant_scale_never_keyed),
+        cmocka_unit_test(test_roots_reference_keeps_rotations),
         cmocka_unit_test(test_held_channels_cost_one_row),
         cmocka_unit_test(test_sample_pass_matches_sample),
         cmocka_unit_test(test_source_key_times_union),
