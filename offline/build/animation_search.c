@@ -38,10 +38,10 @@ _Static_assert(sizeof LOOSEN / sizeof *LOOSEN == OSSA__LOOSEN_FACTORS, "the esti
  * tolerance and 2 m is 0.5 %; this margin keeps the verification from failing. */
 #define LOOSEN_MARGIN .99f
 #define FIXED_RATE    OSSA__SEARCH_FIXED_RATE
-/* Progress (ossa_animation_build_desc.progress): the share of the build at the end of the
- * reference poses, of the search and of the refinement (from timings of the pab atlas and CMU
- * 01_01 builds on 1 and 2 threads). The search's evaluations are not known in advance: the
- * n-th one reports 1 - SEARCH_DECAY^n of the search's share. */
+/* Progress (ossa_animation_build_desc.progress): the share of the build at the start of the
+ * search (the source sampled), at its end and at the end of the refinement (from timings of
+ * the pab atlas and CMU 01_01 builds on 1 and 2 threads). The search's evaluations are not
+ * known in advance: the n-th one reports 1 - SEARCH_DECAY^n of the search's share. */
 #define PROGRESS_REFERENCE .10f
 #define PROGRESS_SEARCH    .55f
 #define PROGRESS_REFINE    .97f
