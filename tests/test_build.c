@@ -394,20 +394,30 @@ static void test_threads_same_blob(void **state)
 }
 
 /* A counting allocator: live and peak bytes (a 64-byte header holds each block's size; blocks
- * are 16-byte aligned, what ossa_allocator asks for). */
+ * are 16-byte aligned, what ossa_allocator asks for), and with a limit (0: none) NULL for an
+ * allocation that would take the live bytes above it. The builder's threads allocate too. */
 typedef struct counting {
-    size_t live, peak;
+    size_t live, peak, limit;
+    pthread_mutex_t lock;
 } counting;
+#define COUNTING_INIT                                                                                                  \
+    {                                                                                                                  \
+        0, 0, 0, PTHREAD_MUTEX_INITIALIZER                                                                             \
+    }
 
 static void *counting_alloc(size_t size, void *user)
 {
     counting *c = user;
-    unsigned char *p = aligned_alloc(16, (size + 64 + 15) / 16 * 16);
-    if (!p) return NULL;
-    memcpy(p, &size, sizeof size);
-    c->live += size;
-    if (c->live > c->peak) c->peak = c->live;
-    return p + 64;
+    pthread_mutex_lock(&c->lock);
+    const bool refused = c->limit && c->live + size > c->limit;
+    unsigned char *p = refused ? NULL : aligned_alloc(16, (size + 64 + 15) / 16 * 16);
+    if (p) {
+        memcpy(p, &size, sizeof size);
+        c->live += size;
+        if (c->live > c->peak) c->peak = c->live;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return p ? p + 64 : NULL;
 }
 
 static void counting_free(void *ptr, void *user)
@@ -417,7 +427,9 @@ static void counting_free(void *ptr, void *user)
     unsigned char *p = (unsigned char *)ptr - 64;
     size_t size;
     memcpy(&size, p, sizeof size);
+    pthread_mutex_lock(&c->lock);
     c->live -= size;
+    pthread_mutex_unlock(&c->lock);
     free(p);
 }
 
@@ -453,6 +465,8 @@ static void make_boxes(ossa_raw_skeleton *skel, ossa_raw_animation *raw, size_t 
 }
 
 static size_t counted_peak(const ossa_raw_animation *raw, const ossa_animation_build_desc *base);
+static void make_chain(ossa_raw_skeleton *skel, size_t joints);
+static void make_held_clip(ossa_raw_animation *raw, size_t joints, size_t frames, size_t translation_keys, bool moving);
 
 /* A physics bake's joints are roots: the reference keeps each one's rotation at the measured
  * times (16 B) and rebuilds its points from it, where it kept the four points (48 B). The
@@ -486,6 +500,61 @@ static void test_roots_reference_keeps_rotations(void **state)
     ossa_blob_destroy(&blobs[0]), ossa_blob_destroy(&blobs[1]);
     ossa_raw_animation_destroy(&raw);
     ossa_raw_skeleton_destroy(&skel);
+}
+
+/* Builds `raw` through a counting allocator limited to `limit` bytes (0: none); the blob (if
+ * any) into `blob`, the result returned, and nothing left allocated but the blob. */
+static ossa_result limited_build(const ossa_raw_animation *raw, const ossa_animation_build_desc *base, size_t limit,
+                                 ossa_blob *blob)
+{
+    counting c = COUNTING_INIT;
+    c.limit = limit;
+    const ossa_allocator counted = {counting_alloc, counting_free, &c};
+    ossa_animation_build_desc desc = *base;
+    desc.allocator = &counted;
+    ossa_diag diag = {0};
+    const ossa_result r = ossa_animation_build(raw, &desc, blob, &diag);
+    assert_int_equal(c.live, r == OSSA_OK ? blob->size : 0);
+    if (r != OSSA_OK) assert_null(blob->data);
+    return r;
+}
+
+/* Out of memory anywhere in a build, the reference rows made in the encoding threads included:
+ * on one thread any limit below the peak fails with OSSA_ERROR_OUT_OF_MEMORY and frees all; on
+ * three (whose peak depends on the threads' order) a build either fails so or gives the blob of
+ * an unlimited one. Roots (isolated boxes) and a chain (which is loosened from its poses). */
+static void test_out_of_memory_anywhere(void **state)
+{
+    (void)state;
+    ossa_raw_skeleton boxes_skel = {0}, chain_skel = {0};
+    ossa_raw_animation boxes = {0}, chain = {0};
+    make_boxes(&boxes_skel, &boxes, 16, false);
+    make_chain(&chain_skel, 8);
+    make_held_clip(&chain, 8, 120, 120, true);
+    const ossa_raw_animation *clips[2] = {&boxes, &chain};
+    const ossa_raw_skeleton *skels[2] = {&boxes_skel, &chain_skel};
+    for (int i = 0; i < 2; ++i)
+        for (unsigned threads = 1; threads <= 3; threads += 2) {
+            const ossa_animation_build_desc desc = {.skeleton = skels[i], .tolerance = 1e-4f, .threads = threads};
+            ossa_blob whole = {0};
+            assert_int_equal(limited_build(clips[i], &desc, 0, &whole), OSSA_OK);
+            const size_t peak = counted_peak(clips[i], &desc) + whole.size;
+            for (size_t k = 0; k < 40; ++k) {
+                ossa_blob blob = {0};
+                const ossa_result r = limited_build(clips[i], &desc, peak * k / 40 + 1, &blob);
+                if (threads == 1) assert_int_equal(r, OSSA_ERROR_OUT_OF_MEMORY);
+                if (r == OSSA_OK) {
+                    assert_int_equal(blob.size, whole.size);
+                    assert_memory_equal(blob.data, whole.data, whole.size);
+                } else {
+                    assert_int_equal(r, OSSA_ERROR_OUT_OF_MEMORY);
+                }
+                ossa_blob_destroy(&blob);
+            }
+            ossa_blob_destroy(&whole);
+        }
+    ossa_raw_animation_destroy(&boxes), ossa_raw_animation_destroy(&chain);
+    ossa_raw_skeleton_destroy(&boxes_skel), ossa_raw_skeleton_destroy(&chain_skel);
 }
 
 /* An exactly constant scale other than 1 (a rigid body's, scaled at its creation) is stored
@@ -724,7 +793,7 @@ static void make_sparse_clip(ossa_raw_animation *raw, size_t joints, size_t fram
 /* Builds `raw` through a counting allocator; returns the peak it allocated besides the blob. */
 static size_t counted_peak(const ossa_raw_animation *raw, const ossa_animation_build_desc *base)
 {
-    counting c = {0, 0};
+    counting c = COUNTING_INIT;
     const ossa_allocator counted = {counting_alloc, counting_free, &c};
     ossa_animation_build_desc desc = *base;
     desc.allocator = &counted;
@@ -945,7 +1014,7 @@ static void test_build_memory_estimate(void **state)
     ossa_raw_animation part = {0};
     excerpt(&out.animations[0], EXCERPT_SECS, &part);
     for (int bounded = 0; bounded < 2; ++bounded) {
-        counting c = {0, 0};
+        counting c = COUNTING_INIT;
         const ossa_allocator counted = {counting_alloc, counting_free, &c};
         const ossa_animation_build_desc desc = {.skeleton = bounded ? &out.skeleton : NULL,
                                                 .tolerance = bounded ? 1e-4f / CMU_UNIT : 0.f,
@@ -1556,6 +1625,7 @@ int main(void)
         cmocka_unit_test(test_isolated_joints_bound_and_threads),
         cmocka_unit_test(test_constant_scale_never_keyed),
         cmocka_unit_test(test_roots_reference_keeps_rotations),
+        cmocka_unit_test(test_out_of_memory_anywhere),
         cmocka_unit_test(test_held_channels_cost_one_row),
         cmocka_unit_test(test_sample_pass_matches_sample),
         cmocka_unit_test(test_source_key_times_union),

@@ -221,6 +221,12 @@ static bool sample_times(search *s, const ossa_raw_animation *raw)
     return s->times != NULL;
 }
 
+/* The error of a reference row that could not be allocated (s->ref.failed). */
+static ossa_result reference_failed(search *s)
+{
+    return ossa__fail(s->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for the reference points at %zu times", s->M);
+}
+
 /* One worker's share of reference_all(): times [begin, end). */
 static void *reference_some(void *arg)
 {
@@ -439,7 +445,7 @@ static float evaluate(search *s, best *b, float k, bool verified, bool per_joint
     ++s->evaluations;
     if (atomic_load_explicit(&s->ref.failed, memory_order_relaxed)) {
         ossa_blob_destroy(&blob);
-        *status = ossa__fail(s->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for the reference points");
+        *status = reference_failed(s);
         return INFINITY;
     }
     if (!s->refining)
@@ -708,7 +714,8 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     }
     /* The kept blob's poses and matrices of the joints in a hierarchy; a clip of isolated
      * joints only (a physics bake) needs none, and this blob passed the same measure already. */
-    if (s->L && !(measure(s, &b->blob, NULL, false, false) <= 1.f)) return OSSA_OK;
+    if (s->L && !(measure(s, &b->blob, NULL, false, false) <= 1.f))
+        return atomic_load_explicit(&s->ref.failed, memory_order_relaxed) ? reference_failed(s) : OSSA_OK;
     bool changed = false;
     const size_t factors = sizeof LOOSEN / sizeof *LOOSEN, steps = factors * 3 * s->J;
     size_t done = 0;
@@ -884,7 +891,7 @@ static bool tighten_failing(search *s, best *b, float k, ossa_result *status)
 {
     const size_t J = s->J;
     if (!reference_all(s)) {
-        *status = ossa__fail(s->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for the reference points");
+        *status = reference_failed(s);
         return false;
     }
     for (size_t j = 0; j < J; ++j) s->last_ratio[j] = INFINITY;
