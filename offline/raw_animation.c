@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "raw_sampling.h"
 
 ossa_result ossa_raw_animation_create(ossa_raw_animation *animation, size_t track_count,
                                       const ossa_allocator *allocator)
@@ -184,47 +185,6 @@ ossa_result ossa_raw_animation_validate(const ossa_raw_animation *animation, oss
     return OSSA_OK;
 }
 
-/* Index of the last key with time <= t (0 when t is before the first key). Binary search. */
-#define LAST_KEY_AT_OR_BEFORE(keys, count, t, out)                                                                     \
-    do {                                                                                                               \
-        size_t lo_ = 0, hi_ = (count);                                                                                 \
-        while (hi_ - lo_ > 1) {                                                                                        \
-            size_t mid_ = (lo_ + hi_) / 2;                                                                             \
-            if ((keys)[mid_].time <= (t))                                                                              \
-                lo_ = mid_;                                                                                            \
-            else                                                                                                       \
-                hi_ = mid_;                                                                                            \
-        }                                                                                                              \
-        (out) = lo_;                                                                                                   \
-    } while (0)
-
-/* The same index from *cursor (NULL: the binary search): a walk of up to 8 keys forward from
- * the last answer, else the binary search. Keys ascend, so both find the last key at or
- * before t. */
-#define LAST_KEY_FROM(keys, count, t, cursor, out)                                                                     \
-    do {                                                                                                               \
-        size_t k_ = (cursor) && *(cursor) < (count) ? *(cursor) : 0;                                                   \
-        int steps_ = (cursor) && (keys)[k_].time <= (t) ? 0 : 8;                                                       \
-        for (; steps_ < 8 && k_ + 1 < (count) && (keys)[k_ + 1].time <= (t); ++steps_) ++k_;                           \
-        if (steps_ == 8) LAST_KEY_AT_OR_BEFORE(keys, count, t, k_);                                                    \
-        if (cursor) *(cursor) = k_;                                                                                    \
-        (out) = k_;                                                                                                    \
-    } while (0)
-
-static ossa_float3 sample_float3(const ossa_raw_float3_key *keys, size_t count, float t, ossa_float3 fallback,
-                                 size_t *cursor)
-{
-    if (count == 0) return fallback;
-    if (t <= keys[0].time) return keys[0].value;
-    if (t >= keys[count - 1].time) return keys[count - 1].value;
-    size_t k;
-    LAST_KEY_FROM(keys, count, t, cursor, k);
-    const ossa_raw_float3_key *a = &keys[k], *b = &keys[k + 1];
-    const float alpha = (t - a->time) / (b->time - a->time);
-    return (ossa_float3){a->value.x + (b->value.x - a->value.x) * alpha, a->value.y + (b->value.y - a->value.y) * alpha,
-                         a->value.z + (b->value.z - a->value.z) * alpha};
-}
-
 static ossa_quat sample_quat(const ossa_raw_quat_key *keys, size_t count, float t, size_t *cursor)
 {
     if (count == 0) return (ossa_quat){0.f, 0.f, 0.f, 1.f};
@@ -257,9 +217,10 @@ void ossa__raw_animation_sample_pass(const ossa_raw_animation *animation, float 
         const ossa_raw_joint_track *tr = &animation->tracks[i];
         size_t *c = cursors ? cursors + 3 * i : NULL;
         output[i].translation =
-            sample_float3(tr->translations, tr->translation_count, t, (ossa_float3){0.f, 0.f, 0.f}, c);
+            ossa__sample_float3(tr->translations, tr->translation_count, t, (ossa_float3){0.f, 0.f, 0.f}, c);
         output[i].rotation = sample_quat(tr->rotations, tr->rotation_count, t, c ? c + 1 : NULL);
-        output[i].scale = sample_float3(tr->scales, tr->scale_count, t, (ossa_float3){1.f, 1.f, 1.f}, c ? c + 2 : NULL);
+        output[i].scale =
+            ossa__sample_float3(tr->scales, tr->scale_count, t, (ossa_float3){1.f, 1.f, 1.f}, c ? c + 2 : NULL);
     }
 }
 

@@ -394,20 +394,30 @@ static void test_threads_same_blob(void **state)
 }
 
 /* A counting allocator: live and peak bytes (a 64-byte header holds each block's size; blocks
- * are 16-byte aligned, what ossa_allocator asks for). */
+ * are 16-byte aligned, what ossa_allocator asks for), and with a limit (0: none) NULL for an
+ * allocation that would take the live bytes above it. The builder's threads allocate too. */
 typedef struct counting {
-    size_t live, peak;
+    size_t live, peak, limit;
+    pthread_mutex_t lock;
 } counting;
+#define COUNTING_INIT                                                                                                  \
+    {                                                                                                                  \
+        0, 0, 0, PTHREAD_MUTEX_INITIALIZER                                                                             \
+    }
 
 static void *counting_alloc(size_t size, void *user)
 {
     counting *c = user;
-    unsigned char *p = aligned_alloc(16, (size + 64 + 15) / 16 * 16);
-    if (!p) return NULL;
-    memcpy(p, &size, sizeof size);
-    c->live += size;
-    if (c->live > c->peak) c->peak = c->live;
-    return p + 64;
+    pthread_mutex_lock(&c->lock);
+    const bool refused = c->limit && c->live + size > c->limit;
+    unsigned char *p = refused ? NULL : aligned_alloc(16, (size + 64 + 15) / 16 * 16);
+    if (p) {
+        memcpy(p, &size, sizeof size);
+        c->live += size;
+        if (c->live > c->peak) c->peak = c->live;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return p ? p + 64 : NULL;
 }
 
 static void counting_free(void *ptr, void *user)
@@ -417,7 +427,9 @@ static void counting_free(void *ptr, void *user)
     unsigned char *p = (unsigned char *)ptr - 64;
     size_t size;
     memcpy(&size, p, sizeof size);
+    pthread_mutex_lock(&c->lock);
     c->live -= size;
+    pthread_mutex_unlock(&c->lock);
     free(p);
 }
 
@@ -450,6 +462,99 @@ static void make_boxes(ossa_raw_skeleton *skel, ossa_raw_animation *raw, size_t 
             t->translations[f] = (ossa_raw_float3_key){time, {fj, .02f * sinf(2.f * time + fj), .01f * time}};
         }
     }
+}
+
+static size_t counted_peak(const ossa_raw_animation *raw, const ossa_animation_build_desc *base);
+static void make_chain(ossa_raw_skeleton *skel, size_t joints);
+static void make_held_clip(ossa_raw_animation *raw, size_t joints, size_t frames, size_t translation_keys, bool moving);
+
+/* A physics bake's joints are roots: the reference keeps each one's rotation at the measured
+ * times (16 B) and rebuilds its points from it, where it kept the four points (48 B). The
+ * counted peak stays within the estimate, which counts the 16 B (the 48 B would put it about
+ * a megabyte above), and the blob is the same on 1 and 3 threads (the reference rows made by
+ * whichever thread measures a time first). */
+static void test_roots_reference_keeps_rotations(void **state)
+{
+    (void)state;
+    enum { BOXES = 256 };
+    ossa_raw_skeleton skel = {0};
+    ossa_raw_animation raw = {0};
+    make_boxes(&skel, &raw, BOXES, false);
+    ossa_blob blobs[2] = {{0}, {0}};
+    for (int t = 0; t < 2; ++t) {
+        ossa_animation_build_stats stats = {0};
+        const ossa_animation_build_desc desc = {
+            .skeleton = &skel, .tolerance = 1e-4f, .threads = t ? 3u : 1u, .stats = &stats};
+        const size_t estimate = ossa_animation_build_memory(&raw, &desc);
+        const size_t peak = counted_peak(&raw, &desc);
+        print_message("%d thread(s): estimate %zu bytes, peak %zu bytes, error ratio %g\n", t ? 3 : 1, estimate, peak,
+                      (double)stats.error_ratio);
+        assert_true(stats.error_ratio <= 1.f);
+        assert_true(peak <= estimate);
+        assert_true(peak >= estimate - estimate / 4);
+        ossa_animation view;
+        build_view(&raw, &desc, &blobs[t], &view);
+    }
+    assert_int_equal(blobs[0].size, blobs[1].size);
+    assert_memory_equal(blobs[0].data, blobs[1].data, blobs[0].size);
+    ossa_blob_destroy(&blobs[0]), ossa_blob_destroy(&blobs[1]);
+    ossa_raw_animation_destroy(&raw);
+    ossa_raw_skeleton_destroy(&skel);
+}
+
+/* Builds `raw` through a counting allocator limited to `limit` bytes (0: none); the blob (if
+ * any) into `blob`, the result returned, and nothing left allocated but the blob. */
+static ossa_result limited_build(const ossa_raw_animation *raw, const ossa_animation_build_desc *base, size_t limit,
+                                 ossa_blob *blob)
+{
+    counting c = COUNTING_INIT;
+    c.limit = limit;
+    const ossa_allocator counted = {counting_alloc, counting_free, &c};
+    ossa_animation_build_desc desc = *base;
+    desc.allocator = &counted;
+    ossa_diag diag = {0};
+    const ossa_result r = ossa_animation_build(raw, &desc, blob, &diag);
+    assert_int_equal(c.live, r == OSSA_OK ? blob->size : 0);
+    if (r != OSSA_OK) assert_null(blob->data);
+    return r;
+}
+
+/* Out of memory anywhere in a build, the reference rows made in the encoding threads included:
+ * on one thread any limit below the peak fails with OSSA_ERROR_OUT_OF_MEMORY and frees all; on
+ * three (whose peak depends on the threads' order) a build either fails so or gives the blob of
+ * an unlimited one. Roots (isolated boxes) and a chain (which is loosened from its poses). */
+static void test_out_of_memory_anywhere(void **state)
+{
+    (void)state;
+    ossa_raw_skeleton boxes_skel = {0}, chain_skel = {0};
+    ossa_raw_animation boxes = {0}, chain = {0};
+    make_boxes(&boxes_skel, &boxes, 16, false);
+    make_chain(&chain_skel, 8);
+    make_held_clip(&chain, 8, 120, 120, true);
+    const ossa_raw_animation *clips[2] = {&boxes, &chain};
+    const ossa_raw_skeleton *skels[2] = {&boxes_skel, &chain_skel};
+    for (int i = 0; i < 2; ++i)
+        for (unsigned threads = 1; threads <= 3; threads += 2) {
+            const ossa_animation_build_desc desc = {.skeleton = skels[i], .tolerance = 1e-4f, .threads = threads};
+            ossa_blob whole = {0};
+            assert_int_equal(limited_build(clips[i], &desc, 0, &whole), OSSA_OK);
+            const size_t peak = counted_peak(clips[i], &desc) + whole.size;
+            for (size_t k = 0; k < 40; ++k) {
+                ossa_blob blob = {0};
+                const ossa_result r = limited_build(clips[i], &desc, peak * k / 40 + 1, &blob);
+                if (threads == 1) assert_int_equal(r, OSSA_ERROR_OUT_OF_MEMORY);
+                if (r == OSSA_OK) {
+                    assert_int_equal(blob.size, whole.size);
+                    assert_memory_equal(blob.data, whole.data, whole.size);
+                } else {
+                    assert_int_equal(r, OSSA_ERROR_OUT_OF_MEMORY);
+                }
+                ossa_blob_destroy(&blob);
+            }
+            ossa_blob_destroy(&whole);
+        }
+    ossa_raw_animation_destroy(&boxes), ossa_raw_animation_destroy(&chain);
+    ossa_raw_skeleton_destroy(&boxes_skel), ossa_raw_skeleton_destroy(&chain_skel);
 }
 
 /* An exactly constant scale other than 1 (a rigid body's, scaled at its creation) is stored
@@ -688,7 +793,7 @@ static void make_sparse_clip(ossa_raw_animation *raw, size_t joints, size_t fram
 /* Builds `raw` through a counting allocator; returns the peak it allocated besides the blob. */
 static size_t counted_peak(const ossa_raw_animation *raw, const ossa_animation_build_desc *base)
 {
-    counting c = {0, 0};
+    counting c = COUNTING_INIT;
     const ossa_allocator counted = {counting_alloc, counting_free, &c};
     ossa_animation_build_desc desc = *base;
     desc.allocator = &counted;
@@ -699,6 +804,68 @@ static size_t counted_peak(const ossa_raw_animation *raw, const ossa_animation_b
     ossa_blob_destroy(&blob);
     assert_int_equal(c.live, 0);
     return peak;
+}
+
+/* A chain of `joints` at 60 Hz for `frames` keys whose rotations swing; translations hold
+ * (0, 0.4, 0) through the first `translation_keys` of those times (every other one written as
+ * -0, which == 0),
+ * moving up by 1 mm a frame instead with `moving`; scales hold 1 through as many keys. */
+static void make_held_clip(ossa_raw_animation *raw, size_t joints, size_t frames, size_t translation_keys, bool moving)
+{
+    assert_int_equal(ossa_raw_animation_create(raw, joints, NULL), OSSA_OK);
+    raw->duration = (float)(frames - 1) / 60.f;
+    for (size_t j = 0; j < joints; ++j) {
+        assert_int_equal(ossa_raw_joint_track_resize(raw, j, translation_keys, frames, translation_keys), OSSA_OK);
+        ossa_raw_joint_track *t = &raw->tracks[j];
+        for (size_t f = 0; f < frames; ++f) {
+            const float a = .02f * (float)(f * (j + 1));
+            t->rotations[f] = (ossa_raw_quat_key){(float)f / 60.f, {0.f, sinf(a), 0.f, cosf(a)}};
+        }
+        for (size_t f = 0; f < translation_keys; ++f) {
+            const float time = (float)f / 60.f; /* the rotations' times */
+            const float zero = f % 2 ? -0.f : 0.f, y = moving ? .4f + 1e-3f * (float)f : .4f;
+            t->translations[f] = (ossa_raw_float3_key){time, {zero, y, zero}};
+            t->scales[f] = (ossa_raw_float3_key){time, {1.f, 1.f, 1.f}};
+        }
+    }
+    assert_int_equal(ossa_raw_animation_validate(raw, NULL), OSSA_OK);
+}
+
+/* Translations and scales whose keys are all equal are held: the clip samples them once, not
+ * at each of the 600 time points, so the build's peak is lower than with moving translations
+ * by their samples and key flags (17 B per sub-track and time point) besides the key arrays
+ * that a never-keyed sub-track does without (17 B); and the blob is the one a single key of
+ * each gives. */
+static void test_held_channels_cost_one_row(void **state)
+{
+    (void)state;
+    enum { JOINTS = 8, FRAMES = 600 };
+    ossa_raw_skeleton skel = {0};
+    make_chain(&skel, JOINTS);
+    ossa_raw_animation held = {0}, single = {0}, moving = {0};
+    make_held_clip(&held, JOINTS, FRAMES, FRAMES, false);
+    make_held_clip(&single, JOINTS, FRAMES, 1, false);
+    make_held_clip(&moving, JOINTS, FRAMES, FRAMES, true);
+    for (int bounded = 0; bounded < 2; ++bounded) {
+        const ossa_animation_build_desc desc = {.skeleton = &skel, .tolerance = bounded ? 1e-4f : 0.f, .threads = 1};
+        const size_t peak_held = counted_peak(&held, &desc), peak_moving = counted_peak(&moving, &desc);
+        const size_t estimate = ossa_animation_build_memory(&held, &desc);
+        print_message("%s: peak %zu bytes held, %zu moving; estimate %zu\n", bounded ? "error-bounded" : "lossless",
+                      peak_held, peak_moving, estimate);
+        /* The moving translations' samples and flags, and their key arrays (17 B more). */
+        assert_true(peak_held + (size_t)JOINTS * FRAMES * 30 <= peak_moving);
+        assert_true(peak_held <= estimate);
+        assert_true(peak_held >= estimate - estimate / 4);
+        ossa_blob a = {0}, b = {0};
+        ossa_animation view;
+        build_view(&held, &desc, &a, &view);
+        build_view(&single, &desc, &b, &view);
+        assert_int_equal(a.size, b.size);
+        assert_memory_equal(a.data, b.data, a.size);
+        ossa_blob_destroy(&a), ossa_blob_destroy(&b);
+    }
+    ossa_raw_animation_destroy(&held), ossa_raw_animation_destroy(&single), ossa_raw_animation_destroy(&moving);
+    ossa_raw_skeleton_destroy(&skel);
 }
 
 /* Keys 1000 s apart (40 of them, 39 000 s): the builder's memory follows the keys, not the
@@ -847,7 +1014,7 @@ static void test_build_memory_estimate(void **state)
     ossa_raw_animation part = {0};
     excerpt(&out.animations[0], EXCERPT_SECS, &part);
     for (int bounded = 0; bounded < 2; ++bounded) {
-        counting c = {0, 0};
+        counting c = COUNTING_INIT;
         const ossa_allocator counted = {counting_alloc, counting_free, &c};
         const ossa_animation_build_desc desc = {.skeleton = bounded ? &out.skeleton : NULL,
                                                 .tolerance = bounded ? 1e-4f / CMU_UNIT : 0.f,
@@ -894,6 +1061,10 @@ static void test_unreached_tolerance_holds_no_poses(void **state)
                   (double)stats.error_ratio);
     assert_true(stats.error_ratio > 1.f);
     assert_true(peak + part.track_count * 600 * 88 <= estimate);
+    /* Every measure fails early, so the reference rows after that time are never made: the
+     * whole peak is below what the rows of the excerpt's 600 key times would hold (48 B per
+     * joint but the root). */
+    assert_true(peak < (part.track_count - 1) * 600 * 48);
     ossa_raw_animation_destroy(&part);
     ossa_import_output_destroy(&out);
 }
@@ -1453,6 +1624,9 @@ int main(void)
         cmocka_unit_test(test_build_seconds_estimate),
         cmocka_unit_test(test_isolated_joints_bound_and_threads),
         cmocka_unit_test(test_constant_scale_never_keyed),
+        cmocka_unit_test(test_roots_reference_keeps_rotations),
+        cmocka_unit_test(test_out_of_memory_anywhere),
+        cmocka_unit_test(test_held_channels_cost_one_row),
         cmocka_unit_test(test_sample_pass_matches_sample),
         cmocka_unit_test(test_source_key_times_union),
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP

@@ -137,8 +137,8 @@ static void print_stages(const double *seconds, const double *cpu, double total,
                          size_t build_peak)
 {
     static const char *const what[STAGE_COUNT] = {"reading and converting the input",
-                                                  "sampling the source at its time points, reference poses",
-                                                  "encoding and screening candidates, loosening",
+                                                  "sampling the source at its time points",
+                                                  "encoding and screening candidates, reference points, loosening",
                                                   "exact measurement of candidates",
                                                   "animation blobs, archive and file",
                                                   "the report below the summary"};

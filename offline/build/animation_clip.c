@@ -88,13 +88,69 @@ static size_t frame_of_ratio(const ossa__clip *clip, float r)
 
 static void mark_own(ossa__clip *clip, size_t s, const void *keys, size_t count, size_t stride, float duration)
 {
-    uint8_t *own = clip->own + s * clip->frames;
+    if (clip->held[s]) return;
+    uint8_t *own = clip->own + clip->row[s];
     own[0] = own[clip->frames - 1] = 1;
     for (size_t k = 0; k < count; ++k) {
         float time;
         memcpy(&time, (const unsigned char *)keys + k * stride, sizeof time);
         own[frame_of_ratio(clip, time / duration)] = 1;
     }
+}
+
+/* Whether a translation or scale channel of these keys is held (see ossa__clip): none, or all
+ * equal, so that every sample is the first key or a + (a - a) x alpha, which == a. */
+static bool held_keys(const ossa_raw_float3_key *keys, size_t count)
+{
+    for (size_t k = 1; k < count; ++k)
+        if (keys[k].value.x != keys[0].value.x || keys[k].value.y != keys[0].value.y ||
+            keys[k].value.z != keys[0].value.z)
+            return false;
+    return true;
+}
+
+bool ossa__raw_channel_held(const ossa_raw_joint_track *t, int c)
+{
+    if (c == OSSA__CH_ROTATION && t->rotation_count == 1) {
+        /* One key: every sample is that key normalised twice (by the source's sampling, then
+         * by the clip's); held when that is the identity, which is always stored as the
+         * default (a held sub-track must never be stored as keys). */
+        const ossa_quat q = ossa_quat_normalize(ossa_quat_normalize(t->rotations[0].value));
+        return q.x == 0.f && q.y == 0.f && q.z == 0.f && q.w == 1.f;
+    }
+    if (c == OSSA__CH_ROTATION) return t->rotation_count == 0;
+    return c == OSSA__CH_TRANSLATION ? held_keys(t->translations, t->translation_count)
+                                     : held_keys(t->scales, t->scale_count);
+}
+
+/* Where sub-track s's sample at time point f goes; NULL for a held one's later time points
+ * (its one row keeps the value at time 0). */
+static inline float *sample_at(ossa__clip *clip, size_t s, size_t f)
+{
+    if (clip->held[s]) return f ? NULL : clip->samples + clip->row[s] * 4;
+    return clip->samples + (clip->row[s] + f) * 4;
+}
+
+/* Marks the held sub-tracks and places every sub-track's rows; false when out of memory or the
+ * rows overflow. */
+static bool place_rows(ossa__clip *clip, const ossa_raw_animation *raw)
+{
+    const size_t S = 3 * clip->joints;
+    clip->held = ossa__calloc(clip->allocator, S + 1, 1);
+    clip->row = ossa__calloc(clip->allocator, S + 1, sizeof *clip->row);
+    if (!clip->held || !clip->row) return false;
+    size_t rows = 0;
+    for (size_t j = 0; j < clip->joints; ++j) {
+        const ossa_raw_joint_track *t = &raw->tracks[j];
+        for (int c = 0; c < 3; ++c) {
+            clip->held[3 * j + (size_t)c] = ossa__raw_channel_held(t, c);
+            clip->row[3 * j + (size_t)c] = rows;
+            if (!ossa__add_size(rows, clip->held[3 * j + (size_t)c] ? 1 : clip->frames, &rows)) return false;
+        }
+    }
+    clip->row[S] = rows;
+    size_t floats;
+    return ossa__mul_size(rows, 4, &floats) && ossa__mul_size(floats, sizeof(float), &floats);
 }
 
 ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_allocator *allocator,
@@ -106,12 +162,12 @@ ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, con
     clip->duration = raw->duration;
     ossa_result r = collect_ratios(clip, raw, diag);
     if (r != OSSA_OK) return r;
-    size_t count;
-    if (!ossa__mul_size(clip->joints * 3 * 4, clip->frames, &count)) count = SIZE_MAX;
-    clip->samples = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count ? count : 1, sizeof(float));
+    const bool placed = place_rows(clip, raw);
+    const size_t rows = placed ? clip->row[3 * clip->joints] : 0;
+    clip->samples = placed ? ossa__calloc(allocator, rows ? 4 * rows : 1, sizeof(float)) : NULL;
     ossa_transform *pose = ossa__calloc(allocator, clip->joints ? clip->joints : 1, sizeof *pose);
     size_t *cursors = ossa__calloc(allocator, 3 * clip->joints + 1, sizeof *cursors);
-    clip->own = count == SIZE_MAX ? NULL : ossa__calloc(allocator, count / 4 + 1, 1);
+    clip->own = placed ? ossa__calloc(allocator, rows + 1, 1) : NULL;
     if (!clip->samples || !pose || !cursors || !clip->own) {
         ossa_free(allocator, pose), ossa_free(allocator, cursors);
         ossa__clip_destroy(clip);
@@ -122,11 +178,11 @@ ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, con
     for (size_t f = 0; f < F; ++f) {
         ossa__raw_animation_sample_pass(raw, clip->ratios[f] * raw->duration, pose, cursors);
         for (size_t j = 0; j < clip->joints; ++j) {
-            float *t = clip->samples + ((j * 3 + 0) * F + f) * 4;
-            float *q = clip->samples + ((j * 3 + 1) * F + f) * 4;
-            float *s = clip->samples + ((j * 3 + 2) * F + f) * 4;
-            t[0] = pose[j].translation.x, t[1] = pose[j].translation.y, t[2] = pose[j].translation.z;
-            s[0] = pose[j].scale.x, s[1] = pose[j].scale.y, s[2] = pose[j].scale.z;
+            float *t = sample_at(clip, 3 * j, f), *q = sample_at(clip, 3 * j + 1, f),
+                  *s = sample_at(clip, 3 * j + 2, f);
+            if (t) t[0] = pose[j].translation.x, t[1] = pose[j].translation.y, t[2] = pose[j].translation.z;
+            if (s) s[0] = pose[j].scale.x, s[1] = pose[j].scale.y, s[2] = pose[j].scale.z;
+            if (!q) continue;
             const ossa_quat n = ossa_quat_normalize(pose[j].rotation);
             q[0] = n.x, q[1] = n.y, q[2] = n.z, q[3] = n.w;
             if (f) {
@@ -166,6 +222,8 @@ void ossa__clip_destroy(ossa__clip *clip)
     ossa_free(clip->allocator, clip->rest);
     ossa_free(clip->allocator, clip->ratios);
     ossa_free(clip->allocator, clip->samples);
+    ossa_free(clip->allocator, clip->row);
+    ossa_free(clip->allocator, clip->held);
     ossa_free(clip->allocator, clip->own);
     memset(clip, 0, sizeof *clip);
 }
@@ -191,7 +249,7 @@ static bool never_keyed(const ossa__clip *clip, size_t s)
     const int channel = (int)(s % 3), width = channel == OSSA__CH_ROTATION ? 4 : 3;
     const float *v = ossa__clip_samples(clip, s);
     bool exact_default = true, exact_constant = channel != OSSA__CH_ROTATION;
-    for (size_t f = 0; f < clip->frames && (exact_default || exact_constant); ++f)
+    for (size_t f = 0, rows = ossa__clip_rows(clip, s); f < rows && (exact_default || exact_constant); ++f)
         for (int c = 0; c < width; ++c) {
             exact_default = exact_default && v[4 * f + (size_t)c] == defaults[channel][c];
             exact_constant = exact_constant && v[4 * f + (size_t)c] == v[c];

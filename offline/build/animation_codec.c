@@ -119,7 +119,7 @@ static float hold_error(const ossa__clip *clip, size_t s, const float *value, fl
 {
     const float *ref = ossa__clip_samples(clip, s);
     float e = 0.f;
-    for (size_t f = 0; f < clip->frames && e <= stop; ++f)
+    for (size_t f = 0, rows = ossa__clip_rows(clip, s); f < rows && e <= stop; ++f)
         e = max_f(e, local_error((int)(s % 3), ref + 4 * f, value, radius));
     return e;
 }
@@ -486,9 +486,11 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     st->key_count = 0;
     memset(st->bits, 0, sizeof st->bits);
     const int width = channel == OSSA__CH_ROTATION ? 4 : 3;
-    /* Default, then constant (exactly, when lossless). */
+    /* Default, then constant (exactly, when lossless). A held sub-track (one row of samples)
+     * is one of them and returns before its rows would run out. */
+    const size_t rows = ossa__clip_rows(clip, s);
     bool exact_default = true, exact_constant = true;
-    for (size_t f = 0; f < F; ++f)
+    for (size_t f = 0; f < rows; ++f)
         for (int c = 0; c < width; ++c) {
             exact_default = exact_default && ref[4 * f + (size_t)c] == defaults[channel][c];
             exact_constant = exact_constant && ref[4 * f + (size_t)c] == ref[c];
@@ -503,7 +505,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         return;
     }
     float lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    for (size_t f = 0; f < F; ++f)
+    for (size_t f = 0; f < rows; ++f)
         for (int c = 0; c < 4; ++c)
             lo[c] = min_f(lo[c], ref[4 * f + (size_t)c]), hi[c] = max_f(hi[c], ref[4 * f + (size_t)c]);
     float held[4];
@@ -544,7 +546,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         /* Lossless: a key the sub-track does not have of its own (a segment's first time
          * point) holds the unnormalised lerp of its own neighbours, so that the normalised
          * lerps on both sides of it trace exactly the source's; all four components stored. */
-        const uint8_t *own = clip->own + s * F;
+        const uint8_t *own = clip->own + clip->row[s];
         for (size_t a = 0, b; a + 1 < F; a = b) {
             for (b = a + 1; !own[b]; ++b) continue;
             const float span = clip->ratios[b] - clip->ratios[a];
@@ -577,7 +579,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         for (int c = 0; c < st->n; ++c) slo[c] = min_f(slo[c], v[c]), shi[c] = max_f(shi[c], v[c]);
     }
     if (tolerance <= 0.f) {
-        const uint8_t *own = clip->own + s * F;
+        const uint8_t *own = clip->own + clip->row[s];
         for (size_t f = 0; f < F; ++f) st->keys[f] = own[f] || forced_key(clip, f);
         for (int c = 0; c < st->n; ++c) st->bits[c] = shi[c] > slo[c] ? OSSA__MAX_BITS : 0;
         quantise(st, values, slo, shi, key_list, list_keys(st, F, key_list));

@@ -11,20 +11,27 @@
 #include "internal.h"
 
 /* A raw animation sampled at every time point (the union of its key times, plus 0 and the
- * duration). Sub-track s = joint * 3 + channel has its samples at samples + s * frames * 4
- * (x, y, z, w; w unused for translations and scales). Rotations are normalised and kept in
- * one hemisphere from sample to sample. */
+ * duration). Sub-track s = joint * 3 + channel has its samples (x, y, z, w; w unused for
+ * translations and scales) at samples + row[s] * 4, one row per time point, except a held
+ * sub-track, which the source gives one value at every time point (a translation or scale
+ * without keys or whose keys are all equal, a rotation without keys: most of a BVH's
+ * translations and all its scales): it has one row, the value at time 0, which equals every
+ * other (as == compares them). Rotations are normalised and kept in one hemisphere from sample
+ * to sample. */
 typedef struct ossa__clip {
     const ossa_allocator *allocator;
     size_t joints, frames;
     float duration;
-    float *ratios; /* [frames] time / duration, 0 first, 1 last */
-    bool uniform;  /* ratios[f] == f / (frames - 1) for every f (no time point table needed) */
-    float *samples;
+    float *ratios;  /* [frames] time / duration, 0 first, 1 last */
+    bool uniform;   /* ratios[f] == f / (frames - 1) for every f (no time point table needed) */
+    float *samples; /* [4 * rows] */
+    size_t *row;    /* [3 * joints + 1] each sub-track's first row; row[3 * joints] = rows */
+    uint8_t *held;  /* [3 * joints] 1: one row (see above) */
     float *rest;    /* [3 * joints * 4] each sub-track's rest-pose value (the skeleton's, rotations
                        normalised as the skeleton builder does); NULL without a skeleton */
-    uint8_t *own;   /* [3 * joints * frames]: 1 where the sub-track has a key of its own (and at
-                       the first and last time points); lossless builds keep exactly these */
+    uint8_t *own;   /* [rows]: at own + row[s], 1 where the sub-track has a key of its own (and at
+                       the first and last time points); lossless builds keep exactly these (a
+                       held sub-track's one flag is never read: it is stored without keys) */
     bool midpoints; /* rotation keys are also checked half-way between time points (the
                        search's second pass, when no encoding passed without it) */
 } ossa__clip;
@@ -48,6 +55,9 @@ typedef struct ossa__encode_scratch {
     float *refit;  /* [18 * frames] the key value refit's weights, errors, fit and sums */
 } ossa__encode_scratch;
 
+/* Whether channel c (OSSA__CH_*) of track t is held in a clip (see ossa__clip). */
+bool ossa__raw_channel_held(const ossa_raw_joint_track *t, int c);
+
 ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, const ossa_allocator *allocator,
                             ossa_diag *diag);
 /* Records the rest pose of `skeleton` (one joint per track) for rest-pose sub-tracks. */
@@ -56,7 +66,13 @@ void ossa__clip_destroy(ossa__clip *clip);
 
 static inline const float *ossa__clip_samples(const ossa__clip *clip, size_t subtrack)
 {
-    return clip->samples + subtrack * clip->frames * 4;
+    return clip->samples + clip->row[subtrack] * 4;
+}
+
+/* The rows of sub-track s's samples: clip->frames, or 1 for a held one. */
+static inline size_t ossa__clip_rows(const ossa__clip *clip, size_t subtrack)
+{
+    return clip->held[subtrack] ? 1 : clip->frames;
 }
 
 /* Allocates the key and quantised-key arrays of `count` sub-tracks; false when out of memory. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "animation_codec.h"
+#include "animation_reference.h"
 #include "animation_search.h"
 #include "internal.h"
 
@@ -21,10 +22,12 @@ typedef struct build_shape {
     size_t T;        /* time points: distinct key times, plus 0 and the duration */
     size_t keys;     /* keys of every channel of every track, plus 2 */
     size_t M;        /* measured times (error-bounded builds) */
-    size_t keyed;    /* sub-tracks that may be stored as keys (see ossa__clip_subtracks_alloc) */
+    size_t keyed;    /* sub-tracks that are not held: sampled at every time point, and that may be
+                        stored as keys (see ossa__clip_subtracks_alloc) */
     size_t subtrees; /* error-bounded: the sum of every joint's subtree size (loosening's work) */
     size_t parents;  /* error-bounded: joints with children (loosening keeps their matrices) */
     size_t isolated; /* error-bounded: roots without children (loosening keeps no poses of them) */
+    size_t roots;    /* error-bounded: joints without a parent (the reference keeps their rotations) */
     unsigned threads;
     bool bounded;
 } build_shape;
@@ -37,18 +40,9 @@ static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_d
     shape->keys = 2;
     for (size_t j = 0; j < raw->track_count; ++j) {
         const ossa_raw_joint_track *t = &raw->tracks[j];
-        /* Never keyed: no translation or scale key, or every translation key the same, or
-         * every scale key the same (the samples between equal keys are those keys); no
-         * rotation key. Exactly constant or default curves of more keys count as keyed. */
-        bool same = true, same_scale = true;
-        for (size_t k = 1; k < t->translation_count && same; ++k)
-            same = t->translations[k].value.x == t->translations[0].value.x &&
-                   t->translations[k].value.y == t->translations[0].value.y &&
-                   t->translations[k].value.z == t->translations[0].value.z;
-        for (size_t k = 1; k < t->scale_count && same_scale; ++k)
-            same_scale = t->scales[k].value.x == t->scales[0].value.x && t->scales[k].value.y == t->scales[0].value.y &&
-                         t->scales[k].value.z == t->scales[0].value.z;
-        shape->keyed += (size_t)!same + (t->rotation_count > 0) + (size_t)!same_scale;
+        /* Held sub-tracks are never keyed; exactly constant or default curves of more keys
+         * count as keyed (and sampled). */
+        for (int c = 0; c < 3; ++c) shape->keyed += !ossa__raw_channel_held(t, c);
         shape->keys = mul_add(1, shape->keys, t->translation_count);
         shape->keys = mul_add(1, shape->keys, t->rotation_count);
         shape->keys = mul_add(1, shape->keys, t->scale_count);
@@ -100,6 +94,7 @@ static bool shape_of(const ossa_raw_animation *raw, const ossa_animation_build_d
         if (p >= 0 && (size_t)p + 1 == j) ++shape->parents;
         const bool has_child = chain && j + 1 < shape->J && skel->joints[j + 1].parent == (int32_t)j;
         if (p < 0 && !has_child) ++shape->isolated;
+        shape->roots += p < 0;
     }
     return true;
 }
@@ -111,18 +106,22 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     build_shape b;
     if (!shape_of(raw, desc, &b)) return 0;
     const size_t J = b.J, T = b.T, S = 3 * J, K = b.keyed;
-    /* The clip: samples (16 B) and source-key flags (1 B) per sub-track and time point, and
+    /* The clip: samples (16 B) and source-key flags (1 B) per sub-track that is not held and
+     * time point, one row of them per held sub-track, each sub-track's first row and flag, and
      * the time point table. */
-    size_t bytes = mul_add(mul_add(S, T, 0), 17, mul_add(T, sizeof(float), 0));
+    size_t bytes = mul_add(mul_add(K, T, 0), 17, mul_add(T, sizeof(float), 0));
+    bytes = mul_add(S - K, 17, bytes);
+    bytes = mul_add(S, sizeof(size_t) + 1, bytes);
     /* Sub-tracks that may be keyed: key flags and quantised keys (17 B per time point); one
      * encoder's scratch (88 B per time point). */
     bytes = mul_add(mul_add(K, T, 0), 17, bytes);
     bytes = mul_add(S, sizeof(ossa__subtrack), bytes);
     bytes = mul_add(T, 88, bytes);
-    /* The largest blob: 4 components of 24 bits per sub-track and time point, the time point
-     * table and 64 B per track for kinds, formats, widths and ranges. The lossless one is the
-     * caller's; an error-bounded build holds the best candidate and the next. */
-    const size_t blob = mul_add(mul_add(S, 12, 4), T, mul_add(J, 64, 4096));
+    /* The largest blob: 4 components of 24 bits per sub-track that is not held (a held one is
+     * never stored as keys) and time point, the time point table, 12 B per sub-track for a
+     * constant and 64 B per track for kinds, formats, widths and ranges. The lossless one is
+     * the caller's; an error-bounded build holds the best candidate and the next. */
+    const size_t blob = mul_add(mul_add(K, 12, 4), T, mul_add(S, 12, mul_add(J, 64, 4096)));
     /* Before all that, every key time is collected in a table grown by doubling (the old and
      * the new table at once); it can be the peak of a clip with many keys and few tracks. */
     size_t capacity = 4;
@@ -131,15 +130,20 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     if (collect > bytes) bytes = collect;
     if (!b.bounded) return bytes;
     bytes = mul_add(blob, 1, bytes);
-    /* The search: per measured time, reference points (48 B) per joint, and while loosening
-     * decoded local transforms (40 B) per joint that is not isolated (and one row for the
-     * isolated joint being loosened) and model matrices (48 B) per joint with children; the
-     * time (4 B), a
-     * trial's values (16 B); per extra thread an encoder's scratch; the trial sub-track (17 B
-     * per time point). A clip that no encoding passes is not loosened and peaks lower by the
-     * loosening's arrays. Per joint: the ratios of the per-joint measure (one array per
-     * thread, two more), the marks and slots, and the reference pass's key cursors. */
-    bytes = mul_add(mul_add(b.M, J, 0), 12 * sizeof(float), bytes);
+    /* The search: per measured time (in whole blocks of rows), the reference's rotation per
+     * root (16 B) and points per other joint (48 B), a flag, and a block's address per block;
+     * while loosening decoded local transforms (40 B) per joint that is not isolated (and one
+     * row for the isolated joint being loosened) and model matrices (48 B) per joint with
+     * children; the time (4 B), a trial's values (16 B); per extra thread an encoder's
+     * scratch; the trial sub-track (17 B per time point). A clip that no encoding passes is
+     * not loosened and peaks lower by the loosening's arrays, and by the reference rows its
+     * measures never reach. Per joint: the ratios of the per-joint measure (one array per
+     * thread, two more), the marks and slots. */
+    const size_t blocks = b.M / OSSA__REFERENCE_BLOCK + 1;
+    const size_t row =
+        mul_add(b.roots, OSSA__REFERENCE_ROOT_BYTES, mul_add(J - b.roots, OSSA__REFERENCE_OTHER_BYTES, 0));
+    bytes = mul_add(mul_add(blocks, OSSA__REFERENCE_BLOCK, 0), row, bytes);
+    bytes = mul_add(blocks, sizeof(float *), mul_add(b.M, 1, bytes));
     bytes = mul_add(mul_add(b.M, J - b.isolated + 1, 0), sizeof(ossa_transform), bytes);
     bytes = mul_add(mul_add(b.M, b.parents, 0), OSSA__AFFINE_BYTES, bytes);
     bytes = mul_add(b.M, 20, bytes);
@@ -149,8 +153,14 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     bytes = mul_add(mul_add(b.M, 16 + sizeof(ossa_transform), mul_add(T, 17, 0)), b.threads - 1, bytes);
     bytes = mul_add(T, 17, bytes);
     bytes = mul_add(J, 3 * sizeof(size_t) + sizeof(size_t) + 3 + 2 * sizeof(float) + b.threads * sizeof(float), bytes);
-    /* Per extra thread of the reference pass: a pose and key cursors per joint. */
-    bytes = mul_add(mul_add(J, sizeof(ossa_transform) + 3 * sizeof(size_t), 0), b.threads - 1, bytes);
+    /* Per thread of the reference: a pose, a matrix and key cursors per joint, and per root
+     * two cursors, its points, its slot and held values; while loosening isolated joints, one
+     * joint's points at every measured time. */
+    const size_t pass = mul_add(
+        J, sizeof(ossa_transform) + sizeof(ossa_float4x4) + 3 * sizeof(size_t) + 2,
+        mul_add(b.roots, 2 * sizeof(size_t) + 12 * sizeof(float) + sizeof(size_t) + 2 * sizeof(ossa_float3) + 2, 0));
+    bytes = mul_add(pass, b.threads, bytes);
+    if (b.isolated) bytes = mul_add(mul_add(b.M, 12 * sizeof(float), 0), b.threads, bytes);
     /* The final verification (ossa__measure_joints, one pass at a time, its times shared among
      * the threads, each with its own pass's memory and, but the first, each joint's worst error
      * and its time) and each joint's worst error and its time. */

@@ -8,6 +8,7 @@
 
 #include "baseline_jobs.h" /* measurements that do not depend on the CPU */
 #include "animation_codec.h"
+#include "animation_reference.h"
 #include "animation_search.h"
 #include "animation_format.h"
 #include "internal.h"
@@ -38,10 +39,10 @@ _Static_assert(sizeof LOOSEN / sizeof *LOOSEN == OSSA__LOOSEN_FACTORS, "the esti
  * tolerance and 2 m is 0.5 %; this margin keeps the verification from failing. */
 #define LOOSEN_MARGIN .99f
 #define FIXED_RATE    OSSA__SEARCH_FIXED_RATE
-/* Progress (ossa_animation_build_desc.progress): the share of the build at the end of the
- * reference poses, of the search and of the refinement (from timings of the pab atlas and CMU
- * 01_01 builds on 1 and 2 threads). The search's evaluations are not known in advance: the
- * n-th one reports 1 - SEARCH_DECAY^n of the search's share. */
+/* Progress (ossa_animation_build_desc.progress): the share of the build at the start of the
+ * search (the source sampled), at its end and at the end of the refinement (from timings of
+ * the pab atlas and CMU 01_01 builds on 1 and 2 threads). The search's evaluations are not
+ * known in advance: the n-th one reports 1 - SEARCH_DECAY^n of the search's share. */
 #define PROGRESS_REFERENCE .10f
 #define PROGRESS_SEARCH    .55f
 #define PROGRESS_REFINE    .97f
@@ -93,8 +94,7 @@ typedef struct search {
     float *best_mult;                    /* [3 J] mult when the best candidate was encoded */
     size_t isolated;                     /* joints that are roots without children */
     uint8_t *changed;                    /* [3 J] sub-tracks to encode again (encode_changed) */
-    float *ref;                          /* [M * J * 12] reference points */
-    ossa_transform *sample;              /* [J] one source pose (reference's scratch) */
+    ossa__reference ref;                 /* the source's points at the measured times */
     /* Only while loosening (NULL before; see loosen): */
     ossa_transform *local; /* [M * L] decoded local transforms of the kept encoding, of the L joints
                               that are not isolated, joint j's at lslot[j] */
@@ -114,40 +114,26 @@ typedef struct search {
     float *values; /* [4 M] a trial's decoded values */
     size_t evaluations;
     ossa__progress progress;
-    bool refining; /* in loosen(): evaluations no longer count as the search's */
+    bool refining;    /* in loosen(): evaluations no longer count as the search's */
     atomic_bool stop; /* a quick measure failed at some time: the other workers stop too */
-    bool st_is_best; /* st holds the encoding of the best candidate (no need to encode it again) */
+    bool st_is_best;  /* st holds the encoding of the best candidate (no need to encode it again) */
     ossa__clock *clock;
 } search;
 
-/* ossa__joint_points without its products by zero: origin c3 and vertices c3 + shell c_k, the
- * same floats for a finite matrix (x + 0 is x), with a third of the arithmetic. */
-static inline void joint_points(const ossa_float4x4 *m, float shell, ossa_float3 p[4])
-{
-    const float *t = m->cols[3];
-    p[0] = (ossa_float3){t[0], t[1], t[2]};
-    for (int k = 0; k < 3; ++k)
-        p[k + 1] =
-            (ossa_float3){m->cols[k][0] * shell + t[0], m->cols[k][1] * shell + t[1], m->cols[k][2] * shell + t[2]};
-}
-
-static void points_of(const ossa_float4x4 *m, float shell, float out[12])
-{
-    ossa_float3 p[4];
-    joint_points(m, shell, p);
-    for (int k = 0; k < 4; ++k) out[3 * k] = p[k].x, out[3 * k + 1] = p[k].y, out[3 * k + 2] = p[k].z;
-}
-
 /* Largest distance between the points of matrix m and the reference points, as the error
- * report (ossa_measure_error) computes it. */
-static float point_error(const ossa_float4x4 *m, float shell, const float *ref)
+ * report (ossa_measure_error) computes it: the largest of the four squared distances, then
+ * its square root, which is the largest of the four distances (sqrtf rounds correctly, so it
+ * keeps their order) for one root instead of four. */
+OSSA__INLINE float point_error(const ossa_float4x4 *m, float shell, const float *ref)
 {
-    ossa_float3 p[4];
-    joint_points(m, shell, p);
+    float p[12];
+    ossa__reference_joint_points(m, shell, p);
     float e = 0.f;
-    for (int k = 0; k < 4; ++k)
-        e = max_f(e, ossa__point_distance(p[k], (ossa_float3){ref[3 * k], ref[3 * k + 1], ref[3 * k + 2]}));
-    return e;
+    for (int k = 0; k < 4; ++k) {
+        const float dx = p[3 * k] - ref[3 * k], dy = p[3 * k + 1] - ref[3 * k + 1], dz = p[3 * k + 2] - ref[3 * k + 2];
+        e = max_f(e, dx * dx + dy * dy + dz * dz);
+    }
+    return sqrtf(e);
 }
 
 enum { MAX_THREADS = OSSA__SEARCH_MAX_THREADS };
@@ -160,6 +146,7 @@ typedef struct worker {
     ossa_soa_transform *pose; /* [soa] */
     ossa_float4x4 *matrices;  /* [J] */
     ossa__encode_scratch scratch;
+    ossa__reference_pass rpass; /* the reference's rows and roots' points */
     const ossa_animation *anim;
     size_t begin, end; /* measured times */
     bool quick, per_joint;
@@ -168,6 +155,7 @@ typedef struct worker {
     ossa__subtrack *trial, own_trial;
     float *values;         /* [4 M] */
     ossa_transform *alone; /* [M] */
+    float *points;         /* [12 M] the reference points of the isolated joint being loosened */
     bool changed;
     float worst, worst_error;
     size_t worst_joint, worst_m;
@@ -234,50 +222,30 @@ static bool sample_times(search *s, const ossa_raw_animation *raw)
     return s->times != NULL;
 }
 
-/* One thread's share of reference(): measured times [begin, end), with its own pose, model
- * space and key cursors (which only make the key search shorter: any start finds the same
- * keys, so the points do not depend on the share). */
-typedef struct reference_share {
-    search *s;
-    const ossa_raw_animation *raw;
-    size_t begin, end;
-    ossa_transform *local; /* [J] */
-    ossa_float4x4 *model;  /* [J] */
-    size_t *cursors;       /* [3 J + 1] */
-} reference_share;
+/* The error of a reference row that could not be allocated (s->ref.failed). */
+static ossa_result reference_failed(search *s)
+{
+    return ossa__fail(s->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory for the reference points at %zu times", s->M);
+}
 
+/* One worker's share of reference_all(): times [begin, end). */
 static void *reference_some(void *arg)
 {
-    const reference_share *e = arg;
-    search *s = e->s;
-    for (size_t m = e->begin; m < e->end; ++m) {
-        ossa__raw_animation_sample_pass(e->raw, s->times[m], e->local, e->cursors);
-        ossa__raw_to_model(s->parents, s->J, e->local, e->model);
-        for (size_t j = 0; j < s->J; ++j) points_of(&e->model[j], s->shell[j], s->ref + (m * s->J + j) * 12);
-    }
+    worker *w = arg;
+    for (size_t m = w->begin; m < w->end; ++m)
+        if (!ossa__reference_make_row(&w->s->ref, &w->rpass, m)) return NULL;
     return NULL;
 }
 
-/* Reference points at every measured time, from the raw animation, by the report's path; the
- * times shared among the threads. False when out of memory. */
-static bool reference(search *s, const ossa_raw_animation *raw)
+/* Makes every row of the reference that no measure has made (the rows shared among the
+ * workers as a measure shares them), for the passes that read them all in joint order
+ * (tighten_failing, loosen). False when out of memory. */
+static bool reference_all(search *s)
 {
-    const ossa_allocator *a = s->desc->allocator;
     const unsigned n = s->threads;
-    reference_share shares[MAX_THREADS];
-    bool ok = true;
-    for (unsigned t = 0; t < n; ++t) {
-        ossa_transform *local = t ? ossa__calloc(a, s->J + 1, sizeof *local) : s->sample;
-        size_t *cursors = ossa__calloc(a, 3 * s->J + 1, sizeof *cursors);
-        shares[t] = (reference_share){s, raw, s->M * t / n, s->M * (t + 1) / n, local, s->worker[t].matrices, cursors};
-        ok = ok && local && cursors;
-    }
-    if (ok) run_workers(reference_some, shares, sizeof *shares, n);
-    for (unsigned t = 0; t < n; ++t) {
-        if (t) ossa_free(a, shares[t].local);
-        ossa_free(a, shares[t].cursors);
-    }
-    return ok;
+    for (unsigned t = 0; t < n; ++t) s->worker[t].begin = s->M * t / n, s->worker[t].end = s->M * (t + 1) / n;
+    run_workers(reference_some, s->worker, sizeof *s->worker, n);
+    return !atomic_load_explicit(&s->ref.failed, memory_order_relaxed);
 }
 
 /* One worker's share of measure(): times [begin, end). */
@@ -291,6 +259,10 @@ static void *measure_some(void *arg)
     if (w->per_joint) memset(w->joint_ratio, 0, s->J * sizeof *w->joint_ratio);
     for (size_t m = w->begin; m < w->end; ++m) {
         if (w->quick && atomic_load_explicit(&s->stop, memory_order_relaxed)) return NULL;
+        if (!ossa__reference_make_row(&s->ref, &w->rpass, m)) {
+            w->failed = true;
+            return NULL;
+        }
         const float at = s->times[m] / s->clip->duration; /* the ratio ossa_measure_error samples at */
         const ossa_sampling_job job = {
             w->anim, w->context, at, w->pose, s->soa, s->skeleton.rest_pose, s->skeleton.soa_count};
@@ -298,13 +270,16 @@ static void *measure_some(void *arg)
             w->failed = true;
             return NULL;
         }
+        ossa__reference_roots(&s->ref, &w->rpass, m);
+        const float *others = ossa__reference_row(&s->ref, m) + 4 * s->ref.roots;
         for (size_t j = 0; j < s->J; ++j) {
             if (s->local) {
                 if (s->lslot[j] != SIZE_MAX)
                     s->local[m * s->L + s->lslot[j]] = ossa_soa_transform_get(&w->pose[j / 4], (int)(j % 4));
                 if (s->slot[j] != SIZE_MAX) s->model[m * s->P + s->slot[j]] = affine_of(&w->matrices[j]);
             }
-            const float e = point_error(&w->matrices[j], s->shell[j], s->ref + (m * s->J + j) * 12);
+            const float *ref = s->parents[j] < 0 ? w->rpass.roots + 12 * s->ref.slot[j] : others + 12 * s->ref.slot[j];
+            const float e = point_error(&w->matrices[j], s->shell[j], ref);
             const float ratio = e / s->tol[j];
             if (ratio > w->worst) w->worst = ratio, w->worst_error = e, w->worst_joint = j, w->worst_m = m;
             if (w->per_joint && !(ratio <= w->joint_ratio[j])) w->joint_ratio[j] = ratio;
@@ -400,10 +375,9 @@ static float verify(search *s, const ossa_blob *blob, ossa_animation_build_stats
 static ossa_result write_blob(search *s, ossa_blob *blob)
 {
     const int was = ossa__clock_switch(s->clock, OSSA__STAGE_WRITE);
-    const ossa_result r =
-        s->desc->layout == OSSA_ANIMATION_LAYOUT_SORTED
-            ? ossa__animation_write_sorted(s->clip, s->st, s->name, s->desc->allocator, blob, s->diag)
-            : ossa__animation_write(s->clip, s->st, s->name, s->desc->allocator, blob, s->diag);
+    const ossa_result r = s->desc->layout == OSSA_ANIMATION_LAYOUT_SORTED
+                              ? ossa__animation_write_sorted(s->clip, s->st, s->name, s->desc->allocator, blob, s->diag)
+                              : ossa__animation_write(s->clip, s->st, s->name, s->desc->allocator, blob, s->diag);
     ossa__clock_switch(s->clock, was);
     return r;
 }
@@ -470,6 +444,11 @@ static float evaluate(search *s, best *b, float k, bool verified, bool per_joint
     ossa_animation_build_stats stats = {0};
     float ratio = measure(s, &blob, &stats, !per_joint, per_joint);
     ++s->evaluations;
+    if (atomic_load_explicit(&s->ref.failed, memory_order_relaxed)) {
+        ossa_blob_destroy(&blob);
+        *status = reference_failed(s);
+        return INFINITY;
+    }
     if (!s->refining)
         ossa__progress_report(&s->progress,
                               PROGRESS_REFERENCE + (PROGRESS_SEARCH - PROGRESS_REFERENCE) *
@@ -511,7 +490,7 @@ static void joint_figures(search *s)
     for (size_t j = 0; j < s->J; ++j) {
         const float *sc = ossa__clip_samples(s->clip, j * 3 + 2);
         float own = 0.f;
-        for (size_t f = 0; f < s->clip->frames; ++f)
+        for (size_t f = 0, rows = ossa__clip_rows(s->clip, j * 3 + 2); f < rows; ++f)
             own = max_f(own, max_f(fabsf(sc[4 * f]), max_f(fabsf(sc[4 * f + 1]), fabsf(sc[4 * f + 2]))));
         const int p = s->parents[j];
         s->reach_scale[j] = (p < 0 ? 1.f : s->reach_scale[p]) * own;
@@ -538,7 +517,7 @@ static void joint_figures(search *s)
         if (p < 0) continue;
         const float *t = ossa__clip_samples(s->clip, j * 3);
         float reach = 0.f;
-        for (size_t f = 0; f < s->clip->frames; ++f)
+        for (size_t f = 0, rows = ossa__clip_rows(s->clip, j * 3); f < rows; ++f)
             reach =
                 max_f(reach, sqrtf(t[4 * f] * t[4 * f] + t[4 * f + 1] * t[4 * f + 1] + t[4 * f + 2] * t[4 * f + 2]));
         s->radius[p] = max_f(s->radius[p], reach * s->reach_scale[p] + s->radius[j]);
@@ -576,7 +555,7 @@ static inline ossa_transform *local_at(search *s, worker *w, size_t m, size_t c)
 /* One try (see loosen) with worker w's scratch. */
 static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
 {
-    const size_t j = i / 3, end = s->end[j], J = s->J, channel = i % 3;
+    const size_t j = i / 3, end = s->end[j], channel = i % 3;
     ossa__subtrack *old = &s->st[i], *trial = w->trial;
     ossa__subtrack_encode(s->clip, i, k * s->mult[i] * factor * s->floor[j], s->radius[j], trial, &w->scratch);
     if (cost(s, i, trial) >= cost(s, i, old)) return false;
@@ -600,8 +579,10 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
             const int p = s->parents[c];
             const ossa_float4x4 *pm = p < 0 ? NULL : ((size_t)p < j ? &outside : &chain[p]);
             chain[c] = pm ? ossa__float4x4_mul(pm, &lm) : lm;
-            if (point_error(&chain[c], s->shell[c], s->ref + (m * J + c) * 12) > s->tol[c] * LOOSEN_MARGIN)
-                return false;
+            float rebuilt[12];
+            const float *ref = s->lslot[c] == SIZE_MAX ? w->points + 12 * m
+                                                       : ossa__reference_points(&s->ref, &w->rpass, m, c, rebuilt);
+            if (point_error(&chain[c], s->shell[c], ref) > s->tol[c] * LOOSEN_MARGIN) return false;
         }
     }
     /* Accepted: recompute and keep the subtree's matrices (a leaf keeps none). */
@@ -637,6 +618,10 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
 /* The extra threads' scratch of the isolated joints' loosening (worker 0's is the search's). */
 static void free_loosening_scratch(search *s)
 {
+    for (unsigned t = 0; s->worker && t < s->threads; ++t) {
+        ossa_free(s->desc->allocator, s->worker[t].points);
+        s->worker[t].points = NULL;
+    }
     for (unsigned t = 1; s->worker && t < s->threads; ++t) {
         worker *w = &s->worker[t];
         if (w->trial) ossa__subtracks_free(s->clip, w->trial, 1);
@@ -663,6 +648,16 @@ static void *loosen_isolated(void *arg)
     for (size_t j = 0, index = 0; j < s->J; ++j) {
         if (s->lslot[j] != SIZE_MAX) continue;
         if (index++ % e->step != e->first) continue;
+        bool tries = false;
+        for (size_t i = 3 * j; i < 3 * j + 3; ++i)
+            tries = tries || (s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST);
+        if (!tries) continue;
+        /* The joint's reference points, rebuilt once for its nine tries. */
+        for (size_t m = 0; m < s->M; ++m) {
+            float *out = w->points + 12 * m;
+            const float *ref = ossa__reference_points(&s->ref, &w->rpass, m, j, out);
+            if (ref != out) memcpy(out, ref, 12 * sizeof *out);
+        }
         ossa__decode_cursor cursors[3] = {{0}};
         for (size_t m = 0; m < s->M; ++m) {
             float v[3][4];
@@ -694,10 +689,14 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     s->local = ossa__calloc(a, ml ? ml : 1, sizeof *s->local);
     s->model = ossa__calloc(a, mp ? mp : 1, sizeof *s->model);
     s->alone = ossa__calloc(a, s->M ? s->M : 1, sizeof *s->alone);
-    bool scratch = true;
+    bool scratch = reference_all(s);
     for (unsigned t = 0; t < s->threads; ++t) {
         worker *w = &s->worker[t];
         w->changed = false;
+        if (s->isolated) {
+            w->points = ossa__calloc(a, 12 * s->M + 1, sizeof *w->points);
+            scratch = scratch && w->points;
+        }
         if (t == 0) {
             w->trial = &s->trial, w->values = s->values, w->alone = s->alone;
             continue;
@@ -716,7 +715,8 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     }
     /* The kept blob's poses and matrices of the joints in a hierarchy; a clip of isolated
      * joints only (a physics bake) needs none, and this blob passed the same measure already. */
-    if (s->L && !(measure(s, &b->blob, NULL, false, false) <= 1.f)) return OSSA_OK;
+    if (s->L && !(measure(s, &b->blob, NULL, false, false) <= 1.f))
+        return atomic_load_explicit(&s->ref.failed, memory_order_relaxed) ? reference_failed(s) : OSSA_OK;
     bool changed = false;
     const size_t factors = sizeof LOOSEN / sizeof *LOOSEN, steps = factors * 3 * s->J;
     size_t done = 0;
@@ -767,10 +767,12 @@ static void release(search *s)
         ossa_free(a, s->worker[t].pose), ossa_free(a, s->worker[t].matrices);
         ossa_free(a, s->worker[t].context_memory), ossa_free(a, s->worker[t].joint_ratio);
         ossa__encode_scratch_free(s->clip, &s->worker[t].scratch, 1);
+        if (s->ref.slot) ossa__reference_pass_free(&s->ref, &s->worker[t].rpass);
     }
+    ossa__reference_destroy(&s->ref);
     ossa_free(a, s->worker);
-    ossa_free(a, s->mult), ossa_free(a, s->ref);
-    ossa_free(a, s->times), ossa_free(a, s->sample);
+    ossa_free(a, s->mult);
+    ossa_free(a, s->times);
     ossa_free(a, s->local), ossa_free(a, s->model), ossa_free(a, s->alone), ossa_free(a, s->lslot);
     ossa_free(a, s->joint_max), ossa_free(a, s->joint_time), ossa_free(a, s->joint_ratio), ossa_free(a, s->changed);
     ossa_free(a, s->slot), ossa_free(a, s->last_ratio), ossa_free(a, s->best_mult);
@@ -782,10 +784,11 @@ static bool allocate(search *s)
 {
     const ossa_allocator *a = s->desc->allocator;
     const size_t J = s->J ? s->J : 1, M = s->M;
-    size_t ref_count, mj, loosening;
-    /* loosen() allocates M * J poses and matrices later: their size is checked here. */
-    if (!ossa__mul_size(M, J, &mj) || !ossa__mul_size(mj, 12, &ref_count) ||
-        !ossa__mul_size(mj, sizeof(ossa_transform) + sizeof(affine), &loosening))
+    size_t mj, loosening;
+    /* loosen() allocates M * J poses and matrices later, and the reference M * J points at
+     * most: their size is checked here. */
+    if (!ossa__mul_size(M, J, &mj) ||
+        !ossa__mul_size(mj, sizeof(ossa_transform) + sizeof(affine) + OSSA__REFERENCE_OTHER_BYTES, &loosening))
         return false;
     s->end = ossa__calloc(a, J, sizeof *s->end);
     s->tol = ossa__calloc(a, J, sizeof(float));
@@ -794,8 +797,6 @@ static bool allocate(search *s)
     s->floor = ossa__calloc(a, J, sizeof(float));
     s->reach_scale = ossa__calloc(a, J, sizeof(float));
     s->mult = ossa__calloc(a, 3 * J, sizeof(float));
-    s->ref = ossa__calloc(a, ref_count, sizeof(float));
-    s->sample = ossa__calloc(a, J, sizeof *s->sample);
     s->values = ossa__calloc(a, 4 * M, sizeof *s->values);
     s->joint_max = ossa__calloc(a, J, sizeof(float));
     s->joint_time = ossa__calloc(a, J, sizeof(float));
@@ -824,10 +825,10 @@ static bool allocate(search *s)
         w->context = ossa_sampling_context_init(w->context_memory, ctx_size, s->J);
     }
     s->st = ossa__calloc(a, 3 * J, sizeof *s->st);
-    if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->reach_scale || !s->mult || !s->ref ||
-        !s->sample || !s->values || !s->joint_max || !s->joint_time || !s->joint_ratio || !s->last_ratio ||
-        !s->best_mult || !s->changed || !s->slot || !s->lslot || !s->worker || !s->st ||
-        !ossa__clip_subtracks_alloc(s->clip, s->st) || !ossa__subtracks_alloc(s->clip, &s->trial, 1))
+    if (!s->end || !s->tol || !s->shell || !s->radius || !s->floor || !s->reach_scale || !s->mult || !s->values ||
+        !s->joint_max || !s->joint_time || !s->joint_ratio || !s->last_ratio || !s->best_mult || !s->changed ||
+        !s->slot || !s->lslot || !s->worker || !s->st || !ossa__clip_subtracks_alloc(s->clip, s->st) ||
+        !ossa__subtracks_alloc(s->clip, &s->trial, 1))
         return false;
     for (size_t i = 0; i < 3 * s->J; ++i) s->mult[i] = 1.f;
     return true;
@@ -879,7 +880,9 @@ static float isolated_ratio(search *s, size_t j)
         const ossa_transform t = {
             {v[0][0], v[0][1], v[0][2]}, {v[1][0], v[1][1], v[1][2], v[1][3]}, {v[2][0], v[2][1], v[2][2]}};
         const ossa_float4x4 matrix = ossa__float4x4_from_transform(&t);
-        const float ratio = point_error(&matrix, s->shell[j], s->ref + (m * s->J + j) * 12) / s->tol[j];
+        float rebuilt[12];
+        const float *ref = ossa__reference_points(&s->ref, &s->worker[0].rpass, m, j, rebuilt);
+        const float ratio = point_error(&matrix, s->shell[j], ref) / s->tol[j];
         if (!(ratio <= worst)) worst = ratio;
     }
     return worst;
@@ -888,6 +891,10 @@ static float isolated_ratio(search *s, size_t j)
 static bool tighten_failing(search *s, best *b, float k, ossa_result *status)
 {
     const size_t J = s->J;
+    if (!reference_all(s)) {
+        *status = reference_failed(s);
+        return false;
+    }
     for (size_t j = 0; j < J; ++j) s->last_ratio[j] = INFINITY;
     for (;;) {
         memset(s->changed, 0, 3 * J);
@@ -1026,7 +1033,9 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
     s.parents = s.skeleton.parents;
     ossa__progress_report(&s.progress, 0.f, "measure source");
     joint_figures(&s);
-    if (!reference(&s, raw)) {
+    bool passes = ossa__reference_init(&s.ref, raw, s.parents, s.times, s.M, s.shell, desc->allocator);
+    for (unsigned t = 0; passes && t < s.threads; ++t) passes = ossa__reference_pass_init(&s.ref, &s.worker[t].rpass);
+    if (!passes) {
         r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory measuring %zu joints at %zu times", s.J, s.M);
         goto done;
     }

@@ -55,8 +55,10 @@ typedef struct ossa_animation_build_stats {
      * whole process over the same stretches (every thread's; 0 where the system does not
      * say). Stages do not overlap, so their sum is at most the build's time. Lossless builds
      * fill prepare, search (the encoding) and write. */
-    double prepare_seconds; /* sampling the source at its time points; the reference poses */
-    double search_seconds;  /* encoding and screening candidates, loosening sub-tracks */
+    double prepare_seconds; /* sampling the source at its time points */
+    double search_seconds;  /* encoding and screening candidates (and the source's reference
+                               points at each time the first measure that reaches it),
+                               loosening sub-tracks */
     double verify_seconds;  /* the exact measurement of candidates (ossa_measure_error's) */
     double write_seconds;   /* writing candidate blobs */
     double prepare_cpu_seconds, search_cpu_seconds, verify_cpu_seconds, write_cpu_seconds;
@@ -89,7 +91,7 @@ typedef struct ossa_animation_build_desc {
                                           the library was built without POSIX threads */
     /* Optional progress report; NULL: none. Called with `progress_user` on the thread that
      * called ossa_animation_build (never from its encoding threads), between steps of work:
-     * after the source's reference poses, after each candidate encoding of the search is
+     * after the source is sampled, after each candidate encoding of the search is
      * measured, every few sub-tracks while they are encoded or refined, and once more after
      * the blob is written. Fractions never decrease over one build; a successful build ends
      * with a call at exactly 1 (a failed one may stop below it). Up to about 600 calls per
