@@ -34,6 +34,8 @@ typedef struct sub_group {
                                            they differ (padding lanes take lane 0's) */
     uint8_t components;                 /* 3, or 4 for rotations */
     uint8_t channel;
+    uint8_t vector_keys;  /* no lane has segment ranges or keys of more than 57 bits: the
+                             x86-64-v3 path reads its keys four lanes at a time (read_keys4) */
     uint16_t cache_right; /* playback cache: byte offset of the right keys from the left ones
                              (fill_cache) */
 } sub_group;
@@ -648,6 +650,13 @@ static bool bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
     }
     for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[i] = 0;
     for (int c = 0; c < 3; ++c) make_groups(a, ctx, c, sub_of, range_at);
+    for (size_t gi = 0; gi < ctx->group_count; ++gi) {
+        sub_group *g = &ctx->groups[gi];
+        bool simple = true;
+        for (size_t l = 0; l < g->lanes; ++l)
+            simple = simple && ctx->ranged_of[g->sub[l]] == UINT16_MAX && ctx->key_bits[g->sub[l]] <= 57;
+        g->vector_keys = simple;
+    }
     ctx->bound = a->kinds;
     ctx->bound_rest = rest;
     ctx->bound_animated = a->animated_count;
@@ -886,6 +895,121 @@ OSSA__INLINE unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_
     return read;
 }
 
+#if defined(__AVX2__)
+/* Four lanes at a time (x86-64-v3: gathers and per-lane shifts): what refresh_lane and
+ * seek_group do one lane at a time, for the groups whose lanes all read their keys with one
+ * 8-byte load at the clip widths (g->vector_keys). Same keys, same integers: the poses are the
+ * same bit for bit. */
+
+/* floor(log2(v)) of each lane (1 <= v < 2^24): the exponent of its exact float conversion. */
+static inline v4i highest_bits(v4i v) { return v4i_sub(V4I_SRL(v4f_as_i(v4i_to_f(v)), 23), v4i_set1(127)); }
+
+static inline v4i v4i_select(v4i mask, v4i b, v4i a) { return v4f_as_i(v4f_select(v4i_as_f(mask), v4i_as_f(b), v4i_as_f(a))); }
+
+/* The keys around time point `frame` of each lane of g in the current `segment`: the time
+ * points of the left key (lb) and the right one (rb; 16: the next segment's first key) in
+ * the segment, the bit offsets of both keys, and the lanes' component widths (bytes w0..w3 of
+ * each lane). Padding lanes find sub-track 0's keys, in bounds, and use none of them. */
+typedef struct lane_keys {
+    v4i lb, rb, left_at, right_at, widths;
+} lane_keys;
+
+OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g,
+                                   uint32_t frame, uint32_t segment)
+{
+    const v4i sub = v4i_load_u16(g->sub), low16 = v4i_set1(0xffff);
+    const v4i sub2 = v4i_add(sub, sub), sub4 = v4i_add(sub2, sub2);
+    /* The 4-byte loads of 2-byte entries stay inside the blob and the context: bitmaps are
+     * followed by the segment's keys, key_bits by 8 spare entries. */
+    const v4i bm = v4i_and(v4i_gather(ctx->segment_data, sub2), low16);
+    const v4i upto = v4i_set1((int32_t)((2u << (frame - segment * OSSA__SEGMENT_FRAMES)) - 1u));
+    const v4i below = v4i_and(bm, upto);
+    /* Bit 16 stands for the next segment's first key, when no key of the segment is after. */
+    const v4i above = v4i_or(v4i_andnot(upto, bm), v4i_set1(1 << OSSA__SEGMENT_FRAMES));
+    lane_keys k;
+    k.lb = highest_bits(below);
+    k.rb = highest_bits(v4i_and(above, v4i_sub(v4i_zero(), above)));
+    /* Bit 0 is set in every bitmap: the left key is key popcount - 1 (popcounts of 16-bit
+     * halves, the upper ones zero). */
+    const v4i index = v4i_sub(v8u16_popcount(below), v4i_set1(1));
+    const v4i first = v4i_gather(ctx->first_at, sub4);
+    const v4i bits = v4i_and(v4i_gather(ctx->key_bits, sub2), low16);
+    const v4i right_at = v4i_add(v4i_gather(ctx->rest_at, sub4), v4i_mullo(index, bits)); /* key index + 1 */
+    k.left_at = v4i_select(v4i_cmpeq(index, v4i_zero()), v4i_add(v4i_set1((int32_t)ctx->segment_block), first),
+                           v4i_sub(right_at, bits));
+    k.right_at = v4i_select(v4i_cmpeq(k.rb, v4i_set1(OSSA__SEGMENT_FRAMES)),
+                            v4i_add(v4i_set1((int32_t)block_at(a, ctx, segment + 1u)), first), right_at);
+    k.widths = v4i_gather(a->bits, sub4);
+    return k;
+}
+
+/* The integers of four keys at bit offsets `at` (one per lane), n components (a constant) of
+ * widths `widths` (bytes), into dest ([component][lane]): store_key's one-load case, lane by
+ * lane shifts on 64-bit words. */
+OSSA__INLINE void read_keys4(const uint8_t *data, v4i at, v4i widths, int32_t (*dest)[4], int n)
+{
+    v4u64 word = v4u64_srlv(v4u64_gather(data, V4I_SRL(at, 3)), v4i_and(at, v4i_set1(7)));
+    const v4i ones = v4i_set1(-1), byte = v4i_set1(0xff);
+    const v4i w[4] = {v4i_and(widths, byte), v4i_and(V4I_SRL(widths, 8), byte), v4i_and(V4I_SRL(widths, 16), byte),
+                      V4I_SRL(widths, 24)};
+    for (int c = 0; c < n; ++c) {
+        v4i_store(dest[c], v4i_andnot(v4i_sllv(ones, w[c]), v4u64_lo32(word)));
+        if (c + 1 < n) word = v4u64_srlv(word, w[c]);
+    }
+}
+
+/* Components read for every lane of g: 4 when some lane stores all four of a rotation (the
+ * others' fourth integer is never selected, as in read_key). */
+static inline int stored_components(const sub_group *g)
+{
+    return g->components == 4 && (g->same_format == OSSA__ROT_FULL || g->same_format == MIXED_FORMATS) ? 4 : 3;
+}
+
+/* refresh_lane for the lanes of g in `mask`, four at a time, then their dequantisation. */
+OSSA__INLINE void refresh_group4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
+                                 unsigned mask, uint32_t frame, uint32_t segment)
+{
+    const lane_keys k = locate_keys(a, ctx, g, frame, segment);
+    const v4i first = v4i_set1((int32_t)(segment * OSSA__SEGMENT_FRAMES));
+    const v4i left_frame = v4i_add(first, k.lb), right_frame = v4i_add(first, k.rb);
+    const v4i lane_bit = v4i_set(1, 2, 4, 8), none = v4i_set1(-1); /* UINT32_MAX */
+    const v4i lanes = v4i_cmpeq(v4i_and(v4i_set1((int32_t)mask), lane_bit), lane_bit);
+    v4i have_left = v4i_load((const int32_t *)g->frame[0]), have_right = v4i_load((const int32_t *)g->frame[1]);
+    /* The moves of refresh_lane: the old right key to the left (forward), else the old left
+     * key to the right (backward). */
+    const v4i to_left = v4i_and(lanes, v4i_cmpeq(have_right, left_frame));
+    const v4i to_right = v4i_andnot(to_left, v4i_and(lanes, v4i_cmpeq(have_left, right_frame)));
+    if (v4f_movemask(v4i_as_f(to_left))) {
+        const v4f m = v4i_as_f(to_left);
+        for (int c = 0; c < 4; ++c) v4f_store(g->value[0][c], v4f_select(m, v4f_load(g->value[1][c]), v4f_load(g->value[0][c])));
+        v4f_store(g->ratio[0], v4f_select(m, v4f_load(g->ratio[1]), v4f_load(g->ratio[0])));
+    }
+    if (v4f_movemask(v4i_as_f(to_right))) {
+        const v4f m = v4i_as_f(to_right);
+        for (int c = 0; c < 4; ++c) v4f_store(g->value[1][c], v4f_select(m, v4f_load(g->value[0][c]), v4f_load(g->value[1][c])));
+        v4f_store(g->ratio[1], v4f_select(m, v4f_load(g->ratio[0]), v4f_load(g->ratio[1])));
+    }
+    have_left = v4i_select(to_left, left_frame, v4i_select(to_right, none, have_left));
+    have_right = v4i_select(to_left, none, v4i_select(to_right, right_frame, have_right));
+    const v4i read_left = v4i_andnot(v4i_cmpeq(have_left, left_frame), lanes);
+    const v4i read_right = v4i_andnot(v4i_cmpeq(have_right, right_frame), lanes);
+    const unsigned read[2] = {v4f_movemask(v4i_as_f(read_left)), v4f_movemask(v4i_as_f(read_right))};
+    OSSA_ALIGNAS(16) int32_t q[2][4][4]; /* lanes not read: unset, never selected (refresh_group) */
+    const int n = stored_components(g);
+    if (read[0]) {
+        n == 4 ? read_keys4(a->data, k.left_at, k.widths, q[0], 4) : read_keys4(a->data, k.left_at, k.widths, q[0], 3);
+        v4f_store(g->ratio[0], v4f_select(v4i_as_f(read_left), v4f_gather(ctx->segment_ratio, k.lb), v4f_load(g->ratio[0])));
+    }
+    if (read[1]) {
+        n == 4 ? read_keys4(a->data, k.right_at, k.widths, q[1], 4) : read_keys4(a->data, k.right_at, k.widths, q[1], 3);
+        v4f_store(g->ratio[1], v4f_select(v4i_as_f(read_right), v4f_gather(ctx->segment_ratio, k.rb), v4f_load(g->ratio[1])));
+    }
+    v4i_store((int32_t *)g->frame[0], v4i_select(lanes, left_frame, v4i_load((const int32_t *)g->frame[0])));
+    v4i_store((int32_t *)g->frame[1], v4i_select(lanes, right_frame, v4i_load((const int32_t *)g->frame[1])));
+    dequantise(g, q, read);
+}
+#endif
+
 /* Refreshes the lanes of g in `mask` (bits) and dequantises the keys read. */
 OSSA__INLINE void refresh_group(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, unsigned mask,
                           uint32_t frame, uint32_t segment)
@@ -895,6 +1019,12 @@ OSSA__INLINE void refresh_group(const ossa_animation *a, const ossa_sampling_con
      * values are computed but never selected (dequantise keeps the lanes not read, and
      * dequantise_key never selects a dropped rotation component). Zeroing them costs 5-20 %
      * of lane mode's instructions (GCC 12 then keeps the array in memory). */
+#if defined(__AVX2__)
+    if (g->vector_keys) {
+        refresh_group4(a, ctx, g, mask, frame, segment);
+        return;
+    }
+#endif
     OSSA_ALIGNAS(16) int32_t q[2][4][4];
     unsigned left = 0u, right = 0u;
 #define REFRESH(l)                                                                                                     \
@@ -989,6 +1119,28 @@ OSSA__INLINE void seek_group(const ossa_animation *a, const ossa_sampling_contex
 {
     OSSA_ALIGNAS(16) int32_t q[2][4][4];
     OSSA_ALIGNAS(16) float value[2][4][4];
+#if defined(__AVX2__)
+    if (g->vector_keys) {
+        const lane_keys k = locate_keys(a, ctx, g, frame, segment);
+        if (stored_components(g) == 4) {
+            read_keys4(a->data, k.left_at, k.widths, q[0], 4);
+            read_keys4(a->data, k.right_at, k.widths, q[1], 4);
+        } else {
+            read_keys4(a->data, k.left_at, k.widths, q[0], 3);
+            read_keys4(a->data, k.right_at, k.widths, q[1], 3);
+        }
+        /* Padding lanes bracket every ratio; their keys (sub-track 0's) are dequantised with a
+         * step of 0. */
+        const v4f real = v4i_as_f(v4i_cmpgt(v4i_set1(g->lanes), v4i_set(0, 1, 2, 3)));
+        const v4f left_ratio = v4f_select(real, v4f_gather(ctx->segment_ratio, k.lb), v4f_set1(-1.f));
+        const v4f right_ratio = v4f_select(real, v4f_gather(ctx->segment_ratio, k.rb), v4f_set1(2.f));
+        OSSA_ALIGNAS(16) float ratio[2][4];
+        v4f_store(ratio[0], left_ratio), v4f_store(ratio[1], right_ratio);
+        dequantise_keys(g, q[0][0], 16, value[0][0], 16, 2u);
+        interpolate(g, value[0][0], value[1][0], ratio[0], ratio[1], vratio, out);
+        return;
+    }
+#endif
     /* Padding lanes bracket every ratio; their integers are never read (a step of 0). */
     OSSA_ALIGNAS(16) float ratio[2][4] = {{-1.f, -1.f, -1.f, -1.f}, {2.f, 2.f, 2.f, 2.f}};
     const uint32_t first = segment * OSSA__SEGMENT_FRAMES;

@@ -246,6 +246,41 @@ static inline v4i v8u16_prefix(v4i v)
     return v8u16_add(v, V128_SHIFT_BYTES(v, 8));
 }
 
+#if defined(__AVX2__)
+#include <simde/x86/avx2.h>
+/* ---- gathers and per-lane shifts: x86-64-v3 only (the key reads of the sampling job, which
+ * keeps lane-by-lane code where the target has no per-lane shifts) ---- */
+typedef simde__m256i v4u64;
+/* The 32-bit words at base + off (byte offsets; any alignment). */
+static inline v4i v4i_gather(const void *base, v4i off)
+{
+    return simde_mm_i32gather_epi32((const int32_t *)base, off, 1);
+}
+/* The floats base[index]. */
+static inline v4f v4f_gather(const float *base, v4i index) { return simde_mm_i32gather_ps(base, index, 4); }
+/* The 64-bit words at base + off (byte offsets; any alignment). */
+static inline v4u64 v4u64_gather(const void *base, v4i off)
+{
+    return simde_mm256_i32gather_epi64((const int64_t *)base, off, 1);
+}
+/* Each 64-bit lane shifted right by the same lane of n (0..63). */
+static inline v4u64 v4u64_srlv(v4u64 v, v4i n) { return simde_mm256_srlv_epi64(v, simde_mm256_cvtepu32_epi64(n)); }
+/* The low 32 bits of each 64-bit lane. */
+static inline v4i v4u64_lo32(v4u64 v)
+{
+    return simde_mm256_castsi256_si128(simde_mm256_permutevar8x32_epi32(v, simde_mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+}
+/* Each lane shifted left by the same lane of n (0..31). */
+static inline v4i v4i_sllv(v4i v, v4i n) { return simde_mm_sllv_epi32(v, n); }
+static inline v4i v4i_mullo(v4i a, v4i b) { return simde_mm_mullo_epi32(a, b); }
+static inline v4i v4i_andnot(v4i a, v4i b) { return simde_mm_andnot_si128(a, b); } /* ~a & b */
+/* Four u16 at p in lanes 0..3, zero-extended; reads exactly 8 bytes. */
+static inline v4i v4i_load_u16(const uint16_t *p)
+{
+    return simde_mm_cvtepu16_epi32(simde_mm_loadl_epi64((const simde__m128i *)(const void *)p));
+}
+#endif
+
 /* ---- SoA helpers ---- */
 typedef struct v4f3 {
     v4f x, y, z;
