@@ -34,10 +34,12 @@ typedef struct sub_group {
                                            they differ (padding lanes take lane 0's) */
     uint8_t components;                 /* 3, or 4 for rotations */
     uint8_t channel;
-    uint8_t vector_keys;  /* no lane has segment ranges or keys of more than 57 bits: the
-                             x86-64-v3 path reads its keys four lanes at a time (read_keys4) */
+    uint8_t vector_keys;  /* no lane has first keys of more than 57 bits: the x86-64-v3 path
+                             reads its keys four lanes at a time (read_keys4) in the segments
+                             where its lanes' other keys are that narrow too */
     uint16_t cache_right; /* playback cache: byte offset of the right keys from the left ones
                              (fill_cache) */
+    uint8_t ranged;       /* some lane's sub-track has segment ranges */
 } sub_group;
 
 enum { MIXED_FORMATS = 0xff };
@@ -652,10 +654,12 @@ static bool bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
     for (int c = 0; c < 3; ++c) make_groups(a, ctx, c, sub_of, range_at);
     for (size_t gi = 0; gi < ctx->group_count; ++gi) {
         sub_group *g = &ctx->groups[gi];
-        bool simple = true;
-        for (size_t l = 0; l < g->lanes; ++l)
-            simple = simple && ctx->ranged_of[g->sub[l]] == UINT16_MAX && ctx->key_bits[g->sub[l]] <= 57;
-        g->vector_keys = simple;
+        bool narrow = true, ranged = false;
+        for (size_t l = 0; l < g->lanes; ++l) {
+            narrow = narrow && ctx->first_bits[g->sub[l]] <= 57;
+            ranged = ranged || ctx->ranged_of[g->sub[l]] != UINT16_MAX;
+        }
+        g->vector_keys = narrow, g->ranged = ranged;
     }
     ctx->bound = a->kinds;
     ctx->bound_rest = rest;
@@ -911,11 +915,17 @@ static inline v4i v4i_select(v4i mask, v4i b, v4i a) { return v4f_as_i(v4f_selec
  * the segment, the bit offsets of both keys, and the lanes' component widths (bytes w0..w3 of
  * each lane). Padding lanes find sub-track 0's keys, in bounds, and use none of them. */
 typedef struct lane_keys {
-    v4i lb, rb, left_at, right_at, widths;
+    v4i lb, rb, left_at, right_at;
+    v4i left_widths, right_widths;  /* bytes w0..w3 of each lane */
+    v4i left_base[4], right_base[4]; /* [component] segment range bases (with `ranged`) */
+    bool wide;                       /* some lane's keys in the segment take more than 57 bits:
+                                        they are read lane by lane */
 } lane_keys;
 
+/* With `ranged` (a constant: some lane of g has segment ranges), the keys of those lanes
+ * inside the segment take the segment's widths and bases, as read_key reads them. */
 OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g,
-                                   uint32_t frame, uint32_t segment)
+                                   uint32_t frame, uint32_t segment, bool ranged)
 {
     const v4i sub = v4i_load_u16(g->sub), low16 = v4i_set1(0xffff);
     const v4i sub2 = v4i_add(sub, sub), sub4 = v4i_add(sub2, sub2);
@@ -935,27 +945,58 @@ OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_
     const v4i first = v4i_gather(ctx->first_at, sub4);
     const v4i bits = v4i_and(v4i_gather(ctx->key_bits, sub2), low16);
     const v4i right_at = v4i_add(v4i_gather(ctx->rest_at, sub4), v4i_mullo(index, bits)); /* key index + 1 */
-    k.left_at = v4i_select(v4i_cmpeq(index, v4i_zero()), v4i_add(v4i_set1((int32_t)ctx->segment_block), first),
-                           v4i_sub(right_at, bits));
-    k.right_at = v4i_select(v4i_cmpeq(k.rb, v4i_set1(OSSA__SEGMENT_FRAMES)),
-                            v4i_add(v4i_set1((int32_t)block_at(a, ctx, segment + 1u)), first), right_at);
-    k.widths = v4i_gather(a->bits, sub4);
+    const v4i left_first = v4i_cmpeq(index, v4i_zero()), right_next = v4i_cmpeq(k.rb, v4i_set1(OSSA__SEGMENT_FRAMES));
+    k.left_at = v4i_select(left_first, v4i_add(v4i_set1((int32_t)ctx->segment_block), first), v4i_sub(right_at, bits));
+    k.right_at = v4i_select(right_next, v4i_add(v4i_set1((int32_t)block_at(a, ctx, segment + 1u)), first), right_at);
+    const v4i clip = v4i_gather(a->bits, sub4);
+    k.left_widths = k.right_widths = clip;
+    k.wide = false; /* first keys: g->vector_keys */
+    if (!ranged) return k;
+    k.wide = v4f_movemask(v4i_as_f(v4i_cmpgt(bits, v4i_set1(57)))) != 0;
+    if (k.wide) return k;
+    /* The lanes with segment ranges: their entries' widths and bases (the other lanes keep
+     * the clip widths and a base of 0, and load nothing). */
+    const v4i ro = v4i_and(v4i_gather(ctx->ranged_of, sub2), low16);
+    const v4i has = v4i_andnot(v4i_cmpeq(ro, low16), v4i_set1(-1));
+    const v4i entry = v4i_mullo(ro, v4i_set1((int32_t)sizeof(ranged_track)));
+    const uint8_t *r = (const uint8_t *)ctx->ranged;
+    const v4i widths = v4i_gather_masked(clip, r + offsetof(ranged_track, width), entry, has);
+    k.left_widths = v4i_select(left_first, clip, widths);
+    k.right_widths = v4i_select(right_next, clip, widths);
+    for (int c = 0; c < 4; ++c) {
+        const v4i base = v4i_gather_masked(v4i_zero(), r + offsetof(ranged_track, base) + 4 * (size_t)c, entry, has);
+        k.left_base[c] = v4i_andnot(left_first, base);
+        k.right_base[c] = v4i_andnot(right_next, base);
+    }
     return k;
 }
 
 /* The integers of four keys at bit offsets `at` (one per lane), n components (a constant) of
- * widths `widths` (bytes), into dest ([component][lane]): store_key's one-load case, lane by
- * lane shifts on 64-bit words. */
-OSSA__INLINE void read_keys4(const uint8_t *data, v4i at, v4i widths, int32_t (*dest)[4], int n)
+ * widths `widths` (bytes), plus base[component] when base is not NULL, into dest
+ * ([component][lane]): store_key's one-load case, lane by lane shifts on 64-bit words. */
+OSSA__INLINE void read_keys4(const uint8_t *data, v4i at, v4i widths, const v4i *base, int32_t (*dest)[4], int n)
 {
     v4u64 word = v4u64_srlv(v4u64_gather(data, V4I_SRL(at, 3)), v4i_and(at, v4i_set1(7)));
     const v4i ones = v4i_set1(-1), byte = v4i_set1(0xff);
     const v4i w[4] = {v4i_and(widths, byte), v4i_and(V4I_SRL(widths, 8), byte), v4i_and(V4I_SRL(widths, 16), byte),
                       V4I_SRL(widths, 24)};
     for (int c = 0; c < n; ++c) {
-        v4i_store(dest[c], v4i_andnot(v4i_sllv(ones, w[c]), v4u64_lo32(word)));
+        const v4i q = v4i_andnot(v4i_sllv(ones, w[c]), v4u64_lo32(word));
+        v4i_store(dest[c], base ? v4i_add(q, base[c]) : q);
         if (c + 1 < n) word = v4u64_srlv(word, w[c]);
     }
+}
+
+/* Key `key` (0: the left one, 1: the right one) of every lane, located by k, into q
+ * ([component][lane]); n and `ranged` are constants (locate_keys). */
+OSSA__INLINE void read_located(const uint8_t *data, const lane_keys *k, int key, int32_t (*q)[4], int n, bool ranged)
+{
+    const v4i at = key ? k->right_at : k->left_at, widths = key ? k->right_widths : k->left_widths;
+    const v4i *base = ranged ? (key ? k->right_base : k->left_base) : NULL;
+    if (n == 4)
+        read_keys4(data, at, widths, base, q, 4);
+    else
+        read_keys4(data, at, widths, base, q, 3);
 }
 
 /* Components read for every lane of g: 4 when some lane stores all four of a rotation (the
@@ -965,11 +1006,13 @@ static inline int stored_components(const sub_group *g)
     return g->components == 4 && (g->same_format == OSSA__ROT_FULL || g->same_format == MIXED_FORMATS) ? 4 : 3;
 }
 
-/* refresh_lane for the lanes of g in `mask`, four at a time, then their dequantisation. */
-OSSA__INLINE void refresh_group4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
-                                 unsigned mask, uint32_t frame, uint32_t segment)
+/* refresh_lane for the lanes of g in `mask`, four at a time, then their dequantisation; false,
+ * with nothing done, when k.wide. */
+OSSA__INLINE bool refresh_group4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
+                                 unsigned mask, uint32_t frame, uint32_t segment, bool ranged)
 {
-    const lane_keys k = locate_keys(a, ctx, g, frame, segment);
+    const lane_keys k = locate_keys(a, ctx, g, frame, segment, ranged);
+    if (k.wide) return false;
     const v4i first = v4i_set1((int32_t)(segment * OSSA__SEGMENT_FRAMES));
     const v4i left_frame = v4i_add(first, k.lb), right_frame = v4i_add(first, k.rb);
     const v4i lane_bit = v4i_set(1, 2, 4, 8), none = v4i_set1(-1); /* UINT32_MAX */
@@ -997,16 +1040,32 @@ OSSA__INLINE void refresh_group4(const ossa_animation *a, const ossa_sampling_co
     OSSA_ALIGNAS(16) int32_t q[2][4][4]; /* lanes not read: unset, never selected (refresh_group) */
     const int n = stored_components(g);
     if (read[0]) {
-        n == 4 ? read_keys4(a->data, k.left_at, k.widths, q[0], 4) : read_keys4(a->data, k.left_at, k.widths, q[0], 3);
+        read_located(a->data, &k, 0, q[0], n, ranged);
         v4f_store(g->ratio[0], v4f_select(v4i_as_f(read_left), v4f_gather(ctx->segment_ratio, k.lb), v4f_load(g->ratio[0])));
     }
     if (read[1]) {
-        n == 4 ? read_keys4(a->data, k.right_at, k.widths, q[1], 4) : read_keys4(a->data, k.right_at, k.widths, q[1], 3);
+        read_located(a->data, &k, 1, q[1], n, ranged);
         v4f_store(g->ratio[1], v4f_select(v4i_as_f(read_right), v4f_gather(ctx->segment_ratio, k.rb), v4f_load(g->ratio[1])));
     }
     v4i_store((int32_t *)g->frame[0], v4i_select(lanes, left_frame, v4i_load((const int32_t *)g->frame[0])));
     v4i_store((int32_t *)g->frame[1], v4i_select(lanes, right_frame, v4i_load((const int32_t *)g->frame[1])));
     dequantise(g, q, read);
+    return true;
+}
+
+/* Both keys of every lane of g into q ([key][component][lane]), for random access, and the
+ * time points of both in lb and rb; false, with nothing read, when k.wide. `ranged`: see
+ * locate_keys. */
+OSSA__INLINE bool read_both4(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g,
+                             uint32_t frame, uint32_t segment, int32_t (*q)[4][4], v4i *lb, v4i *rb, bool ranged)
+{
+    const lane_keys k = locate_keys(a, ctx, g, frame, segment, ranged);
+    if (k.wide) return false;
+    const int n = stored_components(g);
+    read_located(a->data, &k, 0, q[0], n, ranged);
+    read_located(a->data, &k, 1, q[1], n, ranged);
+    *lb = k.lb, *rb = k.rb;
+    return true;
 }
 #endif
 
@@ -1020,10 +1079,9 @@ OSSA__INLINE void refresh_group(const ossa_animation *a, const ossa_sampling_con
      * dequantise_key never selects a dropped rotation component). Zeroing them costs 5-20 %
      * of lane mode's instructions (GCC 12 then keeps the array in memory). */
 #if defined(__AVX2__)
-    if (g->vector_keys) {
-        refresh_group4(a, ctx, g, mask, frame, segment);
+    if (g->vector_keys && (g->ranged ? refresh_group4(a, ctx, g, mask, frame, segment, true)
+                                     : refresh_group4(a, ctx, g, mask, frame, segment, false)))
         return;
-    }
 #endif
     OSSA_ALIGNAS(16) int32_t q[2][4][4];
     unsigned left = 0u, right = 0u;
@@ -1120,20 +1178,12 @@ OSSA__INLINE void seek_group(const ossa_animation *a, const ossa_sampling_contex
     OSSA_ALIGNAS(16) int32_t q[2][4][4];
     OSSA_ALIGNAS(16) float value[2][4][4];
 #if defined(__AVX2__)
-    if (g->vector_keys) {
-        const lane_keys k = locate_keys(a, ctx, g, frame, segment);
-        if (stored_components(g) == 4) {
-            read_keys4(a->data, k.left_at, k.widths, q[0], 4);
-            read_keys4(a->data, k.right_at, k.widths, q[1], 4);
-        } else {
-            read_keys4(a->data, k.left_at, k.widths, q[0], 3);
-            read_keys4(a->data, k.right_at, k.widths, q[1], 3);
-        }
-        /* Padding lanes bracket every ratio; their keys (sub-track 0's) are dequantised with a
-         * step of 0. */
+    v4i vlb, vrb;
+    if (g->vector_keys && (g->ranged ? read_both4(a, ctx, g, frame, segment, q, &vlb, &vrb, true)
+                                     : read_both4(a, ctx, g, frame, segment, q, &vlb, &vrb, false))) {
         const v4f real = v4i_as_f(v4i_cmpgt(v4i_set1(g->lanes), v4i_set(0, 1, 2, 3)));
-        const v4f left_ratio = v4f_select(real, v4f_gather(ctx->segment_ratio, k.lb), v4f_set1(-1.f));
-        const v4f right_ratio = v4f_select(real, v4f_gather(ctx->segment_ratio, k.rb), v4f_set1(2.f));
+        const v4f left_ratio = v4f_select(real, v4f_gather(ctx->segment_ratio, vlb), v4f_set1(-1.f));
+        const v4f right_ratio = v4f_select(real, v4f_gather(ctx->segment_ratio, vrb), v4f_set1(2.f));
         OSSA_ALIGNAS(16) float ratio[2][4];
         v4f_store(ratio[0], left_ratio), v4f_store(ratio[1], right_ratio);
         dequantise_keys(g, q[0][0], 16, value[0][0], 16, 2u);

@@ -256,6 +256,11 @@ static inline v4i v4i_gather(const void *base, v4i off)
 {
     return simde_mm_i32gather_epi32((const int32_t *)base, off, 1);
 }
+/* The same in the lanes of `mask` (all bits set), which alone load; the others take src's. */
+static inline v4i v4i_gather_masked(v4i src, const void *base, v4i off, v4i mask)
+{
+    return simde_mm_mask_i32gather_epi32(src, (const int32_t *)base, off, mask, 1);
+}
 /* The floats base[index]. */
 static inline v4f v4f_gather(const float *base, v4i index) { return simde_mm_i32gather_ps(base, index, 4); }
 /* The 64-bit words at base + off (byte offsets; any alignment). */
