@@ -900,10 +900,11 @@ OSSA__INLINE unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_
 }
 
 #if defined(__AVX2__)
-/* Four lanes at a time (x86-64-v3: gathers and per-lane shifts): what refresh_lane and
- * seek_group do one lane at a time, for the groups whose lanes all read their keys with one
- * 8-byte load at the clip widths (g->vector_keys). Same keys, same integers: the poses are the
- * same bit for bit. */
+/* Four lanes at a time (x86-64-v3: per-lane shifts of 64-bit words): what seek_group, and
+ * refresh_lane when a group's four lanes all cross their keys at once, do one lane at a time,
+ * for the groups whose lanes read each key with one 8-byte load (g->vector_keys, and keys of
+ * at most 57 bits in the segment). Same keys, same integers, same functions after them: the
+ * poses are the same bit for bit. */
 
 /* floor(log2(v)) of each lane (1 <= v < 2^24): the exponent of its exact float conversion. */
 static inline v4i highest_bits(v4i v) { return v4i_sub(V4I_SRL(v4f_as_i(v4i_to_f(v)), 23), v4i_set1(127)); }
@@ -927,11 +928,14 @@ typedef struct lane_keys {
 OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g,
                                    uint32_t frame, uint32_t segment, bool ranged)
 {
-    const v4i sub = v4i_load_u16(g->sub), low16 = v4i_set1(0xffff);
-    const v4i sub2 = v4i_add(sub, sub), sub4 = v4i_add(sub2, sub2);
-    /* The 4-byte loads of 2-byte entries stay inside the blob and the context: bitmaps are
-     * followed by the segment's keys, key_bits by 8 spare entries. */
-    const v4i bm = v4i_and(v4i_gather(ctx->segment_data, sub2), low16);
+    /* Each lane's table entries by scalar loads: on the CPUs measured the gather instructions
+     * cost more time than four loads and inserts (docs/benchmarks.md). */
+    const size_t s0 = g->sub[0], s1 = g->sub[1], s2 = g->sub[2], s3 = g->sub[3];
+#define LANES(table) v4i_set((int32_t)(table)[s0], (int32_t)(table)[s1], (int32_t)(table)[s2], (int32_t)(table)[s3])
+    const uint8_t *p = ctx->segment_data;
+#define BITMAP(s) ((int32_t)p[2 * (s)] | (int32_t)p[2 * (s) + 1] << 8)
+    const v4i bm = v4i_set(BITMAP(s0), BITMAP(s1), BITMAP(s2), BITMAP(s3));
+#undef BITMAP
     const v4i upto = v4i_set1((int32_t)((2u << (frame - segment * OSSA__SEGMENT_FRAMES)) - 1u));
     const v4i below = v4i_and(bm, upto);
     /* Bit 16 stands for the next segment's first key, when no key of the segment is after. */
@@ -942,33 +946,55 @@ OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_
     /* Bit 0 is set in every bitmap: the left key is key popcount - 1 (popcounts of 16-bit
      * halves, the upper ones zero). */
     const v4i index = v4i_sub(v8u16_popcount(below), v4i_set1(1));
-    const v4i first = v4i_gather(ctx->first_at, sub4);
-    const v4i bits = v4i_and(v4i_gather(ctx->key_bits, sub2), low16);
-    const v4i right_at = v4i_add(v4i_gather(ctx->rest_at, sub4), v4i_mullo(index, bits)); /* key index + 1 */
+    const v4i first = LANES(ctx->first_at), bits = LANES(ctx->key_bits);
+    const v4i right_at = v4i_add(LANES(ctx->rest_at), v4i_mullo(index, bits)); /* key index + 1 */
     const v4i left_first = v4i_cmpeq(index, v4i_zero()), right_next = v4i_cmpeq(k.rb, v4i_set1(OSSA__SEGMENT_FRAMES));
     k.left_at = v4i_select(left_first, v4i_add(v4i_set1((int32_t)ctx->segment_block), first), v4i_sub(right_at, bits));
     k.right_at = v4i_select(right_next, v4i_add(v4i_set1((int32_t)block_at(a, ctx, segment + 1u)), first), right_at);
-    const v4i clip = v4i_gather(a->bits, sub4);
+#define WIDTHS(s) ((int32_t)ossa__load_u32(&a->bits[4 * (s)]))
+    const v4i clip = v4i_set(WIDTHS(s0), WIDTHS(s1), WIDTHS(s2), WIDTHS(s3));
+#undef WIDTHS
+#undef LANES
     k.left_widths = k.right_widths = clip;
     k.wide = false; /* first keys: g->vector_keys */
     if (!ranged) return k;
     k.wide = v4f_movemask(v4i_as_f(v4i_cmpgt(bits, v4i_set1(57)))) != 0;
     if (k.wide) return k;
     /* The lanes with segment ranges: their entries' widths and bases (the other lanes keep
-     * the clip widths and a base of 0, and load nothing). */
-    const v4i ro = v4i_and(v4i_gather(ctx->ranged_of, sub2), low16);
-    const v4i has = v4i_andnot(v4i_cmpeq(ro, low16), v4i_set1(-1));
-    const v4i entry = v4i_mullo(ro, v4i_set1((int32_t)sizeof(ranged_track)));
-    const uint8_t *r = (const uint8_t *)ctx->ranged;
-    const v4i widths = v4i_gather_masked(clip, r + offsetof(ranged_track, width), entry, has);
+     * the clip widths and a base of 0). */
+    static const ranged_track none; /* zero */
+    const size_t sub[4] = {s0, s1, s2, s3};
+    const ranged_track *r[4];
+    int32_t rw[4];
+    for (int l = 0; l < 4; ++l) {
+        const uint16_t ro = ctx->ranged_of[sub[l]];
+        r[l] = ro == UINT16_MAX ? &none : &ctx->ranged[ro];
+        rw[l] = ro == UINT16_MAX ? (int32_t)ossa__load_u32(&a->bits[4 * sub[l]]) : (int32_t)ossa__load_u32(r[l]->width);
+    }
+    const v4i widths = v4i_set(rw[0], rw[1], rw[2], rw[3]);
     k.left_widths = v4i_select(left_first, clip, widths);
     k.right_widths = v4i_select(right_next, clip, widths);
     for (int c = 0; c < 4; ++c) {
-        const v4i base = v4i_gather_masked(v4i_zero(), r + offsetof(ranged_track, base) + 4 * (size_t)c, entry, has);
+        const v4i base =
+            v4i_set((int32_t)r[0]->base[c], (int32_t)r[1]->base[c], (int32_t)r[2]->base[c], (int32_t)r[3]->base[c]);
         k.left_base[c] = v4i_andnot(left_first, base);
         k.right_base[c] = v4i_andnot(right_next, base);
     }
     return k;
+}
+
+/* The ratios of the time points first + t of each lane (t = lb or rb), as segment_ratio holds
+ * them: for uniform time points the same division as enter_segment's. */
+static inline v4f ratios_of(const ossa_animation *a, const ossa_sampling_context *ctx, uint32_t segment, v4i t)
+{
+    if (!a->timepoints) {
+        const v4i frames = v4i_add(v4i_set1((int32_t)(segment * OSSA__SEGMENT_FRAMES)), t);
+        return v4f_div(v4i_to_f(frames), v4f_set1((float)(int32_t)(a->frame_count - 1)));
+    }
+    OSSA_ALIGNAS(16) int32_t i[4];
+    v4i_store(i, t);
+    const float *r = ctx->segment_ratio;
+    return v4f_set(r[i[0]], r[i[1]], r[i[2]], r[i[3]]);
 }
 
 /* The integers of four keys at bit offsets `at` (one per lane), n components (a constant) of
@@ -1006,22 +1032,23 @@ static inline int stored_components(const sub_group *g)
     return g->components == 4 && (g->same_format == OSSA__ROT_FULL || g->same_format == MIXED_FORMATS) ? 4 : 3;
 }
 
-/* refresh_lane for the lanes of g in `mask`, four at a time, then their dequantisation; false,
- * with nothing done, when k.wide. */
+/* refresh_lane for all four lanes of g, four at a time, then their dequantisation; false, with
+ * nothing done, when k.wide. Lane mode takes it when every lane of a group is stale, as the
+ * lanes of sub-tracks with the same key times are at once (every lane at a segment's start):
+ * for one or two stale lanes the lane-by-lane refresh costs less. */
 OSSA__INLINE bool refresh_group4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
-                                 unsigned mask, uint32_t frame, uint32_t segment, bool ranged)
+                                 uint32_t frame, uint32_t segment, bool ranged)
 {
     const lane_keys k = locate_keys(a, ctx, g, frame, segment, ranged);
     if (k.wide) return false;
     const v4i first = v4i_set1((int32_t)(segment * OSSA__SEGMENT_FRAMES));
     const v4i left_frame = v4i_add(first, k.lb), right_frame = v4i_add(first, k.rb);
-    const v4i lane_bit = v4i_set(1, 2, 4, 8), none = v4i_set1(-1); /* UINT32_MAX */
-    const v4i lanes = v4i_cmpeq(v4i_and(v4i_set1((int32_t)mask), lane_bit), lane_bit);
+    const v4i none = v4i_set1(-1); /* UINT32_MAX */
     v4i have_left = v4i_load((const int32_t *)g->frame[0]), have_right = v4i_load((const int32_t *)g->frame[1]);
     /* The moves of refresh_lane: the old right key to the left (forward), else the old left
      * key to the right (backward). */
-    const v4i to_left = v4i_and(lanes, v4i_cmpeq(have_right, left_frame));
-    const v4i to_right = v4i_andnot(to_left, v4i_and(lanes, v4i_cmpeq(have_left, right_frame)));
+    const v4i to_left = v4i_cmpeq(have_right, left_frame);
+    const v4i to_right = v4i_andnot(to_left, v4i_cmpeq(have_left, right_frame));
     if (v4f_movemask(v4i_as_f(to_left))) {
         const v4f m = v4i_as_f(to_left);
         for (int c = 0; c < 4; ++c) v4f_store(g->value[0][c], v4f_select(m, v4f_load(g->value[1][c]), v4f_load(g->value[0][c])));
@@ -1034,21 +1061,21 @@ OSSA__INLINE bool refresh_group4(const ossa_animation *a, const ossa_sampling_co
     }
     have_left = v4i_select(to_left, left_frame, v4i_select(to_right, none, have_left));
     have_right = v4i_select(to_left, none, v4i_select(to_right, right_frame, have_right));
-    const v4i read_left = v4i_andnot(v4i_cmpeq(have_left, left_frame), lanes);
-    const v4i read_right = v4i_andnot(v4i_cmpeq(have_right, right_frame), lanes);
+    const v4i read_left = v4i_andnot(v4i_cmpeq(have_left, left_frame), none);
+    const v4i read_right = v4i_andnot(v4i_cmpeq(have_right, right_frame), none);
     const unsigned read[2] = {v4f_movemask(v4i_as_f(read_left)), v4f_movemask(v4i_as_f(read_right))};
     OSSA_ALIGNAS(16) int32_t q[2][4][4]; /* lanes not read: unset, never selected (refresh_group) */
     const int n = stored_components(g);
     if (read[0]) {
         read_located(a->data, &k, 0, q[0], n, ranged);
-        v4f_store(g->ratio[0], v4f_select(v4i_as_f(read_left), v4f_gather(ctx->segment_ratio, k.lb), v4f_load(g->ratio[0])));
+        v4f_store(g->ratio[0], v4f_select(v4i_as_f(read_left), ratios_of(a, ctx, segment, k.lb), v4f_load(g->ratio[0])));
     }
     if (read[1]) {
         read_located(a->data, &k, 1, q[1], n, ranged);
-        v4f_store(g->ratio[1], v4f_select(v4i_as_f(read_right), v4f_gather(ctx->segment_ratio, k.rb), v4f_load(g->ratio[1])));
+        v4f_store(g->ratio[1], v4f_select(v4i_as_f(read_right), ratios_of(a, ctx, segment, k.rb), v4f_load(g->ratio[1])));
     }
-    v4i_store((int32_t *)g->frame[0], v4i_select(lanes, left_frame, v4i_load((const int32_t *)g->frame[0])));
-    v4i_store((int32_t *)g->frame[1], v4i_select(lanes, right_frame, v4i_load((const int32_t *)g->frame[1])));
+    v4i_store((int32_t *)g->frame[0], left_frame);
+    v4i_store((int32_t *)g->frame[1], right_frame);
     dequantise(g, q, read);
     return true;
 }
@@ -1079,8 +1106,8 @@ OSSA__INLINE void refresh_group(const ossa_animation *a, const ossa_sampling_con
      * dequantise_key never selects a dropped rotation component). Zeroing them costs 5-20 %
      * of lane mode's instructions (GCC 12 then keeps the array in memory). */
 #if defined(__AVX2__)
-    if (g->vector_keys && (g->ranged ? refresh_group4(a, ctx, g, mask, frame, segment, true)
-                                     : refresh_group4(a, ctx, g, mask, frame, segment, false)))
+    if (mask == 15u && g->vector_keys &&
+        (g->ranged ? refresh_group4(a, ctx, g, frame, segment, true) : refresh_group4(a, ctx, g, frame, segment, false)))
         return;
 #endif
     OSSA_ALIGNAS(16) int32_t q[2][4][4];
@@ -1182,8 +1209,8 @@ OSSA__INLINE void seek_group(const ossa_animation *a, const ossa_sampling_contex
     if (g->vector_keys && (g->ranged ? read_both4(a, ctx, g, frame, segment, q, &vlb, &vrb, true)
                                      : read_both4(a, ctx, g, frame, segment, q, &vlb, &vrb, false))) {
         const v4f real = v4i_as_f(v4i_cmpgt(v4i_set1(g->lanes), v4i_set(0, 1, 2, 3)));
-        const v4f left_ratio = v4f_select(real, v4f_gather(ctx->segment_ratio, vlb), v4f_set1(-1.f));
-        const v4f right_ratio = v4f_select(real, v4f_gather(ctx->segment_ratio, vrb), v4f_set1(2.f));
+        const v4f left_ratio = v4f_select(real, ratios_of(a, ctx, segment, vlb), v4f_set1(-1.f));
+        const v4f right_ratio = v4f_select(real, ratios_of(a, ctx, segment, vrb), v4f_set1(2.f));
         OSSA_ALIGNAS(16) float ratio[2][4];
         v4f_store(ratio[0], left_ratio), v4f_store(ratio[1], right_ratio);
         dequantise_keys(g, q[0][0], 16, value[0][0], 16, 2u);

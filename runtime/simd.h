@@ -248,22 +248,12 @@ static inline v4i v8u16_prefix(v4i v)
 
 #if defined(__AVX2__)
 #include <simde/x86/avx2.h>
-/* ---- gathers and per-lane shifts: x86-64-v3 only (the key reads of the sampling job, which
- * keeps lane-by-lane code where the target has no per-lane shifts) ---- */
+/* ---- 64-bit lanes and per-lane shifts: x86-64-v3 only (the key reads of the sampling job,
+ * which keeps lane-by-lane code where the target has no per-lane shifts) ---- */
 typedef simde__m256i v4u64;
-/* The 32-bit words at base + off (byte offsets; any alignment). */
-static inline v4i v4i_gather(const void *base, v4i off)
-{
-    return simde_mm_i32gather_epi32((const int32_t *)base, off, 1);
-}
-/* The same in the lanes of `mask` (all bits set), which alone load; the others take src's. */
-static inline v4i v4i_gather_masked(v4i src, const void *base, v4i off, v4i mask)
-{
-    return simde_mm_mask_i32gather_epi32(src, (const int32_t *)base, off, mask, 1);
-}
-/* The floats base[index]. */
-static inline v4f v4f_gather(const float *base, v4i index) { return simde_mm_i32gather_ps(base, index, 4); }
-/* The 64-bit words at base + off (byte offsets; any alignment). */
+/* The 64-bit words at base + off (byte offsets; any alignment): one gather instruction, which
+ * on the CPUs measured took less time than four loads here (but more than scalar loads for
+ * 32-bit table entries: docs/benchmarks.md). */
 static inline v4u64 v4u64_gather(const void *base, v4i off)
 {
     return simde_mm256_i32gather_epi64((const int64_t *)base, off, 1);
@@ -279,11 +269,6 @@ static inline v4i v4u64_lo32(v4u64 v)
 static inline v4i v4i_sllv(v4i v, v4i n) { return simde_mm_sllv_epi32(v, n); }
 static inline v4i v4i_mullo(v4i a, v4i b) { return simde_mm_mullo_epi32(a, b); }
 static inline v4i v4i_andnot(v4i a, v4i b) { return simde_mm_andnot_si128(a, b); } /* ~a & b */
-/* Four u16 at p in lanes 0..3, zero-extended; reads exactly 8 bytes. */
-static inline v4i v4i_load_u16(const uint16_t *p)
-{
-    return simde_mm_cvtepu16_epi32(simde_mm_loadl_epi64((const simde__m128i *)(const void *)p));
-}
 #endif
 
 /* ---- SoA helpers ---- */
