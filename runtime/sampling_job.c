@@ -909,7 +909,10 @@ OSSA__INLINE unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_
 /* floor(log2(v)) of each lane (1 <= v < 2^24): the exponent of its exact float conversion. */
 static inline v4i highest_bits(v4i v) { return v4i_sub(V4I_SRL(v4f_as_i(v4i_to_f(v)), 23), v4i_set1(127)); }
 
-static inline v4i v4i_select(v4i mask, v4i b, v4i a) { return v4f_as_i(v4f_select(v4i_as_f(mask), v4i_as_f(b), v4i_as_f(a))); }
+static inline v4i v4i_select(v4i mask, v4i b, v4i a)
+{
+    return v4f_as_i(v4f_select(v4i_as_f(mask), v4i_as_f(b), v4i_as_f(a)));
+}
 
 /* The keys around time point `frame` of each lane of g in the current `segment`: the time
  * points of the left key (lb) and the right one (rb; 16: the next segment's first key) in
@@ -917,7 +920,7 @@ static inline v4i v4i_select(v4i mask, v4i b, v4i a) { return v4f_as_i(v4f_selec
  * each lane). Padding lanes find sub-track 0's keys, in bounds, and use none of them. */
 typedef struct lane_keys {
     v4i lb, rb, left_at, right_at;
-    v4i left_widths, right_widths;  /* bytes w0..w3 of each lane */
+    v4i left_widths, right_widths;   /* bytes w0..w3 of each lane */
     v4i left_base[4], right_base[4]; /* [component] segment range bases (with `ranged`) */
     bool wide;                       /* some lane's keys in the segment take more than 57 bits:
                                         they are read lane by lane */
@@ -1051,12 +1054,14 @@ OSSA__INLINE bool refresh_group4(const ossa_animation *a, const ossa_sampling_co
     const v4i to_right = v4i_andnot(to_left, v4i_cmpeq(have_left, right_frame));
     if (v4f_movemask(v4i_as_f(to_left))) {
         const v4f m = v4i_as_f(to_left);
-        for (int c = 0; c < 4; ++c) v4f_store(g->value[0][c], v4f_select(m, v4f_load(g->value[1][c]), v4f_load(g->value[0][c])));
+        for (int c = 0; c < 4; ++c)
+            v4f_store(g->value[0][c], v4f_select(m, v4f_load(g->value[1][c]), v4f_load(g->value[0][c])));
         v4f_store(g->ratio[0], v4f_select(m, v4f_load(g->ratio[1]), v4f_load(g->ratio[0])));
     }
     if (v4f_movemask(v4i_as_f(to_right))) {
         const v4f m = v4i_as_f(to_right);
-        for (int c = 0; c < 4; ++c) v4f_store(g->value[1][c], v4f_select(m, v4f_load(g->value[0][c]), v4f_load(g->value[1][c])));
+        for (int c = 0; c < 4; ++c)
+            v4f_store(g->value[1][c], v4f_select(m, v4f_load(g->value[0][c]), v4f_load(g->value[1][c])));
         v4f_store(g->ratio[1], v4f_select(m, v4f_load(g->ratio[0]), v4f_load(g->ratio[1])));
     }
     have_left = v4i_select(to_left, left_frame, v4i_select(to_right, none, have_left));
@@ -1068,11 +1073,13 @@ OSSA__INLINE bool refresh_group4(const ossa_animation *a, const ossa_sampling_co
     const int n = stored_components(g);
     if (read[0]) {
         read_located(a->data, &k, 0, q[0], n, ranged);
-        v4f_store(g->ratio[0], v4f_select(v4i_as_f(read_left), ratios_of(a, ctx, segment, k.lb), v4f_load(g->ratio[0])));
+        v4f_store(g->ratio[0],
+                  v4f_select(v4i_as_f(read_left), ratios_of(a, ctx, segment, k.lb), v4f_load(g->ratio[0])));
     }
     if (read[1]) {
         read_located(a->data, &k, 1, q[1], n, ranged);
-        v4f_store(g->ratio[1], v4f_select(v4i_as_f(read_right), ratios_of(a, ctx, segment, k.rb), v4f_load(g->ratio[1])));
+        v4f_store(g->ratio[1],
+                  v4f_select(v4i_as_f(read_right), ratios_of(a, ctx, segment, k.rb), v4f_load(g->ratio[1])));
     }
     v4i_store((int32_t *)g->frame[0], left_frame);
     v4i_store((int32_t *)g->frame[1], right_frame);
@@ -1107,7 +1114,8 @@ OSSA__INLINE void refresh_group(const ossa_animation *a, const ossa_sampling_con
      * of lane mode's instructions (GCC 12 then keeps the array in memory). */
 #if defined(__AVX2__)
     if (mask == 15u && g->vector_keys &&
-        (g->ranged ? refresh_group4(a, ctx, g, frame, segment, true) : refresh_group4(a, ctx, g, frame, segment, false)))
+        (g->ranged ? refresh_group4(a, ctx, g, frame, segment, true)
+                   : refresh_group4(a, ctx, g, frame, segment, false)))
         return;
 #endif
     OSSA_ALIGNAS(16) int32_t q[2][4][4];

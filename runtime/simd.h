@@ -263,7 +263,8 @@ static inline v4u64 v4u64_srlv(v4u64 v, v4i n) { return simde_mm256_srlv_epi64(v
 /* The low 32 bits of each 64-bit lane. */
 static inline v4i v4u64_lo32(v4u64 v)
 {
-    return simde_mm256_castsi256_si128(simde_mm256_permutevar8x32_epi32(v, simde_mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+    return simde_mm256_castsi256_si128(
+        simde_mm256_permutevar8x32_epi32(v, simde_mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
 }
 /* Each lane shifted left by the same lane of n (0..31). */
 static inline v4i v4i_sllv(v4i v, v4i n) { return simde_mm_sllv_epi32(v, n); }
