@@ -1087,6 +1087,21 @@ OSSA__INLINE bool refresh_group4(const ossa_animation *a, const ossa_sampling_co
     return true;
 }
 
+/* refresh_group4 for groups without and with lanes that have segment ranges, out of line:
+ * lane mode's loop then keeps no 32-byte vectors, whose stack alignment every call would pay
+ * for (the playback cache's calls too). */
+OSSA__OUT_OF_LINE bool refresh_plain4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
+                                      uint32_t frame, uint32_t segment)
+{
+    return refresh_group4(a, ctx, g, frame, segment, false);
+}
+
+OSSA__OUT_OF_LINE bool refresh_ranged4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
+                                       uint32_t frame, uint32_t segment)
+{
+    return refresh_group4(a, ctx, g, frame, segment, true);
+}
+
 /* Both keys of every lane of g into q ([key][component][lane]), for random access, and the
  * time points of both in lb and rb; false, with nothing read, when k.wide. `ranged`: see
  * locate_keys. */
@@ -1114,8 +1129,7 @@ OSSA__INLINE void refresh_group(const ossa_animation *a, const ossa_sampling_con
      * of lane mode's instructions (GCC 12 then keeps the array in memory). */
 #if defined(__AVX2__)
     if (mask == 15u && g->vector_keys &&
-        (g->ranged ? refresh_group4(a, ctx, g, frame, segment, true)
-                   : refresh_group4(a, ctx, g, frame, segment, false)))
+        (g->ranged ? refresh_ranged4(a, ctx, g, frame, segment) : refresh_plain4(a, ctx, g, frame, segment)))
         return;
 #endif
     OSSA_ALIGNAS(16) int32_t q[2][4][4];
