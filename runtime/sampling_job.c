@@ -926,6 +926,16 @@ typedef struct lane_keys {
                                         they are read lane by lane */
 } lane_keys;
 
+/* Sub-track s's bitmap in the current segment, as one 16-bit load (this copy runs on x86,
+ * little-endian): GCC merges the two byte loads of the portable form across the four lanes
+ * into a dozen shifts and ORs. */
+static inline int32_t bitmap_of(const ossa_sampling_context *ctx, size_t s)
+{
+    uint16_t bm;
+    memcpy(&bm, ctx->segment_data + 2 * s, sizeof bm);
+    return bm;
+}
+
 /* With `ranged` (a constant: some lane of g has segment ranges), the keys of those lanes
  * inside the segment take the segment's widths and bases, as read_key reads them. */
 OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g,
@@ -935,10 +945,7 @@ OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_
      * cost more time than four loads and inserts (docs/benchmarks.md). */
     const size_t s0 = g->sub[0], s1 = g->sub[1], s2 = g->sub[2], s3 = g->sub[3];
 #define LANES(table) v4i_set((int32_t)(table)[s0], (int32_t)(table)[s1], (int32_t)(table)[s2], (int32_t)(table)[s3])
-    const uint8_t *p = ctx->segment_data;
-#define BITMAP(s) ((int32_t)p[2 * (s)] | (int32_t)p[2 * (s) + 1] << 8)
-    const v4i bm = v4i_set(BITMAP(s0), BITMAP(s1), BITMAP(s2), BITMAP(s3));
-#undef BITMAP
+    const v4i bm = v4i_set(bitmap_of(ctx, s0), bitmap_of(ctx, s1), bitmap_of(ctx, s2), bitmap_of(ctx, s3));
     const v4i upto = v4i_set1((int32_t)((2u << (frame - segment * OSSA__SEGMENT_FRAMES)) - 1u));
     const v4i below = v4i_and(bm, upto);
     /* Bit 16 stands for the next segment's first key, when no key of the segment is after. */
@@ -946,9 +953,8 @@ OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_
     lane_keys k;
     k.lb = highest_bits(below);
     k.rb = highest_bits(v4i_and(above, v4i_sub(v4i_zero(), above)));
-    /* Bit 0 is set in every bitmap: the left key is key popcount - 1 (popcounts of 16-bit
-     * halves, the upper ones zero). */
-    const v4i index = v4i_sub(v8u16_popcount(below), v4i_set1(1));
+    /* Bit 0 is set in every bitmap: the left key is key popcount - 1. */
+    const v4i index = v4i_sub(v4i_popcount16(below), v4i_set1(1));
     const v4i first = LANES(ctx->first_at), bits = LANES(ctx->key_bits);
     const v4i right_at = v4i_add(LANES(ctx->rest_at), v4i_mullo(index, bits)); /* key index + 1 */
     const v4i left_first = v4i_cmpeq(index, v4i_zero()), right_next = v4i_cmpeq(k.rb, v4i_set1(OSSA__SEGMENT_FRAMES));

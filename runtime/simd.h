@@ -266,6 +266,15 @@ static inline v4i v4u64_lo32(v4u64 v)
     return simde_mm256_castsi256_si128(
         simde_mm256_permutevar8x32_epi32(v, simde_mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
 }
+/* Population count of each lane's low 16 bits, the upper 16 being zero: two nibble lookups and
+ * a sum of byte pairs, half the instructions of v8u16_popcount. */
+static inline v4i v4i_popcount16(v4i v)
+{
+    const v4i lut = simde_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4), nibble = simde_mm_set1_epi8(0x0f);
+    const v4i lo = simde_mm_shuffle_epi8(lut, simde_mm_and_si128(v, nibble));
+    const v4i hi = simde_mm_shuffle_epi8(lut, simde_mm_and_si128(simde_mm_srli_epi16(v, 4), nibble));
+    return simde_mm_maddubs_epi16(simde_mm_add_epi8(lo, hi), simde_mm_set1_epi8(1));
+}
 /* Each lane shifted left by the same lane of n (0..31). */
 static inline v4i v4i_sllv(v4i v, v4i n) { return simde_mm_sllv_epi32(v, n); }
 static inline v4i v4i_mullo(v4i a, v4i b) { return simde_mm_mullo_epi32(a, b); }
