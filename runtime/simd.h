@@ -270,7 +270,8 @@ static inline v4i v4u64_lo32(v4u64 v)
  * a sum of byte pairs, half the instructions of v8u16_popcount. */
 static inline v4i v4i_popcount16(v4i v)
 {
-    const v4i lut = simde_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4), nibble = simde_mm_set1_epi8(0x0f);
+    const v4i lut = simde_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4),
+              nibble = simde_mm_set1_epi8(0x0f);
     const v4i lo = simde_mm_shuffle_epi8(lut, simde_mm_and_si128(v, nibble));
     const v4i hi = simde_mm_shuffle_epi8(lut, simde_mm_and_si128(simde_mm_srli_epi16(v, 4), nibble));
     return simde_mm_maddubs_epi16(simde_mm_add_epi8(lo, hi), simde_mm_set1_epi8(1));
