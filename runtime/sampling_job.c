@@ -972,9 +972,9 @@ OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_
     /* The lanes with segment ranges: their entries' widths and bases (the other lanes keep
      * the clip widths and a base of 0). */
     static const ranged_track none; /* zero */
-    const size_t sub[4] = {s0, s1, s2, s3};
     const ranged_track *r[4];
     int32_t rw[4];
+    const size_t sub[4] = {s0, s1, s2, s3};
     for (int l = 0; l < 4; ++l) {
         const uint16_t ro = ctx->ranged_of[sub[l]];
         r[l] = ro == UINT16_MAX ? &none : &ctx->ranged[ro];
@@ -983,11 +983,13 @@ OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_
     const v4i widths = v4i_set(rw[0], rw[1], rw[2], rw[3]);
     k.left_widths = v4i_select(left_first, clip, widths);
     k.right_widths = v4i_select(right_next, clip, widths);
+    /* Each lane's four bases in one load, then [lane][component] to [component][lane]. */
+    v4f base[4];
+    for (int l = 0; l < 4; ++l) base[l] = v4i_as_f(v8u16_loadu((const uint8_t *)r[l]->base));
+    v4f_transpose4(&base[0], &base[1], &base[2], &base[3]);
     for (int c = 0; c < 4; ++c) {
-        const v4i base =
-            v4i_set((int32_t)r[0]->base[c], (int32_t)r[1]->base[c], (int32_t)r[2]->base[c], (int32_t)r[3]->base[c]);
-        k.left_base[c] = v4i_andnot(left_first, base);
-        k.right_base[c] = v4i_andnot(right_next, base);
+        k.left_base[c] = v4i_andnot(left_first, v4f_as_i(base[c]));
+        k.right_base[c] = v4i_andnot(right_next, v4f_as_i(base[c]));
     }
     return k;
 }
