@@ -691,12 +691,25 @@ static void segment_setup(const ossa_animation *a, ossa_sampling_context *ctx, u
     for (size_t k = 0; k < ctx->ranged_count; ++k) {
         ranged_track *r = &ctx->ranged[k];
         const uint8_t *e = entries + r->entry; /* base, width of each stored component */
+#if defined(__AVX2__)
+        /* The same four lanes at once: one 8-byte load (a 3-component entry's next two bytes,
+         * the next entry's or the key data's, are cleared), the bases shifted lane by lane. */
+        const v4i pairs = v4i_and(v16u8_load8(e), r->stored == 4 ? v4i_set1(-1) : v4i_set(-1, 0xffff, 0, 0));
+        const v4i bases = v16u8_shuffle(pairs, v4i_set(0x80808000, 0x80808002, 0x80808004, (int32_t)0x80808006));
+        const v4i widths =
+            v16u8_shuffle(pairs, v4i_set(0x07050301, (int32_t)0x80808080, (int32_t)0x80808080, (int32_t)0x80808080));
+        v4i_storeu(r->base, v4i_sllv(bases, v4i_load_u8x4(r->shift)));
+        const int32_t w = v4i_x(widths);
+        memcpy(r->width, &w, sizeof w);
+        ctx->key_bits[r->sub] = (uint16_t)v16u8_sum8(widths);
+#else
         r->base[0] = (uint32_t)e[0] << r->shift[0], r->width[0] = e[1];
         r->base[1] = (uint32_t)e[2] << r->shift[1], r->width[1] = e[3];
         r->base[2] = (uint32_t)e[4] << r->shift[2], r->width[2] = e[5];
         unsigned bits = (unsigned)e[1] + e[3] + e[5];
         if (r->stored == 4) r->base[3] = (uint32_t)e[6] << r->shift[3], r->width[3] = e[7], bits += e[7];
         ctx->key_bits[r->sub] = (uint16_t)bits;
+#endif
     }
     uint32_t at = block_at(a, ctx, segment) + ctx->first_block;
     uint32_t *out = ctx->rest_at;

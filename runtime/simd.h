@@ -276,6 +276,24 @@ static inline v4i v4i_popcount16(v4i v)
     const v4i hi = simde_mm_shuffle_epi8(lut, simde_mm_and_si128(simde_mm_srli_epi16(v, 4), nibble));
     return simde_mm_maddubs_epi16(simde_mm_add_epi8(lo, hi), simde_mm_set1_epi8(1));
 }
+/* The bytes of v at the byte indices of `index` (an index with bit 7 set gives 0). */
+static inline v4i v16u8_shuffle(v4i v, v4i index) { return simde_mm_shuffle_epi8(v, index); }
+/* 8 bytes at p in bytes 0..7, the others zero; reads exactly 8 bytes. */
+static inline v4i v16u8_load8(const uint8_t *p) { return simde_mm_loadl_epi64((const simde__m128i *)(const void *)p); }
+/* Four bytes at p, zero-extended to the four lanes; reads exactly 4 bytes. */
+static inline v4i v4i_load_u8x4(const uint8_t *p)
+{
+    int32_t w;
+    memcpy(&w, p, sizeof w);
+    return simde_mm_cvtepu8_epi32(simde_mm_cvtsi32_si128(w));
+}
+/* Lane 0 of v. */
+static inline int32_t v4i_x(v4i v) { return simde_mm_cvtsi128_si32(v); }
+/* The sum of bytes 0..7 of v. */
+static inline uint32_t v16u8_sum8(v4i v)
+{
+    return (uint32_t)simde_mm_cvtsi128_si32(simde_mm_sad_epu8(v, simde_mm_setzero_si128()));
+}
 /* Each lane shifted left by the same lane of n (0..31). */
 static inline v4i v4i_sllv(v4i v, v4i n) { return simde_mm_sllv_epi32(v, n); }
 static inline v4i v4i_mullo(v4i a, v4i b) { return simde_mm_mullo_epi32(a, b); }
