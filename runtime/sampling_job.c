@@ -692,10 +692,12 @@ static void segment_setup(const ossa_animation *a, ossa_sampling_context *ctx, u
         ranged_track *r = &ctx->ranged[k];
         const uint8_t *e = entries + r->entry; /* base, width of each stored component */
 #if defined(__AVX2__)
-        /* The same four lanes at once: one 8-byte load (a 3-component entry's next two bytes,
-         * the next entry's or the key data's, are cleared), the bases shifted lane by lane. */
+        /* The same, the four components at once: one 8-byte load (a 3-component entry's next
+         * two bytes, the next entry's or the key data's, are cleared), bases and widths to
+         * their lanes by byte shuffles, the bases shifted component by component. */
         const v4i pairs = v4i_and(v16u8_load8(e), r->stored == 4 ? v4i_set1(-1) : v4i_set(-1, 0xffff, 0, 0));
-        const v4i bases = v16u8_shuffle(pairs, v4i_set(0x80808000, 0x80808002, 0x80808004, (int32_t)0x80808006));
+        const v4i bases = v16u8_shuffle(
+            pairs, v4i_set((int32_t)0x80808000, (int32_t)0x80808002, (int32_t)0x80808004, (int32_t)0x80808006));
         const v4i widths =
             v16u8_shuffle(pairs, v4i_set(0x07050301, (int32_t)0x80808080, (int32_t)0x80808080, (int32_t)0x80808080));
         v4i_storeu(r->base, v4i_sllv(bases, v4i_load_u8x4(r->shift)));
@@ -1059,7 +1061,7 @@ static inline int stored_components(const sub_group *g)
 /* refresh_lane for all four lanes of g, four at a time, then their dequantisation; false, with
  * nothing done, when k.wide. Lane mode takes it when every lane of a group is stale, as the
  * lanes of sub-tracks with the same key times are at once (every lane at a segment's start):
- * for one or two stale lanes the lane-by-lane refresh costs less. */
+ * for one to three stale lanes the lane-by-lane refresh costs less. */
 OSSA__INLINE bool refresh_group4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
                                  uint32_t frame, uint32_t segment, bool ranged)
 {
