@@ -34,8 +34,12 @@ typedef struct sub_group {
                                            they differ (padding lanes take lane 0's) */
     uint8_t components;                 /* 3, or 4 for rotations */
     uint8_t channel;
+    uint8_t vector_keys;  /* no lane has first keys of more than 57 bits: the x86-64-v3 path
+                             reads its keys four lanes at a time (read_keys4) in the segments
+                             where its lanes' other keys are that narrow too */
     uint16_t cache_right; /* playback cache: byte offset of the right keys from the left ones
                              (fill_cache) */
+    uint8_t ranged;       /* some lane's sub-track has segment ranges */
 } sub_group;
 
 enum { MIXED_FORMATS = 0xff };
@@ -648,6 +652,15 @@ static bool bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
     }
     for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[i] = 0;
     for (int c = 0; c < 3; ++c) make_groups(a, ctx, c, sub_of, range_at);
+    for (size_t gi = 0; gi < ctx->group_count; ++gi) {
+        sub_group *g = &ctx->groups[gi];
+        bool narrow = true, ranged = false;
+        for (size_t l = 0; l < g->lanes; ++l) {
+            narrow = narrow && ctx->first_bits[g->sub[l]] <= 57;
+            ranged = ranged || ctx->ranged_of[g->sub[l]] != UINT16_MAX;
+        }
+        g->vector_keys = narrow, g->ranged = ranged;
+    }
     ctx->bound = a->kinds;
     ctx->bound_rest = rest;
     ctx->bound_animated = a->animated_count;
@@ -678,12 +691,27 @@ static void segment_setup(const ossa_animation *a, ossa_sampling_context *ctx, u
     for (size_t k = 0; k < ctx->ranged_count; ++k) {
         ranged_track *r = &ctx->ranged[k];
         const uint8_t *e = entries + r->entry; /* base, width of each stored component */
+#if defined(__AVX2__)
+        /* The same, the four components at once: one 8-byte load (a 3-component entry's next
+         * two bytes, the next entry's or the key data's, are cleared), bases and widths to
+         * their lanes by byte shuffles, the bases shifted component by component. */
+        const v4i pairs = v4i_and(v16u8_load8(e), r->stored == 4 ? v4i_set1(-1) : v4i_set(-1, 0xffff, 0, 0));
+        const v4i bases = v16u8_shuffle(
+            pairs, v4i_set((int32_t)0x80808000, (int32_t)0x80808002, (int32_t)0x80808004, (int32_t)0x80808006));
+        const v4i widths =
+            v16u8_shuffle(pairs, v4i_set(0x07050301, (int32_t)0x80808080, (int32_t)0x80808080, (int32_t)0x80808080));
+        v4i_storeu(r->base, v4i_sllv(bases, v4i_load_u8x4(r->shift)));
+        const int32_t w = v4i_x(widths);
+        memcpy(r->width, &w, sizeof w);
+        ctx->key_bits[r->sub] = (uint16_t)v16u8_sum8(widths);
+#else
         r->base[0] = (uint32_t)e[0] << r->shift[0], r->width[0] = e[1];
         r->base[1] = (uint32_t)e[2] << r->shift[1], r->width[1] = e[3];
         r->base[2] = (uint32_t)e[4] << r->shift[2], r->width[2] = e[5];
         unsigned bits = (unsigned)e[1] + e[3] + e[5];
         if (r->stored == 4) r->base[3] = (uint32_t)e[6] << r->shift[3], r->width[3] = e[7], bits += e[7];
         ctx->key_bits[r->sub] = (uint16_t)bits;
+#endif
     }
     uint32_t at = block_at(a, ctx, segment) + ctx->first_block;
     uint32_t *out = ctx->rest_at;
@@ -886,6 +914,233 @@ OSSA__INLINE unsigned refresh_lane(const ossa_animation *a, const ossa_sampling_
     return read;
 }
 
+#if defined(__AVX2__)
+/* Four lanes at a time (x86-64-v3: per-lane shifts of 64-bit words): what seek_group, and
+ * refresh_lane when a group's four lanes all cross their keys at once, do one lane at a time,
+ * for the groups whose lanes read each key with one 8-byte load (g->vector_keys, and keys of
+ * at most 57 bits in the segment). Same keys, same integers, same functions after them: the
+ * poses are the same bit for bit. */
+
+/* floor(log2(v)) of each lane (1 <= v < 2^24): the exponent of its exact float conversion. */
+static inline v4i highest_bits(v4i v) { return v4i_sub(V4I_SRL(v4f_as_i(v4i_to_f(v)), 23), v4i_set1(127)); }
+
+static inline v4i v4i_select(v4i mask, v4i b, v4i a)
+{
+    return v4f_as_i(v4f_select(v4i_as_f(mask), v4i_as_f(b), v4i_as_f(a)));
+}
+
+/* The keys around time point `frame` of each lane of g in the current `segment`: the time
+ * points of the left key (lb) and the right one (rb; 16: the next segment's first key) in
+ * the segment, the bit offsets of both keys, and the lanes' component widths (bytes w0..w3 of
+ * each lane). Padding lanes find sub-track 0's keys, in bounds, and use none of them. */
+typedef struct lane_keys {
+    v4i lb, rb, left_at, right_at;
+    v4i left_widths, right_widths;   /* bytes w0..w3 of each lane */
+    v4i left_base[4], right_base[4]; /* [component] segment range bases (with `ranged`) */
+    bool wide;                       /* some lane's keys in the segment take more than 57 bits:
+                                        they are read lane by lane */
+} lane_keys;
+
+/* Sub-track s's bitmap in the current segment, as one 16-bit load (this copy runs on x86,
+ * little-endian): GCC merges the two byte loads of the portable form across the four lanes
+ * into a dozen shifts and ORs. */
+static inline int32_t bitmap_of(const ossa_sampling_context *ctx, size_t s)
+{
+    uint16_t bm;
+    memcpy(&bm, ctx->segment_data + 2 * s, sizeof bm);
+    return bm;
+}
+
+/* With `ranged` (a constant: some lane of g has segment ranges), the keys of those lanes
+ * inside the segment take the segment's widths and bases, as read_key reads them. */
+OSSA__INLINE lane_keys locate_keys(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g,
+                                   uint32_t frame, uint32_t segment, bool ranged)
+{
+    /* Each lane's table entries by scalar loads: on the CPUs measured the gather instructions
+     * cost more time than four loads and inserts (docs/benchmarks.md). */
+    const size_t s0 = g->sub[0], s1 = g->sub[1], s2 = g->sub[2], s3 = g->sub[3];
+#define LANES(table) v4i_set((int32_t)(table)[s0], (int32_t)(table)[s1], (int32_t)(table)[s2], (int32_t)(table)[s3])
+    const v4i bm = v4i_set(bitmap_of(ctx, s0), bitmap_of(ctx, s1), bitmap_of(ctx, s2), bitmap_of(ctx, s3));
+    const v4i upto = v4i_set1((int32_t)((2u << (frame - segment * OSSA__SEGMENT_FRAMES)) - 1u));
+    const v4i below = v4i_and(bm, upto);
+    /* Bit 16 stands for the next segment's first key, when no key of the segment is after. */
+    const v4i above = v4i_or(v4i_andnot(upto, bm), v4i_set1(1 << OSSA__SEGMENT_FRAMES));
+    lane_keys k;
+    k.lb = highest_bits(below);
+    k.rb = highest_bits(v4i_and(above, v4i_sub(v4i_zero(), above)));
+    /* Bit 0 is set in every bitmap: the left key is key popcount - 1. */
+    const v4i index = v4i_sub(v4i_popcount16(below), v4i_set1(1));
+    const v4i first = LANES(ctx->first_at), bits = LANES(ctx->key_bits);
+    const v4i right_at = v4i_add(LANES(ctx->rest_at), v4i_mullo(index, bits)); /* key index + 1 */
+    const v4i left_first = v4i_cmpeq(index, v4i_zero()), right_next = v4i_cmpeq(k.rb, v4i_set1(OSSA__SEGMENT_FRAMES));
+    k.left_at = v4i_select(left_first, v4i_add(v4i_set1((int32_t)ctx->segment_block), first), v4i_sub(right_at, bits));
+    k.right_at = v4i_select(right_next, v4i_add(v4i_set1((int32_t)block_at(a, ctx, segment + 1u)), first), right_at);
+#define WIDTHS(s) ((int32_t)ossa__load_u32(&a->bits[4 * (s)]))
+    const v4i clip = v4i_set(WIDTHS(s0), WIDTHS(s1), WIDTHS(s2), WIDTHS(s3));
+#undef WIDTHS
+#undef LANES
+    k.left_widths = k.right_widths = clip;
+    k.wide = false; /* first keys: g->vector_keys */
+    if (!ranged) return k;
+    k.wide = v4f_movemask(v4i_as_f(v4i_cmpgt(bits, v4i_set1(57)))) != 0;
+    if (k.wide) return k;
+    /* The lanes with segment ranges: their entries' widths and bases (the other lanes keep
+     * the clip widths and a base of 0). */
+    static const ranged_track none; /* zero */
+    const ranged_track *r[4];
+    int32_t rw[4];
+    const size_t sub[4] = {s0, s1, s2, s3};
+    for (int l = 0; l < 4; ++l) {
+        const uint16_t ro = ctx->ranged_of[sub[l]];
+        r[l] = ro == UINT16_MAX ? &none : &ctx->ranged[ro];
+        rw[l] = ro == UINT16_MAX ? (int32_t)ossa__load_u32(&a->bits[4 * sub[l]]) : (int32_t)ossa__load_u32(r[l]->width);
+    }
+    const v4i widths = v4i_set(rw[0], rw[1], rw[2], rw[3]);
+    k.left_widths = v4i_select(left_first, clip, widths);
+    k.right_widths = v4i_select(right_next, clip, widths);
+    /* Each lane's four bases in one load, then [lane][component] to [component][lane]. */
+    v4f base[4];
+    for (int l = 0; l < 4; ++l) base[l] = v4i_as_f(v8u16_loadu((const uint8_t *)r[l]->base));
+    v4f_transpose4(&base[0], &base[1], &base[2], &base[3]);
+    for (int c = 0; c < 4; ++c) {
+        k.left_base[c] = v4i_andnot(left_first, v4f_as_i(base[c]));
+        k.right_base[c] = v4i_andnot(right_next, v4f_as_i(base[c]));
+    }
+    return k;
+}
+
+/* The ratios of the time points first + t of each lane (t = lb or rb), as segment_ratio holds
+ * them: for uniform time points the same division as enter_segment's. */
+static inline v4f ratios_of(const ossa_animation *a, const ossa_sampling_context *ctx, uint32_t segment, v4i t)
+{
+    if (!a->timepoints) {
+        const v4i frames = v4i_add(v4i_set1((int32_t)(segment * OSSA__SEGMENT_FRAMES)), t);
+        return v4f_div(v4i_to_f(frames), v4f_set1((float)(int32_t)(a->frame_count - 1)));
+    }
+    OSSA_ALIGNAS(16) int32_t i[4];
+    v4i_store(i, t);
+    const float *r = ctx->segment_ratio;
+    return v4f_set(r[i[0]], r[i[1]], r[i[2]], r[i[3]]);
+}
+
+/* The integers of four keys at bit offsets `at` (one per lane), n components (a constant) of
+ * widths `widths` (bytes), plus base[component] when base is not NULL, into dest
+ * ([component][lane]): store_key's one-load case, lane by lane shifts on 64-bit words. */
+OSSA__INLINE void read_keys4(const uint8_t *data, v4i at, v4i widths, const v4i *base, int32_t (*dest)[4], int n)
+{
+    v4u64 word = v4u64_srlv(v4u64_gather(data, V4I_SRL(at, 3)), v4i_and(at, v4i_set1(7)));
+    const v4i ones = v4i_set1(-1), byte = v4i_set1(0xff);
+    const v4i w[4] = {v4i_and(widths, byte), v4i_and(V4I_SRL(widths, 8), byte), v4i_and(V4I_SRL(widths, 16), byte),
+                      V4I_SRL(widths, 24)};
+    for (int c = 0; c < n; ++c) {
+        const v4i q = v4i_andnot(v4i_sllv(ones, w[c]), v4u64_lo32(word));
+        v4i_store(dest[c], base ? v4i_add(q, base[c]) : q);
+        if (c + 1 < n) word = v4u64_srlv(word, w[c]);
+    }
+}
+
+/* Key `key` (0: the left one, 1: the right one) of every lane, located by k, into q
+ * ([component][lane]); n and `ranged` are constants (locate_keys). */
+OSSA__INLINE void read_located(const uint8_t *data, const lane_keys *k, int key, int32_t (*q)[4], int n, bool ranged)
+{
+    const v4i at = key ? k->right_at : k->left_at, widths = key ? k->right_widths : k->left_widths;
+    const v4i *base = ranged ? (key ? k->right_base : k->left_base) : NULL;
+    if (n == 4)
+        read_keys4(data, at, widths, base, q, 4);
+    else
+        read_keys4(data, at, widths, base, q, 3);
+}
+
+/* Components read for every lane of g: 4 when some lane stores all four of a rotation (the
+ * others' fourth integer is never selected, as in read_key). */
+static inline int stored_components(const sub_group *g)
+{
+    return g->components == 4 && (g->same_format == OSSA__ROT_FULL || g->same_format == MIXED_FORMATS) ? 4 : 3;
+}
+
+/* refresh_lane for all four lanes of g, four at a time, then their dequantisation; false, with
+ * nothing done, when k.wide. Lane mode takes it when every lane of a group is stale, as the
+ * lanes of sub-tracks with the same key times are at once (every lane at a segment's start):
+ * for one to three stale lanes the lane-by-lane refresh costs less. */
+OSSA__INLINE bool refresh_group4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
+                                 uint32_t frame, uint32_t segment, bool ranged)
+{
+    const lane_keys k = locate_keys(a, ctx, g, frame, segment, ranged);
+    if (k.wide) return false;
+    const v4i first = v4i_set1((int32_t)(segment * OSSA__SEGMENT_FRAMES));
+    const v4i left_frame = v4i_add(first, k.lb), right_frame = v4i_add(first, k.rb);
+    const v4i none = v4i_set1(-1); /* UINT32_MAX */
+    v4i have_left = v4i_load((const int32_t *)g->frame[0]), have_right = v4i_load((const int32_t *)g->frame[1]);
+    /* The moves of refresh_lane: the old right key to the left (forward), else the old left
+     * key to the right (backward). */
+    const v4i to_left = v4i_cmpeq(have_right, left_frame);
+    const v4i to_right = v4i_andnot(to_left, v4i_cmpeq(have_left, right_frame));
+    if (v4f_movemask(v4i_as_f(to_left))) {
+        const v4f m = v4i_as_f(to_left);
+        for (int c = 0; c < 4; ++c)
+            v4f_store(g->value[0][c], v4f_select(m, v4f_load(g->value[1][c]), v4f_load(g->value[0][c])));
+        v4f_store(g->ratio[0], v4f_select(m, v4f_load(g->ratio[1]), v4f_load(g->ratio[0])));
+    }
+    if (v4f_movemask(v4i_as_f(to_right))) {
+        const v4f m = v4i_as_f(to_right);
+        for (int c = 0; c < 4; ++c)
+            v4f_store(g->value[1][c], v4f_select(m, v4f_load(g->value[0][c]), v4f_load(g->value[1][c])));
+        v4f_store(g->ratio[1], v4f_select(m, v4f_load(g->ratio[0]), v4f_load(g->ratio[1])));
+    }
+    have_left = v4i_select(to_left, left_frame, v4i_select(to_right, none, have_left));
+    have_right = v4i_select(to_left, none, v4i_select(to_right, right_frame, have_right));
+    const v4i read_left = v4i_andnot(v4i_cmpeq(have_left, left_frame), none);
+    const v4i read_right = v4i_andnot(v4i_cmpeq(have_right, right_frame), none);
+    const unsigned read[2] = {v4f_movemask(v4i_as_f(read_left)), v4f_movemask(v4i_as_f(read_right))};
+    OSSA_ALIGNAS(16) int32_t q[2][4][4]; /* lanes not read: unset, never selected (refresh_group) */
+    const int n = stored_components(g);
+    if (read[0]) {
+        read_located(a->data, &k, 0, q[0], n, ranged);
+        v4f_store(g->ratio[0],
+                  v4f_select(v4i_as_f(read_left), ratios_of(a, ctx, segment, k.lb), v4f_load(g->ratio[0])));
+    }
+    if (read[1]) {
+        read_located(a->data, &k, 1, q[1], n, ranged);
+        v4f_store(g->ratio[1],
+                  v4f_select(v4i_as_f(read_right), ratios_of(a, ctx, segment, k.rb), v4f_load(g->ratio[1])));
+    }
+    v4i_store((int32_t *)g->frame[0], left_frame);
+    v4i_store((int32_t *)g->frame[1], right_frame);
+    dequantise(g, q, read);
+    return true;
+}
+
+/* refresh_group4 for groups without and with lanes that have segment ranges, out of line:
+ * lane mode's loop then keeps no 32-byte vectors, whose stack alignment every call would pay
+ * for (the playback cache's calls too). */
+OSSA__OUT_OF_LINE bool refresh_plain4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
+                                      uint32_t frame, uint32_t segment)
+{
+    return refresh_group4(a, ctx, g, frame, segment, false);
+}
+
+OSSA__OUT_OF_LINE bool refresh_ranged4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
+                                       uint32_t frame, uint32_t segment)
+{
+    return refresh_group4(a, ctx, g, frame, segment, true);
+}
+
+/* Both keys of every lane of g into q ([key][component][lane]), for random access, and the
+ * time points of both in lb and rb; false, with nothing read, when k.wide. `ranged`: see
+ * locate_keys. */
+OSSA__INLINE bool read_both4(const ossa_animation *a, const ossa_sampling_context *ctx, const sub_group *g,
+                             uint32_t frame, uint32_t segment, int32_t (*q)[4][4], v4i *lb, v4i *rb, bool ranged)
+{
+    const lane_keys k = locate_keys(a, ctx, g, frame, segment, ranged);
+    if (k.wide) return false;
+    const int n = stored_components(g);
+    read_located(a->data, &k, 0, q[0], n, ranged);
+    read_located(a->data, &k, 1, q[1], n, ranged);
+    *lb = k.lb, *rb = k.rb;
+    return true;
+}
+#endif
+
 /* Refreshes the lanes of g in `mask` (bits) and dequantises the keys read. */
 OSSA__INLINE void refresh_group(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, unsigned mask,
                           uint32_t frame, uint32_t segment)
@@ -895,6 +1150,11 @@ OSSA__INLINE void refresh_group(const ossa_animation *a, const ossa_sampling_con
      * values are computed but never selected (dequantise keeps the lanes not read, and
      * dequantise_key never selects a dropped rotation component). Zeroing them costs 5-20 %
      * of lane mode's instructions (GCC 12 then keeps the array in memory). */
+#if defined(__AVX2__)
+    if (mask == 15u && g->vector_keys &&
+        (g->ranged ? refresh_ranged4(a, ctx, g, frame, segment) : refresh_plain4(a, ctx, g, frame, segment)))
+        return;
+#endif
     OSSA_ALIGNAS(16) int32_t q[2][4][4];
     unsigned left = 0u, right = 0u;
 #define REFRESH(l)                                                                                                     \
@@ -989,6 +1249,20 @@ OSSA__INLINE void seek_group(const ossa_animation *a, const ossa_sampling_contex
 {
     OSSA_ALIGNAS(16) int32_t q[2][4][4];
     OSSA_ALIGNAS(16) float value[2][4][4];
+#if defined(__AVX2__)
+    v4i vlb, vrb;
+    if (g->vector_keys && (g->ranged ? read_both4(a, ctx, g, frame, segment, q, &vlb, &vrb, true)
+                                     : read_both4(a, ctx, g, frame, segment, q, &vlb, &vrb, false))) {
+        const v4f real = v4i_as_f(v4i_cmpgt(v4i_set1(g->lanes), v4i_set(0, 1, 2, 3)));
+        const v4f left_ratio = v4f_select(real, ratios_of(a, ctx, segment, vlb), v4f_set1(-1.f));
+        const v4f right_ratio = v4f_select(real, ratios_of(a, ctx, segment, vrb), v4f_set1(2.f));
+        OSSA_ALIGNAS(16) float ratio[2][4];
+        v4f_store(ratio[0], left_ratio), v4f_store(ratio[1], right_ratio);
+        dequantise_keys(g, q[0][0], 16, value[0][0], 16, 2u);
+        interpolate(g, value[0][0], value[1][0], ratio[0], ratio[1], vratio, out);
+        return;
+    }
+#endif
     /* Padding lanes bracket every ratio; their integers are never read (a step of 0). */
     OSSA_ALIGNAS(16) float ratio[2][4] = {{-1.f, -1.f, -1.f, -1.f}, {2.f, 2.f, 2.f, 2.f}};
     const uint32_t first = segment * OSSA__SEGMENT_FRAMES;

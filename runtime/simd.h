@@ -246,6 +246,60 @@ static inline v4i v8u16_prefix(v4i v)
     return v8u16_add(v, V128_SHIFT_BYTES(v, 8));
 }
 
+#if defined(__AVX2__)
+#include <simde/x86/avx2.h>
+/* ---- 64-bit lanes and per-lane shifts: x86-64-v3 only (the key reads of the sampling job,
+ * which keeps lane-by-lane code where the target has no per-lane shifts) ---- */
+typedef simde__m256i v4u64;
+/* The 64-bit words at base + off (byte offsets; any alignment): one gather instruction, which
+ * on the CPUs measured took less time than four loads here (but more than scalar loads for
+ * 32-bit table entries: docs/benchmarks.md). */
+static inline v4u64 v4u64_gather(const void *base, v4i off)
+{
+    return simde_mm256_i32gather_epi64((const int64_t *)base, off, 1);
+}
+/* Each 64-bit lane shifted right by the same lane of n (0..63). */
+static inline v4u64 v4u64_srlv(v4u64 v, v4i n) { return simde_mm256_srlv_epi64(v, simde_mm256_cvtepu32_epi64(n)); }
+/* The low 32 bits of each 64-bit lane. */
+static inline v4i v4u64_lo32(v4u64 v)
+{
+    return simde_mm256_castsi256_si128(
+        simde_mm256_permutevar8x32_epi32(v, simde_mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+}
+/* Population count of each lane's low 16 bits, the upper 16 being zero: two nibble lookups and
+ * a sum of byte pairs, half the instructions of v8u16_popcount. */
+static inline v4i v4i_popcount16(v4i v)
+{
+    const v4i lut = simde_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4),
+              nibble = simde_mm_set1_epi8(0x0f);
+    const v4i lo = simde_mm_shuffle_epi8(lut, simde_mm_and_si128(v, nibble));
+    const v4i hi = simde_mm_shuffle_epi8(lut, simde_mm_and_si128(simde_mm_srli_epi16(v, 4), nibble));
+    return simde_mm_maddubs_epi16(simde_mm_add_epi8(lo, hi), simde_mm_set1_epi8(1));
+}
+/* The bytes of v at the byte indices of `index` (an index with bit 7 set gives 0). */
+static inline v4i v16u8_shuffle(v4i v, v4i index) { return simde_mm_shuffle_epi8(v, index); }
+/* 8 bytes at p in bytes 0..7, the others zero; reads exactly 8 bytes. */
+static inline v4i v16u8_load8(const uint8_t *p) { return simde_mm_loadl_epi64((const simde__m128i *)(const void *)p); }
+/* Four bytes at p, zero-extended to the four lanes; reads exactly 4 bytes. */
+static inline v4i v4i_load_u8x4(const uint8_t *p)
+{
+    int32_t w;
+    memcpy(&w, p, sizeof w);
+    return simde_mm_cvtepu8_epi32(simde_mm_cvtsi32_si128(w));
+}
+/* Lane 0 of v. */
+static inline int32_t v4i_x(v4i v) { return simde_mm_cvtsi128_si32(v); }
+/* The sum of bytes 0..7 of v. */
+static inline uint32_t v16u8_sum8(v4i v)
+{
+    return (uint32_t)simde_mm_cvtsi128_si32(simde_mm_sad_epu8(v, simde_mm_setzero_si128()));
+}
+/* Each lane shifted left by the same lane of n (0..31). */
+static inline v4i v4i_sllv(v4i v, v4i n) { return simde_mm_sllv_epi32(v, n); }
+static inline v4i v4i_mullo(v4i a, v4i b) { return simde_mm_mullo_epi32(a, b); }
+static inline v4i v4i_andnot(v4i a, v4i b) { return simde_mm_andnot_si128(a, b); } /* ~a & b */
+#endif
+
 /* ---- SoA helpers ---- */
 typedef struct v4f3 {
     v4f x, y, z;
