@@ -585,8 +585,9 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
             if (point_error(&chain[c], s->shell[c], ref) > s->tol[c] * LOOSEN_MARGIN) return false;
         }
     }
-    /* Accepted: recompute and keep the subtree's matrices (a leaf keeps none). */
-    const bool matrices = end > j + 1 || s->slot[j] != SIZE_MAX;
+    /* Accepted: recompute and keep the matrices of the subtree's joints with children (a
+     * leaf's is no one's parent and is not kept). */
+    const bool matrices = s->slot[j] != SIZE_MAX;
     for (size_t m = 0; m < s->M; ++m) {
         const float *v = w->values + 4 * m;
         ossa_transform *t = local_at(s, w, m, j);
@@ -596,6 +597,7 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
         if (!matrices) continue;
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         for (size_t c = j; c < end; ++c) {
+            if (s->slot[c] == SIZE_MAX) continue;
             const ossa_float4x4 lm = ossa__float4x4_from_transform(local_at(s, w, m, c));
             const int p = s->parents[c];
             chain[c] = p < 0 ? lm : ossa__float4x4_mul((size_t)p < j ? &outside : &chain[p], &lm);
