@@ -234,9 +234,9 @@ static bool forced_key(const ossa__clip *clip, size_t f)
 
 /* Greedy key selection on the exact samples: from each key, the farthest time point (not past
  * the next forced key) whose interpolation keeps every sample between within `budget`.
- * Returns what values_error gives for these keys with the samples as their values: the
- * largest local error of a key against its own sample and of the time points between keys,
- * which the last check that extended each span computed (the same floats). */
+ * Returns the largest local error of the time points between keys with the samples as the
+ * keys' values, which the last check that extended each span computed (the same floats
+ * values_error computes for them). */
 static float select_keys(const ossa__clip *clip, size_t s, float budget, float radius, uint8_t *keys)
 {
     const int channel = (int)(s % 3);
@@ -246,7 +246,7 @@ static float select_keys(const ossa__clip *clip, size_t s, float budget, float r
     memset(keys, 0, F);
     keys[0] = 1;
     size_t a = 0;
-    float e = local_error(channel, ref, ref, radius);
+    float e = 0.f;
     while (a + 1 < F) {
         size_t b = a + 1;
         float span = 0.f; /* the largest error between a and b */
@@ -266,7 +266,7 @@ static float select_keys(const ossa__clip *clip, size_t s, float budget, float r
             b = c, span = largest;
         }
         keys[b] = 1;
-        e = max_f(max_f(e, span), local_error(channel, ref + 4 * b, ref + 4 * b, radius));
+        e = max_f(e, span);
         a = b;
     }
     return e;
@@ -304,11 +304,12 @@ static float values_error(const ossa__clip *clip, size_t s, const uint8_t *keys,
 /* Key value refit: the values at the keys that minimise the weighted squared distance of the
  * interpolation to the samples (a tridiagonal system per component, solved by the Thomas
  * algorithm), reweighted twice toward the largest errors; rotations renormalised and kept in
- * one hemisphere. A fit is kept only where it lowers the largest local error, from `sampled`
- * with the samples as the keys' values (select_keys). Then keys that the fitted neighbours make
+ * one hemisphere. A fit is kept only where it lowers the largest local error, that of the
+ * samples as the keys' values at first: `between` (select_keys) at the time points between
+ * keys, and the keys' own here. Then keys that the fitted neighbours make
  * redundant (within `budget`) are dropped. Returns that error. */
 static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__encode_scratch *sc, float radius,
-                   float budget, float sampled)
+                   float budget, float between)
 {
     const int channel = (int)(s % 3), width = channel == OSSA__CH_ROTATION ? 4 : 3;
     const float *ref = ossa__clip_samples(clip, s);
@@ -316,7 +317,9 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__e
     /* Scratch: weight [F], error [F], fit [4 F] floats, then d [F], u [F], r [4 F] doubles. */
     float *values = sc->values, *weight = sc->refit, *error = sc->refit + F, *fit = sc->refit + 2 * F;
     double *d = (double *)(void *)(sc->refit + 6 * F), *u = d + F, *r = u + F;
-    float best = sampled;
+    float best = between;
+    for (size_t f = 0; f < F; ++f)
+        if (st->keys[f]) best = max_f(best, local_error(channel, ref + 4 * f, values + 4 * f, radius));
     for (size_t f = 0; f < F; ++f) weight[f] = 1.f;
     for (int pass = 0; pass < 3 && best > 0.f; ++pass) {
         /* Normal equations per key i: d (diagonal), u (to key i + 1), r (right-hand side). */
@@ -578,11 +581,11 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         st->n = st->format == OSSA__ROT_FULL ? 4 : 3;
     }
     if (tolerance > 0.f) {
-        const float sampled = select_keys(clip, s, tolerance * KEY_SHARE, radius, st->keys);
+        const float between = select_keys(clip, s, tolerance * KEY_SHARE, radius, st->keys);
         /* With nearly every time point a key, the fit has nothing to move. */
         size_t keys = 0;
         for (size_t f = 0; f < F; ++f) keys += st->keys[f];
-        if (20 * keys < 19 * F) refit(clip, s, st, sc, radius, tolerance * KEY_SHARE, sampled);
+        if (20 * keys < 19 * F) refit(clip, s, st, sc, radius, tolerance * KEY_SHARE, between);
     }
     float slo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, shi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
     /* values from here on: the stored components (in order, the sign applied). */
