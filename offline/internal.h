@@ -128,6 +128,21 @@ static inline bool ossa__same_key_times(ossa__key_times_run *last, const void *k
     if (!same) *last = (ossa__key_times_run){keys, count, stride};
     return same;
 }
+/* Whether `keys` has the times of one of the two channels last collected (runs[0] the last,
+ * runs[1] the one before), which are in the list already; if not, they become the last. Two,
+ * for clips whose channels alternate between two lists: a BVH joint's one translation key and
+ * its rotations at every frame (CMU 01_01 collected 31 x 2,751 times instead of 2 x 2,751 with
+ * the last alone, and sorting them took 6 % of its bake's instructions). Times left out are
+ * ones the list holds already. */
+static inline bool ossa__collected_key_times(ossa__key_times_run runs[2], const void *keys, size_t count,
+                                             size_t stride)
+{
+    ossa__key_times_run last = runs[0], before = runs[1];
+    if (ossa__same_key_times(&last, keys, count, stride) || ossa__same_key_times(&before, keys, count, stride))
+        return true;
+    runs[1] = runs[0], runs[0] = last; /* same_key_times made `keys` the last */
+    return false;
+}
 /* Distinct key times of every channel of every track, clamped to [0, duration], ascending
  * ([*count + 1] floats, NULL when out of memory). */
 float *ossa__source_key_times(const ossa_raw_animation *raw, const ossa_allocator *a, size_t *count);

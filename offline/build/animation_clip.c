@@ -26,16 +26,16 @@ static ossa_result collect_ratios(ossa__clip *clip, const ossa_raw_animation *ra
     size_t count = 0, capacity = 0;
     bool ok = push_ratio(clip->allocator, &ratios, &count, &capacity, 0.f) &&
               push_ratio(clip->allocator, &ratios, &count, &capacity, 1.f);
-    ossa__key_times_run previous = {NULL, 0, 0};
+    ossa__key_times_run previous[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
     for (size_t j = 0; ok && j < raw->track_count; ++j) {
         const ossa_raw_joint_track *t = &raw->tracks[j];
-        if (!ossa__same_key_times(&previous, t->translations, t->translation_count, sizeof *t->translations))
+        if (!ossa__collected_key_times(previous, t->translations, t->translation_count, sizeof *t->translations))
             for (size_t k = 0; ok && k < t->translation_count; ++k)
                 ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->translations[k].time / raw->duration);
-        if (!ossa__same_key_times(&previous, t->rotations, t->rotation_count, sizeof *t->rotations))
+        if (!ossa__collected_key_times(previous, t->rotations, t->rotation_count, sizeof *t->rotations))
             for (size_t k = 0; ok && k < t->rotation_count; ++k)
                 ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->rotations[k].time / raw->duration);
-        if (!ossa__same_key_times(&previous, t->scales, t->scale_count, sizeof *t->scales))
+        if (!ossa__collected_key_times(previous, t->scales, t->scale_count, sizeof *t->scales))
             for (size_t k = 0; ok && k < t->scale_count; ++k)
                 ok = push_ratio(clip->allocator, &ratios, &count, &capacity, t->scales[k].time / raw->duration);
     }

@@ -233,8 +233,11 @@ static bool forced_key(const ossa__clip *clip, size_t f)
 }
 
 /* Greedy key selection on the exact samples: from each key, the farthest time point (not past
- * the next forced key) whose interpolation keeps every sample between within `budget`. */
-static void select_keys(const ossa__clip *clip, size_t s, float budget, float radius, uint8_t *keys)
+ * the next forced key) whose interpolation keeps every sample between within `budget`.
+ * Returns the largest local error of the time points between keys with the samples as the
+ * keys' values, which the last check that extended each span computed (the same floats
+ * values_error computes for them). */
+static float select_keys(const ossa__clip *clip, size_t s, float budget, float radius, uint8_t *keys)
 {
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
@@ -243,30 +246,37 @@ static void select_keys(const ossa__clip *clip, size_t s, float budget, float ra
     memset(keys, 0, F);
     keys[0] = 1;
     size_t a = 0;
+    float e = 0.f;
     while (a + 1 < F) {
         size_t b = a + 1;
+        float span = 0.f; /* the largest error between a and b */
         while (!forced_key(clip, b)) {
             const size_t c = b + 1;
             bool ok = true;
-            float v[4];
+            float v[4], largest = 0.f;
             for (size_t f = a + 1; f < c && ok; ++f) {
                 interpolate(clip, channel, a, c, ref + 4 * a, ref + 4 * c, f, v);
-                ok = local_error(channel, ref + 4 * f, v, radius) <= budget;
+                const float ef = local_error(channel, ref + 4 * f, v, radius);
+                largest = max_f(largest, ef);
+                ok = ef <= budget;
             }
             for (size_t f = a; mids && f < c && ok; ++f)
                 ok = mid_error(clip, s, a, c, ref + 4 * a, ref + 4 * c, f, radius) <= budget;
             if (!ok) break;
-            b = c;
+            b = c, span = largest;
         }
         keys[b] = 1;
+        e = max_f(e, span);
         a = b;
     }
+    return e;
 }
 
 /* Largest local error over the clip of interpolating `values` (4 per time point, read at the
- * keys) between the keys; with `errors`, each time point's error too. */
+ * keys) between the keys; with `errors`, each time point's error too. Without, it may stop at
+ * an error at or above `stop`, and returns one such. */
 static float values_error(const ossa__clip *clip, size_t s, const uint8_t *keys, const float *values, float radius,
-                          float *errors)
+                          float *errors, float stop)
 {
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
@@ -283,6 +293,7 @@ static float values_error(const ossa__clip *clip, size_t s, const uint8_t *keys,
             if (errors) errors[f] = ef;
             e = max_f(e, ef);
         }
+        if (!errors && e >= stop) return e;
         a = b;
     }
     const float last = local_error(channel, ref + 4 * a, values + 4 * a, radius);
@@ -293,10 +304,12 @@ static float values_error(const ossa__clip *clip, size_t s, const uint8_t *keys,
 /* Key value refit: the values at the keys that minimise the weighted squared distance of the
  * interpolation to the samples (a tridiagonal system per component, solved by the Thomas
  * algorithm), reweighted twice toward the largest errors; rotations renormalised and kept in
- * one hemisphere. A fit is kept only where it lowers the largest local error. Then keys that
- * the fitted neighbours make redundant (within `budget`) are dropped. Returns that error. */
+ * one hemisphere. A fit is kept only where it lowers the largest local error, that of the
+ * samples as the keys' values at first: `between` (select_keys) at the time points between
+ * keys, and the keys' own here. Then keys that the fitted neighbours make
+ * redundant (within `budget`) are dropped. Returns that error. */
 static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__encode_scratch *sc, float radius,
-                   float budget)
+                   float budget, float between)
 {
     const int channel = (int)(s % 3), width = channel == OSSA__CH_ROTATION ? 4 : 3;
     const float *ref = ossa__clip_samples(clip, s);
@@ -304,7 +317,9 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__e
     /* Scratch: weight [F], error [F], fit [4 F] floats, then d [F], u [F], r [4 F] doubles. */
     float *values = sc->values, *weight = sc->refit, *error = sc->refit + F, *fit = sc->refit + 2 * F;
     double *d = (double *)(void *)(sc->refit + 6 * F), *u = d + F, *r = u + F;
-    float best = values_error(clip, s, st->keys, values, radius, error);
+    float best = between;
+    for (size_t f = 0; f < F; ++f)
+        if (st->keys[f]) best = max_f(best, local_error(channel, ref + 4 * f, values + 4 * f, radius));
     for (size_t f = 0; f < F; ++f) weight[f] = 1.f;
     for (int pass = 0; pass < 3 && best > 0.f; ++pass) {
         /* Normal equations per key i: d (diagonal), u (to key i + 1), r (right-hand side). */
@@ -362,14 +377,16 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__e
                 prev = f;
             }
         }
-        const float e = values_error(clip, s, st->keys, fit, radius, error);
+        /* The last pass's errors weigh nothing: it only has to tell whether the fit is better. */
+        const bool last = pass == 2;
+        const float e = values_error(clip, s, st->keys, fit, radius, last ? NULL : error, best);
         if (e < best) {
             best = e;
             for (size_t f = 0; f < F; ++f)
                 if (st->keys[f]) memcpy(values + 4 * f, fit + 4 * f, 4 * sizeof(float));
         }
         /* Toward the minimax: the worst time points weigh more. */
-        for (size_t f = 0; f < F && e > 0.f; ++f) weight[f] *= 1.f + 4.f * (error[f] / e) * (error[f] / e);
+        for (size_t f = 0; f < F && e > 0.f && !last; ++f) weight[f] *= 1.f + 4.f * (error[f] / e) * (error[f] / e);
     }
     /* Keys the fitted neighbours make redundant. */
     for (size_t k = 1, a = 0; k + 1 < F; ++k) {
@@ -564,11 +581,11 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         st->n = st->format == OSSA__ROT_FULL ? 4 : 3;
     }
     if (tolerance > 0.f) {
-        select_keys(clip, s, tolerance * KEY_SHARE, radius, st->keys);
+        const float between = select_keys(clip, s, tolerance * KEY_SHARE, radius, st->keys);
         /* With nearly every time point a key, the fit has nothing to move. */
         size_t keys = 0;
         for (size_t f = 0; f < F; ++f) keys += st->keys[f];
-        if (20 * keys < 19 * F) refit(clip, s, st, sc, radius, tolerance * KEY_SHARE);
+        if (20 * keys < 19 * F) refit(clip, s, st, sc, radius, tolerance * KEY_SHARE, between);
     }
     float slo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, shi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
     /* values from here on: the stored components (in order, the sign applied). */

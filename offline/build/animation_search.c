@@ -157,6 +157,7 @@ typedef struct worker {
     ossa_transform *alone; /* [M] */
     float *points;         /* [12 M] the reference points of the isolated joint being loosened */
     bool changed;
+    size_t failed_at; /* the measured time the worker's last try failed at (SIZE_MAX: none yet) */
     float worst, worst_error;
     size_t worst_joint, worst_m;
     bool failed;
@@ -552,41 +553,73 @@ static inline ossa_transform *local_at(search *s, worker *w, size_t m, size_t c)
     return s->lslot[c] == SIZE_MAX ? &w->alone[m] : &s->local[m * s->L + s->lslot[c]];
 }
 
-/* One try (see loosen) with worker w's scratch. */
+/* Whether joint c's model matrix `model` at measured time m is within its tolerance (a try's
+ * check). */
+OSSA__INLINE bool joint_passes(search *s, worker *w, size_t m, size_t c, const ossa_float4x4 *model)
+{
+    float rebuilt[12];
+    const float *ref =
+        s->lslot[c] == SIZE_MAX ? w->points + 12 * m : ossa__reference_points(&s->ref, &w->rpass, m, c, rebuilt);
+    return !(point_error(model, s->shell[c], ref) > s->tol[c] * LOOSEN_MARGIN);
+}
+
+/* Whether sub-track i's trial keeps every joint of j's subtree within its tolerance at measured
+ * time m: decodes it there into w->values (with `cursor`) and recomputes the subtree's model
+ * space from the kept poses into w->matrices. */
+OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__subtrack *trial, size_t m,
+                                  ossa__decode_cursor *cursor)
+{
+    const size_t j = i / 3, end = s->end[j], channel = i % 3;
+    ossa_float4x4 *chain = w->matrices; /* [J] scratch: the subtree's new matrices */
+    const int parent = s->parents[j];
+    float *v = w->values + 4 * m;
+    ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v, cursor);
+    ossa_transform t = *local_at(s, w, m, j);
+    if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
+    if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
+    if (channel == OSSA__CH_SCALE) t.scale = (ossa_float3){v[0], v[1], v[2]};
+    const ossa_float4x4 lm = ossa__float4x4_from_transform(&t);
+    if (parent < 0) {
+        chain[j] = lm;
+    } else {
+        /* The one parent outside the subtree: j's own (the others are in it). */
+        const ossa_float4x4 outside = matrix_of(&s->model[m * s->P + s->slot[parent]]);
+        chain[j] = ossa__float4x4_mul(&outside, &lm);
+    }
+    if (!joint_passes(s, w, m, j, &chain[j])) return false;
+    for (size_t c = j + 1; c < end; ++c) {
+        const ossa_float4x4 local = ossa__float4x4_from_transform(local_at(s, w, m, c));
+        chain[c] = ossa__float4x4_mul(&chain[s->parents[c]], &local);
+        if (!joint_passes(s, w, m, c, &chain[c])) return false;
+    }
+    return true;
+}
+
+/* One try (see loosen) with worker w's scratch. A try passes only if it passes at every time,
+ * so the order they are checked in changes nothing: the time the worker's last try failed at
+ * is checked first (most tries fail, and most often where the last one did: at factor 4 on
+ * baked 1,975 of 2,000), then every time in order. */
 static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
 {
     const size_t j = i / 3, end = s->end[j], channel = i % 3;
     ossa__subtrack *old = &s->st[i], *trial = w->trial;
     ossa__subtrack_encode(s->clip, i, k * s->mult[i] * factor * s->floor[j], s->radius[j], trial, &w->scratch);
     if (cost(s, i, trial) >= cost(s, i, old)) return false;
-    ossa_float4x4 *chain = w->matrices; /* [J] scratch: the subtree's new matrices */
+    ossa__decode_cursor cursor = {0};
+    if (w->failed_at < s->M && !trial_passes_at(s, w, i, trial, w->failed_at, &cursor)) return false;
+    cursor = (ossa__decode_cursor){0};
+    for (size_t m = 0; m < s->M; ++m)
+        if (!trial_passes_at(s, w, i, trial, m, &cursor)) {
+            w->failed_at = m;
+            return false;
+        }
+    ossa_float4x4 *chain = w->matrices;
     const int parent = s->parents[j];
     const ossa_float4x4 identity = ossa_float4x4_identity();
     const affine *parent_model = parent < 0 ? NULL : s->model + s->slot[parent];
-    ossa__decode_cursor cursor = {0};
-    for (size_t m = 0; m < s->M; ++m) {
-        float *v = w->values + 4 * m;
-        /* The one parent outside the subtree: j's own (the others are in it). */
-        const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
-        ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v, &cursor);
-        ossa_transform t = *local_at(s, w, m, j);
-        if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
-        if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
-        if (channel == OSSA__CH_SCALE) t.scale = (ossa_float3){v[0], v[1], v[2]};
-        for (size_t c = j; c < end; ++c) {
-            const ossa_transform *lt = c == j ? &t : local_at(s, w, m, c);
-            const ossa_float4x4 lm = ossa__float4x4_from_transform(lt);
-            const int p = s->parents[c];
-            const ossa_float4x4 *pm = p < 0 ? NULL : ((size_t)p < j ? &outside : &chain[p]);
-            chain[c] = pm ? ossa__float4x4_mul(pm, &lm) : lm;
-            float rebuilt[12];
-            const float *ref = s->lslot[c] == SIZE_MAX ? w->points + 12 * m
-                                                       : ossa__reference_points(&s->ref, &w->rpass, m, c, rebuilt);
-            if (point_error(&chain[c], s->shell[c], ref) > s->tol[c] * LOOSEN_MARGIN) return false;
-        }
-    }
-    /* Accepted: recompute and keep the subtree's matrices (a leaf keeps none). */
-    const bool matrices = end > j + 1 || s->slot[j] != SIZE_MAX;
+    /* Accepted: recompute and keep the matrices of the subtree's joints with children (a
+     * leaf's is no one's parent and is not kept). */
+    const bool matrices = s->slot[j] != SIZE_MAX;
     for (size_t m = 0; m < s->M; ++m) {
         const float *v = w->values + 4 * m;
         ossa_transform *t = local_at(s, w, m, j);
@@ -596,6 +629,7 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
         if (!matrices) continue;
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         for (size_t c = j; c < end; ++c) {
+            if (s->slot[c] == SIZE_MAX) continue;
             const ossa_float4x4 lm = ossa__float4x4_from_transform(local_at(s, w, m, c));
             const int p = s->parents[c];
             chain[c] = p < 0 ? lm : ossa__float4x4_mul((size_t)p < j ? &outside : &chain[p], &lm);
@@ -652,6 +686,7 @@ static void *loosen_isolated(void *arg)
         for (size_t i = 3 * j; i < 3 * j + 3; ++i)
             tries = tries || (s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST);
         if (!tries) continue;
+        w->failed_at = SIZE_MAX; /* another joint's errors are elsewhere */
         /* The joint's reference points, rebuilt once for its nine tries. */
         for (size_t m = 0; m < s->M; ++m) {
             float *out = w->points + 12 * m;
@@ -692,7 +727,7 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     bool scratch = reference_all(s);
     for (unsigned t = 0; t < s->threads; ++t) {
         worker *w = &s->worker[t];
-        w->changed = false;
+        w->changed = false, w->failed_at = SIZE_MAX;
         if (s->isolated) {
             w->points = ossa__calloc(a, 12 * s->M + 1, sizeof *w->points);
             scratch = scratch && w->points;

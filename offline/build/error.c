@@ -43,16 +43,16 @@ float *ossa__source_key_times(const ossa_raw_animation *raw, const ossa_allocato
     float *times = ossa__calloc(a, total + 1, sizeof *times);
     if (!times) return NULL;
     size_t n = 0;
-    ossa__key_times_run last = {NULL, 0, 0};
+    ossa__key_times_run last[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
     for (size_t i = 0; i < raw->track_count; ++i) {
         const ossa_raw_joint_track *tr = &raw->tracks[i];
-        if (!ossa__same_key_times(&last, tr->translations, tr->translation_count, sizeof *tr->translations))
+        if (!ossa__collected_key_times(last, tr->translations, tr->translation_count, sizeof *tr->translations))
             for (size_t k = 0; k < tr->translation_count; ++k)
                 times[n++] = clamp_time(tr->translations[k].time, raw->duration);
-        if (!ossa__same_key_times(&last, tr->rotations, tr->rotation_count, sizeof *tr->rotations))
+        if (!ossa__collected_key_times(last, tr->rotations, tr->rotation_count, sizeof *tr->rotations))
             for (size_t k = 0; k < tr->rotation_count; ++k)
                 times[n++] = clamp_time(tr->rotations[k].time, raw->duration);
-        if (!ossa__same_key_times(&last, tr->scales, tr->scale_count, sizeof *tr->scales))
+        if (!ossa__collected_key_times(last, tr->scales, tr->scale_count, sizeof *tr->scales))
             for (size_t k = 0; k < tr->scale_count; ++k) times[n++] = clamp_time(tr->scales[k].time, raw->duration);
     }
     qsort(times, n, sizeof *times, ossa__compare_floats);
