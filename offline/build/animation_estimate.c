@@ -7,6 +7,7 @@
 #include "animation_reference.h"
 #include "animation_search.h"
 #include "internal.h"
+#include "ossa/sampling_job.h"
 
 /* Saturating a * b + c for the estimates. */
 static size_t mul_add(size_t a, size_t b, size_t c)
@@ -166,6 +167,12 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
      * and its time) and each joint's worst error and its time. */
     bytes = mul_add(J, 2 * sizeof(float), bytes);
     bytes = mul_add(mul_add(J, 2 * sizeof(float), 0), b.threads - 1, bytes);
+    /* ... beside every search worker's own sampling context, pose, model matrices and joint
+     * ratios, which live through the whole search: the verification's passes add to them
+     * (with three threads the counted peak held up to six contexts, three of each). */
+    const size_t worker = mul_add(J, sizeof(ossa_float4x4) + sizeof(float),
+                                  mul_add((J + 3) / 4 + 1, sizeof(ossa_soa_transform), ossa_sampling_context_size(J)));
+    bytes = mul_add(worker, b.threads, bytes);
     return mul_add(b.threads, ossa__measure_joints_memory(J), bytes);
 }
 
