@@ -1,8 +1,9 @@
-/* Private: the scalar matrix products behind ossa_float4x4_from_transform and
- * ossa_float4x4_mul (ossa/maths.h), as inline functions for the offline builder's inner loops,
- * which call them millions of times a bake (a call into the shared runtime returns the matrix
- * through memory and keeps it out of registers). The same operations in the same order as the
- * scalar definitions: the results are the same to the bit on every target. Not installed. */
+/* Private: the matrix of a transform and the product of two matrices, the bodies of
+ * ossa_float4x4_from_transform and ossa_float4x4_mul (ossa/maths.h), inline for the offline
+ * builder's inner loops, which call them millions of times a bake (a call into the shared
+ * runtime returns the matrix through memory and keeps it out of registers). The product runs
+ * four rows at a time but with the scalar expression's operations in its order, so both give
+ * the floats of the plain scalar code on every target. Not installed. */
 #ifndef OSSA_RUNTIME_MATRIX_H
 #define OSSA_RUNTIME_MATRIX_H
 
