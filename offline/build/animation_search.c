@@ -101,9 +101,16 @@ typedef struct search {
     size_t *lslot;         /* [J] j's index among them; SIZE_MAX for an isolated joint */
     size_t L;
     ossa_transform *alone; /* [M] the same for the isolated joint being loosened */
-    affine *model;         /* [M * P] the model-space matrices of the P joints that have children (the
-                              only ones loosening reads), joint j's at slot[j] */
-    size_t *slot;          /* [J] j's index among the joints with children; SIZE_MAX for a leaf */
+    /* Slack of the L joints in a hierarchy, at [m * L + lslot[j]]: a lower bound of joint j's
+     * tolerance (times LOOSEN_MARGIN) less its error at measured time m with the kept
+     * encoding (own), the least of it over j's subtree (subtree), and a passing try's exact
+     * figures (tried). A try whose change moves no point of the subtree by more than the
+     * subtree's slack passes at m without its matrices (see slack_passes). */
+    float *own_slack, *subtree_slack, *tried_slack;
+    float *moved;  /* [M] a try's bound of the subtree's movement at m; -1 where checked exactly */
+    affine *model; /* [M * P] the model-space matrices of the P joints that have children (the
+                      only ones loosening reads), joint j's at slot[j] */
+    size_t *slot;  /* [J] j's index among the joints with children; SIZE_MAX for a leaf */
     size_t P;
     ossa_skeleton skeleton;
     ossa_blob skeleton_blob;
@@ -281,6 +288,8 @@ static void *measure_some(void *arg)
             }
             const float *ref = s->parents[j] < 0 ? w->rpass.roots + 12 * s->ref.slot[j] : others + 12 * s->ref.slot[j];
             const float e = point_error(&w->matrices[j], s->shell[j], ref);
+            if (s->own_slack && s->lslot[j] != SIZE_MAX)
+                s->own_slack[m * s->L + s->lslot[j]] = s->tol[j] * LOOSEN_MARGIN - e;
             const float ratio = e / s->tol[j];
             if (ratio > w->worst) w->worst = ratio, w->worst_error = e, w->worst_joint = j, w->worst_m = m;
             if (w->per_joint && !(ratio <= w->joint_ratio[j])) w->joint_ratio[j] = ratio;
@@ -558,9 +567,46 @@ static inline ossa_transform *local_at(search *s, worker *w, size_t m, size_t c)
 OSSA__INLINE bool joint_passes(search *s, worker *w, size_t m, size_t c, const ossa_float4x4 *model)
 {
     float rebuilt[12];
-    const float *ref =
-        s->lslot[c] == SIZE_MAX ? w->points + 12 * m : ossa__reference_points(&s->ref, &w->rpass, m, c, rebuilt);
-    return !(point_error(model, s->shell[c], ref) > s->tol[c] * LOOSEN_MARGIN);
+    if (s->lslot[c] == SIZE_MAX)
+        return !(point_error(model, s->shell[c], w->points + 12 * m) > s->tol[c] * LOOSEN_MARGIN);
+    const float *ref = ossa__reference_points(&s->ref, &w->rpass, m, c, rebuilt);
+    const float slack = s->tol[c] * LOOSEN_MARGIN - point_error(model, s->shell[c], ref);
+    if (s->tried_slack) s->tried_slack[m * s->L + s->lslot[c]] = slack;
+    return !(slack < 0.f);
+}
+
+/* Whether the trial's local transform `t` of joint j, in place of the kept one `kept`, moves
+ * no point of j's subtree at measured time m by more than the subtree's slack there (so every
+ * joint of it passes without its matrices); stores the bound in s->moved[m], or -1 when it
+ * does not decide. The bound: the parent's model-space linear part stretches by at most
+ * reach_scale[parent]; a translation moves every point by |dt|; a rotation by at most
+ * |R(q') - R(q)| |S z| <= 2 min(|q' - q|, |q' + q|) radius[j] (radius[j] bounds |S z| over the
+ * subtree's points z); a scale is always checked exactly. The bound is widened by 1 % and a
+ * millionth of the subtree's reach against float rounding. */
+OSSA__INLINE bool slack_passes(search *s, size_t m, size_t j, size_t channel, const ossa_transform *t,
+                               const ossa_transform *kept)
+{
+    s->moved[m] = -1.f;
+    if (channel == OSSA__CH_SCALE) return false;
+    const int p = s->parents[j];
+    const float stretch = p < 0 ? 1.f : s->reach_scale[p];
+    float moved;
+    if (channel == OSSA__CH_TRANSLATION) {
+        const float dx = t->translation.x - kept->translation.x, dy = t->translation.y - kept->translation.y,
+                    dz = t->translation.z - kept->translation.z;
+        moved = sqrtf(dx * dx + dy * dy + dz * dz);
+    } else {
+        const ossa_quat a = t->rotation, b = kept->rotation;
+        const float d2 = (a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z) +
+                         (a.w - b.w) * (a.w - b.w),
+                    s2 = (a.x + b.x) * (a.x + b.x) + (a.y + b.y) * (a.y + b.y) + (a.z + b.z) * (a.z + b.z) +
+                         (a.w + b.w) * (a.w + b.w);
+        moved = 2.f * sqrtf(min_f(d2, s2)) * s->radius[j];
+    }
+    moved = (moved * 1.01f + 1e-6f * s->radius[j]) * stretch;
+    if (!(moved <= s->subtree_slack[m * s->L + s->lslot[j]])) return false;
+    s->moved[m] = moved;
+    return true;
 }
 
 /* Whether sub-track i's trial keeps every joint of j's subtree within its tolerance at measured
@@ -574,10 +620,12 @@ OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__su
     const int parent = s->parents[j];
     float *v = w->values + 4 * m;
     ossa__subtrack_decode_ratio(s->clip, i, trial, s->times[m] / s->clip->duration, v, cursor);
-    ossa_transform t = *local_at(s, w, m, j);
+    const ossa_transform *kept = local_at(s, w, m, j);
+    ossa_transform t = *kept;
     if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
     if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
     if (channel == OSSA__CH_SCALE) t.scale = (ossa_float3){v[0], v[1], v[2]};
+    if (s->subtree_slack && s->lslot[j] != SIZE_MAX && slack_passes(s, m, j, channel, &t, kept)) return true;
     const ossa_float4x4 lm = ossa__float4x4_from_transform(&t);
     if (parent < 0) {
         chain[j] = lm;
@@ -593,6 +641,31 @@ OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__su
         if (!joint_passes(s, w, m, c, &chain[c])) return false;
     }
     return true;
+}
+
+/* After an accepted try of joint j: its subtree's slack at each measured time becomes the try's
+ * exact figures where it was checked exactly and the old ones less the bound of the movement
+ * where the bound passed it; the subtree's least slack is formed again, and each ancestor's
+ * least slack falls to it where it is lower (it may only have risen elsewhere, so the old
+ * figure stays a lower bound). */
+static void update_slack(search *s, size_t j)
+{
+    const size_t end = s->end[j], L = s->L;
+    for (size_t m = 0; m < s->M; ++m) {
+        float *own = s->own_slack + m * L, *sub = s->subtree_slack + m * L;
+        const float *tried = s->tried_slack + m * L, moved = s->moved[m];
+        for (size_t c = j; c < end; ++c) {
+            const size_t l = s->lslot[c];
+            own[l] = moved < 0.f ? tried[l] : own[l] - moved;
+            sub[l] = own[l];
+        }
+        for (size_t c = end; c-- > j + 1;) {
+            const size_t l = s->lslot[c], pl = s->lslot[s->parents[c]];
+            sub[pl] = min_f(sub[pl], sub[l]);
+        }
+        const float least = sub[s->lslot[j]];
+        for (int a = s->parents[j]; a >= 0; a = s->parents[a]) sub[s->lslot[a]] = min_f(sub[s->lslot[a]], least);
+    }
 }
 
 /* One try (see loosen) with worker w's scratch. A try passes only if it passes at every time,
@@ -636,6 +709,7 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
             if (s->slot[c] != SIZE_MAX) s->model[m * s->P + s->slot[c]] = affine_of(&chain[c]);
         }
     }
+    if (s->subtree_slack && s->lslot[j] != SIZE_MAX) update_slack(s, j);
     s->mult[i] *= factor;
     ossa__subtrack swap = *old;
     *old = *trial;
@@ -647,6 +721,14 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
         old->keys = NULL, old->q = NULL;
     }
     return true;
+}
+
+/* The hierarchy's slack (see search.own_slack). */
+static void free_slack(search *s)
+{
+    const ossa_allocator *a = s->desc->allocator;
+    ossa_free(a, s->own_slack), ossa_free(a, s->subtree_slack), ossa_free(a, s->tried_slack), ossa_free(a, s->moved);
+    s->own_slack = s->subtree_slack = s->tried_slack = s->moved = NULL;
 }
 
 /* The extra threads' scratch of the isolated joints' loosening (worker 0's is the search's). */
@@ -724,7 +806,15 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     s->local = ossa__calloc(a, ml ? ml : 1, sizeof *s->local);
     s->model = ossa__calloc(a, mp ? mp : 1, sizeof *s->model);
     s->alone = ossa__calloc(a, s->M ? s->M : 1, sizeof *s->alone);
-    bool scratch = reference_all(s);
+    bool scratch = true;
+    if (s->L) {
+        s->own_slack = ossa__calloc(a, ml, sizeof *s->own_slack);
+        s->subtree_slack = ossa__calloc(a, ml, sizeof *s->subtree_slack);
+        s->tried_slack = ossa__calloc(a, ml, sizeof *s->tried_slack);
+        s->moved = ossa__calloc(a, s->M ? s->M : 1, sizeof *s->moved);
+        scratch = s->own_slack && s->subtree_slack && s->tried_slack && s->moved;
+    }
+    scratch = reference_all(s) && scratch;
     for (unsigned t = 0; t < s->threads; ++t) {
         worker *w = &s->worker[t];
         w->changed = false, w->failed_at = SIZE_MAX;
@@ -752,6 +842,17 @@ static ossa_result loosen(search *s, best *b, bool *verified)
      * joints only (a physics bake) needs none, and this blob passed the same measure already. */
     if (s->L && !(measure(s, &b->blob, NULL, false, false) <= 1.f))
         return atomic_load_explicit(&s->ref.failed, memory_order_relaxed) ? reference_failed(s) : OSSA_OK;
+    /* Each subtree's least slack, children (after their parents) folded in first. */
+    if (s->L) {
+        for (size_t m = 0; m < s->M; ++m) {
+            const float *own = s->own_slack + m * s->L;
+            float *sub = s->subtree_slack + m * s->L;
+            memcpy(sub, own, s->L * sizeof *sub);
+            for (size_t c = s->J; c-- > 0;)
+                if (s->lslot[c] != SIZE_MAX && s->parents[c] >= 0)
+                    sub[s->lslot[s->parents[c]]] = min_f(sub[s->lslot[s->parents[c]]], sub[s->lslot[c]]);
+        }
+    }
     bool changed = false;
     const size_t factors = sizeof LOOSEN / sizeof *LOOSEN, steps = factors * 3 * s->J;
     size_t done = 0;
@@ -780,6 +881,7 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     /* The check of the loosened blob needs none of them. */
     ossa_free(a, s->local), ossa_free(a, s->model), ossa_free(a, s->alone);
     s->local = NULL, s->model = NULL, s->alone = NULL;
+    free_slack(s);
     free_loosening_scratch(s);
     if (!changed) return OSSA_OK;
     ossa_result r;
@@ -809,6 +911,7 @@ static void release(search *s)
     ossa_free(a, s->mult);
     ossa_free(a, s->times);
     ossa_free(a, s->local), ossa_free(a, s->model), ossa_free(a, s->alone), ossa_free(a, s->lslot);
+    free_slack(s);
     ossa_free(a, s->joint_max), ossa_free(a, s->joint_time), ossa_free(a, s->joint_ratio), ossa_free(a, s->changed);
     ossa_free(a, s->slot), ossa_free(a, s->last_ratio), ossa_free(a, s->best_mult);
     ossa_free(a, s->values);
