@@ -130,17 +130,23 @@ typedef struct search {
 /* Largest distance between the points of matrix m and the reference points, as the error
  * report (ossa_measure_error) computes it: the largest of the four squared distances, then
  * its square root, which is the largest of the four distances (sqrtf rounds correctly, so it
- * keeps their order) for one root instead of four. */
+ * keeps their order) for one root instead of four. The points are ossa__reference_joint_points'
+ * (origin c3, vertices c_k shell + c3) and each squared distance (dx dx + dy dy) + dz dz, in
+ * four lanes: the same roundings as the scalar expressions, so the same floats. The fourth
+ * lane of each row is a lane the sums never read; no load reads past ref[11]. */
 OSSA__INLINE float point_error(const ossa_float4x4 *m, float shell, const float *ref)
 {
-    float p[12];
-    ossa__reference_joint_points(m, shell, p);
-    float e = 0.f;
-    for (int k = 0; k < 4; ++k) {
-        const float dx = p[3 * k] - ref[3 * k], dy = p[3 * k + 1] - ref[3 * k + 1], dz = p[3 * k + 2] - ref[3 * k + 2];
-        e = max_f(e, dx * dx + dy * dy + dz * dz);
-    }
-    return sqrtf(e);
+    const v4f s = v4f_set1(shell), t = v4f_loadu(m->cols[3]);
+    const v4f r3 = v4f_loadu(ref + 8); /* z of the third vertex, then the fourth's x, y, z */
+    v4f d0 = v4f_sub(t, v4f_loadu(ref));
+    v4f d1 = v4f_sub(v4f_add(v4f_mul(v4f_loadu(m->cols[0]), s), t), v4f_loadu(ref + 3));
+    v4f d2 = v4f_sub(v4f_add(v4f_mul(v4f_loadu(m->cols[1]), s), t), v4f_loadu(ref + 6));
+    v4f d3 = v4f_sub(v4f_add(v4f_mul(v4f_loadu(m->cols[2]), s), t), V4F_SHUFFLE(r3, r3, 1, 2, 3, 3));
+    d0 = v4f_mul(d0, d0), d1 = v4f_mul(d1, d1), d2 = v4f_mul(d2, d2), d3 = v4f_mul(d3, d3);
+    v4f_transpose4(&d0, &d1, &d2, &d3); /* d0: the four dx^2, d1: dy^2, d2: dz^2 */
+    const v4f e = v4f_add(v4f_add(d0, d1), d2);
+    const v4f h = v4f_max(e, V4F_SHUFFLE(e, e, 2, 3, 0, 1));
+    return sqrtf(max_f(0.f, max_f(v4f_x(h), v4f_x(V4F_SHUFFLE(h, h, 1, 1, 1, 1)))));
 }
 
 enum { MAX_THREADS = OSSA__SEARCH_MAX_THREADS };
