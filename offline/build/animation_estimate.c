@@ -134,11 +134,12 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     /* The search: per measured time (in whole blocks of rows), the reference's rotation per
      * root (16 B) and points per other joint (48 B), a flag, and a block's address per block;
      * while loosening decoded local transforms (40 B) per joint that is not isolated (and one
-     * row for the isolated joint being loosened), its slack (12 B) per joint that is not
-     * isolated and model matrices (48 B) per joint with children; the time (4 B), a trial's values (16 B); per extra
-     * thread an encoder's scratch; the trial sub-track (17 B per time point). A clip that no encoding passes is not
-     * loosened and peaks lower by the loosening's arrays, and by the reference rows its measures never reach. Per
-     * joint: the ratios of the per-joint measure (one array per thread, two more), the marks and slots. */
+     * row for the isolated joint being loosened), their slack (12 B) and model matrices (48 B)
+     * per joint with children; the time (4 B), a trial's values (16 B); per extra thread an
+     * encoder's scratch; the trial sub-track (17 B per time point). A clip that no encoding
+     * passes is not loosened and peaks lower by the loosening's arrays, and by the reference
+     * rows its measures never reach. Per joint: the ratios of the per-joint measure (one array
+     * per thread, two more), the marks and slots. */
     const size_t blocks = b.M / OSSA__REFERENCE_BLOCK + 1;
     const size_t row =
         mul_add(b.roots, OSSA__REFERENCE_ROOT_BYTES, mul_add(J - b.roots, OSSA__REFERENCE_OTHER_BYTES, 0));
