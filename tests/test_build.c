@@ -16,7 +16,8 @@
 #include "ossa/offline/import_assimp.h"
 #include "ossa/offline/import_ozz.h"
 #include "ossa/sampling_job.h"
-#include "internal.h" /* ossa__fixed_count, OSSA__MAX_FIXED_PER_INTERVAL: the thinned measure */
+#include "internal.h"               /* ossa__fixed_count, OSSA__MAX_FIXED_PER_INTERVAL: the thinned measure */
+#include "build/animation_search.h" /* ossa__loosen_by_slack: loosening's slack bound */
 #include "ossa/skeleton.h"
 #include "test_util.h"
 
@@ -266,6 +267,40 @@ static void test_real_pab(void **state)
         ossa_import_output_destroy(&out);
     }
     assert_true(ok);
+}
+
+/* Loosening's slack bound passes a try at a time only where checking it exactly would pass it
+ * too, so a build with it is the same bytes as a build that checks every try at every time,
+ * and it does pass some of the tries' times (pab walk at 0.1 and 1 mm, atlas at 1 mm). */
+static void test_loosening_slack_changes_nothing(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *clip;
+        float tolerance;
+    } cases[] = {{"pab_walk_raw.ozz", .0001f}, {"pab_walk_raw.ozz", .001f}, {"pab_atlas_raw.ozz", .001f}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        ossa_import_output out = {0};
+        import_pab_clip(cases[c].clip, &out);
+        const ossa_animation_build_desc desc = {
+            .skeleton = &out.skeleton, .tolerance = cases[c].tolerance, .threads = 1};
+        ossa_blob with, without;
+        ossa_animation anim;
+        const size_t before = atomic_load(&ossa__loosen_slack_passes);
+        build_view(&out.animations[0], &desc, &with, &anim);
+        const size_t passed = atomic_load(&ossa__loosen_slack_passes) - before;
+        atomic_store(&ossa__loosen_by_slack, false);
+        build_view(&out.animations[0], &desc, &without, &anim);
+        atomic_store(&ossa__loosen_by_slack, true);
+        assert_int_equal(atomic_load(&ossa__loosen_slack_passes) - before, passed); /* none without it */
+        print_message("%s at %.1f mm: %zu bytes with the slack, %zu without; %zu tries' times passed by it\n",
+                      cases[c].clip, (double)cases[c].tolerance * 1e3, with.size, without.size, passed);
+        assert_true(passed > 0);
+        assert_int_equal(with.size, without.size);
+        assert_memory_equal(with.data, without.data, with.size);
+        ossa_blob_destroy(&with), ossa_blob_destroy(&without);
+        ossa_import_output_destroy(&out);
+    }
 }
 
 /* An error-bounded build stores sub-tracks at the skeleton's rest pose as nothing: the
@@ -1644,6 +1679,7 @@ int main(void)
         cmocka_unit_test(test_held_channels_cost_one_row),
         cmocka_unit_test(test_sample_pass_matches_sample),
         cmocka_unit_test(test_source_key_times_union),
+        cmocka_unit_test(test_loosening_slack_changes_nothing),
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
         cmocka_unit_test(test_real_cmu_01_01),
         cmocka_unit_test(test_real_cesium_man),

@@ -107,10 +107,11 @@ typedef struct search {
      * figures (tried). A try whose change moves no point of the subtree by more than the
      * subtree's slack passes at m without its matrices (see slack_passes). */
     float *own_slack, *subtree_slack, *tried_slack;
-    float *moved;  /* [M] a try's bound of the subtree's movement at m; -1 where checked exactly */
-    affine *model; /* [M * P] the model-space matrices of the P joints that have children (the
-                      only ones loosening reads), joint j's at slot[j] */
-    size_t *slot;  /* [J] j's index among the joints with children; SIZE_MAX for a leaf */
+    float *moved;        /* [M] a try's bound of the subtree's movement at m; -1 where checked exactly */
+    size_t slack_passes; /* the tries' times the bound passed (ossa__loosen_slack_passes) */
+    affine *model;       /* [M * P] the model-space matrices of the P joints that have children (the
+                            only ones loosening reads), joint j's at slot[j] */
+    size_t *slot;        /* [J] j's index among the joints with children; SIZE_MAX for a leaf */
     size_t P;
     ossa_skeleton skeleton;
     ossa_blob skeleton_blob;
@@ -150,6 +151,9 @@ OSSA__INLINE float point_error(const ossa_float4x4 *m, float shell, const float 
 }
 
 enum { MAX_THREADS = OSSA__SEARCH_MAX_THREADS };
+
+atomic_bool ossa__loosen_by_slack = true;
+atomic_size_t ossa__loosen_slack_passes;
 
 /* One thread's sampling state, and its share of a measure. */
 typedef struct worker {
@@ -612,6 +616,7 @@ OSSA__INLINE bool slack_passes(search *s, size_t m, size_t j, size_t channel, co
     moved = (moved * 1.01f + 1e-6f * s->radius[j]) * stretch;
     if (!(moved <= s->subtree_slack[m * s->L + s->lslot[j]])) return false;
     s->moved[m] = moved;
+    ++s->slack_passes;
     return true;
 }
 
@@ -813,7 +818,7 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     s->model = ossa__calloc(a, mp ? mp : 1, sizeof *s->model);
     s->alone = ossa__calloc(a, s->M ? s->M : 1, sizeof *s->alone);
     bool scratch = true;
-    if (s->L) {
+    if (s->L && atomic_load_explicit(&ossa__loosen_by_slack, memory_order_relaxed)) {
         s->own_slack = ossa__calloc(a, ml, sizeof *s->own_slack);
         s->subtree_slack = ossa__calloc(a, ml, sizeof *s->subtree_slack);
         s->tried_slack = ossa__calloc(a, ml, sizeof *s->tried_slack);
@@ -849,7 +854,7 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     if (s->L && !(measure(s, &b->blob, NULL, false, false) <= 1.f))
         return atomic_load_explicit(&s->ref.failed, memory_order_relaxed) ? reference_failed(s) : OSSA_OK;
     /* Each subtree's least slack, children (after their parents) folded in first. */
-    if (s->L) {
+    if (s->subtree_slack) {
         for (size_t m = 0; m < s->M; ++m) {
             const float *own = s->own_slack + m * s->L;
             float *sub = s->subtree_slack + m * s->L;
@@ -889,6 +894,7 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     s->local = NULL, s->model = NULL, s->alone = NULL;
     free_slack(s);
     free_loosening_scratch(s);
+    atomic_fetch_add_explicit(&ossa__loosen_slack_passes, s->slack_passes, memory_order_relaxed);
     if (!changed) return OSSA_OK;
     ossa_result r;
     const void *kept = b->blob.data;

@@ -13,4 +13,17 @@
  * and measured time. */
 #define OSSA__AFFINE_BYTES (12 * sizeof(float))
 
+/* Loosening's slack bound (animation_search.c, slack_passes): on, unless a test turns it off to
+ * compare a build's bytes with those of one whose tries are all checked at every time (they
+ * must be the same); and the tries' times it has passed without their matrices, over every
+ * build in the process. Hidden, as the library's other internal data. */
+#include <stdatomic.h>
+#if defined(_WIN32)
+extern atomic_bool ossa__loosen_by_slack;
+extern atomic_size_t ossa__loosen_slack_passes;
+#else
+extern __attribute__((visibility("hidden"))) atomic_bool ossa__loosen_by_slack;
+extern __attribute__((visibility("hidden"))) atomic_size_t ossa__loosen_slack_passes;
+#endif
+
 #endif
