@@ -147,8 +147,11 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     bytes = mul_add(blocks, sizeof(float *), mul_add(b.M, 1, bytes));
     bytes = mul_add(mul_add(b.M, J - b.isolated + 1, 0), sizeof(ossa_transform), bytes);
     bytes = mul_add(mul_add(b.M, b.parents, 0), OSSA__AFFINE_BYTES, bytes);
-    /* Loosening's slack: three floats per joint in a hierarchy and time, a bound per time. */
-    bytes = mul_add(mul_add(b.M, J - b.isolated, 0), 3 * sizeof(float), mul_add(b.M, sizeof(float), bytes));
+    /* Loosening's slack: three floats per joint in a hierarchy and time, a bound per time and
+     * thread. */
+    bytes = mul_add(mul_add(b.M, J - b.isolated, 0), 3 * sizeof(float), mul_add(b.M, b.threads * sizeof(float), bytes));
+    /* Its shares among the threads: an owner per joint, and two words per joint while they are made. */
+    bytes = mul_add(J, sizeof(unsigned) + 2 * sizeof(size_t), bytes);
     bytes = mul_add(b.M, 20, bytes);
     bytes = mul_add(mul_add(T, 88, 0), b.threads - 1, bytes);
     /* Per extra thread while loosening isolated joints: a trial sub-track, its values and

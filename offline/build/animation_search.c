@@ -1,6 +1,7 @@
 /* Error-driven encoding: local tolerances per sub-track, chosen against the model-space error
  * measured on the blob the runtime decodes (see ossa_animation_build in
  * ossa/offline/builders.h). */
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -38,7 +39,10 @@ _Static_assert(sizeof LOOSEN / sizeof *LOOSEN == OSSA__LOOSEN_FACTORS, "the esti
  * double: they differ by float rounding, up to ~1e-7 of the model's size, which at a 0.05 mm
  * tolerance and 2 m is 0.5 %; this margin keeps the verification from failing. */
 #define LOOSEN_MARGIN .99f
-#define FIXED_RATE    OSSA__SEARCH_FIXED_RATE
+/* The least work (joints of the shares' subtrees, summed, times measured times) worth sharing
+ * a hierarchy's loosening among the threads (share_hierarchy). */
+#define HIERARCHY_SHARE_MIN 100000u
+#define FIXED_RATE          OSSA__SEARCH_FIXED_RATE
 /* Progress (ossa_animation_build_desc.progress): the share of the build at the start of the
  * search (the source sampled), at its end and at the end of the refinement (from timings of
  * the pab atlas and CMU 01_01 builds on 1 and 2 threads). The search's evaluations are not
@@ -107,11 +111,13 @@ typedef struct search {
      * figures (tried). A try whose change moves no point of the subtree by more than the
      * subtree's slack passes at m without its matrices (see slack_passes). */
     float *own_slack, *subtree_slack, *tried_slack;
-    float *moved;        /* [M] a try's bound of the subtree's movement at m; -1 where checked exactly */
-    size_t slack_passes; /* the tries' times the bound passed (ossa__loosen_slack_passes) */
-    affine *model;       /* [M * P] the model-space matrices of the P joints that have children (the
-                            only ones loosening reads), joint j's at slot[j] */
-    size_t *slot;        /* [J] j's index among the joints with children; SIZE_MAX for a leaf */
+    float *moved;    /* [threads * M] each worker's try's bound of the subtree's movement at m (see
+                        worker.moved) */
+    unsigned *owner; /* [J] while loosening on threads: the worker that loosens each joint of a
+                        hierarchy (see share_hierarchy), UINT_MAX for the trunk */
+    affine *model;   /* [M * P] the model-space matrices of the P joints that have children (the
+                        only ones loosening reads), joint j's at slot[j] */
+    size_t *slot;    /* [J] j's index among the joints with children; SIZE_MAX for a leaf */
     size_t P;
     ossa_skeleton skeleton;
     ossa_blob skeleton_blob;
@@ -174,7 +180,9 @@ typedef struct worker {
     ossa_transform *alone; /* [M] */
     float *points;         /* [12 M] the reference points of the isolated joint being loosened */
     bool changed;
-    size_t failed_at; /* the measured time the worker's last try failed at (SIZE_MAX: none yet) */
+    size_t failed_at;    /* the measured time the worker's last try failed at (SIZE_MAX: none yet) */
+    float *moved;        /* [M] its try's bound of the subtree's movement at m; -1 where checked exactly */
+    size_t slack_passes; /* the tries' times the bound passed (ossa__loosen_slack_passes) */
     float worst, worst_error;
     size_t worst_joint, worst_m;
     bool failed;
@@ -587,16 +595,16 @@ OSSA__INLINE bool joint_passes(search *s, worker *w, size_t m, size_t c, const o
 
 /* Whether the trial's local transform `t` of joint j, in place of the kept one `kept`, moves
  * no point of j's subtree at measured time m by more than the subtree's slack there (so every
- * joint of it passes without its matrices); stores the bound in s->moved[m], or -1 when it
+ * joint of it passes without its matrices); stores the bound in w->moved[m], or -1 when it
  * does not decide. The bound: the parent's model-space linear part stretches by at most
  * reach_scale[parent]; a translation moves every point by |dt|; a rotation by at most
  * |R(q') - R(q)| |S z| <= 2 min(|q' - q|, |q' + q|) radius[j] (radius[j] bounds |S z| over the
  * subtree's points z); a scale is always checked exactly. The bound is widened by 1 % and a
  * millionth of the subtree's reach against float rounding. */
-OSSA__INLINE bool slack_passes(search *s, size_t m, size_t j, size_t channel, const ossa_transform *t,
+OSSA__INLINE bool slack_passes(const search *s, worker *w, size_t m, size_t j, size_t channel, const ossa_transform *t,
                                const ossa_transform *kept)
 {
-    s->moved[m] = -1.f;
+    w->moved[m] = -1.f;
     if (channel == OSSA__CH_SCALE) return false;
     const int p = s->parents[j];
     const float stretch = p < 0 ? 1.f : s->reach_scale[p];
@@ -615,8 +623,8 @@ OSSA__INLINE bool slack_passes(search *s, size_t m, size_t j, size_t channel, co
     }
     moved = (moved * 1.01f + 1e-6f * s->radius[j]) * stretch;
     if (!(moved <= s->subtree_slack[m * s->L + s->lslot[j]])) return false;
-    s->moved[m] = moved;
-    ++s->slack_passes;
+    w->moved[m] = moved;
+    ++w->slack_passes;
     return true;
 }
 
@@ -636,7 +644,7 @@ OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__su
     if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
     if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
     if (channel == OSSA__CH_SCALE) t.scale = (ossa_float3){v[0], v[1], v[2]};
-    if (s->subtree_slack && s->lslot[j] != SIZE_MAX && slack_passes(s, m, j, channel, &t, kept)) return true;
+    if (s->subtree_slack && s->lslot[j] != SIZE_MAX && slack_passes(s, w, m, j, channel, &t, kept)) return true;
     const ossa_float4x4 lm = ossa__float4x4_from_transform(&t);
     if (parent < 0) {
         chain[j] = lm;
@@ -658,13 +666,15 @@ OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__su
  * exact figures where it was checked exactly and the old ones less the bound of the movement
  * where the bound passed it; the subtree's least slack is formed again, and each ancestor's
  * least slack falls to it where it is lower (it may only have risen elsewhere, so the old
- * figure stays a lower bound). */
-static void update_slack(search *s, size_t j)
+ * figure stays a lower bound). While the threads share the hierarchy (share_hierarchy), only
+ * the ancestors in the worker's own share: the trunk's are lowered after (fold_shares). */
+static void update_slack(search *s, const worker *w, size_t j)
 {
+    const unsigned owner = s->owner ? s->owner[j] : UINT_MAX;
     const size_t end = s->end[j], L = s->L;
     for (size_t m = 0; m < s->M; ++m) {
         float *own = s->own_slack + m * L, *sub = s->subtree_slack + m * L;
-        const float *tried = s->tried_slack + m * L, moved = s->moved[m];
+        const float *tried = s->tried_slack + m * L, moved = w->moved[m];
         for (size_t c = j; c < end; ++c) {
             const size_t l = s->lslot[c];
             own[l] = moved < 0.f ? tried[l] : own[l] - moved;
@@ -675,7 +685,8 @@ static void update_slack(search *s, size_t j)
             sub[pl] = min_f(sub[pl], sub[l]);
         }
         const float least = sub[s->lslot[j]];
-        for (int a = s->parents[j]; a >= 0; a = s->parents[a]) sub[s->lslot[a]] = min_f(sub[s->lslot[a]], least);
+        for (int a = s->parents[j]; a >= 0 && (owner == UINT_MAX || s->owner[a] == owner); a = s->parents[a])
+            sub[s->lslot[a]] = min_f(sub[s->lslot[a]], least);
     }
 }
 
@@ -720,7 +731,7 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
             if (s->slot[c] != SIZE_MAX) s->model[m * s->P + s->slot[c]] = affine_of(&chain[c]);
         }
     }
-    if (s->subtree_slack && s->lslot[j] != SIZE_MAX) update_slack(s, j);
+    if (s->subtree_slack && s->lslot[j] != SIZE_MAX) update_slack(s, w, j);
     s->mult[i] *= factor;
     ossa__subtrack swap = *old;
     *old = *trial;
@@ -734,12 +745,135 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
     return true;
 }
 
-/* The hierarchy's slack (see search.own_slack). */
+/* One worker's share of a hierarchy pass (loosen): the sub-tracks of the joints it owns, in
+ * joint order. */
+typedef struct hierarchy_share {
+    search *s;
+    worker *w;
+    float k, factor;
+    unsigned index;
+} hierarchy_share;
+
+static void *loosen_share(void *arg)
+{
+    const hierarchy_share *e = arg;
+    search *s = e->s;
+    for (size_t i = 0; i < 3 * s->J; ++i)
+        if (s->owner[i / 3] == e->index && s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST)
+            e->w->changed |= try_loosen(s, e->w, i, e->k, e->factor);
+    return NULL;
+}
+
+/* The least slack of each share's top joint, into the trunk's ancestors of it (update_slack
+ * left them to this, after the pass). */
+static void fold_shares(search *s)
+{
+    if (!s->subtree_slack) return;
+    for (size_t r = 0; r < s->J; ++r) {
+        const int p = s->parents[r];
+        if (s->owner[r] == UINT_MAX || p < 0 || s->owner[p] != UINT_MAX) continue;
+        for (size_t m = 0; m < s->M; ++m) {
+            float *sub = s->subtree_slack + m * s->L;
+            const float least = sub[s->lslot[r]];
+            for (int a = p; a >= 0; a = s->parents[a]) sub[s->lslot[a]] = min_f(sub[s->lslot[a]], least);
+        }
+    }
+}
+
+/* Shares the joints in a hierarchy among the threads for loosening (search.owner): whole
+ * subtrees (shares), each tried by one worker in joint order, and the trunk, the ancestors of
+ * the shares, tried first on worker 0. A try reads its joint's ancestors' matrices and its
+ * subtree's poses, matrices and slack, and changes only its subtree's (and, through
+ * fold_shares, lowers its ancestors' slack, which no try of the pass reads), so a pass gives
+ * the decisions of one pass in joint order: the trunk's tries come before those of their
+ * subtrees as they would, a trunk joint that comes after a share in joint order is neither
+ * its ancestor nor in it, and a share's tries read nothing another share changes. The shares
+ * are split from the hierarchy's roots down while that shortens the estimated span (a try
+ * costs its subtree's joints), then dealt, largest first, to the least loaded worker. One
+ * thread, or too little work to share: no shares (NULL). False when out of memory. */
+static bool share_hierarchy(search *s)
+{
+    const unsigned n = s->threads;
+    if (n < 2 || !s->L) return true;
+    const ossa_allocator *a = s->desc->allocator;
+    size_t *work = ossa__calloc(a, 2 * s->J, sizeof *work), *piece = work ? work + s->J : NULL;
+    s->owner = ossa__calloc(a, s->J, sizeof *s->owner);
+    if (!work || !s->owner) {
+        ossa_free(a, work);
+        return false;
+    }
+    /* work[j]: the sum of the subtree sizes over j's subtree (children come after parents). */
+    for (size_t j = s->J; j-- > 0;) {
+        if (s->lslot[j] == SIZE_MAX) continue;
+        work[j] += s->end[j] - j;
+        if (s->parents[j] >= 0) work[s->parents[j]] += work[j];
+    }
+    size_t pieces = 0, total = 0, trunk = 0;
+    for (size_t j = 0; j < s->J; ++j)
+        if (s->lslot[j] != SIZE_MAX && s->parents[j] < 0) piece[pieces++] = j, total += work[j];
+    /* A split takes the largest share's top joint to the trunk, with the chain of only
+     * children below it, down to the first joint with more than one child; its children
+     * become shares. Splits go on while they shorten the estimated span: the trunk's work,
+     * then the larger of the largest share and an even part of all of them. */
+    for (;;) {
+        size_t big = 0, second = 0;
+        for (size_t k = 1; k < pieces; ++k)
+            if (work[piece[k]] > work[piece[big]]) big = k;
+        for (size_t k = 0; k < pieces; ++k)
+            if (k != big && work[piece[k]] > second) second = work[piece[k]];
+        size_t x = piece[big], moved = 0, children = 0, largest = 0;
+        for (;;) {
+            children = 0, largest = 0;
+            size_t only = x;
+            for (size_t c = x + 1; c < s->end[x]; ++c)
+                if (s->parents[c] == (int)x) ++children, only = c, largest = work[c] > largest ? work[c] : largest;
+            moved += s->end[x] - x;
+            if (children != 1) break;
+            x = only;
+        }
+        if (children == 0) break;
+        const size_t now = trunk + (work[piece[big]] > (total + n - 1) / n ? work[piece[big]] : (total + n - 1) / n);
+        const size_t rest = total - moved, share = (rest + n - 1) / n;
+        const size_t most = second > largest ? second : largest;
+        if (!(trunk + moved + (most > share ? most : share) < now)) break;
+        trunk += moved, total = rest;
+        piece[big] = piece[--pieces];
+        for (size_t c = x + 1; c < s->end[x]; ++c)
+            if (s->parents[c] == (int)x) piece[pieces++] = c;
+    }
+    for (size_t j = 0; j < s->J; ++j) s->owner[j] = UINT_MAX;
+    /* Too little to share: the threads' start would cost more than it saves. */
+    if (total * s->M < HIERARCHY_SHARE_MIN) {
+        ossa_free(a, work), ossa_free(a, s->owner);
+        s->owner = NULL;
+        return true;
+    }
+    size_t load[MAX_THREADS] = {0};
+    for (size_t left = pieces; left > 0; --left) {
+        size_t big = 0;
+        for (size_t k = 1; k < left; ++k)
+            if (work[piece[k]] > work[piece[big]]) big = k;
+        const size_t r = piece[big];
+        piece[big] = piece[left - 1];
+        unsigned t = 0;
+        for (unsigned u = 1; u < n; ++u)
+            if (load[u] < load[t]) t = u;
+        load[t] += work[r];
+        for (size_t c = r; c < s->end[r]; ++c) s->owner[c] = t;
+    }
+    ossa_free(a, work);
+    return true;
+}
+
+/* The hierarchy's slack (see search.own_slack) and its shares (search.owner). */
 static void free_slack(search *s)
 {
     const ossa_allocator *a = s->desc->allocator;
     ossa_free(a, s->own_slack), ossa_free(a, s->subtree_slack), ossa_free(a, s->tried_slack), ossa_free(a, s->moved);
     s->own_slack = s->subtree_slack = s->tried_slack = s->moved = NULL;
+    ossa_free(a, s->owner);
+    s->owner = NULL;
+    for (unsigned t = 0; s->worker && t < s->threads; ++t) s->worker[t].moved = NULL;
 }
 
 /* The extra threads' scratch of the isolated joints' loosening (worker 0's is the search's). */
@@ -822,9 +956,11 @@ static ossa_result loosen(search *s, best *b, bool *verified)
         s->own_slack = ossa__calloc(a, ml, sizeof *s->own_slack);
         s->subtree_slack = ossa__calloc(a, ml, sizeof *s->subtree_slack);
         s->tried_slack = ossa__calloc(a, ml, sizeof *s->tried_slack);
-        s->moved = ossa__calloc(a, s->M ? s->M : 1, sizeof *s->moved);
+        s->moved = ossa__calloc(a, s->M * s->threads, sizeof *s->moved);
         scratch = s->own_slack && s->subtree_slack && s->tried_slack && s->moved;
+        for (unsigned t = 0; scratch && t < s->threads; ++t) s->worker[t].moved = s->moved + t * s->M;
     }
+    scratch = share_hierarchy(s) && scratch;
     scratch = reference_all(s) && scratch;
     for (unsigned t = 0; t < s->threads; ++t) {
         worker *w = &s->worker[t];
@@ -867,16 +1003,31 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     bool changed = false;
     const size_t factors = sizeof LOOSEN / sizeof *LOOSEN, steps = factors * 3 * s->J;
     size_t done = 0;
-    /* Joints in a hierarchy: one pass over their sub-tracks per factor, parents first. */
-    for (size_t f = 0; f < factors; ++f)
+    /* Joints in a hierarchy: one pass over their sub-tracks per factor, parents first; with
+     * shares (share_hierarchy), the trunk's on worker 0 and then each share's on its worker. */
+    for (size_t f = 0; f < factors; ++f) {
+        size_t shared = 0;
         for (size_t i = 0; i < 3 * s->J; ++i) {
             if (s->lslot[i / 3] == SIZE_MAX) continue;
+            if (s->owner && s->owner[i / 3] != UINT_MAX) {
+                ++shared;
+                continue;
+            }
             if (s->st[i].kind != OSSA__KIND_DEFAULT && s->st[i].kind != OSSA__KIND_REST)
                 changed |= try_loosen(s, &s->worker[0], i, b->k, LOOSEN[f]);
             ossa__progress_report(&s->progress,
                                   PROGRESS_SEARCH + (PROGRESS_REFINE - PROGRESS_SEARCH) * (float)++done / (float)steps,
                                   "refine");
         }
+        if (!s->owner) continue;
+        hierarchy_share shares[MAX_THREADS];
+        for (unsigned t = 0; t < s->threads; ++t) shares[t] = (hierarchy_share){s, &s->worker[t], b->k, LOOSEN[f], t};
+        run_workers(loosen_share, shares, sizeof *shares, s->threads);
+        fold_shares(s);
+        done += shared;
+        ossa__progress_report(
+            &s->progress, PROGRESS_SEARCH + (PROGRESS_REFINE - PROGRESS_SEARCH) * (float)done / (float)steps, "refine");
+    }
     /* Isolated joints, one at a time with every factor: nothing else reads or changes what
      * their tries read and change (their own sub-tracks, poses and reference points), so the
      * order is free and gives what the passes above would; the threads share them. Their
@@ -894,7 +1045,10 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     s->local = NULL, s->model = NULL, s->alone = NULL;
     free_slack(s);
     free_loosening_scratch(s);
-    atomic_fetch_add_explicit(&ossa__loosen_slack_passes, s->slack_passes, memory_order_relaxed);
+    for (unsigned t = 0; t < s->threads; ++t) {
+        atomic_fetch_add_explicit(&ossa__loosen_slack_passes, s->worker[t].slack_passes, memory_order_relaxed);
+        s->worker[t].slack_passes = 0;
+    }
     if (!changed) return OSSA_OK;
     ossa_result r;
     const void *kept = b->blob.data;
