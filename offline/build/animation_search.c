@@ -1060,6 +1060,7 @@ static ossa_result loosen(search *s, best *b, bool *verified)
 static void release(search *s)
 {
     const ossa_allocator *a = s->desc->allocator;
+    free_slack(s); /* before the workers, whose `moved` it clears */
     free_loosening_scratch(s);
     if (s->st) ossa__subtracks_free(s->clip, s->st, 3 * s->J);
     ossa__subtracks_free(s->clip, &s->trial, 1);
@@ -1077,7 +1078,6 @@ static void release(search *s)
     ossa_free(a, s->mult);
     ossa_free(a, s->times);
     ossa_free(a, s->local), ossa_free(a, s->model), ossa_free(a, s->alone), ossa_free(a, s->lslot);
-    free_slack(s);
     ossa_free(a, s->joint_max), ossa_free(a, s->joint_time), ossa_free(a, s->joint_ratio), ossa_free(a, s->changed);
     ossa_free(a, s->slot), ossa_free(a, s->last_ratio), ossa_free(a, s->best_mult);
     ossa_free(a, s->values);
