@@ -585,11 +585,10 @@ static inline ossa_transform *local_at(search *s, worker *w, size_t m, size_t c)
 OSSA__INLINE bool joint_passes(search *s, worker *w, size_t m, size_t c, const ossa_float4x4 *model)
 {
     float rebuilt[12];
-    if (s->lslot[c] == SIZE_MAX)
-        return !(point_error(model, s->shell[c], w->points + 12 * m) > s->tol[c] * LOOSEN_MARGIN);
-    const float *ref = ossa__reference_points(&s->ref, &w->rpass, m, c, rebuilt);
+    const float *ref =
+        s->lslot[c] == SIZE_MAX ? w->points + 12 * m : ossa__reference_points(&s->ref, &w->rpass, m, c, rebuilt);
     const float slack = s->tol[c] * LOOSEN_MARGIN - point_error(model, s->shell[c], ref);
-    if (s->tried_slack) s->tried_slack[m * s->L + s->lslot[c]] = slack;
+    if (s->tried_slack && s->lslot[c] != SIZE_MAX) s->tried_slack[m * s->L + s->lslot[c]] = slack;
     return !(slack < 0.f);
 }
 
@@ -662,6 +661,27 @@ OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__su
     return true;
 }
 
+/* Each joint's least slack over its subtree (sub) from the joints' own (own), for the joints in
+ * a hierarchy of [first, end): every joint there whose parent is there too is folded into it,
+ * children (after their parents) first. */
+static void least_over_subtrees(const search *s, float *sub, const float *own, size_t first, size_t end)
+{
+    for (size_t c = first; c < end; ++c)
+        if (s->lslot[c] != SIZE_MAX) sub[s->lslot[c]] = own[s->lslot[c]];
+    for (size_t c = end; c-- > first;) {
+        const int p = s->parents[c];
+        if (s->lslot[c] != SIZE_MAX && p >= (int)first) sub[s->lslot[p]] = min_f(sub[s->lslot[p]], sub[s->lslot[c]]);
+    }
+}
+
+/* Lowers the least slack of joint `from` and its ancestors to `least` where it is higher; with
+ * an owner (not UINT_MAX), only those in that worker's share (see share_hierarchy). */
+static void lower_ancestors(const search *s, float *sub, int from, float least, unsigned owner)
+{
+    for (int a = from; a >= 0 && (owner == UINT_MAX || s->owner[a] == owner); a = s->parents[a])
+        sub[s->lslot[a]] = min_f(sub[s->lslot[a]], least);
+}
+
 /* After an accepted try of joint j: its subtree's slack at each measured time becomes the try's
  * exact figures where it was checked exactly and the old ones less the bound of the movement
  * where the bound passed it; the subtree's least slack is formed again, and each ancestor's
@@ -678,15 +698,9 @@ static void update_slack(search *s, const worker *w, size_t j)
         for (size_t c = j; c < end; ++c) {
             const size_t l = s->lslot[c];
             own[l] = moved < 0.f ? tried[l] : own[l] - moved;
-            sub[l] = own[l];
         }
-        for (size_t c = end; c-- > j + 1;) {
-            const size_t l = s->lslot[c], pl = s->lslot[s->parents[c]];
-            sub[pl] = min_f(sub[pl], sub[l]);
-        }
-        const float least = sub[s->lslot[j]];
-        for (int a = s->parents[j]; a >= 0 && (owner == UINT_MAX || s->owner[a] == owner); a = s->parents[a])
-            sub[s->lslot[a]] = min_f(sub[s->lslot[a]], least);
+        least_over_subtrees(s, sub, own, j, end);
+        lower_ancestors(s, sub, s->parents[j], sub[s->lslot[j]], owner);
     }
 }
 
@@ -774,10 +788,18 @@ static void fold_shares(search *s)
         if (s->owner[r] == UINT_MAX || p < 0 || s->owner[p] != UINT_MAX) continue;
         for (size_t m = 0; m < s->M; ++m) {
             float *sub = s->subtree_slack + m * s->L;
-            const float least = sub[s->lslot[r]];
-            for (int a = p; a >= 0; a = s->parents[a]) sub[s->lslot[a]] = min_f(sub[s->lslot[a]], least);
+            lower_ancestors(s, sub, p, sub[s->lslot[r]], UINT_MAX);
         }
     }
+}
+
+/* The index among piece[0 .. count) (count > 0) of the piece with the most work. */
+static size_t largest_piece(const size_t *work, const size_t *piece, size_t count)
+{
+    size_t big = 0;
+    for (size_t k = 1; k < count; ++k)
+        if (work[piece[k]] > work[piece[big]]) big = k;
+    return big;
 }
 
 /* Shares the joints in a hierarchy among the threads for loosening (search.owner): whole
@@ -816,9 +838,8 @@ static bool share_hierarchy(search *s)
      * become shares. Splits go on while they shorten the estimated span: the trunk's work,
      * then the larger of the largest share and an even part of all of them. */
     for (;;) {
-        size_t big = 0, second = 0;
-        for (size_t k = 1; k < pieces; ++k)
-            if (work[piece[k]] > work[piece[big]]) big = k;
+        const size_t big = largest_piece(work, piece, pieces);
+        size_t second = 0;
         for (size_t k = 0; k < pieces; ++k)
             if (k != big && work[piece[k]] > second) second = work[piece[k]];
         size_t x = piece[big], moved = 0, children = 0, largest = 0;
@@ -850,9 +871,7 @@ static bool share_hierarchy(search *s)
     }
     size_t load[MAX_THREADS] = {0};
     for (size_t left = pieces; left > 0; --left) {
-        size_t big = 0;
-        for (size_t k = 1; k < left; ++k)
-            if (work[piece[k]] > work[piece[big]]) big = k;
+        const size_t big = largest_piece(work, piece, left);
         const size_t r = piece[big];
         piece[big] = piece[left - 1];
         unsigned t = 0;
@@ -989,17 +1008,9 @@ static ossa_result loosen(search *s, best *b, bool *verified)
      * joints only (a physics bake) needs none, and this blob passed the same measure already. */
     if (s->L && !(measure(s, &b->blob, NULL, false, false) <= 1.f))
         return atomic_load_explicit(&s->ref.failed, memory_order_relaxed) ? reference_failed(s) : OSSA_OK;
-    /* Each subtree's least slack, children (after their parents) folded in first. */
-    if (s->subtree_slack) {
-        for (size_t m = 0; m < s->M; ++m) {
-            const float *own = s->own_slack + m * s->L;
-            float *sub = s->subtree_slack + m * s->L;
-            memcpy(sub, own, s->L * sizeof *sub);
-            for (size_t c = s->J; c-- > 0;)
-                if (s->lslot[c] != SIZE_MAX && s->parents[c] >= 0)
-                    sub[s->lslot[s->parents[c]]] = min_f(sub[s->lslot[s->parents[c]]], sub[s->lslot[c]]);
-        }
-    }
+    /* Each subtree's least slack. */
+    for (size_t m = 0; s->subtree_slack && m < s->M; ++m)
+        least_over_subtrees(s, s->subtree_slack + m * s->L, s->own_slack + m * s->L, 0, s->J);
     bool changed = false;
     const size_t factors = sizeof LOOSEN / sizeof *LOOSEN, steps = factors * 3 * s->J;
     size_t done = 0;
