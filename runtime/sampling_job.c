@@ -61,6 +61,10 @@ typedef struct ranged_track {
     uint8_t stored;    /* stored components: 3, or 4 for OSSA__ROT_FULL rotations */
 } ranged_track;
 
+/* Groups from which lane mode may find its stale lanes from the groups' bracketed time
+ * points (fresh_from, fresh_until) rather than group by group: below it the tests cost less
+ * than keeping those time points. */
+enum { SCAN_MIN_GROUPS = 64 };
 /* Keys per group in the playback cache: see fill_cache. */
 enum { CACHE_KEYS = 2 * OSSA__SEGMENT_FRAMES };
 /* Bytes of one of fill_cache's scratch grids, [OSSA__SEGMENT_FRAMES + 1][component][lane]. */
@@ -99,12 +103,24 @@ struct ossa_sampling_context {
     size_t entries;           /* bytes of segment ranges in every segment */
     sub_group *groups;        /* [max_groups] */
     size_t max_groups;        /* groups it has room for */
+    /* Per group, the time points its lanes' keys bracket together: lane mode refreshes group g
+     * when frame < fresh_from[g] or frame >= fresh_until[g] (the largest left and the smallest
+     * right time point over its lanes, as int32 like the lanes' own tests), and tests eight
+     * groups at once instead of each group's lanes. [max_groups rounded up to 8], in contexts
+     * with room for SCAN_MIN_GROUPS groups or more (NULL in others); the entries past
+     * group_count bracket every time point. */
+    int32_t *fresh_from, *fresh_until;
+    bool fresh_kept;         /* they hold the lanes' current time points */
+    uint32_t refresh_average; /* groups lane mode refreshed in a call, x16, averaged over the
+                                 last calls (each weighs 1/8): it chooses how lane mode finds
+                                 the stale lanes */
     float *rest;              /* [max_rest] default and constant values: the channels the output
                                  takes from them (copy), in pose order (see rest_layout) */
     size_t max_rest;          /* floats of rest it has room for */
     uint8_t *copy;            /* [max_soa] bit c: channel c of the SoA group is copied from rest
                                  (no aligned group writes all of it) */
     bool copy_all;            /* every channel of every SoA group is: rest is a whole pose */
+    uint8_t copy_usual;       /* the bits of copy that most SoA groups have */
     /* Playback cache (contexts sized with ossa_sampling_context_playback_size_for): keys
      * [group][CACHE_KEYS] around the time points of segment cache_segment (fill_cache), and
      * the scratch integers and values of one group's keys while it is filled. */
@@ -120,7 +136,10 @@ struct ossa_sampling_context {
 #if !defined(OSSA__AVX2_KERNELS) /* sizes: in the baseline compile only (dispatch.h) */
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_RANGED_OF, L_RANGED, L_GROUPS, L_REST, L_COPY, L_CACHE, L_FILL, L_END };
+enum { L_REST_AT, L_FIRST_AT, L_BITS, L_FIRST_BITS, L_RANGED_OF, L_RANGED, L_GROUPS, L_FRESH, L_REST, L_COPY, L_CACHE, L_FILL, L_END };
+
+/* Entries of each of fresh_from and fresh_until for `groups` groups. */
+static size_t fresh_entries(size_t groups) { return (groups + 7) & ~(size_t)7; }
 
 /* Groups of max_sub animated sub-tracks: each channel c of A_c of them makes ceil(A_c / 4)
  * groups (whole aligned ones, then the rest packed), at most (A + 9) / 4 over three channels. */
@@ -214,6 +233,7 @@ static size_t layout(const context_shape *s, size_t offsets[L_END])
                                  max_sub * 2,
                                  s->ranged * sizeof(ranged_track),
                                  s->groups * sizeof(sub_group),
+                                 s->groups >= SCAN_MIN_GROUPS ? 2 * fresh_entries(s->groups) * sizeof(int32_t) : 0,
                                  s->rest * sizeof(float),
                                  s->soa,
                                  CACHE_KEYS * cache_groups * sizeof(cache_key),
@@ -321,6 +341,10 @@ static ossa_sampling_context *context_init(void *memory, size_t size, context_sh
     ctx->ranged_of = (uint16_t *)(void *)(base + offsets[L_RANGED_OF]);
     ctx->ranged = (ranged_track *)(void *)(base + offsets[L_RANGED]);
     ctx->groups = (sub_group *)(void *)(base + offsets[L_GROUPS]);
+    if (s.groups >= SCAN_MIN_GROUPS) {
+        ctx->fresh_from = (int32_t *)(void *)(base + offsets[L_FRESH]);
+        ctx->fresh_until = ctx->fresh_from + fresh_entries(s.groups);
+    }
     ctx->rest = (float *)(void *)(base + offsets[L_REST]);
     ctx->copy = base + offsets[L_COPY];
     if (cache_groups) {
@@ -592,6 +616,14 @@ static void make_groups(const ossa_animation *a, ossa_sampling_context *ctx, int
     if (g) finish_group(g);
 }
 
+/* The time points all lanes of group gi bracket (fresh_from, fresh_until), from its lanes'. */
+static inline void note_fresh(ossa_sampling_context *ctx, size_t gi)
+{
+    const sub_group *g = &ctx->groups[gi];
+    ctx->fresh_from[gi] = v4i_hmax(v4i_load((const int32_t *)g->frame[0]));
+    ctx->fresh_until[gi] = v4i_hmin(v4i_load((const int32_t *)g->frame[1]));
+}
+
 /* Binds `a`: default and constant values go to the rest values the output starts from, the
  * animated sub-tracks to groups, all stale. False, with the context left unbound, when the
  * context has no room for a's groups, its sub-tracks with segment ranges or its rest values
@@ -602,6 +634,10 @@ static bool bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
     if (ranged_count_of(a) > ctx->max_ranged || group_count_of(a) > ctx->max_groups ||
         rest_layout(a, ctx->copy, &ctx->copy_all) > ctx->max_rest)
         return false;
+    size_t with[8] = {0};
+    for (size_t jg = 0; jg < a->soa_count; ++jg) ++with[ctx->copy[jg]];
+    ctx->copy_usual = 0;
+    for (uint8_t bits = 1; bits < 8; ++bits) ctx->copy_usual = with[bits] > with[ctx->copy_usual] ? bits : ctx->copy_usual;
     /* Where each SoA group's copied channels start in ctx->rest. */
     uint32_t group_at[OSSA_MAX_SOA_JOINTS];
     uint32_t at = 0;
@@ -652,6 +688,10 @@ static bool bind(const ossa_animation *a, ossa_sampling_context *ctx, const ossa
     }
     for (size_t i = animated; i < animated + 8; ++i) ctx->key_bits[i] = 0;
     for (int c = 0; c < 3; ++c) make_groups(a, ctx, c, sub_of, range_at);
+    ctx->fresh_kept = false;
+    ctx->refresh_average = 16u * (uint32_t)ctx->group_count; /* as if every group refreshed */
+    for (size_t gi = ctx->group_count; ctx->fresh_from && gi < ((ctx->group_count + 7) & ~(size_t)7); ++gi)
+        ctx->fresh_from[gi] = INT32_MIN, ctx->fresh_until[gi] = INT32_MAX;
     for (size_t gi = 0; gi < ctx->group_count; ++gi) {
         sub_group *g = &ctx->groups[gi];
         bool narrow = true, ranged = false;
@@ -1413,6 +1453,64 @@ OSSA__OUT_OF_LINE void seek(const ossa_animation *a, ossa_sampling_context *ctx,
  * of joints. */
 OSSA__OUT_OF_LINE void copy_bytes(void *to, const void *from, size_t bytes) { memcpy(to, from, bytes); }
 
+/* The channels ctx->rest keeps of one SoA group (copy_all false), `copy` its bits (a constant
+ * in the usual group's copy); `from` advances past them. */
+OSSA__INLINE void copy_group(const float **from, float *to, unsigned copy)
+{
+    const float *f = *from;
+    if (copy & 1u) {
+        for (int k = 0; k < 12; k += 4) v4f_store(to + k, v4f_load(f + k));
+        f += 12;
+    }
+    if (copy & 2u) {
+        for (int k = 0; k < 16; k += 4) v4f_store(to + 12 + k, v4f_load(f + k));
+        f += 16;
+    }
+    if (copy & 4u) {
+        for (int k = 0; k < 12; k += 4) v4f_store(to + 28 + k, v4f_load(f + k));
+        f += 12;
+    }
+    *from = f;
+}
+
+/* copy_group for the first `count` SoA groups of the output, the groups with the bits `usual`
+ * (a constant, ctx->copy_usual) without testing each bit. */
+OSSA__INLINE void copy_channels(const ossa_sampling_context *ctx, ossa_soa_transform *out, size_t count,
+                                unsigned usual)
+{
+    const float *from = ctx->rest;
+    for (size_t g = 0; g < count; ++g) {
+        const unsigned copy = ctx->copy[g];
+        float *to = (float *)(void *)&out[g];
+        if (copy == usual)
+            copy_group(&from, to, usual);
+        else
+            copy_group(&from, to, copy);
+    }
+}
+
+
+/* The kept channels, one after another in ctx->rest (copy_rest without copy_all); one loop for
+ * each usual set of channels (a dense clip's: its scales). Out of line, as scan_lanes. */
+OSSA__OUT_OF_LINE void copy_kept(const ossa_sampling_context *ctx, ossa_soa_transform *out, size_t count)
+{
+    switch (ctx->copy_usual) {
+#define COPY_USUAL(bits)                                                                                               \
+    case bits:                                                                                                         \
+        copy_channels(ctx, out, count, bits);                                                                          \
+        return
+        COPY_USUAL(0);
+        COPY_USUAL(1);
+        COPY_USUAL(2);
+        COPY_USUAL(3);
+        COPY_USUAL(4);
+        COPY_USUAL(5);
+        COPY_USUAL(6);
+        COPY_USUAL(7);
+#undef COPY_USUAL
+    }
+}
+
 /* Copies the default and constant values to the output: every channel of every SoA group in
  * blocks of at most 24 SoA groups (3,840 bytes): below the 4,096 bytes above which glibc's
  * memcpy switches from its vector loop to `rep movsb`, which is about as fast in hardware but
@@ -1430,25 +1528,46 @@ static void copy_rest(const ossa_sampling_context *ctx, ossa_soa_transform *out,
         copy_bytes(out + g, rest + g, n * sizeof *out);
         return;
     }
-    /* The kept channels, one after another in ctx->rest. */
-    const float *from = ctx->rest;
-    for (size_t g = 0; g < count; ++g) {
-        const unsigned copy = ctx->copy[g];
-        float *to = (float *)(void *)&out[g];
-        if (copy & 1u) {
-            for (int k = 0; k < 12; k += 4) v4f_store(to + k, v4f_load(from + k));
-            from += 12;
-        }
-        if (copy & 2u) {
-            for (int k = 0; k < 16; k += 4) v4f_store(to + 12 + k, v4f_load(from + k));
-            from += 16;
-        }
-        if (copy & 4u) {
-            for (int k = 0; k < 12; k += 4) v4f_store(to + 28 + k, v4f_load(from + k));
-            from += 12;
+    copy_kept(ctx, out, count);
+}
+
+/* Lane mode when fewer than a third of the groups refresh in an average call (run): the
+ * groups with a stale lane are found four at a time from the time points their lanes bracket
+ * together and refreshed, then every group is interpolated. Out of line: the sampling job's
+ * other paths keep their registers and stack frame as they are without it. */
+OSSA__OUT_OF_LINE void scan_lanes(const ossa_animation *a, ossa_sampling_context *ctx, uint32_t frame,
+                                  uint32_t segment, v4f vratio, ossa_soa_transform *out)
+{
+    sub_group *groups = ctx->groups;
+    const size_t count = ctx->group_count;
+    const v4i vframe = v4i_set1((int32_t)frame), vnext = v4i_set1((int32_t)frame + 1);
+    bool entered = ctx->segment == segment;
+    size_t refreshed = 0;
+    if (!ctx->fresh_kept) {
+        for (size_t gi = 0; gi < count; ++gi) note_fresh(ctx, gi);
+        ctx->fresh_kept = true;
+    }
+    for (size_t g4 = 0; g4 < count; g4 += 4) {
+        const v4i stale4 = v4i_or(v4i_cmpgt(v4i_load(ctx->fresh_from + g4), vframe),
+                                  v4i_cmpgt(vnext, v4i_load(ctx->fresh_until + g4)));
+        for (unsigned groups4 = v4f_movemask(v4i_as_f(stale4)); groups4; groups4 &= groups4 - 1) {
+            const size_t gi = g4 + lowest_bit(groups4);
+            sub_group *g = &groups[gi];
+            const v4i stale = v4i_or(v4i_cmpgt(v4i_load((const int32_t *)g->frame[0]), vframe),
+                                     v4i_cmpgt(vnext, v4i_load((const int32_t *)g->frame[1])));
+            if (!entered) enter_segment(a, ctx, segment), entered = true;
+            refresh_group(a, ctx, g, v4f_movemask(v4i_as_f(stale)), frame, segment);
+            note_fresh(ctx, gi);
+            ++refreshed;
         }
     }
+    ctx->refresh_average += 2u * (uint32_t)refreshed - (ctx->refresh_average >> 3);
+    for (size_t gi = 0; gi < count; ++gi) {
+        const sub_group *g = &groups[gi];
+        interpolate(g, g->value[0][0], g->value[1][0], g->ratio[0], g->ratio[1], vratio, out);
+    }
 }
+
 
 /* The job: validation, then the work. */
 OSSA__INLINE ossa_result run(const ossa_sampling_job *job)
@@ -1505,17 +1624,29 @@ OSSA__INLINE ossa_result run(const ossa_sampling_job *job)
      * right; padding lanes bracket every one). */
     const v4i vframe = v4i_set1((int32_t)frame), vnext = v4i_set1((int32_t)frame + 1);
     bool entered = ctx->segment == segment;
-    for (size_t gi = 0; gi < count; ++gi) {
-        sub_group *g = &groups[gi];
-        const v4i stale = v4i_or(v4i_cmpgt(v4i_load((const int32_t *)g->frame[0]), vframe),
-                                 v4i_cmpgt(vnext, v4i_load((const int32_t *)g->frame[1])));
-        const unsigned mask = v4f_movemask(v4i_as_f(stale));
-        if (mask) {
-            if (!entered) enter_segment(a, ctx, segment), entered = true;
-            refresh_group(a, ctx, g, mask, frame, segment);
+    size_t refreshed = 0;
+    const bool many = count >= SCAN_MIN_GROUPS; /* then the context has fresh_from (its room is at least count) */
+    if (!many || ctx->refresh_average * 3u >= count * 16u) {
+        /* Few groups, or most of them refresh (dense keys, or fast playback): each group's
+         * lanes are tested as it is interpolated, and the groups' bracketed time points are
+         * not kept. */
+        ctx->fresh_kept = false;
+        for (size_t gi = 0; gi < count; ++gi) {
+            sub_group *g = &groups[gi];
+            const v4i stale = v4i_or(v4i_cmpgt(v4i_load((const int32_t *)g->frame[0]), vframe),
+                                     v4i_cmpgt(vnext, v4i_load((const int32_t *)g->frame[1])));
+            const unsigned mask = v4f_movemask(v4i_as_f(stale));
+            if (mask) {
+                if (!entered) enter_segment(a, ctx, segment), entered = true;
+                refresh_group(a, ctx, g, mask, frame, segment);
+                ++refreshed;
+            }
+            interpolate(g, g->value[0][0], g->value[1][0], g->ratio[0], g->ratio[1], vratio, out);
         }
-        interpolate(g, g->value[0][0], g->value[1][0], g->ratio[0], g->ratio[1], vratio, out);
+        if (many) ctx->refresh_average += 2u * (uint32_t)refreshed - (ctx->refresh_average >> 3);
+        return OSSA_OK;
     }
+    scan_lanes(a, ctx, frame, segment, vratio, out);
     return OSSA_OK;
 }
 

@@ -167,6 +167,37 @@ static inline v4i v4i_and(v4i a, v4i b) { return simde_mm_and_si128(a, b); }
 static inline v4i v4i_or(v4i a, v4i b) { return simde_mm_or_si128(a, b); }
 static inline v4i v4i_cmpeq(v4i a, v4i b) { return simde_mm_cmpeq_epi32(a, b); }
 static inline v4i v4i_cmpgt(v4i a, v4i b) { return simde_mm_cmpgt_epi32(a, b); }
+/* Per-lane signed maximum and minimum: pmaxsd / pminsd where the target has SSE4.1, a compare
+ * and a select otherwise. */
+static inline v4i v4i_max(v4i a, v4i b)
+{
+#if defined(__SSE4_1__)
+    return simde_mm_max_epi32(a, b);
+#else
+    const v4i gt = simde_mm_cmpgt_epi32(a, b);
+    return simde_mm_or_si128(simde_mm_and_si128(gt, a), simde_mm_andnot_si128(gt, b));
+#endif
+}
+static inline v4i v4i_min(v4i a, v4i b)
+{
+#if defined(__SSE4_1__)
+    return simde_mm_min_epi32(a, b);
+#else
+    const v4i gt = simde_mm_cmpgt_epi32(a, b);
+    return simde_mm_or_si128(simde_mm_and_si128(gt, b), simde_mm_andnot_si128(gt, a));
+#endif
+}
+/* The largest and the smallest of the four signed lanes. */
+static inline int32_t v4i_hmax(v4i a)
+{
+    a = v4i_max(a, simde_mm_shuffle_epi32(a, SIMDE_MM_SHUFFLE(1, 0, 3, 2)));
+    return simde_mm_cvtsi128_si32(v4i_max(a, simde_mm_shuffle_epi32(a, SIMDE_MM_SHUFFLE(2, 3, 0, 1))));
+}
+static inline int32_t v4i_hmin(v4i a)
+{
+    a = v4i_min(a, simde_mm_shuffle_epi32(a, SIMDE_MM_SHUFFLE(1, 0, 3, 2)));
+    return simde_mm_cvtsi128_si32(v4i_min(a, simde_mm_shuffle_epi32(a, SIMDE_MM_SHUFFLE(2, 3, 0, 1))));
+}
 /* True when every lane of a equals the same lane of b. */
 static inline bool v4i_all_equal(v4i a, v4i b) { return simde_mm_movemask_epi8(simde_mm_cmpeq_epi32(a, b)) == 0xffff; }
 #define V4I_SLL(v, n) simde_mm_slli_epi32((v), (n))
@@ -298,6 +329,22 @@ static inline uint32_t v16u8_sum8(v4i v)
 static inline v4i v4i_sllv(v4i v, v4i n) { return simde_mm_sllv_epi32(v, n); }
 static inline v4i v4i_mullo(v4i a, v4i b) { return simde_mm_mullo_epi32(a, b); }
 static inline v4i v4i_andnot(v4i a, v4i b) { return simde_mm_andnot_si128(a, b); } /* ~a & b */
+
+/* ---- 8 floats: x86-64-v3 only (two SoA components of four lanes side by side, as the
+ * sampling job interpolates them) ---- */
+typedef simde__m256 v8f;
+static inline v8f v8f_loadu(const float *p) { return simde_mm256_loadu_ps(p); }
+static inline void v8f_storeu(float *p, v8f v) { simde_mm256_storeu_ps(p, v); }
+static inline v8f v8f_sub(v8f a, v8f b) { return simde_mm256_sub_ps(a, b); }
+static inline v8f v8f_mul(v8f a, v8f b) { return simde_mm256_mul_ps(a, b); }
+/* a + (b - a) * alpha with one rounding of the product and sum: per lane the same float as
+ * v4f_lerp's on this target. */
+static inline v8f v8f_lerp(v8f a, v8f b, v8f alpha) { return simde_mm256_fmadd_ps(simde_mm256_sub_ps(b, a), alpha, a); }
+/* v in both halves. */
+static inline v8f v8f_dup(v4f v) { return simde_mm256_set_m128(v, v); }
+/* The low and the high four lanes. */
+static inline v4f v8f_lo(v8f v) { return simde_mm256_castps256_ps128(v); }
+static inline v4f v8f_hi(v8f v) { return simde_mm256_extractf128_ps(v, 1); }
 #endif
 
 /* ---- SoA helpers ---- */

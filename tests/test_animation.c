@@ -541,13 +541,17 @@ static size_t one_load_subtracks(const ossa_animation *a)
  * clip with sparse keys and on one with a key at every time point, each built lossless (24-bit
  * components) and error-bounded (narrower keys: on the x86-64-v3 path lane mode and random
  * access then read four lanes' keys at once, which the cache's fill still reads lane by lane,
- * so the comparison checks one against the other). */
+ * so the comparison checks one against the other); and on a 300-joint clip with sparse keys,
+ * whose lane mode finds its stale groups from the time points their lanes bracket together
+ * (at least 64 groups, few of them stale a run). */
 static void test_access_orders_give_identical_poses(void **state)
 {
     (void)state;
-    for (int clip = 0; clip < 4; ++clip) {
+    for (int clip = 0; clip < 5; ++clip) {
         ossa_raw_animation raw;
-        if (clip % 2 == 0)
+        if (clip == 4)
+            make_random_clip(&raw, 300, 6.f, 91); /* 300 joints: lane mode's stale-group scan */
+        else if (clip % 2 == 0)
             make_random_clip(&raw, 37, 6.f, 77);
         else
             make_dense_clip(&raw, 16, 6.f);
@@ -555,7 +559,7 @@ static void test_access_orders_give_identical_poses(void **state)
         ossa_raw_skeleton skel = {0};
         assert_int_equal(ossa_raw_skeleton_create(&skel, joints, NULL), OSSA_OK);
         for (size_t j = 1; j < joints; ++j) skel.joints[j].parent = (int32_t)j - 1; /* a chain */
-        const bool bounded = clip >= 2;
+        const bool bounded = clip == 2 || clip == 3;
         const ossa_animation_build_desc desc = {.skeleton = &skel, .tolerance = 1e-3f};
         ossa_blob blob = {0};
         ossa_animation anim;
@@ -565,6 +569,7 @@ static void test_access_orders_give_identical_poses(void **state)
         assert_true(anim.segment_count > 2);
         if (clip == 1) assert_true(anim.key_count >= anim.animated_count * (anim.frame_count - 1));
         if (clip == 3) assert_true(one_load_subtracks(&anim) * 4 >= anim.animated_count * 3); /* most groups */
+        if (clip == 4) assert_true(anim.animated_count >= 4 * 64); /* at least 64 groups */
         const size_t bytes[3] = {ossa_sampling_context_size(joints), ossa_sampling_context_playback_size_for(&anim),
                                  ossa_sampling_context_size(joints)};
         void *mems[3];
@@ -575,7 +580,8 @@ static void test_access_orders_give_identical_poses(void **state)
                              : ossa_sampling_context_init(mems[i], bytes[i], joints);
             assert_non_null(ctxs[i]);
         }
-        ossa_soa_transform pose[3][10];
+        ossa_soa_transform pose[3][75];
+        assert_true(soa <= 75);
         const float frames = (float)(anim.frame_count - 1);
         uint32_t s = 5;
         float resume = 0.f;
