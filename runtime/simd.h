@@ -331,11 +331,10 @@ static inline v4i v4i_mullo(v4i a, v4i b) { return simde_mm_mullo_epi32(a, b); }
 static inline v4i v4i_andnot(v4i a, v4i b) { return simde_mm_andnot_si128(a, b); } /* ~a & b */
 
 /* ---- 8 floats: x86-64-v3 only (two SoA components of four lanes side by side, as the
- * sampling job interpolates them) ---- */
+ * sampling job interpolates the groups of big clips) ---- */
 typedef simde__m256 v8f;
 static inline v8f v8f_loadu(const float *p) { return simde_mm256_loadu_ps(p); }
 static inline void v8f_storeu(float *p, v8f v) { simde_mm256_storeu_ps(p, v); }
-static inline v8f v8f_sub(v8f a, v8f b) { return simde_mm256_sub_ps(a, b); }
 static inline v8f v8f_mul(v8f a, v8f b) { return simde_mm256_mul_ps(a, b); }
 /* a + (b - a) * alpha with one rounding of the product and sum: per lane the same float as
  * v4f_lerp's on this target. */
