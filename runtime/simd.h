@@ -11,9 +11,7 @@
 #include <string.h>
 
 #include <simde/x86/sse2.h>
-#if defined(__SSE4_1__)
-#include <simde/x86/sse4.1.h>
-#endif
+#include <simde/x86/sse4.1.h> /* native where the target has SSE4.1, SIMDe's SSE2 code otherwise */
 
 #if defined(__FMA__)
 #include <simde/x86/fma.h>
@@ -167,26 +165,10 @@ static inline v4i v4i_and(v4i a, v4i b) { return simde_mm_and_si128(a, b); }
 static inline v4i v4i_or(v4i a, v4i b) { return simde_mm_or_si128(a, b); }
 static inline v4i v4i_cmpeq(v4i a, v4i b) { return simde_mm_cmpeq_epi32(a, b); }
 static inline v4i v4i_cmpgt(v4i a, v4i b) { return simde_mm_cmpgt_epi32(a, b); }
-/* Per-lane signed maximum and minimum: pmaxsd / pminsd where the target has SSE4.1, a compare
- * and a select otherwise. */
-static inline v4i v4i_max(v4i a, v4i b)
-{
-#if defined(__SSE4_1__)
-    return simde_mm_max_epi32(a, b);
-#else
-    const v4i gt = simde_mm_cmpgt_epi32(a, b);
-    return simde_mm_or_si128(simde_mm_and_si128(gt, a), simde_mm_andnot_si128(gt, b));
-#endif
-}
-static inline v4i v4i_min(v4i a, v4i b)
-{
-#if defined(__SSE4_1__)
-    return simde_mm_min_epi32(a, b);
-#else
-    const v4i gt = simde_mm_cmpgt_epi32(a, b);
-    return simde_mm_or_si128(simde_mm_and_si128(gt, b), simde_mm_andnot_si128(gt, a));
-#endif
-}
+/* Per-lane signed maximum and minimum: pmaxsd / pminsd where the target has SSE4.1, SIMDe's
+ * compare and select otherwise. */
+static inline v4i v4i_max(v4i a, v4i b) { return simde_mm_max_epi32(a, b); }
+static inline v4i v4i_min(v4i a, v4i b) { return simde_mm_min_epi32(a, b); }
 /* The largest and the smallest of the four signed lanes. */
 static inline int32_t v4i_hmax(v4i a)
 {
