@@ -105,7 +105,7 @@ struct ossa_sampling_context {
     size_t max_groups;        /* groups it has room for */
     /* Per group, the time points its lanes' keys bracket together: lane mode refreshes group g
      * when frame < fresh_from[g] or frame >= fresh_until[g] (the largest left and the smallest
-     * right time point over its lanes, as int32 like the lanes' own tests), and tests eight
+     * right time point over its lanes, as int32 like the lanes' own tests), and tests four
      * groups at once instead of each group's lanes. [max_groups rounded up to 8], in contexts
      * with room for SCAN_MIN_GROUPS groups or more (NULL in others); the entries past
      * group_count bracket every time point. */
@@ -1538,7 +1538,6 @@ OSSA__INLINE void copy_channels(const ossa_sampling_context *ctx, ossa_soa_trans
             copy_group(&from, to, copy);
     }
 }
-
 
 /* The kept channels, one after another in ctx->rest (copy_rest without copy_all); one loop for
  * each usual set of channels (a dense clip's: its scales). Out of line, as scan_lanes. */
