@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "matrix.h" /* ossa__quat_normalize */
 #include "raw_sampling.h"
 
 ossa_result ossa_raw_animation_create(ossa_raw_animation *animation, size_t track_count,
@@ -188,15 +189,15 @@ ossa_result ossa_raw_animation_validate(const ossa_raw_animation *animation, oss
 static ossa_quat sample_quat(const ossa_raw_quat_key *keys, size_t count, float t, size_t *cursor)
 {
     if (count == 0) return (ossa_quat){0.f, 0.f, 0.f, 1.f};
-    if (t <= keys[0].time) return ossa_quat_normalize(keys[0].value);
-    if (t >= keys[count - 1].time) return ossa_quat_normalize(keys[count - 1].value);
+    if (t <= keys[0].time) return ossa__quat_normalize(keys[0].value);
+    if (t >= keys[count - 1].time) return ossa__quat_normalize(keys[count - 1].value);
     size_t k;
     LAST_KEY_FROM(keys, count, t, cursor, k);
-    const ossa_quat a = ossa_quat_normalize(keys[k].value);
-    ossa_quat b = ossa_quat_normalize(keys[k + 1].value);
+    const ossa_quat a = ossa__quat_normalize(keys[k].value);
+    ossa_quat b = ossa__quat_normalize(keys[k + 1].value);
     if (a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w < 0.f) b = (ossa_quat){-b.x, -b.y, -b.z, -b.w};
     const float alpha = (t - keys[k].time) / (keys[k + 1].time - keys[k].time);
-    return ossa_quat_normalize((ossa_quat){a.x + (b.x - a.x) * alpha, a.y + (b.y - a.y) * alpha,
+    return ossa__quat_normalize((ossa_quat){a.x + (b.x - a.x) * alpha, a.y + (b.y - a.y) * alpha,
                                            a.z + (b.z - a.z) * alpha, a.w + (b.w - a.w) * alpha});
 }
 

@@ -62,13 +62,7 @@ ossa_quat ossa_quat_mul(ossa_quat a, ossa_quat b)
     };
 }
 
-ossa_quat ossa_quat_normalize(ossa_quat q)
-{
-    const float len2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
-    if (!(len2 > 0.f) || !isfinite(len2)) return (ossa_quat){0.f, 0.f, 0.f, 1.f};
-    const float inv = 1.f / sqrtf(len2);
-    return (ossa_quat){q.x * inv, q.y * inv, q.z * inv, q.w * inv};
-}
+ossa_quat ossa_quat_normalize(ossa_quat q) { return ossa__quat_normalize(q); }
 
 ossa_quat ossa_quat_slerp(ossa_quat a, ossa_quat b, float alpha)
 {

@@ -1,5 +1,6 @@
-/* Private: the matrix of a transform and the product of two matrices, the bodies of
- * ossa_float4x4_from_transform and ossa_float4x4_mul (ossa/maths.h), inline for the offline
+/* Private: the matrix of a transform, the product of two matrices and a quaternion's
+ * normalisation, the bodies of ossa_float4x4_from_transform, ossa_float4x4_mul and
+ * ossa_quat_normalize (ossa/maths.h), inline for the offline
  * builder's inner loops, which call them millions of times a bake (a call into the shared
  * runtime returns the matrix through memory and keeps it out of registers). The product runs
  * four rows at a time but with the scalar expression's operations in its order, so both give
@@ -7,8 +8,21 @@
 #ifndef OSSA_RUNTIME_MATRIX_H
 #define OSSA_RUNTIME_MATRIX_H
 
+#include <math.h>
+
 #include "ossa/maths.h"
 #include "simd.h"
+
+/* q scaled to unit length; identity when its squared length is 0, negative or not finite. A
+ * call into the shared runtime passes the quaternion in two halves and reloads it whole (a
+ * store-forwarding stall each way): the raw sampling of a bake calls it millions of times. */
+static inline ossa_quat ossa__quat_normalize(ossa_quat q)
+{
+    const float len2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    if (!(len2 > 0.f) || !isfinite(len2)) return (ossa_quat){0.f, 0.f, 0.f, 1.f};
+    const float inv = 1.f / sqrtf(len2);
+    return (ossa_quat){q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+}
 
 /* The affine matrix of t: rotation times scale per column, translation in column 3. */
 static inline ossa_float4x4 ossa__float4x4_from_transform(const ossa_transform *t)

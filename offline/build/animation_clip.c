@@ -7,6 +7,7 @@
 #include "animation_codec.h"
 #include "animation_format.h"
 #include "internal.h"
+#include "matrix.h"
 #include "ossa/animation.h"
 
 /* Two key times closer than this (as ratios of the duration) are one time point. */
@@ -115,7 +116,7 @@ bool ossa__raw_channel_held(const ossa_raw_joint_track *t, int c)
         /* One key: every sample is that key normalised twice (by the source's sampling, then
          * by the clip's); held when that is the identity, which is always stored as the
          * default (a held sub-track must never be stored as keys). */
-        const ossa_quat q = ossa_quat_normalize(ossa_quat_normalize(t->rotations[0].value));
+        const ossa_quat q = ossa__quat_normalize(ossa__quat_normalize(t->rotations[0].value));
         return q.x == 0.f && q.y == 0.f && q.z == 0.f && q.w == 1.f;
     }
     if (c == OSSA__CH_ROTATION) return t->rotation_count == 0;
@@ -183,7 +184,7 @@ ossa_result ossa__clip_init(ossa__clip *clip, const ossa_raw_animation *raw, con
             if (t) t[0] = pose[j].translation.x, t[1] = pose[j].translation.y, t[2] = pose[j].translation.z;
             if (s) s[0] = pose[j].scale.x, s[1] = pose[j].scale.y, s[2] = pose[j].scale.z;
             if (!q) continue;
-            const ossa_quat n = ossa_quat_normalize(pose[j].rotation);
+            const ossa_quat n = ossa__quat_normalize(pose[j].rotation);
             q[0] = n.x, q[1] = n.y, q[2] = n.z, q[3] = n.w;
             if (f) {
                 const float *p = q - 4;
@@ -208,7 +209,7 @@ ossa_result ossa__clip_set_rest(ossa__clip *clip, const ossa_raw_skeleton *skele
     if (!clip->rest) return ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory");
     for (size_t j = 0; j < clip->joints; ++j) {
         const ossa_transform *t = &skeleton->joints[j].rest;
-        const ossa_quat q = ossa_quat_normalize(t->rotation);
+        const ossa_quat q = ossa__quat_normalize(t->rotation);
         const float v[12] = {t->translation.x, t->translation.y, t->translation.z, 0.f, q.x, q.y, q.z, q.w,
                              t->scale.x,       t->scale.y,       t->scale.z,       0.f};
         memcpy(clip->rest + 12 * j, v, sizeof v);

@@ -124,26 +124,64 @@ static float hold_error(const ossa__clip *clip, size_t s, const float *value, fl
     return e;
 }
 
-/* Largest local error of the encoded keys over the clip; stops early above `stop`. */
-static float encoded_error(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float stop)
+/* Largest local error of the encoded keys over the clip; stops early above `stop`, with the
+ * time point whose error went above it in *over (left as it was when none did). */
+static float encoded_error(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float stop,
+                           size_t *over)
 {
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
     float e = 0.f, va[4], vb[4], v[4];
     size_t a = 0;
     key_value(channel, st, st->q, va);
-    for (size_t b = 1; b < clip->frames && e <= stop; ++b) {
+    for (size_t b = 1; b < clip->frames; ++b) {
         if (!st->keys[b]) continue;
         key_value(channel, st, st->q + 4 * b, vb);
         e = max_f(e, local_error(channel, ref + 4 * a, va, radius));
-        for (size_t f = a + 1; f < b && e <= stop; ++f) {
+        if (e > stop) {
+            *over = a;
+            return e;
+        }
+        for (size_t f = a + 1; f < b; ++f) {
             interpolate(clip, channel, a, b, va, vb, f, v);
             e = max_f(e, local_error(channel, ref + 4 * f, v, radius));
+            if (e > stop) {
+                *over = f;
+                return e;
+            }
         }
         memcpy(va, vb, sizeof va);
         a = b;
     }
-    return max_f(e, local_error(channel, ref + 4 * a, va, radius));
+    e = max_f(e, local_error(channel, ref + 4 * a, va, radius));
+    if (e > stop) *over = a;
+    return e;
+}
+
+/* The local error encoded_error computes at time point f (< clip->frames), the same floats. */
+static float encoded_error_at(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, size_t f)
+{
+    const int channel = (int)(s % 3);
+    const float *ref = ossa__clip_samples(clip, s) + 4 * f;
+    float va[4], vb[4], v[4];
+    size_t a = f, b = f + 1;
+    while (!st->keys[a]) --a;
+    key_value(channel, st, st->q + 4 * a, va);
+    if (a == f) return local_error(channel, ref, va, radius);
+    while (!st->keys[b]) ++b;
+    key_value(channel, st, st->q + 4 * b, vb);
+    interpolate(clip, channel, a, b, va, vb, f, v);
+    return local_error(channel, ref, v, radius);
+}
+
+/* Whether encoded_error is within `tolerance`: the time point *over (where the last check that
+ * failed went above it; SIZE_MAX for none) first, since most failing checks fail there again,
+ * then the whole clip, which updates *over when it fails. */
+static bool encoded_within(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float tolerance,
+                           size_t *over)
+{
+    if (*over < clip->frames && !(encoded_error_at(clip, s, st, radius, *over) <= tolerance)) return false;
+    return encoded_error(clip, s, st, radius, tolerance, over) <= tolerance;
 }
 
 /* Translations and scales: component c of the sample minus the value encoded_error decodes,
@@ -611,8 +649,8 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     for (int c = 0; c < st->n; ++c) st->bits[c] = (uint8_t)width_for(shi[c] - slo[c], step);
     size_t keys = list_keys(st, F, key_list);
     quantise(st, values, slo, shi, key_list, keys);
-    float e = encoded_error(clip, s, st, radius, tolerance);
-    for (bool all_keys = false; e > tolerance;) {
+    size_t over = SIZE_MAX;
+    for (bool all_keys = false; !encoded_within(clip, s, st, radius, tolerance, &over);) {
         bool widened = false;
         for (int c = 0; c < st->n; ++c)
             if (st->bits[c] < OSSA__MAX_BITS && shi[c] > slo[c]) st->bits[c]++, widened = true;
@@ -623,7 +661,6 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
             all_keys = true;
         }
         quantise(st, values, slo, shi, key_list, keys);
-        e = encoded_error(clip, s, st, radius, tolerance);
     }
     /* Translations and scales: a component's decoded values depend on its own keys alone, so
      * each narrowing re-decodes that component only, against the others' kept differences. */
@@ -640,17 +677,16 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
             if (st->bits[c] == 0) continue;
             st->bits[c]--;
             quantise_component(st, values, c, slo, shi, key_list, keys);
-            float e2;
+            bool within;
             if (by_component) {
                 component_diffs(clip, s, st, c, column);
-                e2 = diffs_error(channel, diff, column, c, last_key, radius, tolerance);
-                if (e2 <= tolerance)
+                within = diffs_error(channel, diff, column, c, last_key, radius, tolerance) <= tolerance;
+                if (within)
                     for (size_t f = 0; f <= last_key; ++f) diff[4 * f + (size_t)c] = column[4 * f + (size_t)c];
             } else {
-                e2 = encoded_error(clip, s, st, radius, tolerance);
+                within = encoded_within(clip, s, st, radius, tolerance, &over);
             }
-            if (e2 <= tolerance) {
-                e = e2;
+            if (within) {
                 narrowed = true;
             } else {
                 st->bits[c]++;
