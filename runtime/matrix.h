@@ -71,4 +71,22 @@ static inline ossa_float4x4 ossa__float4x4_mul(const ossa_float4x4 *a, const oss
     return r;
 }
 
+/* a * b for a b whose bottom row is (0, 0, 0, 1), as every transform's matrix has: the sums of
+ * ossa__float4x4_mul without its terms that multiply by that row (a3 * 0 added to b's first
+ * three columns, a3 * 1 to the last), so the same floats but for the sign of a zero entry
+ * (ossa__float4x4_mul's -0 + 0 is +0), in three products a column instead of four. */
+static inline ossa_float4x4 ossa__float4x4_mul_affine(const ossa_float4x4 *a, const ossa_float4x4 *b)
+{
+    const v4f a0 = v4f_loadu(a->cols[0]), a1 = v4f_loadu(a->cols[1]), a2 = v4f_loadu(a->cols[2]),
+              a3 = v4f_loadu(a->cols[3]);
+    ossa_float4x4 r;
+    for (int c = 0; c < 4; ++c) {
+        const v4f bc = v4f_loadu(b->cols[c]);
+        const v4f sum = v4f_add(v4f_add(v4f_mul(a0, V4F_SPLAT(bc, 0)), v4f_mul(a1, V4F_SPLAT(bc, 1))),
+                                v4f_mul(a2, V4F_SPLAT(bc, 2)));
+        v4f_storeu(r.cols[c], c == 3 ? v4f_add(sum, a3) : sum);
+    }
+    return r;
+}
+
 #endif /* OSSA_RUNTIME_MATRIX_H */

@@ -943,8 +943,9 @@ static void test_sparse_keys_cost_what_they_hold(void **state)
         const size_t peak = counted_peak(&raw, &desc);
         print_message("%s, keys 1000 s apart: estimate %zu bytes, peak %zu bytes\n",
                       bounded ? "error-bounded" : "lossless", estimate, peak);
-        /* 40 time points x 24 sub-tracks, and at most 15 measured times between two keys. */
-        assert_true(estimate < ((size_t)1 << 20));
+        /* 40 time points x 24 sub-tracks, and at most 15 measured times between two keys
+         * (loosening's local matrices included: about 1.1 MB). */
+        assert_true(estimate < ((size_t)3 << 19));
         assert_true(peak <= estimate);
         assert_true(peak >= estimate - estimate / 4);
         assert_true(ossa_animation_build_seconds(&raw, &desc) < .1);

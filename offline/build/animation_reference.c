@@ -115,7 +115,7 @@ bool ossa__reference_make_row(ossa__reference *ref, ossa__reference_pass *pass, 
         }
         if (!ref->chained[j]) continue;
         const ossa_float4x4 local = ossa__float4x4_from_transform(&pass->local[j]);
-        pass->model[j] = p < 0 ? local : ossa__float4x4_mul(&pass->model[p], &local);
+        pass->model[j] = p < 0 ? local : ossa__float4x4_mul_affine(&pass->model[p], &local);
         if (p >= 0) ossa__reference_joint_points(&pass->model[j], ref->shell[j], row + 4 * ref->roots + 12 * slot);
     }
     ref->made[m] = 1;

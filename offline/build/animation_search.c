@@ -100,9 +100,11 @@ typedef struct search {
     uint8_t *changed;                    /* [3 J] sub-tracks to encode again (encode_changed) */
     ossa__reference ref;                 /* the source's points at the measured times */
     /* Only while loosening (NULL before; see loosen): */
-    ossa_transform *local; /* [M * L] decoded local transforms of the kept encoding, of the L joints
-                              that are not isolated, joint j's at lslot[j] */
-    size_t *lslot;         /* [J] j's index among them; SIZE_MAX for an isolated joint */
+    ossa_transform *local;       /* [M * L] decoded local transforms of the kept encoding, of the L joints
+                                    that are not isolated, joint j's at lslot[j] */
+    ossa_float4x4 *local_matrix; /* [M * L] their matrices (ossa__float4x4_from_transform), when
+                                    they fit OSSA__LOCAL_MATRIX_BUDGET; NULL otherwise */
+    size_t *lslot;               /* [J] j's index among them; SIZE_MAX for an isolated joint */
     size_t L;
     ossa_transform *alone; /* [M] the same for the isolated joint being loosened */
     /* Slack of the L joints in a hierarchy, at [m * L + lslot[j]]: a lower bound of joint j's
@@ -300,8 +302,11 @@ static void *measure_some(void *arg)
         const float *others = ossa__reference_row(&s->ref, m) + 4 * s->ref.roots;
         for (size_t j = 0; j < s->J; ++j) {
             if (s->local) {
-                if (s->lslot[j] != SIZE_MAX)
-                    s->local[m * s->L + s->lslot[j]] = ossa_soa_transform_get(&w->pose[j / 4], (int)(j % 4));
+                if (s->lslot[j] != SIZE_MAX) {
+                    const size_t l = m * s->L + s->lslot[j];
+                    s->local[l] = ossa_soa_transform_get(&w->pose[j / 4], (int)(j % 4));
+                    if (s->local_matrix) s->local_matrix[l] = ossa__float4x4_from_transform(&s->local[l]);
+                }
                 if (s->slot[j] != SIZE_MAX) s->model[m * s->P + s->slot[j]] = affine_of(&w->matrices[j]);
             }
             const float *ref = s->parents[j] < 0 ? w->rpass.roots + 12 * s->ref.slot[j] : others + 12 * s->ref.slot[j];
@@ -650,12 +655,16 @@ OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__su
     } else {
         /* The one parent outside the subtree: j's own (the others are in it). */
         const ossa_float4x4 outside = matrix_of(&s->model[m * s->P + s->slot[parent]]);
-        chain[j] = ossa__float4x4_mul(&outside, &lm);
+        chain[j] = ossa__float4x4_mul_affine(&outside, &lm);
     }
     if (!joint_passes(s, w, m, j, &chain[j])) return false;
     for (size_t c = j + 1; c < end; ++c) {
-        const ossa_float4x4 local = ossa__float4x4_from_transform(local_at(s, w, m, c));
-        chain[c] = ossa__float4x4_mul(&chain[s->parents[c]], &local);
+        /* Joints below j are in a hierarchy: their kept matrices, when loosening keeps them. */
+        ossa_float4x4 formed;
+        const ossa_float4x4 *local = s->local_matrix
+                                         ? &s->local_matrix[m * s->L + s->lslot[c]]
+                                         : (formed = ossa__float4x4_from_transform(local_at(s, w, m, c)), &formed);
+        chain[c] = ossa__float4x4_mul_affine(&chain[s->parents[c]], local);
         if (!joint_passes(s, w, m, c, &chain[c])) return false;
     }
     return true;
@@ -735,13 +744,16 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
         if (channel == OSSA__CH_TRANSLATION) t->translation = (ossa_float3){v[0], v[1], v[2]};
         if (channel == OSSA__CH_ROTATION) t->rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
         if (channel == OSSA__CH_SCALE) t->scale = (ossa_float3){v[0], v[1], v[2]};
+        const bool kept_matrix = s->local_matrix && s->lslot[j] != SIZE_MAX;
+        if (kept_matrix) s->local_matrix[m * s->L + s->lslot[j]] = ossa__float4x4_from_transform(t);
         if (!matrices) continue;
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         for (size_t c = j; c < end; ++c) {
             if (s->slot[c] == SIZE_MAX) continue;
-            const ossa_float4x4 lm = ossa__float4x4_from_transform(local_at(s, w, m, c));
+            const ossa_float4x4 lm = kept_matrix ? s->local_matrix[m * s->L + s->lslot[c]]
+                                                 : ossa__float4x4_from_transform(local_at(s, w, m, c));
             const int p = s->parents[c];
-            chain[c] = p < 0 ? lm : ossa__float4x4_mul((size_t)p < j ? &outside : &chain[p], &lm);
+            chain[c] = p < 0 ? lm : ossa__float4x4_mul_affine((size_t)p < j ? &outside : &chain[p], &lm);
             if (s->slot[c] != SIZE_MAX) s->model[m * s->P + s->slot[c]] = affine_of(&chain[c]);
         }
     }
@@ -968,6 +980,8 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     const ossa_allocator *a = s->desc->allocator;
     const size_t ml = s->M * s->L, mp = s->M * s->P; /* checked by allocate() */
     s->local = ossa__calloc(a, ml ? ml : 1, sizeof *s->local);
+    const bool local_matrices = ml && ml <= OSSA__LOCAL_MATRIX_BUDGET / sizeof *s->local_matrix;
+    if (local_matrices) s->local_matrix = ossa__calloc(a, ml, sizeof *s->local_matrix);
     s->model = ossa__calloc(a, mp ? mp : 1, sizeof *s->model);
     s->alone = ossa__calloc(a, s->M ? s->M : 1, sizeof *s->alone);
     bool scratch = true;
@@ -997,7 +1011,7 @@ static ossa_result loosen(search *s, best *b, bool *verified)
         w->alone = ossa__calloc(a, s->M + 1, sizeof *w->alone);
         scratch = scratch && ossa__subtracks_alloc(s->clip, w->trial, 1) && w->values && w->alone;
     }
-    if (!s->local || !s->model || !s->alone || !scratch)
+    if (!s->local || (local_matrices && !s->local_matrix) || !s->model || !s->alone || !scratch)
         return ossa__fail(s->diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory loosening %zu joints at %zu times", s->J,
                           s->M);
     if (!s->st_is_best) {
@@ -1052,8 +1066,8 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     for (unsigned t = 0; t < n; ++t) changed |= s->worker[t].changed;
     ossa__progress_report(&s->progress, PROGRESS_REFINE, "refine");
     /* The check of the loosened blob needs none of them. */
-    ossa_free(a, s->local), ossa_free(a, s->model), ossa_free(a, s->alone);
-    s->local = NULL, s->model = NULL, s->alone = NULL;
+    ossa_free(a, s->local), ossa_free(a, s->local_matrix), ossa_free(a, s->model), ossa_free(a, s->alone);
+    s->local = NULL, s->local_matrix = NULL, s->model = NULL, s->alone = NULL;
     free_slack(s);
     free_loosening_scratch(s);
     for (unsigned t = 0; t < s->threads; ++t) {
@@ -1088,7 +1102,8 @@ static void release(search *s)
     ossa_free(a, s->worker);
     ossa_free(a, s->mult);
     ossa_free(a, s->times);
-    ossa_free(a, s->local), ossa_free(a, s->model), ossa_free(a, s->alone), ossa_free(a, s->lslot);
+    ossa_free(a, s->local), ossa_free(a, s->local_matrix), ossa_free(a, s->model), ossa_free(a, s->alone);
+    ossa_free(a, s->lslot);
     ossa_free(a, s->joint_max), ossa_free(a, s->joint_time), ossa_free(a, s->joint_ratio), ossa_free(a, s->changed);
     ossa_free(a, s->slot), ossa_free(a, s->last_ratio), ossa_free(a, s->best_mult);
     ossa_free(a, s->values);

@@ -12,6 +12,10 @@
 /* A model-space matrix without its bottom row, as loosening keeps it per joint with children
  * and measured time. */
 #define OSSA__AFFINE_BYTES (12 * sizeof(float))
+/* Loosening also keeps the matrix (64 B) of each kept local transform of a joint in a
+ * hierarchy at each measured time, so that a try's check multiplies the subtree's matrices
+ * without forming them, when they take at most this many bytes. */
+#define OSSA__LOCAL_MATRIX_BUDGET ((size_t)32 << 20)
 
 /* Loosening's slack bound (animation_search.c, slack_passes): on, unless a test turns it off to
  * compare a build's bytes with those of one whose tries are all checked at every time (they

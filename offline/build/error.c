@@ -18,7 +18,7 @@ void ossa__raw_to_model(const int16_t *parents, size_t count, const ossa_transfo
     for (size_t j = 0; j < count; ++j) {
         const ossa_float4x4 m = ossa__float4x4_from_transform(&local[j]);
         const int p = parents[j];
-        model[j] = p < 0 ? m : ossa__float4x4_mul(&model[p], &m);
+        model[j] = p < 0 ? m : ossa__float4x4_mul_affine(&model[p], &m);
     }
 }
 
@@ -93,7 +93,8 @@ size_t ossa__thinned_fixed(const float *key_times, size_t keys, float rate, floa
             n += run;
         } else {
             for (size_t m = 1; out && m <= OSSA__MAX_FIXED_PER_INTERVAL; ++m)
-                out[n + m - 1] = ossa__fixed_time(i + m * (run + 1) / (OSSA__MAX_FIXED_PER_INTERVAL + 1) - 1, rate, duration);
+                out[n + m - 1] =
+                    ossa__fixed_time(i + m * (run + 1) / (OSSA__MAX_FIXED_PER_INTERVAL + 1) - 1, rate, duration);
             n += OSSA__MAX_FIXED_PER_INTERVAL;
         }
         i = end;
