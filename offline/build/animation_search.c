@@ -597,19 +597,17 @@ OSSA__INLINE bool joint_passes(search *s, worker *w, size_t m, size_t c, const o
     return !(slack < 0.f);
 }
 
-/* Whether the trial's local transform `t` of joint j, in place of the kept one `kept`, moves
- * no point of j's subtree at measured time m by more than the subtree's slack there (so every
- * joint of it passes without its matrices); stores the bound in w->moved[m], or -1 when it
- * does not decide. The bound: the parent's model-space linear part stretches by at most
- * reach_scale[parent]; a translation moves every point by |dt|; a rotation by at most
- * |R(q') - R(q)| |S z| <= 2 min(|q' - q|, |q' + q|) radius[j] (radius[j] bounds |S z| over the
- * subtree's points z); a scale is always checked exactly. The bound is widened by 1 % and a
- * millionth of the subtree's reach against float rounding. */
-OSSA__INLINE bool slack_passes(const search *s, worker *w, size_t m, size_t j, size_t channel, const ossa_transform *t,
-                               const ossa_transform *kept)
+/* A bound of how far the trial's local transform `t` of joint j, in place of the kept one
+ * `kept`, moves any point of j's subtree at measured time m; -1 when there is none (a scale).
+ * The parent's model-space linear part stretches by at most reach_scale[parent]; a translation
+ * moves every point by |dt|; a rotation by at most |R(q') - R(q)| |S z| <= 2 min(|q' - q|,
+ * |q' + q|) radius[j] (radius[j] bounds |S z| over the subtree's points z). The bound is
+ * widened by 1 % and a millionth of the subtree's reach against float rounding. A subtree
+ * whose slack at m is at least the bound passes without its matrices (see trial_passes_at). */
+OSSA__INLINE float movement_bound(const search *s, size_t j, size_t channel, const ossa_transform *t,
+                                  const ossa_transform *kept)
 {
-    w->moved[m] = -1.f;
-    if (channel == OSSA__CH_SCALE) return false;
+    if (channel == OSSA__CH_SCALE) return -1.f;
     const int p = s->parents[j];
     const float stretch = p < 0 ? 1.f : s->reach_scale[p];
     float moved;
@@ -625,16 +623,16 @@ OSSA__INLINE bool slack_passes(const search *s, worker *w, size_t m, size_t j, s
                          (a.w + b.w) * (a.w + b.w);
         moved = 2.f * sqrtf(min_f(d2, s2)) * s->radius[j];
     }
-    moved = (moved * 1.01f + 1e-6f * s->radius[j]) * stretch;
-    if (!(moved <= s->subtree_slack[m * s->L + s->lslot[j]])) return false;
-    w->moved[m] = moved;
-    ++w->slack_passes;
-    return true;
+    return (moved * 1.01f + 1e-6f * s->radius[j]) * stretch;
 }
 
 /* Whether sub-track i's trial keeps every joint of j's subtree within its tolerance at measured
  * time m: decodes it there into w->values (with `cursor`) and recomputes the subtree's model
- * space from the kept poses into w->matrices. */
+ * space from the kept poses into w->matrices. With the slack (search.subtree_slack), a subtree
+ * whose least slack at m is at least the trial's movement bound (movement_bound) passes without
+ * its matrices: all of j's (w->moved[m] is then the bound; -1 otherwise), or, below j, each
+ * child's whose is, its joints' tried slack then their own less the bound, what update_slack
+ * keeps for them. Every joint checked exactly passes or fails as it would without the bound. */
 OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__subtrack *trial, size_t m,
                                   ossa__decode_cursor *cursor)
 {
@@ -648,7 +646,18 @@ OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__su
     if (channel == OSSA__CH_TRANSLATION) t.translation = (ossa_float3){v[0], v[1], v[2]};
     if (channel == OSSA__CH_ROTATION) t.rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
     if (channel == OSSA__CH_SCALE) t.scale = (ossa_float3){v[0], v[1], v[2]};
-    if (s->subtree_slack && s->lslot[j] != SIZE_MAX && slack_passes(s, w, m, j, channel, &t, kept)) return true;
+    float bound = -1.f;
+    const float *sub = NULL;
+    if (s->subtree_slack && s->lslot[j] != SIZE_MAX) {
+        sub = s->subtree_slack + m * s->L;
+        bound = movement_bound(s, j, channel, &t, kept);
+        w->moved[m] = -1.f;
+        if (bound >= 0.f && bound <= sub[s->lslot[j]]) {
+            w->moved[m] = bound;
+            ++w->slack_passes;
+            return true;
+        }
+    }
     const ossa_float4x4 lm = ossa__float4x4_from_transform(&t);
     if (parent < 0) {
         chain[j] = lm;
@@ -658,7 +667,14 @@ OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__su
         chain[j] = ossa__float4x4_mul_affine(&outside, &lm);
     }
     if (!joint_passes(s, w, m, j, &chain[j])) return false;
-    for (size_t c = j + 1; c < end; ++c) {
+    for (size_t c = j + 1; c < end;) {
+        if (bound >= 0.f && bound <= sub[s->lslot[c]]) {
+            float *tried = s->tried_slack + m * s->L;
+            const float *own = s->own_slack + m * s->L;
+            for (size_t d = c; d < s->end[c]; ++d) tried[s->lslot[d]] = own[s->lslot[d]] - bound;
+            c = s->end[c];
+            continue;
+        }
         /* Joints below j are in a hierarchy: their kept matrices, when loosening keeps them. */
         ossa_float4x4 formed;
         const ossa_float4x4 *local = s->local_matrix
@@ -666,6 +682,7 @@ OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__su
                                          : (formed = ossa__float4x4_from_transform(local_at(s, w, m, c)), &formed);
         chain[c] = ossa__float4x4_mul_affine(&chain[s->parents[c]], local);
         if (!joint_passes(s, w, m, c, &chain[c])) return false;
+        ++c;
     }
     return true;
 }
