@@ -226,6 +226,7 @@ void ossa__clip_destroy(ossa__clip *clip)
     ossa_free(clip->allocator, clip->row);
     ossa_free(clip->allocator, clip->held);
     ossa_free(clip->allocator, clip->own);
+    ossa_free(clip->allocator, clip->facts);
     memset(clip, 0, sizeof *clip);
 }
 

@@ -499,20 +499,76 @@ static void quantise(ossa__subtrack *st, const float *values, const float *lo, c
     for (int c = 0; c < st->n; ++c) quantise_component(st, values, c, lo, hi, list, keys);
 }
 
-/* Rotation format: the component farthest from zero over the clip, if it keeps one sign. */
-static int rotation_format(const ossa__clip *clip, size_t s, float *sign)
+/* Rotation format from each component's least and largest sample: the component farthest
+ * from zero over the clip, if it keeps one sign (its sign into *sign). */
+static int rotation_format(const float *lo, const float *hi, float *sign)
 {
-    const float *ref = ossa__clip_samples(clip, s);
     int best = OSSA__ROT_FULL;
     float best_min = REBUILD_MIN;
     for (int c = 0; c < 4; ++c) {
-        float lo = INFINITY, hi = -INFINITY;
-        for (size_t f = 0; f < clip->frames; ++f)
-            lo = min_f(lo, ref[4 * f + (size_t)c]), hi = max_f(hi, ref[4 * f + (size_t)c]);
-        const float m = lo > 0.f ? lo : (hi < 0.f ? -hi : 0.f);
-        if (m >= best_min) best = c, best_min = m, *sign = lo > 0.f ? 1.f : -1.f;
+        const float m = lo[c] > 0.f ? lo[c] : (hi[c] < 0.f ? -hi[c] : 0.f);
+        if (m >= best_min) best = c, best_min = m, *sign = lo[c] > 0.f ? 1.f : -1.f;
     }
     return best;
+}
+
+/* Sub-track s's facts (ossa__subtrack_facts); without `holds`, its hold errors are INFINITY
+ * (a lossless encoding reads none). */
+static void subtrack_facts(const ossa__clip *clip, size_t s, bool holds, ossa__subtrack_facts *out)
+{
+    const int channel = (int)(s % 3), width = channel == OSSA__CH_ROTATION ? 4 : 3;
+    const float *ref = ossa__clip_samples(clip, s);
+    const size_t F = clip->frames, rows = ossa__clip_rows(clip, s);
+    bool exact_default = true, exact_constant = true;
+    for (size_t f = 0; f < rows; ++f)
+        for (int c = 0; c < width; ++c) {
+            exact_default = exact_default && ref[4 * f + (size_t)c] == defaults[channel][c];
+            exact_constant = exact_constant && ref[4 * f + (size_t)c] == ref[c];
+        }
+    out->exact_default = exact_default, out->exact_constant = exact_constant;
+    for (int c = 0; c < 4; ++c) out->lo[c] = INFINITY, out->hi[c] = -INFINITY;
+    for (size_t f = 0; f < rows; ++f)
+        for (int c = 0; c < 4; ++c)
+            out->lo[c] = min_f(out->lo[c], ref[4 * f + (size_t)c]),
+            out->hi[c] = max_f(out->hi[c], ref[4 * f + (size_t)c]);
+    if (exact_constant) {
+        memcpy(out->held, ref, sizeof out->held);
+    } else if (channel == OSSA__CH_ROTATION) {
+        double sum[4] = {0, 0, 0, 0}, n2 = 0;
+        for (size_t f = 0; f < F; ++f)
+            for (int c = 0; c < 4; ++c) sum[c] += (double)ref[4 * f + (size_t)c];
+        for (int c = 0; c < 4; ++c) n2 += sum[c] * sum[c];
+        for (int c = 0; c < 4; ++c) out->held[c] = (float)(sum[c] / sqrt(n2));
+    } else {
+        for (int c = 0; c < 4; ++c) out->held[c] = out->lo[c] + (out->hi[c] - out->lo[c]) * .5f;
+    }
+    /* A held sub-track (one row) is constant: no format is read for it. */
+    out->sign = 1.f;
+    out->format = channel != OSSA__CH_ROTATION ? 0
+                  : rows == F                  ? rotation_format(out->lo, out->hi, &out->sign)
+                                               : OSSA__ROT_FULL;
+    out->hold_default = out->hold_rest = out->hold_held = INFINITY;
+    if (!holds) return;
+    float decoded[4];
+    decoded_constant(channel, out->held, decoded);
+    out->hold_default = hold_error(clip, s, defaults[channel], 1.f, INFINITY);
+    if (clip->rest) out->hold_rest = hold_error(clip, s, clip->rest + 4 * s, 1.f, INFINITY);
+    out->hold_held = hold_error(clip, s, decoded, 1.f, INFINITY);
+}
+
+bool ossa__clip_facts_init(ossa__clip *clip)
+{
+    const size_t count = 3 * clip->joints;
+    clip->facts = ossa__calloc(clip->allocator, count ? count : 1, sizeof *clip->facts);
+    if (!clip->facts) return false;
+    for (size_t s = 0; s < count; ++s) subtrack_facts(clip, s, true, &clip->facts[s]);
+    return true;
+}
+
+/* A hold error at radius 1 (ossa__subtrack_facts) at `radius`. */
+static float at_radius(int channel, float error, float radius)
+{
+    return channel == OSSA__CH_TRANSLATION ? error : error * radius;
 }
 
 static unsigned width_for(float extent, float step)
@@ -540,58 +596,38 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     st->n = 3;
     st->key_count = 0;
     memset(st->bits, 0, sizeof st->bits);
-    const int width = channel == OSSA__CH_ROTATION ? 4 : 3;
     /* Default, then constant (exactly, when lossless). A held sub-track (one row of samples)
      * is one of them and returns before its rows would run out. */
-    const size_t rows = ossa__clip_rows(clip, s);
-    bool exact_default = true, exact_constant = true;
-    for (size_t f = 0; f < rows; ++f)
-        for (int c = 0; c < width; ++c) {
-            exact_default = exact_default && ref[4 * f + (size_t)c] == defaults[channel][c];
-            exact_constant = exact_constant && ref[4 * f + (size_t)c] == ref[c];
-        }
-    if (exact_default || (tolerance > 0.f && hold_error(clip, s, defaults[channel], radius, tolerance) <= tolerance)) {
+    ossa__subtrack_facts found;
+    const ossa__subtrack_facts *fa =
+        clip->facts ? &clip->facts[s] : (subtrack_facts(clip, s, tolerance > 0.f, &found), &found);
+    if (fa->exact_default || (tolerance > 0.f && at_radius(channel, fa->hold_default, radius) <= tolerance)) {
         st->kind = OSSA__KIND_DEFAULT;
         return;
     }
     /* The skeleton's rest pose: free too (the sampling job is given it). */
-    if (clip->rest && tolerance > 0.f && hold_error(clip, s, clip->rest + 4 * s, radius, tolerance) <= tolerance) {
+    if (clip->rest && tolerance > 0.f && at_radius(channel, fa->hold_rest, radius) <= tolerance) {
         st->kind = OSSA__KIND_REST;
         return;
     }
-    float lo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, hi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    for (size_t f = 0; f < rows; ++f)
-        for (int c = 0; c < 4; ++c)
-            lo[c] = min_f(lo[c], ref[4 * f + (size_t)c]), hi[c] = max_f(hi[c], ref[4 * f + (size_t)c]);
-    float held[4];
-    if (exact_constant) {
-        memcpy(held, ref, sizeof held);
-    } else if (channel == OSSA__CH_ROTATION) {
-        double sum[4] = {0, 0, 0, 0}, n2 = 0;
-        for (size_t f = 0; f < F; ++f)
-            for (int c = 0; c < 4; ++c) sum[c] += (double)ref[4 * f + (size_t)c];
-        for (int c = 0; c < 4; ++c) n2 += sum[c] * sum[c];
-        for (int c = 0; c < 4; ++c) held[c] = (float)(sum[c] / sqrt(n2));
-    } else {
-        for (int c = 0; c < 4; ++c) held[c] = lo[c] + (hi[c] - lo[c]) * .5f;
-    }
     float decoded[4];
-    decoded_constant(channel, held, decoded);
+    decoded_constant(channel, fa->held, decoded);
     /* A packed constant rotation keeps about 21 bits a component: an exactly constant rotation
      * takes it only when it decodes exactly (lossless) or within the tolerance; otherwise it
      * becomes an animated sub-track of zero extent, whose range holds the floats exactly. */
     /* An exactly constant translation or scale decodes exactly: constant whatever its
      * radius (ossa__clip_subtracks_alloc gives it no key arrays). */
-    bool constant = (exact_constant && channel != OSSA__CH_ROTATION) ||
-                    (tolerance > 0.f ? hold_error(clip, s, decoded, radius, tolerance) <= tolerance : exact_constant);
+    bool constant = (fa->exact_constant && channel != OSSA__CH_ROTATION) ||
+                    (tolerance > 0.f ? at_radius(channel, fa->hold_held, radius) <= tolerance : fa->exact_constant);
     if (constant && tolerance <= 0.f && channel == OSSA__CH_ROTATION) {
         bool same = true, opposite = true;
-        for (int c = 0; c < 4; ++c) same = same && decoded[c] == held[c], opposite = opposite && decoded[c] == -held[c];
+        for (int c = 0; c < 4; ++c)
+            same = same && decoded[c] == fa->held[c], opposite = opposite && decoded[c] == -fa->held[c];
         constant = same || opposite;
     }
     if (constant) {
         st->kind = OSSA__KIND_CONSTANT;
-        memcpy(st->constant, held, sizeof held);
+        memcpy(st->constant, fa->held, sizeof fa->held);
         return;
     }
 
@@ -615,7 +651,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         st->format = OSSA__ROT_FULL;
         st->n = 4;
     } else if (channel == OSSA__CH_ROTATION) {
-        st->format = rotation_format(clip, s, &sign);
+        st->format = fa->format, sign = fa->sign;
         st->n = st->format == OSSA__ROT_FULL ? 4 : 3;
     }
     if (tolerance > 0.f) {

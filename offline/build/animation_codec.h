@@ -34,7 +34,30 @@ typedef struct ossa__clip {
                        held sub-track's one flag is never read: it is stored without keys) */
     bool midpoints; /* rotation keys are also checked half-way between time points (the
                        search's second pass, when no encoding passed without it) */
+    /* [3 * joints] what every error-bounded encoding of a sub-track starts from
+     * (ossa__clip_facts_init); NULL: each encoding finds it again. */
+    struct ossa__subtrack_facts *facts;
 } ossa__clip;
+
+/* What an error-bounded encoding of a sub-track finds in its samples before any tolerance
+ * enters (ossa__subtrack_encode), the same at every tolerance, so the search finds it once. */
+typedef struct ossa__subtrack_facts {
+    float lo[4], hi[4]; /* each component's least and largest sample */
+    float held[4];      /* the value a constant sub-track holds */
+    /* The largest local error, at radius 1, of holding the channel's default, the rest pose
+     * (INFINITY without one) and the decoded held value over the samples. A local error at
+     * radius r is the one at radius 1 times r (translations: not scaled), rounded, and
+     * rounding keeps the order, so these times r are the largest at r too. */
+    float hold_default, hold_rest, hold_held;
+    float sign;          /* a rotation's: the sign of its dropped component */
+    int format;          /* a rotation's format: dropped component 0..3 or OSSA__ROT_FULL */
+    bool exact_default;  /* every sample is the channel's default */
+    bool exact_constant; /* every sample is the first */
+} ossa__subtrack_facts;
+
+/* The facts of every sub-track of the clip (after ossa__clip_set_rest when it has a rest
+ * pose), for error-bounded encodings; false when out of memory. Freed with the clip. */
+bool ossa__clip_facts_init(ossa__clip *clip);
 
 /* One sub-track's encoding. */
 typedef struct ossa__subtrack {

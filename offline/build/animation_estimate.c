@@ -162,6 +162,8 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
      * one joint's poses at every measured time. */
     bytes = mul_add(mul_add(b.M, 16 + sizeof(ossa_transform), mul_add(T, 17, 0)), b.threads - 1, bytes);
     bytes = mul_add(T, 17, bytes);
+    /* Each sub-track's facts (ossa__clip_facts_init). */
+    bytes = mul_add(S, sizeof(ossa__subtrack_facts), bytes);
     bytes = mul_add(J, 3 * sizeof(size_t) + sizeof(size_t) + 3 + 2 * sizeof(float) + b.threads * sizeof(float), bytes);
     /* Per thread of the reference: a pose, a matrix and key cursors per joint, and per root
      * two cursors, its points, its slot and held values; while loosening isolated joints, one

@@ -1368,7 +1368,7 @@ ossa_result ossa__animation_search(ossa__clip *clip, const ossa_raw_animation *r
     best b;
     memset(&b, 0, sizeof b);
     ossa_result r = OSSA_OK;
-    if (!sample_times(&s, raw) || !allocate(&s)) {
+    if (!sample_times(&s, raw) || !allocate(&s) || !ossa__clip_facts_init(clip)) {
         r = ossa__fail(diag, OSSA_ERROR_OUT_OF_MEMORY, "out of memory measuring %zu joints at %zu times", s.J, s.M);
         goto done;
     }
