@@ -558,6 +558,7 @@ static void subtrack_facts(const ossa__clip *clip, size_t s, bool holds, ossa__s
 
 bool ossa__clip_facts_init(ossa__clip *clip)
 {
+    if (clip->facts) return true;
     const size_t count = 3 * clip->joints;
     clip->facts = ossa__calloc(clip->allocator, count ? count : 1, sizeof *clip->facts);
     if (!clip->facts) return false;
