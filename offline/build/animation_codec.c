@@ -9,6 +9,7 @@
 
 #include "animation_format.h"
 #include "internal.h"
+#include "simd.h"
 #include "ossa/animation.h"
 
 /* fmaxf and fminf are library calls at -O2; no NaN reaches these. */
@@ -36,15 +37,17 @@ static void decoded_constant(int channel, const float *v, float out[4])
     out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
 }
 
+/* A key's value (4 floats), as the runtime decodes it. Stored as one vector: its readers load
+ * it whole, which four separate stores would make wait on store forwarding. */
 OSSA__INLINE void key_value(int channel, const ossa__subtrack *st, const uint32_t *q, float out[4])
 {
-    float v[4];
+    float v[4] = {0.f, 0.f, 0.f, 0.f};
     for (int c = 0; c < st->n; ++c) v[c] = st->min[c] + (float)q[c] * st->step[c];
     if (channel == OSSA__CH_ROTATION) {
         const ossa_quat r = ossa__rotation_from(v, st->format);
-        out[0] = r.x, out[1] = r.y, out[2] = r.z, out[3] = r.w;
+        v4f_storeu(out, v4f_set(r.x, r.y, r.z, r.w));
     } else {
-        memcpy(out, v, 3 * sizeof(float)), out[3] = 0.f;
+        v4f_storeu(out, v4f_set(v[0], v[1], v[2], 0.f));
     }
 }
 
@@ -73,6 +76,24 @@ OSSA__INLINE void interpolate(const ossa__clip *clip, int channel, size_t a, siz
     interpolate_at(clip, channel, a, b, va, vb, clip->ratios[f], out);
 }
 
+/* A rotation's squared half-chord against the sample `ref`: sin^2(theta / 2), in double, since
+ * 1 - dot^2 cancels for small angles (rotation_error takes it to the local error). */
+OSSA__INLINE double rotation_s2(const float *ref, const float *value)
+{
+    double d = 0.0, n = 0.0, m = 0.0;
+    for (int c = 0; c < 4; ++c) {
+        const double r = (double)ref[c], v = (double)value[c];
+        d += r * v;
+        n += v * v;
+        m += r * r;
+    }
+    return 1.0 - d * d / (n * m);
+}
+
+/* 2 sin(theta / 2) = the chord a point at distance 1 moves by, times `radius`. It never falls
+ * as s2 grows (sqrt and every rounding keep the order), which rotation_limit relies on. */
+OSSA__INLINE float rotation_error(double s2, float radius) { return (float)(2.0 * sqrt(s2 > 0.0 ? s2 : 0.0)) * radius; }
+
 /* Local error of `value` against the sample `ref` (see ossa__subtrack_encode). */
 OSSA__INLINE float local_error(int channel, const float *ref, const float *value, float radius)
 {
@@ -85,17 +106,37 @@ OSSA__INLINE float local_error(int channel, const float *ref, const float *value
         for (int c = 0; c < 3; ++c) m = max_f(m, fabsf(ref[c] - value[c]));
         return m * radius;
     }
-    /* 2 sin(theta / 2) = the chord a point at distance 1 moves by; in double, since 1 - dot^2
-     * cancels for small angles. */
-    double d = 0.0, n = 0.0, m = 0.0;
-    for (int c = 0; c < 4; ++c) {
-        const double r = (double)ref[c], v = (double)value[c];
-        d += r * v;
-        n += v * v;
-        m += r * r;
+    return rotation_error(rotation_s2(ref, value), radius);
+}
+
+/* The largest s2 whose rotation_error at `radius` is at most `tolerance` (> 0): since that
+ * error never falls as s2 grows, rotation_error(s2, radius) <= tolerance exactly when
+ * !(s2 > limit) (a NaN s2 is an error of 0 there, and passes here), with no square root. A
+ * bisection over the doubles from 0 up (their bits ascend with them). */
+static double rotation_limit(float tolerance, float radius)
+{
+    uint64_t lo = 0, hi = 0x7ff0000000000000u; /* +0 passes; +infinity does not (radius > 0) */
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        double x;
+        memcpy(&x, &mid, sizeof x);
+        if (rotation_error(x, radius) <= tolerance)
+            lo = mid;
+        else
+            hi = mid;
     }
-    const double s2 = 1.0 - d * d / (n * m);
-    return (float)(2.0 * sqrt(s2 > 0.0 ? s2 : 0.0)) * radius;
+    double limit;
+    memcpy(&limit, &lo, sizeof limit);
+    return limit;
+}
+
+/* Whether the local error of `value` against `ref` is at most `tolerance`, for a rotation with
+ * its rotation_limit `limit`: the same answer as local_error, without its square root. */
+OSSA__INLINE bool local_within(int channel, const float *ref, const float *value, float radius, float tolerance,
+                               double limit)
+{
+    if (channel == OSSA__CH_ROTATION) return !(rotation_s2(ref, value) > limit);
+    return !(local_error(channel, ref, value, radius) > tolerance);
 }
 
 /* Rotations: the local error half-way between time points f and f + 1 of interpolating va
@@ -124,42 +165,41 @@ static float hold_error(const ossa__clip *clip, size_t s, const float *value, fl
     return e;
 }
 
-/* Largest local error of the encoded keys over the clip; stops early above `stop`, with the
- * time point whose error went above it in *over (left as it was when none did). */
-static float encoded_error(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float stop,
-                           size_t *over)
+/* Whether every local error of the encoded keys over the clip is at most `tolerance` (limit:
+ * its rotation_limit, for a rotation); when one is not, its time point into *over. */
+static bool encoded_passes(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float tolerance,
+                           double limit, size_t *over)
 {
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
-    float e = 0.f, va[4], vb[4], v[4];
+    float va[4], vb[4], v[4];
     size_t a = 0;
     key_value(channel, st, st->q, va);
     for (size_t b = 1; b < clip->frames; ++b) {
         if (!st->keys[b]) continue;
         key_value(channel, st, st->q + 4 * b, vb);
-        e = max_f(e, local_error(channel, ref + 4 * a, va, radius));
-        if (e > stop) {
+        if (!local_within(channel, ref + 4 * a, va, radius, tolerance, limit)) {
             *over = a;
-            return e;
+            return false;
         }
         for (size_t f = a + 1; f < b; ++f) {
             interpolate(clip, channel, a, b, va, vb, f, v);
-            e = max_f(e, local_error(channel, ref + 4 * f, v, radius));
-            if (e > stop) {
+            if (!local_within(channel, ref + 4 * f, v, radius, tolerance, limit)) {
                 *over = f;
-                return e;
+                return false;
             }
         }
         memcpy(va, vb, sizeof va);
         a = b;
     }
-    e = max_f(e, local_error(channel, ref + 4 * a, va, radius));
-    if (e > stop) *over = a;
-    return e;
+    if (local_within(channel, ref + 4 * a, va, radius, tolerance, limit)) return true;
+    *over = a;
+    return false;
 }
 
-/* The local error encoded_error computes at time point f (< clip->frames), the same floats. */
-static float encoded_error_at(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, size_t f)
+/* Whether the local error encoded_passes checks at time point f (< clip->frames) is within. */
+static bool encoded_passes_at(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float tolerance,
+                              double limit, size_t f)
 {
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s) + 4 * f;
@@ -167,24 +207,23 @@ static float encoded_error_at(const ossa__clip *clip, size_t s, const ossa__subt
     size_t a = f, b = f + 1;
     while (!st->keys[a]) --a;
     key_value(channel, st, st->q + 4 * a, va);
-    if (a == f) return local_error(channel, ref, va, radius);
+    if (a == f) return local_within(channel, ref, va, radius, tolerance, limit);
     while (!st->keys[b]) ++b;
     key_value(channel, st, st->q + 4 * b, vb);
     interpolate(clip, channel, a, b, va, vb, f, v);
-    return local_error(channel, ref, v, radius);
+    return local_within(channel, ref, v, radius, tolerance, limit);
 }
 
-/* Whether encoded_error is within `tolerance`: the time point *over (where the last check that
- * failed went above it; SIZE_MAX for none) first, since most failing checks fail there again,
- * then the whole clip, which updates *over when it fails. */
+/* encoded_passes, the time point *over (where the last check that failed did; SIZE_MAX for
+ * none) first, since most failing checks fail there again. */
 static bool encoded_within(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float tolerance,
-                           size_t *over)
+                           double limit, size_t *over)
 {
-    if (*over < clip->frames && !(encoded_error_at(clip, s, st, radius, *over) <= tolerance)) return false;
-    return encoded_error(clip, s, st, radius, tolerance, over) <= tolerance;
+    if (*over < clip->frames && !encoded_passes_at(clip, s, st, radius, tolerance, limit, *over)) return false;
+    return encoded_passes(clip, s, st, radius, tolerance, limit, over);
 }
 
-/* Translations and scales: component c of the sample minus the value encoded_error decodes,
+/* Translations and scales: component c of the sample minus the value encoded_passes decodes,
  * at every time point up to the last key, into d[4 f + c] (the same floats it computes). */
 static void component_diffs(const ossa__clip *clip, size_t s, const ossa__subtrack *st, int c, float *d)
 {
@@ -205,7 +244,7 @@ static void component_diffs(const ossa__clip *clip, size_t s, const ossa__subtra
     }
 }
 
-/* encoded_error of a translation or scale from its differences (component_diffs), component c
+/* The largest local error of a translation or scale from its differences (component_diffs), component c
  * taken from `column` instead: local_error's arithmetic, stopping above `stop`. */
 static float diffs_error(int channel, const float *d, const float *column, int c, size_t last, float radius, float stop)
 {
@@ -281,30 +320,43 @@ static float select_keys(const ossa__clip *clip, size_t s, float budget, float r
     const float *ref = ossa__clip_samples(clip, s);
     const size_t F = clip->frames;
     const bool mids = clip->midpoints && channel == OSSA__CH_ROTATION; /* else mid_error is 0 */
+    /* Rotations are checked on their s2 (rotation_limit) and take the error of the largest
+     * s2 only for the span kept: the largest of the errors, as the error never falls as s2
+     * grows. */
+    const bool rotation = channel == OSSA__CH_ROTATION;
+    const double limit = rotation ? rotation_limit(budget, radius) : 0.0;
     memset(keys, 0, F);
     keys[0] = 1;
     size_t a = 0;
     float e = 0.f;
     while (a + 1 < F) {
         size_t b = a + 1;
-        float span = 0.f; /* the largest error between a and b */
+        float span = 0.f;     /* the largest error between a and b */
+        double span_s2 = 0.0; /* a rotation's: its largest s2 */
         while (!forced_key(clip, b)) {
             const size_t c = b + 1;
             bool ok = true;
             float v[4], largest = 0.f;
+            double largest_s2 = 0.0;
             for (size_t f = a + 1; f < c && ok; ++f) {
                 interpolate(clip, channel, a, c, ref + 4 * a, ref + 4 * c, f, v);
-                const float ef = local_error(channel, ref + 4 * f, v, radius);
-                largest = max_f(largest, ef);
-                ok = ef <= budget;
+                if (rotation) {
+                    const double s2 = rotation_s2(ref + 4 * f, v);
+                    if (s2 > largest_s2) largest_s2 = s2;
+                    ok = !(s2 > limit);
+                } else {
+                    const float ef = local_error(channel, ref + 4 * f, v, radius);
+                    largest = max_f(largest, ef);
+                    ok = ef <= budget;
+                }
             }
             for (size_t f = a; mids && f < c && ok; ++f)
                 ok = mid_error(clip, s, a, c, ref + 4 * a, ref + 4 * c, f, radius) <= budget;
             if (!ok) break;
-            b = c, span = largest;
+            b = c, span = largest, span_s2 = largest_s2;
         }
         keys[b] = 1;
-        e = max_f(e, span);
+        e = max_f(e, rotation ? rotation_error(span_s2, radius) : span);
         a = b;
     }
     return e;
@@ -448,14 +500,32 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__e
 }
 
 /* Stored components of sample `v` for the sub-track's format (sign already applied). */
-static void stored(int channel, int format, const float *v, float sign, float *out)
+OSSA__INLINE void stored(int channel, int format, const float *v, float sign, float out[4])
 {
+    const float x = v[0], y = v[1], z = v[2], w = v[3];
+    out[3] = 0.f;
     if (channel != OSSA__CH_ROTATION) {
-        memcpy(out, v, 3 * sizeof(float));
+        out[0] = x, out[1] = y, out[2] = z;
         return;
     }
-    for (int c = 0, i = 0; c < 4; ++c)
-        if (c != format) out[i++] = v[c] * sign;
+    /* Each case's own stores (no index that moves with the format): out stays in registers. */
+    switch (format) {
+    case 0:
+        out[0] = y * sign, out[1] = z * sign, out[2] = w * sign;
+        break;
+    case 1:
+        out[0] = x * sign, out[1] = z * sign, out[2] = w * sign;
+        break;
+    case 2:
+        out[0] = x * sign, out[1] = y * sign, out[2] = w * sign;
+        break;
+    case 3:
+        out[0] = x * sign, out[1] = y * sign, out[2] = z * sign;
+        break;
+    default:
+        out[0] = x * sign, out[1] = y * sign, out[2] = z * sign, out[3] = w * sign;
+        break;
+    }
 }
 
 /* The time points that are keys, ascending, into `list` (room for every time point); returns
@@ -662,14 +732,19 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
         for (size_t f = 0; f < F; ++f) keys += st->keys[f];
         if (20 * keys < 19 * F) refit(clip, s, st, sc, radius, tolerance * KEY_SHARE, between);
     }
-    float slo[4] = {INFINITY, INFINITY, INFINITY, INFINITY}, shi[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    /* values from here on: the stored components (in order, the sign applied). */
+    /* values from here on: the stored components (in order, the sign applied), and their
+     * ranges (the fourth's read only when there are four). Scalars and one store per float:
+     * four floats written to memory and read back as one would wait on store forwarding. */
+    float lo0 = INFINITY, lo1 = INFINITY, lo2 = INFINITY, lo3 = INFINITY;
+    float hi0 = -INFINITY, hi1 = -INFINITY, hi2 = -INFINITY, hi3 = -INFINITY;
     for (size_t f = 0; f < F; ++f) {
-        float v[4] = {0.f, 0.f, 0.f, 0.f};
-        stored(channel, st->format, values + 4 * f, sign, v);
-        memcpy(values + 4 * f, v, sizeof v);
-        for (int c = 0; c < st->n; ++c) slo[c] = min_f(slo[c], v[c]), shi[c] = max_f(shi[c], v[c]);
+        float *p = values + 4 * f, v[4];
+        stored(channel, st->format, p, sign, v);
+        p[0] = v[0], p[1] = v[1], p[2] = v[2], p[3] = v[3];
+        lo0 = min_f(lo0, v[0]), lo1 = min_f(lo1, v[1]), lo2 = min_f(lo2, v[2]), lo3 = min_f(lo3, v[3]);
+        hi0 = max_f(hi0, v[0]), hi1 = max_f(hi1, v[1]), hi2 = max_f(hi2, v[2]), hi3 = max_f(hi3, v[3]);
     }
+    float slo[4] = {lo0, lo1, lo2, st->n == 4 ? lo3 : INFINITY}, shi[4] = {hi0, hi1, hi2, st->n == 4 ? hi3 : -INFINITY};
     if (tolerance <= 0.f) {
         const uint8_t *own = clip->own + clip->row[s];
         for (size_t f = 0; f < F; ++f) st->keys[f] = own[f] || forced_key(clip, f);
@@ -687,7 +762,8 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     size_t keys = list_keys(st, F, key_list);
     quantise(st, values, slo, shi, key_list, keys);
     size_t over = SIZE_MAX;
-    for (bool all_keys = false; !encoded_within(clip, s, st, radius, tolerance, &over);) {
+    const double limit = channel == OSSA__CH_ROTATION ? rotation_limit(tolerance, radius) : 0.0;
+    for (bool all_keys = false; !encoded_within(clip, s, st, radius, tolerance, limit, &over);) {
         bool widened = false;
         for (int c = 0; c < st->n; ++c)
             if (st->bits[c] < OSSA__MAX_BITS && shi[c] > slo[c]) st->bits[c]++, widened = true;
@@ -721,7 +797,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
                 if (within)
                     for (size_t f = 0; f <= last_key; ++f) diff[4 * f + (size_t)c] = column[4 * f + (size_t)c];
             } else {
-                within = encoded_within(clip, s, st, radius, tolerance, &over);
+                within = encoded_within(clip, s, st, radius, tolerance, limit, &over);
             }
             if (within) {
                 narrowed = true;
