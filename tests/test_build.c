@@ -18,6 +18,7 @@
 #include "ossa/sampling_job.h"
 #include "internal.h"               /* ossa__fixed_count, OSSA__MAX_FIXED_PER_INTERVAL: the thinned measure */
 #include "build/animation_search.h" /* ossa__loosen_by_slack: loosening's slack bound */
+#include "build/animation_codec.h"  /* ossa__rotation_within_tolerance: the encoder's rotation check */
 #include "ossa/skeleton.h"
 #include "test_util.h"
 
@@ -267,6 +268,55 @@ static void test_real_pab(void **state)
         ossa_import_output_destroy(&out);
     }
     assert_true(ok);
+}
+
+/* The encoder checks a rotation's local error against its tolerance without the square root
+ * (and mostly without the division) of the error's formula: the same answer as the formula,
+ * computed here as documented (chord 2 sqrt(1 - d^2 / (|r|^2 |v|^2)) in double, rounded to
+ * float, times the radius), on pairs from a millionth of a degree to 10 degrees apart, at the
+ * pair's own error as tolerance and one float step either side, where a wrong bound fails. */
+static void test_rotation_check_without_root(void **state)
+{
+    (void)state;
+    uint32_t rng = 0x2545f491u;
+    size_t passed = 0, checked = 0;
+    for (int i = 0; i < 20000; ++i) {
+        float r[4], v[4], n = 0.f;
+        for (int c = 0; c < 4; ++c) r[c] = ossa_test_randf(&rng, -1.f, 1.f), n += r[c] * r[c];
+        for (int c = 0; c < 4; ++c) r[c] /= sqrtf(n);
+        /* v: r turned by a small angle about a random axis, normalised in float (not exactly). */
+        const float angle = powf(10.f, ossa_test_randf(&rng, -8.f, -0.75f)), h = .5f * angle;
+        const float ax = ossa_test_randf(&rng, -1.f, 1.f), ay = ossa_test_randf(&rng, -1.f, 1.f);
+        const ossa_float3 axis = {ax, ay, ossa_test_randf(&rng, -1.f, 1.f)};
+        const float al = sqrtf(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z), sh = sinf(h) / al;
+        const float dq[4] = {axis.x * sh, axis.y * sh, axis.z * sh, cosf(h)};
+        v[0] = dq[3] * r[0] + dq[0] * r[3] + dq[1] * r[2] - dq[2] * r[1];
+        v[1] = dq[3] * r[1] - dq[0] * r[2] + dq[1] * r[3] + dq[2] * r[0];
+        v[2] = dq[3] * r[2] + dq[0] * r[1] - dq[1] * r[0] + dq[2] * r[3];
+        v[3] = dq[3] * r[3] - dq[0] * r[0] - dq[1] * r[1] - dq[2] * r[2];
+        if (i % 2) /* the other hemisphere: the same rotation */
+            for (int c = 0; c < 4; ++c) v[c] = -v[c];
+        const float radius = ossa_test_randf(&rng, .01f, 3.f);
+        double d = 0.0, nv = 0.0, nr = 0.0;
+        for (int c = 0; c < 4; ++c) {
+            const double rc = (double)r[c], vc = (double)v[c];
+            d += rc * vc, nv += vc * vc, nr += rc * rc;
+        }
+        const double s2 = 1.0 - d * d / (nv * nr);
+        const float error = (float)(2.0 * sqrt(s2 > 0.0 ? s2 : 0.0)) * radius;
+        const float tolerances[3] = {error, nextafterf(error, 0.f), nextafterf(error, INFINITY)};
+        for (int t = 0; t < 3; ++t) {
+            if (!(tolerances[t] > 0.f)) continue;
+            const bool want = !(error > tolerances[t]);
+            if (ossa__rotation_within_tolerance(r, v, tolerances[t], radius) != want)
+                fail_msg("pair %d: error %.9g at tolerance %.9g: the check says %s", i, (double)error,
+                         (double)tolerances[t], want ? "above" : "within");
+            passed += want, ++checked;
+        }
+    }
+    print_message("rotation check: %zu tolerances, %zu within\n", checked, passed);
+    /* Both answers came up, at the pairs' own errors (within) and a step below (above). */
+    assert_true(passed > checked / 2 && passed < checked);
 }
 
 /* Loosening's slack bound passes a try at a time only where checking it exactly would pass it
@@ -1687,6 +1737,7 @@ int main(void)
         cmocka_unit_test(test_held_channels_cost_one_row),
         cmocka_unit_test(test_sample_pass_matches_sample),
         cmocka_unit_test(test_source_key_times_union),
+        cmocka_unit_test(test_rotation_check_without_root),
         cmocka_unit_test(test_loosening_slack_changes_nothing),
 #if defined(OSSA_HAVE_ASSIMP) && OSSA_HAVE_ASSIMP
         cmocka_unit_test(test_real_cmu_01_01),

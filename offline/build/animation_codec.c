@@ -76,9 +76,8 @@ OSSA__INLINE void interpolate(const ossa__clip *clip, int channel, size_t a, siz
     interpolate_at(clip, channel, a, b, va, vb, clip->ratios[f], out);
 }
 
-/* A rotation's squared half-chord against the sample `ref`: sin^2(theta / 2), in double, since
- * 1 - dot^2 cancels for small angles (rotation_error takes it to the local error). */
-OSSA__INLINE double rotation_s2(const float *ref, const float *value)
+/* The two products of rotation_s2: d^2 and |ref|^2 |value|^2, d their dot product, in double. */
+OSSA__INLINE void rotation_terms(const float *ref, const float *value, double *p, double *q)
 {
     double d = 0.0, n = 0.0, m = 0.0;
     for (int c = 0; c < 4; ++c) {
@@ -87,11 +86,21 @@ OSSA__INLINE double rotation_s2(const float *ref, const float *value)
         n += v * v;
         m += r * r;
     }
-    return 1.0 - d * d / (n * m);
+    *p = d * d, *q = n * m;
+}
+
+/* A rotation's squared half-chord against the sample `ref`: sin^2(theta / 2) = 1 - p / q
+ * (rotation_terms), in double, since it cancels for small angles (rotation_error takes it to
+ * the local error). */
+OSSA__INLINE double rotation_s2(const float *ref, const float *value)
+{
+    double p, q;
+    rotation_terms(ref, value, &p, &q);
+    return 1.0 - p / q;
 }
 
 /* 2 sin(theta / 2) = the chord a point at distance 1 moves by, times `radius`. It never falls
- * as s2 grows (sqrt and every rounding keep the order), which rotation_limit relies on. */
+ * as s2 grows (sqrt and every rounding keep the order), which rotation_bound_of relies on. */
 OSSA__INLINE float rotation_error(double s2, float radius) { return (float)(2.0 * sqrt(s2 > 0.0 ? s2 : 0.0)) * radius; }
 
 /* Local error of `value` against the sample `ref` (see ossa__subtrack_encode). */
@@ -109,11 +118,19 @@ OSSA__INLINE float local_error(int channel, const float *ref, const float *value
     return rotation_error(rotation_s2(ref, value), radius);
 }
 
-/* The largest s2 whose rotation_error at `radius` is at most `tolerance` (> 0): since that
- * error never falls as s2 grows, rotation_error(s2, radius) <= tolerance exactly when
- * !(s2 > limit) (a NaN s2 is an error of 0 there, and passes here), with no square root. A
- * bisection over the doubles from 0 up (their bits ascend with them). */
-static double rotation_limit(float tolerance, float radius)
+/* A rotation's local tolerance as tests on rotation_s2 and its terms (rotation_bound_of). */
+typedef struct rotation_bound {
+    double s2;    /* the largest s2 whose rotation_error is within the tolerance */
+    double ratio; /* the least p / q whose s2 (1 - p / q, rounded) is at most s2, if at least
+                     1/2; else 0 (not used) */
+} rotation_bound;
+
+/* The bound of `tolerance` (> 0) at `radius`. rotation_error never falls as s2 grows, so
+ * rotation_error(s2, radius) <= tolerance exactly when !(s2 > bound.s2) (a NaN s2 is an error
+ * of 0 there, and passes here), with no square root; and 1 - x, rounded, never grows with x,
+ * so s2 <= bound.s2 exactly when the rounded p / q is at least bound.ratio. Bisections over the
+ * doubles (their bits ascend with them). */
+static rotation_bound rotation_bound_of(float tolerance, float radius)
 {
     uint64_t lo = 0, hi = 0x7ff0000000000000u; /* +0 passes; +infinity does not (radius > 0) */
     while (hi - lo > 1) {
@@ -125,17 +142,54 @@ static double rotation_limit(float tolerance, float radius)
         else
             hi = mid;
     }
-    double limit;
-    memcpy(&limit, &lo, sizeof limit);
-    return limit;
+    rotation_bound b = {0.0, 0.0};
+    memcpy(&b.s2, &lo, sizeof b.s2);
+    /* The least x in [1/2, 1] with 1 - x <= s2 (1 passes: 1 - 1 = 0 <= s2). */
+    uint64_t pass = 0x3ff0000000000000u, fail = 0x3fe0000000000000u;
+    if (.5 <= b.s2) return b; /* 1 - 1/2 passes already: the terms do not decide */
+    while (pass - fail > 1) {
+        const uint64_t mid = fail + (pass - fail) / 2;
+        double x;
+        memcpy(&x, &mid, sizeof x);
+        if (1.0 - x <= b.s2)
+            pass = mid;
+        else
+            fail = mid;
+    }
+    memcpy(&b.ratio, &pass, sizeof b.ratio);
+    return b;
+}
+
+/* Whether a rotation's s2 against `ref` is within `bound`, as !(rotation_s2 > bound->s2)
+ * answers, mostly without its division: with t = ratio q, p >= t (1 + 4 eps) puts the exact
+ * p / q above the ratio, so its rounding is at least the ratio (a double), and p <= t (1 - 4
+ * eps) below ratio (1 - eps), which rounds below it (ratio >= 1/2: one ulp is 2 eps ratio at
+ * most), each product rounded by eps at most. Between, and for a NaN or an infinity, the
+ * division decides. */
+OSSA__INLINE bool rotation_within(const float *ref, const float *value, const rotation_bound *bound)
+{
+    double p, q;
+    rotation_terms(ref, value, &p, &q);
+    if (bound->ratio > 0.0) {
+        const double t = bound->ratio * q;
+        if (p >= t * (1.0 + 4.0 * DBL_EPSILON) && t < (double)INFINITY) return true;
+        if (p <= t * (1.0 - 4.0 * DBL_EPSILON) && p == p && t > 0.0 && t < (double)INFINITY) return false;
+    }
+    return !(1.0 - p / q > bound->s2);
+}
+
+bool ossa__rotation_within_tolerance(const float ref[4], const float value[4], float tolerance, float radius)
+{
+    const rotation_bound bound = rotation_bound_of(tolerance, radius);
+    return rotation_within(ref, value, &bound);
 }
 
 /* Whether the local error of `value` against `ref` is at most `tolerance`, for a rotation with
- * its rotation_limit `limit`: the same answer as local_error, without its square root. */
+ * its bound: the same answer as local_error, without its square root. */
 OSSA__INLINE bool local_within(int channel, const float *ref, const float *value, float radius, float tolerance,
-                               double limit)
+                               const rotation_bound *bound)
 {
-    if (channel == OSSA__CH_ROTATION) return !(rotation_s2(ref, value) > limit);
+    if (channel == OSSA__CH_ROTATION) return rotation_within(ref, value, bound);
     return !(local_error(channel, ref, value, radius) > tolerance);
 }
 
@@ -166,9 +220,9 @@ static float hold_error(const ossa__clip *clip, size_t s, const float *value, fl
 }
 
 /* Whether every local error of the encoded keys over the clip is at most `tolerance` (limit:
- * its rotation_limit, for a rotation); when one is not, its time point into *over. */
+ * its rotation_bound_of, for a rotation); when one is not, its time point into *over. */
 static bool encoded_passes(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float tolerance,
-                           double limit, size_t *over)
+                           const rotation_bound *limit, size_t *over)
 {
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s);
@@ -199,7 +253,7 @@ static bool encoded_passes(const ossa__clip *clip, size_t s, const ossa__subtrac
 
 /* Whether the local error encoded_passes checks at time point f (< clip->frames) is within. */
 static bool encoded_passes_at(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float tolerance,
-                              double limit, size_t f)
+                              const rotation_bound *limit, size_t f)
 {
     const int channel = (int)(s % 3);
     const float *ref = ossa__clip_samples(clip, s) + 4 * f;
@@ -217,7 +271,7 @@ static bool encoded_passes_at(const ossa__clip *clip, size_t s, const ossa__subt
 /* encoded_passes, the time point *over (where the last check that failed did; SIZE_MAX for
  * none) first, since most failing checks fail there again. */
 static bool encoded_within(const ossa__clip *clip, size_t s, const ossa__subtrack *st, float radius, float tolerance,
-                           double limit, size_t *over)
+                           const rotation_bound *limit, size_t *over)
 {
     if (*over < clip->frames && !encoded_passes_at(clip, s, st, radius, tolerance, limit, *over)) return false;
     return encoded_passes(clip, s, st, radius, tolerance, limit, over);
@@ -320,11 +374,11 @@ static float select_keys(const ossa__clip *clip, size_t s, float budget, float r
     const float *ref = ossa__clip_samples(clip, s);
     const size_t F = clip->frames;
     const bool mids = clip->midpoints && channel == OSSA__CH_ROTATION; /* else mid_error is 0 */
-    /* Rotations are checked on their s2 (rotation_limit) and take the error of the largest
+    /* Rotations are checked on their s2 (rotation_bound_of) and take the error of the largest
      * s2 only for the span kept: the largest of the errors, as the error never falls as s2
      * grows. */
     const bool rotation = channel == OSSA__CH_ROTATION;
-    const double limit = rotation ? rotation_limit(budget, radius) : 0.0;
+    const double limit = rotation ? rotation_bound_of(budget, radius).s2 : 0.0;
     memset(keys, 0, F);
     keys[0] = 1;
     size_t a = 0;
@@ -762,8 +816,9 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
     size_t keys = list_keys(st, F, key_list);
     quantise(st, values, slo, shi, key_list, keys);
     size_t over = SIZE_MAX;
-    const double limit = channel == OSSA__CH_ROTATION ? rotation_limit(tolerance, radius) : 0.0;
-    for (bool all_keys = false; !encoded_within(clip, s, st, radius, tolerance, limit, &over);) {
+    const rotation_bound bound =
+        channel == OSSA__CH_ROTATION ? rotation_bound_of(tolerance, radius) : (rotation_bound){0.0, 0.0};
+    for (bool all_keys = false; !encoded_within(clip, s, st, radius, tolerance, &bound, &over);) {
         bool widened = false;
         for (int c = 0; c < st->n; ++c)
             if (st->bits[c] < OSSA__MAX_BITS && shi[c] > slo[c]) st->bits[c]++, widened = true;
@@ -797,7 +852,7 @@ void ossa__subtrack_encode(const ossa__clip *clip, size_t s, float tolerance, fl
                 if (within)
                     for (size_t f = 0; f <= last_key; ++f) diff[4 * f + (size_t)c] = column[4 * f + (size_t)c];
             } else {
-                within = encoded_within(clip, s, st, radius, tolerance, limit, &over);
+                within = encoded_within(clip, s, st, radius, tolerance, &bound, &over);
             }
             if (within) {
                 narrowed = true;

@@ -109,6 +109,12 @@ void ossa__subtracks_free(const ossa__clip *clip, ossa__subtrack *subtracks, siz
 bool ossa__encode_scratch_alloc(const ossa__clip *clip, ossa__encode_scratch *scratch, size_t count);
 void ossa__encode_scratch_free(const ossa__clip *clip, ossa__encode_scratch *scratch, size_t count);
 
+/* Whether a rotation `value`'s local error against the sample `ref` (unit quaternions near
+ * enough) at `radius` is at most `tolerance` (> 0), as the encoder's checks answer it: on
+ * 1 - dot^2 / (|ref|^2 |value|^2) against its bisected limit, without a square root and
+ * mostly without the division. The same answer as the error itself; for tests. */
+bool ossa__rotation_within_tolerance(const float ref[4], const float value[4], float tolerance, float radius);
+
 /* Encodes sub-track s so that its local error (translation: distance; rotation: chord of a
  * point at `radius`; scale: largest component error times `radius`) stays within
  * `tolerance`; tolerance 0 keeps every time point at the widest quantisation and only
