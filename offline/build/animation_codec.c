@@ -466,29 +466,40 @@ static float refit(const ossa__clip *clip, size_t s, ossa__subtrack *st, ossa__e
         if (st->keys[f]) best = max_f(best, local_error(channel, ref + 4 * f, values + 4 * f, radius));
     for (size_t f = 0; f < F; ++f) weight[f] = 1.f;
     for (int pass = 0; pass < 3 && best > 0.f; ++pass) {
-        /* Normal equations per key i: d (diagonal), u (to key i + 1), r (right-hand side). */
+        /* Normal equations per key i: d (diagonal), u (to key i + 1), r (right-hand side),
+         * summed in registers for the keys either side of a span (di, ui, ri; dn, rn) and
+         * stored at each key, each sum's terms in time order from 0 as before. The time
+         * points 0 and F - 1 are keys. The fourth component of a translation or scale is
+         * summed too (a 0 sample) and never read. */
         size_t m = 0;
         for (size_t f = 0; f < F; ++f) m += st->keys[f];
-        memset(d, 0, m * sizeof *d), memset(u, 0, m * sizeof *u), memset(r, 0, 4 * m * sizeof *r);
+        double di = 0.0, ui = 0.0, dn = 0.0, ri[4] = {0.0, 0.0, 0.0, 0.0}, rn[4] = {0.0, 0.0, 0.0, 0.0};
         size_t a = 0, i = 0, b = 0;
         for (size_t f = 0; f < F; ++f) {
             const double w = (double)weight[f];
+            const float *x = ref + 4 * f;
             if (st->keys[f]) {
-                if (f) ++i;
+                if (f) {
+                    d[i] = di, u[i] = ui;
+                    for (int c = 0; c < 4; ++c) r[4 * i + (size_t)c] = ri[c], ri[c] = rn[c], rn[c] = 0.0;
+                    ++i, di = dn, ui = 0.0, dn = 0.0;
+                }
                 a = f;
                 for (b = f + 1; b < F && !st->keys[b]; ++b) continue;
-                d[i] += w;
-                for (int c = 0; c < width; ++c) r[4 * i + (size_t)c] += w * (double)ref[4 * f + (size_t)c];
+                di += w;
+                for (int c = 0; c < 4; ++c) ri[c] += w * (double)x[c];
                 continue;
             }
             const double alpha = ((double)clip->ratios[f] - (double)clip->ratios[a]) /
                                  ((double)clip->ratios[b] - (double)clip->ratios[a]);
-            d[i] += w * (1 - alpha) * (1 - alpha), u[i] += w * (1 - alpha) * alpha, d[i + 1] += w * alpha * alpha;
-            for (int c = 0; c < width; ++c) {
-                r[4 * i + (size_t)c] += w * (1 - alpha) * (double)ref[4 * f + (size_t)c];
-                r[4 * (i + 1) + (size_t)c] += w * alpha * (double)ref[4 * f + (size_t)c];
+            di += w * (1 - alpha) * (1 - alpha), ui += w * (1 - alpha) * alpha, dn += w * alpha * alpha;
+            for (int c = 0; c < 4; ++c) {
+                ri[c] += w * (1 - alpha) * (double)x[c];
+                rn[c] += w * alpha * (double)x[c];
             }
         }
+        d[i] = di, u[i] = ui;
+        for (int c = 0; c < 4; ++c) r[4 * i + (size_t)c] = ri[c];
         /* Thomas algorithm (the matrix is symmetric: the lower diagonal is u shifted). */
         for (size_t k = 1; k < m; ++k) {
             const double q = u[k - 1] / d[k - 1];
