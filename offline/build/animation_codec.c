@@ -573,24 +573,13 @@ OSSA__INLINE void stored(int channel, int format, const float *v, float sign, fl
         out[0] = x, out[1] = y, out[2] = z;
         return;
     }
-    /* Each case's own stores (no index that moves with the format): out stays in registers. */
-    switch (format) {
-    case 0:
-        out[0] = y * sign, out[1] = z * sign, out[2] = w * sign;
-        break;
-    case 1:
-        out[0] = x * sign, out[1] = z * sign, out[2] = w * sign;
-        break;
-    case 2:
-        out[0] = x * sign, out[1] = y * sign, out[2] = w * sign;
-        break;
-    case 3:
-        out[0] = x * sign, out[1] = y * sign, out[2] = z * sign;
-        break;
-    default:
+    if (format == OSSA__ROT_FULL) {
         out[0] = x * sign, out[1] = y * sign, out[2] = z * sign, out[3] = w * sign;
-        break;
+        return;
     }
+    /* The components but the dropped one, each to its own place (no store index that moves
+     * with the format): out stays in registers. */
+    for (int k = 0; k < 3; ++k) out[k] = v[k + (k >= format)] * sign;
 }
 
 /* The time points that are keys, ascending, into `list` (room for every time point); returns
