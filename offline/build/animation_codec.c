@@ -609,10 +609,14 @@ static void quantise_component(ossa__subtrack *st, const float *values, int c, c
     const float inv = st->step[c] > 0.f ? 1.f / st->step[c] : 0.f, ftop = (float)top, min = st->min[c];
     const float *v = values + c;
     uint32_t *q = st->q + c;
+    /* x rounded to the nearest level, clamped to [0, top]: clamping x + 1/2 to [0, ftop]
+     * before the truncation gives the same levels (0 for x <= 0, top for x >= ftop, ftop
+     * exact) without a branch on where x falls. */
     for (size_t i = 0; i < keys; ++i) {
         const size_t f = list[i];
-        const float x = (v[4 * f] - min) * inv;
-        q[4 * f] = x <= 0.f ? 0u : (x >= ftop ? top : (uint32_t)(x + .5f));
+        const float y = (v[4 * f] - min) * inv + .5f;
+        const float clamped = y > ftop ? ftop : y;
+        q[4 * f] = (uint32_t)(clamped > 0.f ? clamped : 0.f);
     }
 }
 

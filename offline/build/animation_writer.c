@@ -50,6 +50,18 @@ static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
 /* Segment ranges of `st` in segment g: base and width of each component (see
  * OSSA__FORMAT_SEGMENT_RANGES) over the keys after the segment's first, which is in the
  * first-key block at the clip widths; returns the count of those keys. */
+/* The bits v needs: 0 for 0, else one more than its highest set bit. */
+static inline unsigned bit_length(uint32_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return v ? 32u - (unsigned)__builtin_clz(v) : 0u;
+#else
+    unsigned n = 0;
+    while (v) v >>= 1, ++n;
+    return n;
+#endif
+}
+
 static size_t segment_ranges(const ossa__clip *clip, const ossa__subtrack *st, size_t g, uint32_t base[4],
                              unsigned width[4])
 {
@@ -70,9 +82,9 @@ static size_t segment_ranges(const ossa__clip *clip, const ossa__subtrack *st, s
         if (keys == 0) lo[c] = hi[c] = 0;
         base[c] = lo[c] >> shift;
         const uint32_t span = hi[c] - (base[c] << shift);
-        unsigned w = 0;
-        while (w < st->bits[c] && ((1u << w) - 1u) < span) ++w;
-        width[c] = w;
+        /* The least width whose largest value, 2^w - 1, holds the span, at most the component's. */
+        const unsigned w = bit_length(span);
+        width[c] = w < st->bits[c] ? w : st->bits[c];
     }
     return keys;
 }
