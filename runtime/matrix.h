@@ -71,22 +71,32 @@ static inline ossa_float4x4 ossa__float4x4_mul(const ossa_float4x4 *a, const oss
     return r;
 }
 
-/* a * b for a b whose bottom row is (0, 0, 0, 1), as every transform's matrix has: the sums of
- * ossa__float4x4_mul without its terms that multiply by that row (a3 * 0 added to b's first
- * three columns, a3 * 1 to the last), so the same floats but for the sign of a zero entry
- * (ossa__float4x4_mul's -0 + 0 is +0), in three products a column instead of four. */
-static inline ossa_float4x4 ossa__float4x4_mul_affine(const ossa_float4x4 *a, const ossa_float4x4 *b)
+/* a * b for a b whose bottom row is (0, 0, 0, 1), as every transform's matrix has, given by its
+ * columns' top three floats at b, b + stride, b + 2 stride and b + 3 stride (stride 4: an
+ * ossa_float4x4's cols[0]; 3: an affine matrix without its bottom row). Four floats are read
+ * at each column, the fourth never used: one float after the last column must be readable.
+ * The sums of ossa__float4x4_mul without its terms that multiply by the bottom row (a3 * 0
+ * added to b's first three columns, a3 * 1 to the last), so the same floats but for the sign
+ * of a zero entry (ossa__float4x4_mul's -0 + 0 is +0), in three products a column instead of
+ * four. */
+static inline ossa_float4x4 ossa__float4x4_mul_affine_at(const ossa_float4x4 *a, const float *b, size_t stride)
 {
     const v4f a0 = v4f_loadu(a->cols[0]), a1 = v4f_loadu(a->cols[1]), a2 = v4f_loadu(a->cols[2]),
               a3 = v4f_loadu(a->cols[3]);
     ossa_float4x4 r;
     for (int c = 0; c < 4; ++c) {
-        const v4f bc = v4f_loadu(b->cols[c]);
+        const v4f bc = v4f_loadu(b + (size_t)c * stride);
         const v4f sum = v4f_add(v4f_add(v4f_mul(a0, V4F_SPLAT(bc, 0)), v4f_mul(a1, V4F_SPLAT(bc, 1))),
                                 v4f_mul(a2, V4F_SPLAT(bc, 2)));
         v4f_storeu(r.cols[c], c == 3 ? v4f_add(sum, a3) : sum);
     }
     return r;
+}
+
+/* The same for a 4 x 4 b. */
+static inline ossa_float4x4 ossa__float4x4_mul_affine(const ossa_float4x4 *a, const ossa_float4x4 *b)
+{
+    return ossa__float4x4_mul_affine_at(a, b->cols[0], 4);
 }
 
 #endif /* OSSA_RUNTIME_MATRIX_H */

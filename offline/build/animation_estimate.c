@@ -135,7 +135,7 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
      * root (16 B) and points per other joint (48 B), a flag, and a block's address per block;
      * while loosening decoded local transforms (40 B) per joint that is not isolated (and one
      * row for the isolated joint being loosened), their slack (12 B) and model matrices (48 B)
-     * per joint with children, and the local transforms' matrices (64 B) within their budget;
+     * per joint with children, and the local transforms' matrices (48 B) within their budget;
      * the time (4 B), a trial's values (16 B); per extra thread an encoder's scratch; the trial
      * sub-track (17 B per time point). A clip that no encoding passes is not loosened and peaks
      * lower by the loosening's arrays, and by the reference rows its measures never reach. Per
@@ -149,8 +149,9 @@ size_t ossa_animation_build_memory(const ossa_raw_animation *raw, const ossa_ani
     bytes = mul_add(mul_add(b.M, J - b.isolated + 1, 0), sizeof(ossa_transform), bytes);
     bytes = mul_add(mul_add(b.M, b.parents, 0), OSSA__AFFINE_BYTES, bytes);
     /* The local transforms' matrices, when they fit their budget. */
-    const size_t local_matrices = mul_add(mul_add(b.M, J - b.isolated, 0), sizeof(ossa_float4x4), 0);
-    if (local_matrices <= OSSA__LOCAL_MATRIX_BUDGET) bytes = mul_add(local_matrices, 1, bytes);
+    const size_t local_matrices = mul_add(mul_add(b.M, J - b.isolated, 0), OSSA__AFFINE_BYTES, 0);
+    if (local_matrices <= OSSA__LOCAL_MATRIX_BUDGET)
+        bytes = mul_add(local_matrices, 1, mul_add(1, OSSA__AFFINE_BYTES, bytes));
     /* Loosening's slack: three floats per joint in a hierarchy and time, a bound per time and
      * thread. */
     bytes = mul_add(mul_add(b.M, J - b.isolated, 0), 3 * sizeof(float), mul_add(b.M, b.threads * sizeof(float), bytes));

@@ -100,11 +100,11 @@ typedef struct search {
     uint8_t *changed;                    /* [3 J] sub-tracks to encode again (encode_changed) */
     ossa__reference ref;                 /* the source's points at the measured times */
     /* Only while loosening (NULL before; see loosen): */
-    ossa_transform *local;       /* [M * L] decoded local transforms of the kept encoding, of the L joints
-                                    that are not isolated, joint j's at lslot[j] */
-    ossa_float4x4 *local_matrix; /* [M * L] their matrices (ossa__float4x4_from_transform), when
-                                    they fit OSSA__LOCAL_MATRIX_BUDGET; NULL otherwise */
-    size_t *lslot;               /* [J] j's index among them; SIZE_MAX for an isolated joint */
+    ossa_transform *local; /* [M * L] decoded local transforms of the kept encoding, of the L joints
+                              that are not isolated, joint j's at lslot[j] */
+    affine *local_matrix;  /* [M * L + 1] their matrices (ossa__float4x4_from_transform), when
+                              they fit OSSA__LOCAL_MATRIX_BUDGET; NULL otherwise */
+    size_t *lslot;         /* [J] j's index among them; SIZE_MAX for an isolated joint */
     size_t L;
     ossa_transform *alone; /* [M] the same for the isolated joint being loosened */
     /* Slack of the L joints in a hierarchy, at [m * L + lslot[j]]: a lower bound of joint j's
@@ -305,7 +305,10 @@ static void *measure_some(void *arg)
                 if (s->lslot[j] != SIZE_MAX) {
                     const size_t l = m * s->L + s->lslot[j];
                     s->local[l] = ossa_soa_transform_get(&w->pose[j / 4], (int)(j % 4));
-                    if (s->local_matrix) s->local_matrix[l] = ossa__float4x4_from_transform(&s->local[l]);
+                    if (s->local_matrix) {
+                        const ossa_float4x4 matrix = ossa__float4x4_from_transform(&s->local[l]);
+                        s->local_matrix[l] = affine_of(&matrix);
+                    }
                 }
                 if (s->slot[j] != SIZE_MAX) s->model[m * s->P + s->slot[j]] = affine_of(&w->matrices[j]);
             }
@@ -676,11 +679,13 @@ OSSA__INLINE bool trial_passes_at(search *s, worker *w, size_t i, const ossa__su
             continue;
         }
         /* Joints below j are in a hierarchy: their kept matrices, when loosening keeps them. */
-        ossa_float4x4 formed;
-        const ossa_float4x4 *local = s->local_matrix
-                                         ? &s->local_matrix[m * s->L + s->lslot[c]]
-                                         : (formed = ossa__float4x4_from_transform(local_at(s, w, m, c)), &formed);
-        chain[c] = ossa__float4x4_mul_affine(&chain[s->parents[c]], local);
+        if (s->local_matrix) {
+            chain[c] =
+                ossa__float4x4_mul_affine_at(&chain[s->parents[c]], s->local_matrix[m * s->L + s->lslot[c]].cols[0], 3);
+        } else {
+            const ossa_float4x4 local = ossa__float4x4_from_transform(local_at(s, w, m, c));
+            chain[c] = ossa__float4x4_mul_affine(&chain[s->parents[c]], &local);
+        }
         if (!joint_passes(s, w, m, c, &chain[c])) return false;
         ++c;
     }
@@ -762,12 +767,15 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
         if (channel == OSSA__CH_ROTATION) t->rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
         if (channel == OSSA__CH_SCALE) t->scale = (ossa_float3){v[0], v[1], v[2]};
         const bool kept_matrix = s->local_matrix && s->lslot[j] != SIZE_MAX;
-        if (kept_matrix) s->local_matrix[m * s->L + s->lslot[j]] = ossa__float4x4_from_transform(t);
+        if (kept_matrix) {
+            const ossa_float4x4 matrix = ossa__float4x4_from_transform(t);
+            s->local_matrix[m * s->L + s->lslot[j]] = affine_of(&matrix);
+        }
         if (!matrices) continue;
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         for (size_t c = j; c < end; ++c) {
             if (s->slot[c] == SIZE_MAX) continue;
-            const ossa_float4x4 lm = kept_matrix ? s->local_matrix[m * s->L + s->lslot[c]]
+            const ossa_float4x4 lm = kept_matrix ? matrix_of(&s->local_matrix[m * s->L + s->lslot[c]])
                                                  : ossa__float4x4_from_transform(local_at(s, w, m, c));
             const int p = s->parents[c];
             chain[c] = p < 0 ? lm : ossa__float4x4_mul_affine((size_t)p < j ? &outside : &chain[p], &lm);
@@ -997,8 +1005,9 @@ static ossa_result loosen(search *s, best *b, bool *verified)
     const ossa_allocator *a = s->desc->allocator;
     const size_t ml = s->M * s->L, mp = s->M * s->P; /* checked by allocate() */
     s->local = ossa__calloc(a, ml ? ml : 1, sizeof *s->local);
+    /* One more than the rows: ossa__float4x4_mul_affine_at reads a float past the last. */
     const bool local_matrices = ml && ml <= OSSA__LOCAL_MATRIX_BUDGET / sizeof *s->local_matrix;
-    if (local_matrices) s->local_matrix = ossa__calloc(a, ml, sizeof *s->local_matrix);
+    if (local_matrices) s->local_matrix = ossa__calloc(a, ml + 1, sizeof *s->local_matrix);
     s->model = ossa__calloc(a, mp ? mp : 1, sizeof *s->model);
     s->alone = ossa__calloc(a, s->M ? s->M : 1, sizeof *s->alone);
     bool scratch = true;

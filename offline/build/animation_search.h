@@ -12,12 +12,12 @@
 /* A model-space matrix without its bottom row, as loosening keeps it per joint with children
  * and measured time. */
 #define OSSA__AFFINE_BYTES (12 * sizeof(float))
-/* Loosening also keeps the matrix (64 B) of each kept local transform of a joint in a
- * hierarchy at each measured time, so that a try's check multiplies the subtree's matrices
- * without forming them, when they take at most this many bytes: ruby's 5.7 MB take 6.4 % of
- * its bake's instructions off; CMU 01_01's 10 MB (31 joints at 5,000 times, where most tries
- * check small subtrees) would take 0.7 %. */
-#define OSSA__LOCAL_MATRIX_BUDGET ((size_t)8 << 20)
+/* Loosening also keeps the matrix (48 B, without its bottom row) of each kept local transform
+ * of a joint in a hierarchy at each measured time, so that a try's check multiplies the
+ * subtree's matrices without forming them, when they take at most this many bytes: ruby's
+ * 4.3 MB take 6.4 % of its bake's instructions off; CMU 01_01's 7.5 MB (31 joints at 5,000
+ * times, where most tries check small subtrees) would take 0.7 %. */
+#define OSSA__LOCAL_MATRIX_BUDGET ((size_t)6 << 20)
 
 /* Loosening's slack bound (animation_search.c, slack_passes): on, unless a test turns it off to
  * compare a build's bytes with those of one whose tries are all checked at every time (they
