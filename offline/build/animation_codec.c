@@ -100,7 +100,7 @@ OSSA__INLINE double rotation_s2(const float *ref, const float *value)
 }
 
 /* 2 sin(theta / 2) = the chord a point at distance 1 moves by, times `radius`. It never falls
- * as s2 grows (sqrt and every rounding keep the order), which rotation_bound_of relies on. */
+ * as s2 grows (sqrt and every rounding keep the order), which rotation_limit relies on. */
 OSSA__INLINE float rotation_error(double s2, float radius) { return (float)(2.0 * sqrt(s2 > 0.0 ? s2 : 0.0)) * radius; }
 
 /* Local error of `value` against the sample `ref` (see ossa__subtrack_encode). */
@@ -125,12 +125,11 @@ typedef struct rotation_bound {
                      1/2; else 0 (not used) */
 } rotation_bound;
 
-/* The bound of `tolerance` (> 0) at `radius`. rotation_error never falls as s2 grows, so
- * rotation_error(s2, radius) <= tolerance exactly when !(s2 > bound.s2) (a NaN s2 is an error
- * of 0 there, and passes here), with no square root; and 1 - x, rounded, never grows with x,
- * so s2 <= bound.s2 exactly when the rounded p / q is at least bound.ratio. Bisections over the
- * doubles (their bits ascend with them). */
-static rotation_bound rotation_bound_of(float tolerance, float radius)
+/* The largest s2 whose rotation_error at `radius` is at most `tolerance` (> 0): since that error
+ * never falls as s2 grows, rotation_error(s2, radius) <= tolerance exactly when !(s2 > limit)
+ * (a NaN s2 is an error of 0 there, and passes here), with no square root. A bisection over
+ * the doubles from 0 up (their bits ascend with them). */
+static double rotation_limit(float tolerance, float radius)
 {
     uint64_t lo = 0, hi = 0x7ff0000000000000u; /* +0 passes; +infinity does not (radius > 0) */
     while (hi - lo > 1) {
@@ -142,8 +141,17 @@ static rotation_bound rotation_bound_of(float tolerance, float radius)
         else
             hi = mid;
     }
-    rotation_bound b = {0.0, 0.0};
-    memcpy(&b.s2, &lo, sizeof b.s2);
+    double limit;
+    memcpy(&limit, &lo, sizeof limit);
+    return limit;
+}
+
+/* The bound of `tolerance` (> 0) at `radius`: its rotation_limit, and since 1 - x, rounded,
+ * never grows with x, s2 <= that limit exactly when the rounded p / q is at least the ratio
+ * found here (a bisection over [1/2, 1]). */
+static rotation_bound rotation_bound_of(float tolerance, float radius)
+{
+    rotation_bound b = {rotation_limit(tolerance, radius), 0.0};
     /* The least x in [1/2, 1] with 1 - x <= s2 (1 passes: 1 - 1 = 0 <= s2). */
     uint64_t pass = 0x3ff0000000000000u, fail = 0x3fe0000000000000u;
     if (.5 <= b.s2) return b; /* 1 - 1/2 passes already: the terms do not decide */
@@ -298,8 +306,8 @@ static void component_diffs(const ossa__clip *clip, size_t s, const ossa__subtra
     }
 }
 
-/* The largest local error of a translation or scale from its differences (component_diffs), component c
- * taken from `column` instead: local_error's arithmetic, stopping above `stop`. */
+/* The largest local error of a translation or scale from its differences (component_diffs),
+ * component c taken from `column` instead: local_error's arithmetic, stopping above `stop`. */
 static float diffs_error(int channel, const float *d, const float *column, int c, size_t last, float radius, float stop)
 {
     float e = 0.f;
@@ -374,11 +382,11 @@ static float select_keys(const ossa__clip *clip, size_t s, float budget, float r
     const float *ref = ossa__clip_samples(clip, s);
     const size_t F = clip->frames;
     const bool mids = clip->midpoints && channel == OSSA__CH_ROTATION; /* else mid_error is 0 */
-    /* Rotations are checked on their s2 (rotation_bound_of) and take the error of the largest
+    /* Rotations are checked on their s2 (rotation_limit) and take the error of the largest
      * s2 only for the span kept: the largest of the errors, as the error never falls as s2
      * grows. */
     const bool rotation = channel == OSSA__CH_ROTATION;
-    const double limit = rotation ? rotation_bound_of(budget, radius).s2 : 0.0;
+    const double limit = rotation ? rotation_limit(budget, radius) : 0.0;
     memset(keys, 0, F);
     keys[0] = 1;
     size_t a = 0;

@@ -69,6 +69,13 @@ static inline affine affine_of(const ossa_float4x4 *m)
     return a;
 }
 
+/* The matrix of transform t without its bottom row (ossa__float4x4_from_transform). */
+static inline affine affine_of_transform(const ossa_transform *t)
+{
+    const ossa_float4x4 m = ossa__float4x4_from_transform(t);
+    return affine_of(&m);
+}
+
 static inline ossa_float4x4 matrix_of(const affine *a)
 {
     ossa_float4x4 m;
@@ -305,10 +312,7 @@ static void *measure_some(void *arg)
                 if (s->lslot[j] != SIZE_MAX) {
                     const size_t l = m * s->L + s->lslot[j];
                     s->local[l] = ossa_soa_transform_get(&w->pose[j / 4], (int)(j % 4));
-                    if (s->local_matrix) {
-                        const ossa_float4x4 matrix = ossa__float4x4_from_transform(&s->local[l]);
-                        s->local_matrix[l] = affine_of(&matrix);
-                    }
+                    if (s->local_matrix) s->local_matrix[l] = affine_of_transform(&s->local[l]);
                 }
                 if (s->slot[j] != SIZE_MAX) s->model[m * s->P + s->slot[j]] = affine_of(&w->matrices[j]);
             }
@@ -767,10 +771,7 @@ static bool try_loosen(search *s, worker *w, size_t i, float k, float factor)
         if (channel == OSSA__CH_ROTATION) t->rotation = (ossa_quat){v[0], v[1], v[2], v[3]};
         if (channel == OSSA__CH_SCALE) t->scale = (ossa_float3){v[0], v[1], v[2]};
         const bool kept_matrix = s->local_matrix && s->lslot[j] != SIZE_MAX;
-        if (kept_matrix) {
-            const ossa_float4x4 matrix = ossa__float4x4_from_transform(t);
-            s->local_matrix[m * s->L + s->lslot[j]] = affine_of(&matrix);
-        }
+        if (kept_matrix) s->local_matrix[m * s->L + s->lslot[j]] = affine_of_transform(t);
         if (!matrices) continue;
         const ossa_float4x4 outside = parent < 0 ? identity : matrix_of(&parent_model[m * s->P]);
         for (size_t c = j; c < end; ++c) {
