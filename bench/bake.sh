@@ -22,26 +22,11 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 threads=()
 [[ -n ${OSSA_BAKE_THREADS:-} ]] && threads=(--threads "$OSSA_BAKE_THREADS")
-skel="$shared/ozz/pab_skeleton.ozz"
+# shellcheck source=bench/bake_clips.sh
+source bench/bake_clips.sh
+bake_clips "$shared" "$build/compare/clips"
 commands=()
-names=()
-for clip in walk jog run atlas; do
-  names+=("pab_$clip")
-  commands+=("$ossa bake $shared/ozz/pab_${clip}_raw.ozz --skeleton $skel -o $out/$clip.ossa ${threads[*]} -q")
-done
-names+=(cmu_01_01)
-commands+=("$ossa bake /usr/share/assimp/models/BVH/01_01.bvh --unit-scale 0.05644 -o $out/01_01.ossa ${threads[*]} -q")
-clips=$build/compare/clips
-if [[ -n ${OSSA_OZZ_SRC:-} ]]; then
-  for clip in ruby baked; do
-    if [[ -f $clips/${clip}_raw.ozz ]]; then
-      names+=("$clip")
-      commands+=("$ossa bake $clips/${clip}_raw.ozz --skeleton $OSSA_OZZ_SRC/media/bin/${clip}_skeleton.ozz -o $out/$clip.ossa ${threads[*]} -q")
-    else
-      echo "bake.sh: skipped $clip: $clips/${clip}_raw.ozz not found (bench/compare.sh makes it)" >&2
-    fi
-  done
-fi
+for i in "${!names[@]}"; do commands+=("$ossa bake ${inputs[$i]} -o $out/${names[$i]}.ossa ${threads[*]} -q"); done
 args=()
 for i in "${!commands[@]}"; do args+=(-n "${names[$i]}" "${commands[$i]}"); done
 hyperfine --warmup 1 --runs 10 --style basic --export-markdown "$out/bake.md" "${args[@]}" >/dev/null

@@ -27,25 +27,9 @@ command -v perf >/dev/null || { echo "bake_ab.sh: needs perf (Debian: linux-perf
 shared=$(realpath "$OSSA_SHARED_DATA")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-names=() inputs=()
-for clip in walk jog run atlas; do
-  names+=("pab_$clip")
-  inputs+=("$shared/ozz/pab_${clip}_raw.ozz --skeleton $shared/ozz/pab_skeleton.ozz")
-done
-names+=(cmu_01_01)
-inputs+=("/usr/share/assimp/models/BVH/01_01.bvh --unit-scale 0.05644")
-clips=$2/compare/clips
-if [[ -n ${OSSA_OZZ_SRC:-} ]]; then
-  for clip in ruby baked; do
-    [[ -f $clips/${clip}_raw.ozz ]] || continue
-    names+=("$clip")
-    inputs+=("$clips/${clip}_raw.ozz --skeleton $OSSA_OZZ_SRC/media/bin/${clip}_skeleton.ozz")
-  done
-  if [[ -f $clips/synthetic_1024_raw.ozz ]]; then
-    names+=(synthetic_1024)
-    inputs+=("$clips/synthetic_1024_raw.ozz --skeleton $clips/synthetic_1024_skeleton.ozz")
-  fi
-fi
+# shellcheck source=bench/bake_clips.sh
+source bench/bake_clips.sh
+bake_clips "$shared" "$2/compare/clips" synthetic
 # One bake's task-clock in milliseconds.
 cpu_ms() {
   local tool=$1
