@@ -194,13 +194,76 @@ static inline void blend_group(const ossa_soa_transform *const *in, const v4f *w
     v4fq_store(&out->rotation, q);
 }
 
+#if defined(__AVX2__)
+/* x and y of a SoA float3 or quaternion side by side (8 floats), and z with w. */
+static inline v8f v8f_xy(const float *x) { return v8f_loadu(x); }
+/* a . b of two quaternions held as xy and zw halves: (x x' + z z') + (y y' + w w'), four
+ * operations instead of q_dot's five. Only its sign is used, which can differ from q_dot's
+ * only where the dot is within a few roundings of 0: rotations orthogonal to that precision,
+ * where both paths are as short. */
+static inline v4f q_dot8(v8f a_xy, v8f a_zw, v8f b_xy, v8f b_zw)
+{
+    const v8f p = v8f_madd(a_zw, b_zw, v8f_mul(a_xy, b_xy));
+    return v4f_add(v8f_lo(p), v8f_hi(p));
+}
+
+/* blend_group for the first batch of n <= 4 layers with uniform weights and the
+ * normalisation after it, on the x86-64-v3 path: x and y (and z and w) side by side in one
+ * 256-bit register, so each sum and store takes half the operations. The weighted sums are the
+ * same floats as blend_group's (lane by lane the same fused multiply-adds in the same order);
+ * the hemisphere signs come from the same pairwise dot products, summed in another order
+ * (q_dot8). */
+static inline void blend_group8(const ossa_soa_transform *const *in, const v4f *w, const v8f *w8, size_t n, size_t g,
+                                ossa_soa_transform *out)
+{
+    v8f txy = v8f_mul(v8f_xy(in[0][g].translation.x), w8[0]), sxy = v8f_mul(v8f_xy(in[0][g].scale.x), w8[0]);
+    v4f tz = v4f_mul(v4f_load(in[0][g].translation.z), w[0]), sz = v4f_mul(v4f_load(in[0][g].scale.z), w[0]);
+    for (size_t k = 1; k < n; ++k) {
+        txy = v8f_madd(v8f_xy(in[k][g].translation.x), w8[k], txy);
+        tz = v4f_madd(v4f_load(in[k][g].translation.z), w[k], tz);
+        sxy = v8f_madd(v8f_xy(in[k][g].scale.x), w8[k], sxy);
+        sz = v4f_madd(v4f_load(in[k][g].scale.z), w[k], sz);
+    }
+    v8f_storeu(out->translation.x, txy), v4f_store(out->translation.z, tz);
+    v8f_storeu(out->scale.x, sxy), v4f_store(out->scale.z, sz);
+    v8f xy[4], zw[4];
+    v4f sw[4];
+    for (size_t k = 0; k < n; ++k) xy[k] = v8f_xy(in[k][g].rotation.x), zw[k] = v8f_xy(in[k][g].rotation.z);
+    sw[0] = w[0];
+    v8f qxy = v8f_mul(xy[0], w8[0]), qzw = v8f_mul(zw[0], w8[0]);
+    for (size_t k = 1; k < n; ++k) {
+        v4f dot = k == 1 ? q_dot8(xy[0], zw[0], xy[1], zw[1]) : v4f_mul(w[0], q_dot8(xy[0], zw[0], xy[k], zw[k]));
+        for (size_t j = 1; j < k; ++j) dot = v4f_madd(sw[j], q_dot8(xy[j], zw[j], xy[k], zw[k]), dot);
+        sw[k] = v4f_xor(w[k], sign_bit(dot));
+        const v8f sw8 = v8f_dup(sw[k]);
+        qxy = v8f_madd(xy[k], sw8, qxy), qzw = v8f_madd(zw[k], sw8, qzw);
+    }
+    /* normalize(): the same inverse length, rounded to a multiple of 2^-20. */
+    const v4f eight = v4f_set1(8.f);
+    const v4f x = v8f_lo(qxy), y = v8f_hi(qxy), z = v8f_lo(qzw), ww = v8f_hi(qzw);
+    const v4f len2 = v4fq_dot((v4fq){x, y, z, ww}, (v4fq){x, y, z, ww});
+    const v8f inv = v8f_dup(v4f_sub(v4f_add(v4f_div(v4f_one(), v4f_sqrt(len2)), eight), eight));
+    v8f_storeu(out->rotation.x, v8f_mul(qxy, inv)), v8f_storeu(out->rotation.z, v8f_mul(qzw, inv));
+}
+#endif
+
 /* The same with n a constant, so that the layer loops unroll (weights and input pointers stay
- * in registers across groups). */
+ * in registers across groups); BLEND_GROUPS8 for n of 1 to 4 on the x86-64-v3 path. */
 #define BLEND_GROUPS(N)                                                                                                \
     for (size_t g = 0; g < count; ++g) {                                                                               \
         blend_group(in, w, (N), g, true, false, &out[g]);                                                              \
         v4fq_store(&out[g].rotation, normalize(v4fq_load(&out[g].rotation)));                                          \
     }
+#if defined(__AVX2__)
+#define BLEND_GROUPS8(N)                                                                                               \
+    do {                                                                                                               \
+        v8f w8[N];                                                                                                     \
+        for (size_t k = 0; k < (N); ++k) w8[k] = v8f_dup(w[k]);                                                        \
+        for (size_t g = 0; g < count; ++g) blend_group8(in, w, w8, (N), g, &out[g]);                                   \
+    } while (0)
+#else
+#define BLEND_GROUPS8(N) BLEND_GROUPS(N)
+#endif
 
 /* Normal layers whose weights are the same in every lane (no joint weights): the weights and
  * the rest pose's share are scalars computed once and divided by the total up front. */
@@ -225,16 +288,16 @@ static void blend_uniform(const ossa_blending_job *job, float threshold, float t
         if (first && last) {
             switch (n) {
             case 1:
-                BLEND_GROUPS(1);
+                BLEND_GROUPS8(1);
                 return;
             case 2:
-                BLEND_GROUPS(2);
+                BLEND_GROUPS8(2);
                 return;
             case 3:
-                BLEND_GROUPS(3);
+                BLEND_GROUPS8(3);
                 return;
             case 4:
-                BLEND_GROUPS(4);
+                BLEND_GROUPS8(4);
                 return;
             default:
                 BLEND_GROUPS(n);
@@ -249,6 +312,7 @@ static void blend_uniform(const ossa_blending_job *job, float threshold, float t
     }
 }
 #undef BLEND_GROUPS
+#undef BLEND_GROUPS8
 
 /* Per-lane weight of layer `l` for group `g`: weight * max(0, joint factor). */
 static inline v4f lane_weights(const ossa_blend_layer *l, float weight, size_t g)

@@ -318,6 +318,8 @@ typedef simde__m256 v8f;
 static inline v8f v8f_loadu(const float *p) { return simde_mm256_loadu_ps(p); }
 static inline void v8f_storeu(float *p, v8f v) { simde_mm256_storeu_ps(p, v); }
 static inline v8f v8f_mul(v8f a, v8f b) { return simde_mm256_mul_ps(a, b); }
+/* a * b + c, rounded once: per lane the same float as v4f_madd's on this target. */
+static inline v8f v8f_madd(v8f a, v8f b, v8f c) { return simde_mm256_fmadd_ps(a, b, c); }
 /* a + (b - a) * alpha with one rounding of the product and sum: per lane the same float as
  * v4f_lerp's on this target. */
 static inline v8f v8f_lerp(v8f a, v8f b, v8f alpha) { return simde_mm256_fmadd_ps(simde_mm256_sub_ps(b, a), alpha, a); }
