@@ -1179,15 +1179,35 @@ OSSA__INLINE bool read_both4(const ossa_animation *a, const ossa_sampling_contex
     *lb = k.lb, *rb = k.rb;
     return true;
 }
+
+/* The scan's refresh (scan_lanes: the big clips) of a group without segment ranges, whichever
+ * of its lanes are stale: both keys of every lane read again and dequantised, as random access
+ * reads them, without refresh_group4's moves of kept keys and the branches on which lanes
+ * move or read. A lane whose keys still bracket the time point reads the same integers again,
+ * so its values stay the same floats. Out of line, as refresh_plain4. */
+OSSA__OUT_OF_LINE void refresh_all4(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g,
+                                    uint32_t frame, uint32_t segment)
+{
+    OSSA_ALIGNAS(16) int32_t q[2][4][4];
+    v4i lb, rb;
+    read_both4(a, ctx, g, frame, segment, q, &lb, &rb, false); /* never wide without segment ranges */
+    const v4i first = v4i_set1((int32_t)(segment * OSSA__SEGMENT_FRAMES));
+    v4f_store(g->ratio[0], ratios_of(a, ctx, segment, lb));
+    v4f_store(g->ratio[1], ratios_of(a, ctx, segment, rb));
+    v4i_store((int32_t *)g->frame[0], v4i_add(first, lb));
+    v4i_store((int32_t *)g->frame[1], v4i_add(first, rb));
+    dequantise_keys(g, q[0][0], 16, g->value[0][0], 16, 2u);
+}
 #endif
 
 /* Refreshes the lanes of g in `mask` (bits) and dequantises the keys read. The x86-64-v3 path
- * refreshes four lanes at once when all four are stale, or with `two4` from two stale lanes
- * up (scan_lanes: on its clips fewer instructions and less time than lane by lane, whose
- * branches on each lane's keys mispredict; on the pab clips the lane-by-lane refresh of two
- * or three lanes costs less). */
+ * refreshes four lanes at once when all four are stale; in the scan (`scan`: scan_lanes, the
+ * big clips, whose lane-by-lane refreshes mispredict their branches) it reads both keys of
+ * every lane of a group without segment ranges again (refresh_all4) whichever lanes are stale,
+ * and refreshes a group with segment ranges four lanes at once from two stale lanes up. On the
+ * pab clips the lane-by-lane refresh of one to three lanes costs less. */
 OSSA__INLINE void refresh_group(const ossa_animation *a, const ossa_sampling_context *ctx, sub_group *g, unsigned mask,
-                          uint32_t frame, uint32_t segment, bool two4)
+                          uint32_t frame, uint32_t segment, bool scan)
 {
     /* Moved keys keep their values: only the keys read are dequantised (in forward playback,
      * the right ones). The integers of lanes and components not read are left unset: their
@@ -1195,7 +1215,11 @@ OSSA__INLINE void refresh_group(const ossa_animation *a, const ossa_sampling_con
      * dequantise_key never selects a dropped rotation component). Zeroing them costs 5-20 %
      * of lane mode's instructions (GCC 12 then keeps the array in memory). */
 #if defined(__AVX2__)
-    if ((mask == 15u || (two4 && (mask & (mask - 1u)))) && g->vector_keys &&
+    if (scan && g->vector_keys && !g->ranged) {
+        refresh_all4(a, ctx, g, frame, segment);
+        return;
+    }
+    if ((mask == 15u || (scan && (mask & (mask - 1u)))) && g->vector_keys &&
         (g->ranged ? refresh_ranged4(a, ctx, g, frame, segment) : refresh_plain4(a, ctx, g, frame, segment)))
         return;
 #endif
