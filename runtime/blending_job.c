@@ -102,20 +102,20 @@ static inline v4f q_dot(v4fq a, v4fq b)
     return v4f_add(v4f_madd(a.x, b.x, v4f_mul(a.y, b.y)), v4f_madd(a.z, b.z, v4f_mul(a.w, b.w)));
 }
 
-/* Normalises q: correctly rounded square root and division (two instructions, where an
- * estimate plus a Newton step costs about eight and rounds differently on SSE2, NEON and the
- * portable build), then the inverse length rounded to a multiple of 2^-20 by adding and
+/* The inverse length normalize() scales q by: a correctly rounded square root and division (two
+ * instructions, where an estimate plus a Newton step costs about eight and rounds differently
+ * on SSE2, NEON and the portable build), then rounded to a multiple of 2^-20 by adding and
  * removing 8 (whose float spacing is 2^-20). The rounding moves the length by at most 2^-21
  * (4.8e-7) and maps every inverse within 2^-21 of 1, so every lane whose squared length is
- * already within about 2^-20 of 1, to exactly 1: such lanes are returned unchanged, which
- * makes pass-through exact, for the cost of two instructions instead of a per-lane test and
- * select. */
-static inline v4fq normalize(v4fq q)
+ * already within about 2^-20 of 1, to exactly 1: such lanes are returned unchanged, which makes
+ * pass-through exact, for the cost of two instructions instead of a per-lane test and select. */
+static inline v4f rounded_inverse_length(v4fq q)
 {
     const v4f eight = v4f_set1(8.f);
-    const v4f inv = v4f_sub(v4f_add(v4f_div(v4f_one(), v4f_sqrt(v4fq_dot(q, q))), eight), eight);
-    return q_scale(q, inv);
+    return v4f_sub(v4f_add(v4f_div(v4f_one(), v4f_sqrt(v4fq_dot(q, q))), eight), eight);
 }
+/* Normalises q (rounded_inverse_length). */
+static inline v4fq normalize(v4fq q) { return q_scale(q, rounded_inverse_length(q)); }
 
 /* Normalises q with a correctly rounded square root and division, nothing else. */
 static inline v4fq normalize_exact(v4fq q) { return q_scale(q, v4f_div(v4f_one(), v4f_sqrt(v4fq_dot(q, q)))); }
@@ -195,8 +195,6 @@ static inline void blend_group(const ossa_soa_transform *const *in, const v4f *w
 }
 
 #if defined(__AVX2__)
-/* x and y of a SoA float3 or quaternion side by side (8 floats), and z with w. */
-static inline v8f v8f_xy(const float *x) { return v8f_loadu(x); }
 /* a . b of two quaternions held as xy and zw halves: (x x' + z z') + (y y' + w w'), four
  * operations instead of q_dot's five. Only its sign is used, which can differ from q_dot's
  * only where the dot is within a few roundings of 0: rotations orthogonal to that precision,
@@ -216,19 +214,19 @@ static inline v4f q_dot8(v8f a_xy, v8f a_zw, v8f b_xy, v8f b_zw)
 static inline void blend_group8(const ossa_soa_transform *const *in, const v4f *w, const v8f *w8, size_t n, size_t g,
                                 ossa_soa_transform *out)
 {
-    v8f txy = v8f_mul(v8f_xy(in[0][g].translation.x), w8[0]), sxy = v8f_mul(v8f_xy(in[0][g].scale.x), w8[0]);
+    v8f txy = v8f_mul(v8f_loadu(in[0][g].translation.x), w8[0]), sxy = v8f_mul(v8f_loadu(in[0][g].scale.x), w8[0]);
     v4f tz = v4f_mul(v4f_load(in[0][g].translation.z), w[0]), sz = v4f_mul(v4f_load(in[0][g].scale.z), w[0]);
     for (size_t k = 1; k < n; ++k) {
-        txy = v8f_madd(v8f_xy(in[k][g].translation.x), w8[k], txy);
+        txy = v8f_madd(v8f_loadu(in[k][g].translation.x), w8[k], txy);
         tz = v4f_madd(v4f_load(in[k][g].translation.z), w[k], tz);
-        sxy = v8f_madd(v8f_xy(in[k][g].scale.x), w8[k], sxy);
+        sxy = v8f_madd(v8f_loadu(in[k][g].scale.x), w8[k], sxy);
         sz = v4f_madd(v4f_load(in[k][g].scale.z), w[k], sz);
     }
     v8f_storeu(out->translation.x, txy), v4f_store(out->translation.z, tz);
     v8f_storeu(out->scale.x, sxy), v4f_store(out->scale.z, sz);
     v8f xy[4], zw[4];
     v4f sw[4];
-    for (size_t k = 0; k < n; ++k) xy[k] = v8f_xy(in[k][g].rotation.x), zw[k] = v8f_xy(in[k][g].rotation.z);
+    for (size_t k = 0; k < n; ++k) xy[k] = v8f_loadu(in[k][g].rotation.x), zw[k] = v8f_loadu(in[k][g].rotation.z);
     sw[0] = w[0];
     v8f qxy = v8f_mul(xy[0], w8[0]), qzw = v8f_mul(zw[0], w8[0]);
     for (size_t k = 1; k < n; ++k) {
@@ -238,11 +236,8 @@ static inline void blend_group8(const ossa_soa_transform *const *in, const v4f *
         const v8f sw8 = v8f_dup(sw[k]);
         qxy = v8f_madd(xy[k], sw8, qxy), qzw = v8f_madd(zw[k], sw8, qzw);
     }
-    /* normalize(): the same inverse length, rounded to a multiple of 2^-20. */
-    const v4f eight = v4f_set1(8.f);
-    const v4f x = v8f_lo(qxy), y = v8f_hi(qxy), z = v8f_lo(qzw), ww = v8f_hi(qzw);
-    const v4f len2 = v4fq_dot((v4fq){x, y, z, ww}, (v4fq){x, y, z, ww});
-    const v8f inv = v8f_dup(v4f_sub(v4f_add(v4f_div(v4f_one(), v4f_sqrt(len2)), eight), eight));
+    /* normalize(), its inverse length applied to both halves. */
+    const v8f inv = v8f_dup(rounded_inverse_length((v4fq){v8f_lo(qxy), v8f_hi(qxy), v8f_lo(qzw), v8f_hi(qzw)}));
     v8f_storeu(out->rotation.x, v8f_mul(qxy, inv)), v8f_storeu(out->rotation.z, v8f_mul(qzw, inv));
 }
 #endif

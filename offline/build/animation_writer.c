@@ -47,9 +47,6 @@ static void put_bits(bit_writer *w, uint32_t value, unsigned width)
 
 static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
 
-/* Segment ranges of `st` in segment g: base and width of each component (see
- * OSSA__FORMAT_SEGMENT_RANGES) over the keys after the segment's first, which is in the
- * first-key block at the clip widths; returns the count of those keys. */
 /* The bits v needs: 0 for 0, else one more than its highest set bit. */
 static inline unsigned bit_length(uint32_t v)
 {
@@ -62,6 +59,9 @@ static inline unsigned bit_length(uint32_t v)
 #endif
 }
 
+/* Segment ranges of `st` in segment g: base and width of each component (see
+ * OSSA__FORMAT_SEGMENT_RANGES) over the keys after the segment's first, which is in the
+ * first-key block at the clip widths; returns the count of those keys. */
 static size_t segment_ranges(const ossa__clip *clip, const ossa__subtrack *st, size_t g, uint32_t base[4],
                              unsigned width[4])
 {
